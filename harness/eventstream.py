@@ -1,0 +1,184 @@
+"""Encode and decode ``application/vnd.amazon.eventstream`` bodies.
+
+Encoding is a few lines of stdlib (bedrock-wire.md §5.2); decoding goes through botocore itself so that
+what the harness decodes is exactly what boto3 yields (§4.5).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import json
+import random
+import struct
+import string
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+import botocore.session
+from botocore.eventstream import EventStream, EventStreamBuffer
+from botocore.parsers import EventStreamJSONParser
+
+__all__ = [
+    "Frame",
+    "PADDING_ALPHABET",
+    "padding",
+    "json_payload",
+    "encode_frame",
+    "encode_event",
+    "encode_exception",
+    "encode_error",
+    "encode_chunk",
+    "decode_frames",
+    "decode_events",
+    "STREAM_MEMBERS",
+]
+
+PADDING_ALPHABET = string.ascii_lowercase + string.ascii_uppercase + string.digits
+CONTENT_TYPE = "application/json"
+# Operation -> name of the eventstream member in its output shape.
+STREAM_MEMBERS = {"ConverseStream": "stream", "InvokeModelWithResponseStream": "body"}
+
+_STRING, _BYTES, _TRUE, _FALSE, _INT32, _INT64 = 7, 6, 0, 1, 4, 5
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One decoded frame: headers in wire order and the raw payload bytes."""
+
+    headers: tuple[tuple[str, Any], ...]
+    payload: bytes = field(repr=False)
+
+    @property
+    def header_map(self) -> dict[str, Any]:
+        return dict(self.headers)
+
+    @property
+    def message_type(self) -> str:
+        return self.header_map.get(":message-type", "event")
+
+    @property
+    def type(self) -> str:
+        """The event type, exception type or error code this frame carries."""
+        h = self.header_map
+        return h.get(":event-type") or h.get(":exception-type") or h.get(":error-code") or ""
+
+    def json(self) -> Any:
+        return json.loads(self.payload) if self.payload else {}
+
+    def encode(self) -> bytes:
+        return encode_frame(self.headers, self.payload)
+
+
+def padding(length: int) -> str:
+    """Bedrock's padding value: a prefix of a-zA-Z0-9 of the given length."""
+    return (PADDING_ALPHABET * (length // len(PADDING_ALPHABET) + 1))[:length]
+
+
+def random_padding_length(rng: random.Random | None = None) -> int:
+    """A padding length in the range seen on real streams (2..61)."""
+    return (rng or random).randint(2, 61)
+
+
+def json_payload(body: dict, pad: int | None = None) -> bytes:
+    """Compact, key-sorted, raw-UTF-8 JSON, with the padding key ``p`` when ``pad`` is given."""
+    if pad is not None:
+        body = {**body, "p": padding(pad)}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _encode_header(name: str, value: Any) -> bytes:
+    raw_name = name.encode()
+    head = struct.pack(">B", len(raw_name)) + raw_name
+    if isinstance(value, bool):
+        return head + struct.pack(">B", _TRUE if value else _FALSE)
+    if isinstance(value, int):
+        if -(2**31) <= value < 2**31:
+            return head + struct.pack(">Bi", _INT32, value)
+        return head + struct.pack(">Bq", _INT64, value)
+    if isinstance(value, (bytes, bytearray)):
+        return head + struct.pack(">BH", _BYTES, len(value)) + bytes(value)
+    raw = str(value).encode()
+    return head + struct.pack(">BH", _STRING, len(raw)) + raw
+
+
+def encode_frame(headers: Iterable[tuple[str, Any]], payload: bytes) -> bytes:
+    """One frame: prelude, prelude CRC, headers, payload, message CRC (all big-endian)."""
+    raw_headers = b"".join(_encode_header(n, v) for n, v in headers)
+    prelude = struct.pack(">II", 16 + len(raw_headers) + len(payload), len(raw_headers))
+    head = prelude + struct.pack(">I", binascii.crc32(prelude) & 0xFFFFFFFF) + raw_headers + payload
+    return head + struct.pack(">I", binascii.crc32(head) & 0xFFFFFFFF)
+
+
+def encode_event(event_type: str, body: dict, pad: int | None = None) -> bytes:
+    """An event frame with Bedrock's three string headers in Bedrock's order."""
+    headers = ((":event-type", event_type), (":content-type", CONTENT_TYPE), (":message-type", "event"))
+    return encode_frame(headers, json_payload(body, pad))
+
+
+def encode_exception(exception_type: str, body: dict, pad: int | None = None) -> bytes:
+    """A modelled exception frame, e.g. ``throttlingException`` with ``{"message": ...}``."""
+    headers = (
+        (":exception-type", exception_type),
+        (":content-type", CONTENT_TYPE),
+        (":message-type", "exception"),
+    )
+    return encode_frame(headers, json_payload(body, pad))
+
+
+def encode_error(code: str, message: str) -> bytes:
+    """An unmodelled ``error`` frame (botocore reads code and message from the headers)."""
+    headers = ((":error-code", code), (":error-message", message), (":message-type", "error"))
+    return encode_frame(headers, b"")
+
+
+def encode_chunk(anthropic_event: dict | bytes, pad: int | None = None) -> bytes:
+    """An InvokeModelWithResponseStream ``chunk`` frame carrying one base64 Anthropic event."""
+    inner = anthropic_event
+    if isinstance(inner, dict):
+        inner = json.dumps(inner, separators=(",", ":"), ensure_ascii=False).encode()
+    return encode_event("chunk", {"bytes": base64.b64encode(inner).decode()}, pad)
+
+
+def decode_frames(data: bytes, *, strict: bool = True) -> list[Frame]:
+    """Split a body into CRC-checked frames; ``strict`` refuses leftover bytes of a partial frame."""
+    buffer = EventStreamBuffer()
+    buffer.add_data(data)
+    frames, consumed = [], 0
+    for message in buffer:
+        frames.append(Frame(tuple(message.headers.items()), bytes(message.payload)))
+        consumed += message.prelude.total_length
+    if strict and consumed != len(data):
+        raise TruncatedStream(f"{len(data) - consumed} trailing bytes after frame {len(frames)}")
+    return frames
+
+
+class TruncatedStream(ValueError):
+    """A body ends inside a frame."""
+
+
+class _Chunks:
+    """The ``raw_stream`` botocore's EventStream reads: ``stream()`` yields byte chunks."""
+
+    def __init__(self, chunks: Iterable[bytes]):
+        self._chunks = chunks
+
+    def stream(self) -> Iterator[bytes]:
+        yield from self._chunks
+
+    def close(self) -> None:
+        pass
+
+
+@functools.lru_cache(maxsize=None)
+def _output_shape(operation: str):
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    return model.operation_model(operation).output_shape.members[STREAM_MEMBERS[operation]]
+
+
+def decode_events(data: bytes | Iterable[bytes], operation: str = "ConverseStream") -> Iterator[dict]:
+    """Yield exactly what boto3 yields for this body (``EventStreamError`` on an exception frame)."""
+    chunks = [data] if isinstance(data, (bytes, bytearray)) else data
+    stream = EventStream(_Chunks(chunks), _output_shape(operation), EventStreamJSONParser(), operation)
+    yield from stream

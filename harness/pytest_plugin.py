@@ -1,0 +1,1 @@
+"""pytest plugin for bedrock-harness (entry point ``pytest11``)."""
