@@ -2,4 +2,7 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+# Imported after __version__: the adapters read it.
+from harness.adapters.registry import load_adapter
+
+__all__ = ["__version__", "load_adapter"]

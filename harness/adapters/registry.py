@@ -1,0 +1,89 @@
+"""Adapter lookup by name or dotted path: ``reference``, ``reference-invoke``, an entry point, ``module:attribute``."""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+__all__ = ["CAPABILITIES", "ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adapter"]
+
+ENTRY_POINT_GROUP = "bedrock_harness.adapters"
+CAPABILITIES = frozenset({
+    "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
+    "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
+})
+# Built in, so they resolve even from a source checkout without installed metadata, and cannot be shadowed.
+_BUILTIN = {"reference": "harness.converse:ConverseAdapter", "reference-invoke": "harness.converse:InvokeAdapter"}
+_PROTOCOL = ("name", "version", "capabilities", "stream")
+
+
+class AdapterLoadError(LookupError):
+    """An adapter spec that does not resolve to an adapter; the message says which part failed."""
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def known_adapters() -> list[str]:
+    """Every adapter name ``load_adapter`` accepts besides ``module:attribute``."""
+    return sorted(set(_BUILTIN) | set(_entry_points()))
+
+
+def _import(spec: str) -> Any:
+    """The object ``module:attribute`` (the attribute may be dotted) names."""
+    module, _, attribute = spec.partition(":")
+    if not module or not attribute:
+        raise AdapterLoadError(f"adapter spec {spec!r}: expected 'module:attribute'")
+    try:
+        obj = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
+            raise AdapterLoadError(f"module {module!r} not found") from None
+        raise AdapterLoadError(f"importing module {module!r} failed: {exc}") from exc
+    except Exception as exc:
+        raise AdapterLoadError(f"importing module {module!r} failed: {type(exc).__name__}: {exc}") from exc
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise AdapterLoadError(f"no attribute {attribute!r} in module {module!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _load_entry_point(ep: EntryPoint) -> Any:
+    try:
+        return ep.load()
+    except Exception as exc:
+        raise AdapterLoadError(f"adapter {ep.name!r} (entry point {ep.value}) failed to load: {exc}") from exc
+
+
+def _instantiate(obj: Any, spec: str) -> Any:
+    """An adapter from an adapter object, an adapter class or a zero-argument factory; checks the protocol."""
+    if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "stream")):
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise AdapterLoadError(f"adapter {spec!r}: creating it failed: {type(exc).__name__}: {exc}") from exc
+    missing = [attr for attr in _PROTOCOL if not hasattr(obj, attr)]
+    if missing or not callable(obj.stream):
+        raise AdapterLoadError(f"{spec!r} is not an adapter: missing {', '.join(missing) or 'a callable stream'}")
+    unknown = sorted(set(obj.capabilities) - CAPABILITIES)
+    if unknown:
+        raise AdapterLoadError(f"adapter {spec!r} declares unknown capabilities {unknown} "
+                               f"(known: {', '.join(sorted(CAPABILITIES))})")
+    return obj
+
+
+def load_adapter(spec: str) -> Any:
+    """The adapter for ``spec``: a built-in or registered name, or ``module:attribute``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AdapterLoadError(f"adapter spec must be a non-empty string, got {spec!r}")
+    if spec in _BUILTIN:
+        return _instantiate(_import(_BUILTIN[spec]), spec)
+    if ":" in spec:
+        return _instantiate(_import(spec), spec)
+    registered = _entry_points()
+    if spec in registered:
+        return _instantiate(_load_entry_point(registered[spec]), spec)
+    raise AdapterLoadError(f"unknown adapter {spec!r} (known: {', '.join(known_adapters())})")

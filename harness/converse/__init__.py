@@ -1,0 +1,36 @@
+"""The full implementation: the reference Bedrock adapter (ConverseStream, Converse, and the
+Anthropic-native InvokeModelWithResponseStream path), built from pure stages a test can drive one at a time:
+
+    turn ──build_request──► boto3 kwargs ──converse_stream──► events ──chunks_from_events──► chunks
+         (tools, history)                                     response ──chunks_from_response──► chunks
+"""
+
+from harness.converse.adapter import ConverseAdapter, InvokeAdapter, make_client
+from harness.converse.errors import BedrockResponseError, TurnError
+from harness.converse.history import canonical_messages, to_converse_messages
+from harness.converse.invoke import (
+    build_invoke_body,
+    build_invoke_request,
+    chunks_from_invoke_events,
+)
+from harness.converse.request import build_request
+from harness.converse.stream import chunks_from_events, chunks_from_response
+from harness.converse.tools import anthropic_tools, tool_config
+
+__all__ = [
+    "BedrockResponseError",
+    "ConverseAdapter",
+    "InvokeAdapter",
+    "TurnError",
+    "anthropic_tools",
+    "build_invoke_body",
+    "build_invoke_request",
+    "build_request",
+    "canonical_messages",
+    "chunks_from_events",
+    "chunks_from_invoke_events",
+    "chunks_from_response",
+    "make_client",
+    "to_converse_messages",
+    "tool_config",
+]

@@ -1,0 +1,113 @@
+"""The reference adapters: ``reference`` (ConverseStream) and ``reference-invoke`` (InvokeModelWithResponseStream)."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
+
+from harness import __version__
+from harness.adapters.registry import CAPABILITIES
+from harness.converse.invoke import build_invoke_request, chunks_from_invoke_events
+from harness.converse.request import build_request
+from harness.converse.stream import (
+    chunks_from_events,
+    chunks_from_response,
+    error_chunk,
+)
+
+__all__ = ["ConverseAdapter", "InvokeAdapter", "make_client"]
+
+# Failures before the stream starts that an application sees as an error chunk (Bedrock's 4xx/5xx after
+# retries, a dropped connection); a botocore ParamValidationError is a bug and still raises.
+PRE_STREAM_ERRORS = (ClientError, HTTPClientError, ConnectionError)
+_LOCK = threading.Lock()
+
+
+@functools.cache
+def _session() -> boto3.session.Session:
+    """One shared session: loading the service model once makes each client ~10x cheaper."""
+    return boto3.session.Session()
+
+
+def make_client(endpoint: dict | None = None, *, max_attempts: int = 3) -> Any:
+    """A ``bedrock-runtime`` client for an endpoint dict; absent keys fall back to boto3's defaults (real AWS)."""
+    endpoint = endpoint or {}
+    retries = {"mode": "standard", "total_max_attempts": max_attempts}
+    config = Config(retries=retries, connect_timeout=10, read_timeout=120)
+    with _LOCK:  # creating clients from one session is not thread-safe; using them is
+        return _session().client(
+            "bedrock-runtime", endpoint_url=endpoint.get("endpoint_url"), region_name=endpoint.get("region"),
+            aws_access_key_id=endpoint.get("aws_access_key_id"),
+            aws_secret_access_key=endpoint.get("aws_secret_access_key"),
+            aws_session_token=endpoint.get("aws_session_token"), config=config)
+
+
+class _BedrockAdapter:
+    """Client handling shared by both adapters: one client per endpoint, or the one the caller gave."""
+
+    name = "?"
+    version = __version__
+    capabilities = CAPABILITIES  # every one: this is the full implementation
+
+    def __init__(self, client: Any = None, *, max_attempts: int = 3):
+        self._client, self._max_attempts, self._clients = client, max_attempts, {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} {self.version}>"
+
+    def client(self, endpoint: dict | None) -> Any:
+        """The client for ``endpoint`` (created once per distinct endpoint)."""
+        if self._client is not None:
+            return self._client
+        key = tuple(sorted((endpoint or {}).items()))
+        if key not in self._clients:
+            self._clients[key] = make_client(endpoint, max_attempts=self._max_attempts)
+        return self._clients[key]
+
+    def _run(self, call: Callable[..., dict], request: dict, member: str | None,
+             to_chunks: Callable[[Any], Iterable[dict]]) -> Iterator[dict]:
+        try:
+            response = call(**request)
+        except PRE_STREAM_ERRORS as exc:
+            yield error_chunk(exc)
+            return
+        body = response[member] if member else response
+        try:
+            yield from to_chunks(body)
+        finally:
+            if member:
+                body.close()
+
+
+class ConverseAdapter(_BedrockAdapter):
+    """The reference implementation over ConverseStream (and non-streaming Converse)."""
+
+    name = "reference"
+
+    def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
+        """Stream chunks for one turn through ``converse_stream``."""
+        request = build_request(turn)
+        yield from self._run(self.client(endpoint).converse_stream, request, "stream", chunks_from_events)
+
+    def converse(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
+        """The same chunks through non-streaming ``converse`` (text and tool input whole per block)."""
+        request = build_request(turn)
+        yield from self._run(self.client(endpoint).converse, request, None, chunks_from_response)
+
+
+class InvokeAdapter(_BedrockAdapter):
+    """The reference implementation over InvokeModelWithResponseStream (Anthropic Messages bodies)."""
+
+    name = "reference-invoke"
+
+    def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
+        """Stream chunks for one turn through ``invoke_model_with_response_stream``."""
+        request = build_invoke_request(turn)
+        yield from self._run(self.client(endpoint).invoke_model_with_response_stream, request, "body",
+                             chunks_from_invoke_events)

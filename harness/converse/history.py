@@ -1,0 +1,234 @@
+"""Conversation history -> canonical Anthropic-format messages -> Converse messages.
+
+Accepts Anthropic messages (str or block content), OpenAI-ish tool calls (``tool_calls`` on an assistant
+message, ``function: {name, arguments, tool_call_id}`` blocks, ``role: tool`` results) and the harness's own
+chunk vocabulary (``tool_call``, ``reasoning``, ``redacted_reasoning``). The canonical form is what Bedrock
+accepts: ids resolved (a call with no id raises instead of being dropped), inputs as objects, empty text
+dropped, consecutive same-role messages merged (so parallel results share ONE user turn), reasoning blocks
+first in their assistant turn and tool results first in their user turn. Errors name the input position.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from harness.converse.errors import TurnError
+
+__all__ = ["REASONING_TYPES", "canonical_messages", "to_converse_messages"]
+
+REASONING_TYPES = ("thinking", "redacted_thinking")
+_ALIASES = {"tool_call": "tool_use", "reasoning": "thinking", "redacted_reasoning": "redacted_thinking"}
+_IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",
+                  "image/webp": "webp"}
+
+
+def _first(block: dict, *paths: str) -> Any:
+    """The first non-empty value among dotted ``paths`` (e.g. ``function.tool_call_id``)."""
+    for path in paths:
+        value: Any = block
+        for key in path.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def _b64decode(data: Any, where: str) -> bytes:
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, TypeError, ValueError):
+        raise TurnError(f"{where}: data is not valid base64") from None
+
+
+def _input(raw: Any, where: str) -> dict:
+    """A tool call's input as an object: ``""`` and None become ``{}``, JSON text is parsed."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError as exc:
+            raise TurnError(f"{where}: tool call arguments are not valid JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise TurnError(f"{where}: tool call input must be a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def _tool_use(block: dict, where: str) -> dict:
+    call_id = _first(block, "id", "tool_use_id", "tool_call_id", "function.tool_call_id", "function.id")
+    name = _first(block, "name", "function.name")
+    if not name:
+        raise TurnError(f"{where}: tool call has no name")
+    if not call_id:
+        raise TurnError(f"{where}: tool call {name!r} has no id (looked in id, tool_use_id, function.tool_call_id)")
+    raw = block["input"] if "input" in block else _first(block, "arguments", "function.arguments")
+    return {"type": "tool_use", "id": call_id, "name": name, "input": _input(raw, where)}
+
+
+def _image(block: dict, where: str) -> dict:
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    if source.get("type") != "base64" or source.get("media_type") not in _IMAGE_FORMATS:
+        raise TurnError(f"{where}: image source must be base64 png/jpeg/gif/webp, got "
+                        f"{source.get('type')!r} {source.get('media_type')!r}")
+    _b64decode(source.get("data"), where)
+    return {"type": "image", "source": dict(source)}
+
+
+def _part_kind(part: Any) -> str | None:
+    """``text``/``image``/``json`` by ``type``; a bare ``{"text": ...}`` or ``{"json": ...}`` by its key."""
+    if isinstance(part, str):
+        return "str"
+    if not isinstance(part, dict):
+        return None
+    if "type" in part:
+        return part["type"]
+    return next(iter(part)) if list(part) in (["text"], ["json"]) else "object"
+
+
+def _result_part(part: Any, where: str) -> dict:
+    """One tool-result part: text, image or JSON (a bare object is JSON)."""
+    kind = _part_kind(part)
+    if kind == "str":
+        return {"type": "text", "text": part}
+    if kind == "text" and isinstance(part.get("text"), str):
+        return {"type": "text", "text": part["text"]}
+    if kind == "json":
+        return {"type": "json", "json": part.get("json")}
+    if kind == "object":
+        return {"type": "json", "json": part}
+    if kind == "image":
+        return _image(part, where)
+    raise TurnError(f"{where}: unsupported tool result part {part!r:.80}")
+
+
+def _result_content(content: Any, where: str) -> list[dict]:
+    """A string, a list of parts, or an object (one JSON part); empty content is an empty list."""
+    if content is None or content == "":
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, dict):
+        return [{"type": "json", "json": content}]
+    if isinstance(content, list):
+        return [_result_part(p, f"{where}.content[{k}]") for k, p in enumerate(content)]
+    return [{"type": "text", "text": json.dumps(content)}]
+
+
+def _tool_result(block: dict, where: str) -> dict:
+    call_id = _first(block, "tool_use_id", "tool_call_id", "id")
+    if not call_id:
+        raise TurnError(f"{where}: tool result has no tool_use_id")
+    return {"type": "tool_result", "tool_use_id": call_id, "content": _result_content(block.get("content"), where),
+            "is_error": bool(block.get("is_error") or block.get("status") == "error")}
+
+
+def _thinking(block: dict, where: str) -> dict | None:
+    text, signature = _first(block, "thinking", "text") or "", block.get("signature") or None
+    if not isinstance(text, str) or not (signature is None or isinstance(signature, str)):
+        raise TurnError(f"{where}: thinking text and signature must be strings")
+    return {"type": "thinking", "thinking": text, "signature": signature} if text or signature else None
+
+
+def _redacted(block: dict, where: str) -> dict:
+    _b64decode(block.get("data") or None, where)
+    return {"type": "redacted_thinking", "data": block["data"]}
+
+
+def _text(block: dict, where: str) -> dict | None:
+    text = block.get("text")
+    if not isinstance(text, str):
+        raise TurnError(f"{where}: text block without a text string")
+    return {"type": "text", "text": text} if text.strip() else None  # Bedrock rejects blank text
+
+
+_BLOCKS = {"text": _text, "image": _image, "tool_use": _tool_use, "tool_result": _tool_result,
+           "thinking": _thinking, "redacted_thinking": _redacted}
+
+
+def _block(block: Any, where: str) -> dict | None:
+    if isinstance(block, str):
+        return _text({"text": block}, where)
+    kind = _ALIASES.get(block.get("type"), block.get("type")) if isinstance(block, dict) else None
+    if kind not in _BLOCKS:
+        raise TurnError(f"{where}: unsupported content block {kind or block!r:.80}")
+    return _BLOCKS[kind](block, where)
+
+
+def _blocks(message: dict, where: str) -> Iterator[dict]:
+    content = message.get("content")
+    items = [content] if isinstance(content, str) else list(content or ())
+    for j, item in enumerate(items):
+        block = _block(item, f"{where}.content[{j}]")
+        if block:
+            yield block
+    for j, call in enumerate(message.get("tool_calls") or ()):
+        yield _tool_use(call, f"{where}.tool_calls[{j}]")
+
+
+def _message(message: Any, where: str) -> tuple[str, list[dict]]:
+    if not isinstance(message, dict):
+        raise TurnError(f"{where}: a message must be an object, got {type(message).__name__}")
+    role = message.get("role")
+    if role == "tool":
+        return "user", [_tool_result(message, where)]
+    if role not in ("user", "assistant"):
+        raise TurnError(f"{where}: role must be 'user', 'assistant' or 'tool', got {role!r}")
+    return role, list(_blocks(message, where))
+
+
+def _ordered(role: str, blocks: list[dict]) -> list[dict]:
+    """Reasoning first in an assistant turn, tool results first in a user turn (Bedrock's rules 11, 12)."""
+    first = REASONING_TYPES if role == "assistant" else ("tool_result",)
+    return [b for b in blocks if b["type"] in first] + [b for b in blocks if b["type"] not in first]
+
+
+def canonical_messages(messages: list | None) -> list[dict]:
+    """Clean Anthropic-format messages; errors name ``messages[i].content[j]`` and the field."""
+    merged: list[dict] = []
+    for i, message in enumerate(messages or ()):
+        role, blocks = _message(message, f"messages[{i}]")
+        if blocks and merged and merged[-1]["role"] == role:
+            merged[-1]["content"].extend(blocks)
+        elif blocks:
+            merged.append({"role": role, "content": blocks})
+    return [{"role": m["role"], "content": _ordered(m["role"], m["content"])} for m in merged]
+
+
+# --- canonical blocks -> Converse content blocks (boto3 form: blobs as bytes) ---------------------------
+
+def _converse_image(block: dict) -> dict:
+    source = block["source"]
+    return {"image": {"format": _IMAGE_FORMATS[source["media_type"]],
+                      "source": {"bytes": base64.b64decode(source["data"])}}}
+
+
+def _converse_part(part: dict) -> dict:
+    return _converse_image(part) if part["type"] == "image" else {part["type"]: part[part["type"]]}
+
+
+def _converse_block(block: dict) -> dict:
+    kind = block["type"]
+    if kind == "text":
+        return {"text": block["text"]}
+    if kind == "image":
+        return _converse_image(block)
+    if kind == "tool_use":
+        return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block["input"]}}
+    if kind == "tool_result":
+        return {"toolResult": {"toolUseId": block["tool_use_id"],
+                               "content": [_converse_part(p) for p in block["content"]],
+                               "status": "error" if block["is_error"] else "success"}}
+    if kind == "thinking":
+        text = {"text": block["thinking"], "signature": block["signature"]}
+        return {"reasoningContent": {"reasoningText": {k: v for k, v in text.items() if v is not None}}}
+    return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
+
+
+def to_converse_messages(messages: list | None) -> list[dict]:
+    """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes)."""
+    return [{"role": m["role"], "content": [_converse_block(b) for b in m["content"]]}
+            for m in canonical_messages(messages)]

@@ -1,0 +1,65 @@
+"""A turn -> the boto3 keyword arguments of ``converse_stream`` / ``converse`` (inspectable, no I/O)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.converse.errors import TurnError
+from harness.converse.history import to_converse_messages
+from harness.converse.tools import CACHE_POINT, tool_config
+
+__all__ = ["build_request", "system_texts", "thinking_budget"]
+
+
+def thinking_budget(options: dict) -> int | None:
+    """The thinking budget in tokens, or None when thinking is off (absent, null or 0)."""
+    budget = options.get("thinking_budget")
+    if budget in (None, 0, False):
+        return None
+    if not isinstance(budget, int) or budget < 0:
+        raise TurnError(f"options.thinking_budget must be a positive integer, got {budget!r}")
+    return budget
+
+
+def system_texts(system: Any) -> list[str]:
+    """The system prompt as non-blank texts (a string, or a list of strings / text blocks)."""
+    items = [system] if isinstance(system, str) else system or []
+    texts = [item if isinstance(item, str) else item.get("text") if isinstance(item, dict) else None
+             for item in (items if isinstance(items, list) else [None])]
+    if not all(isinstance(t, str) for t in texts):
+        raise TurnError(f"system must be a string or a list of text blocks, got {system!r:.80}")
+    return [t for t in texts if t.strip()]
+
+
+def _system(turn: dict, options: dict) -> list[dict] | None:
+    blocks = [{"text": t} for t in system_texts(turn.get("system"))]
+    if blocks and options.get("cache_points"):
+        blocks.append(CACHE_POINT)
+    return blocks or None
+
+
+def _inference_config(options: dict, thinking: bool) -> dict | None:
+    """maxTokens, temperature (left out with thinking: Bedrock rejects it), topP, stopSequences."""
+    config = {"maxTokens": options.get("max_tokens"),
+              "temperature": None if thinking else options.get("temperature"),
+              "topP": None if thinking else options.get("top_p"),
+              "stopSequences": options.get("stop_sequences") or None}
+    return {k: v for k, v in config.items() if v is not None} or None
+
+
+def build_request(turn: dict) -> dict:
+    """``modelId``, ``messages``, ``system``, ``inferenceConfig``, ``toolConfig``, thinking; None values omitted."""
+    if not turn.get("model_id"):
+        raise TurnError("turn has no model_id")
+    options = turn.get("options") or {}
+    budget = thinking_budget(options)
+    request = {
+        "modelId": turn["model_id"],
+        "messages": to_converse_messages(turn.get("messages")),
+        "system": _system(turn, options),
+        "inferenceConfig": _inference_config(options, budget is not None),
+        "toolConfig": tool_config(turn.get("tools"), options.get("tool_choice"), thinking=budget is not None,
+                                  cache_point=bool(options.get("cache_points"))),
+        "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
+    }
+    return {k: v for k, v in request.items() if v is not None}

@@ -1,0 +1,217 @@
+"""ConverseStream events (exactly what boto3 yields) and Converse responses -> stream chunks.
+
+Blocks are tracked by ``contentBlockIndex``, so parallel and interleaved blocks never mix; every content
+chunk carries its block's ``index``. Server-side tool use (``type: server_tool_use`` and its ``toolResult``
+block) ran inside Bedrock: it is not a call the application must execute, so it yields no ``tool_call``.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.eventstream import ParserError
+from botocore.exceptions import BotoCoreError, ClientError
+from urllib3.exceptions import HTTPError
+
+from harness.converse.errors import BedrockResponseError
+
+__all__ = [
+    "INCOMPLETE",
+    "STREAM_ERRORS",
+    "Block",
+    "BlockTable",
+    "check_tool",
+    "chunks_from_events",
+    "chunks_from_response",
+    "error_chunk",
+    "redacted_chunk",
+    "usage_chunk",
+]
+
+log = logging.getLogger(__name__)
+
+# What reading a stream can raise: modelled errors (EventStreamError is a ClientError) and the transport
+# failures botocore does not wrap (bedrock-wire.md §4.5, §10).
+STREAM_ERRORS = (ClientError, HTTPError, BotoCoreError, ParserError)
+INCOMPLETE = {"type": "error", "code": "incompleteStream", "message": "the stream ended before the message stopped"}
+
+
+def error_chunk(exc: BaseException) -> dict:
+    """An error chunk: Bedrock's code for a ClientError (lowerCamel when in-stream), else the exception type."""
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        return {"type": "error", "code": error.get("Code") or "unknown", "message": error.get("Message") or str(exc)}
+    name = type(exc).__name__
+    return {"type": "error", "code": name[:1].lower() + name[1:], "message": str(exc)}
+
+
+def usage_chunk(usage: dict) -> dict:
+    """A usage chunk from a Converse ``TokenUsage`` (absent cache counts are 0)."""
+    return {"type": "usage", "input_tokens": usage.get("inputTokens", 0), "output_tokens": usage.get("outputTokens", 0),
+            "cache_read_input_tokens": usage.get("cacheReadInputTokens") or 0,
+            "cache_write_input_tokens": usage.get("cacheWriteInputTokens") or 0}
+
+
+def redacted_chunk(index: int, data: bytes) -> dict:
+    """Redacted reasoning: the opaque blob as base64 text (botocore hands over bytes)."""
+    return {"type": "redacted_reasoning", "index": index, "data": base64.b64encode(bytes(data)).decode("ascii")}
+
+
+def _reasoning(index: int, reasoning: dict) -> Iterator[dict]:
+    """Reasoning text, its signature (which closes the block) and redacted reasoning, in that order."""
+    if reasoning.get("text"):
+        yield {"type": "reasoning", "index": index, "text": reasoning["text"]}
+    if reasoning.get("signature"):
+        yield {"type": "reasoning", "index": index, "signature": reasoning["signature"]}
+    if reasoning.get("redactedContent"):
+        yield redacted_chunk(index, reasoning["redactedContent"])
+
+
+@dataclass
+class Block:
+    """One content block: text | reasoning | tool | server (ran inside Bedrock) | other."""
+
+    kind: str
+    id: str | None = None
+    name: str | None = None
+    closed: bool = False
+
+
+class BlockTable:
+    """Blocks by index; refuses a delta that would mix blocks, with the index and event named."""
+
+    def __init__(self) -> None:
+        self._blocks: dict[int, Block] = {}
+
+    def start(self, index: int, block: Block, where: str, event: Any) -> None:
+        if index in self._blocks:
+            raise BedrockResponseError(f"{where}: block {index} already started", event=event, field="index")
+        self._blocks[index] = block
+
+    def delta(self, index: int, kind: str, where: str, event: Any) -> Block:
+        """The open block at ``index``; text and reasoning blocks start implicitly (Bedrock sends no start)."""
+        block = self._blocks.setdefault(index, Block("other" if kind == "tool" else kind))
+        if block.closed:
+            problem = "delta after the block stopped"
+        elif (kind == "tool") != (block.kind in ("tool", "server")):
+            problem = "tool input delta without a tool use start" if kind == "tool" else f"{kind} delta in a tool block"
+        else:
+            return block
+        raise BedrockResponseError(f"{where}: {problem}", event=event, field="index")
+
+    def stop(self, index: int) -> None:
+        self._blocks.setdefault(index, Block("other")).closed = True
+
+
+def check_tool(tool: dict, where: str, event: Any, label: str = "toolUse", id_field: str = "toolUseId") -> None:
+    """Raise unless a tool use names both its id and name (never pass on an empty id)."""
+    for field in (id_field, "name"):
+        if not tool.get(field):
+            also = " (toolUseId)" if field != "toolUseId" and field == id_field else ""
+            raise BedrockResponseError(f"{where}: {label} has no {field}{also}", event=event, field=field)
+
+
+class _ConverseState:
+    """One ConverseStream: ``feed`` turns one event into chunks."""
+
+    def __init__(self) -> None:
+        self.blocks = BlockTable()
+        self.stopped = False
+
+    def feed(self, event: dict) -> Iterator[dict]:
+        kind = next(iter(event), None)
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is None:
+            log.debug("skipping unknown ConverseStream event %r", kind)
+            return iter(())
+        return handler(event[kind], event)
+
+    def _on_messageStart(self, body: dict, event: dict) -> Iterator[dict]:
+        return iter(())
+
+    def _on_contentBlockStart(self, body: dict, event: dict) -> Iterator[dict]:
+        index, start = body["contentBlockIndex"], body.get("start") or {}
+        where, tool = f"contentBlockStart at index {index}", start.get("toolUse")
+        if tool is not None:
+            check_tool(tool, where, event)
+        if tool is not None and tool.get("type") != "server_tool_use":
+            self.blocks.start(index, Block("tool", tool["toolUseId"], tool["name"]), where, event)
+            yield {"type": "tool_call", "index": index, "id": tool["toolUseId"], "name": tool["name"],
+                   "input_delta": ""}
+            return
+        kind = "server" if tool is not None or "toolResult" in start else "other"
+        log.debug("%s: skipping %s block %s", where, kind, sorted(start))
+        self.blocks.start(index, Block(kind), where, event)
+
+    def _on_contentBlockDelta(self, body: dict, event: dict) -> Iterator[dict]:
+        index, delta = body["contentBlockIndex"], body.get("delta") or {}
+        where = f"contentBlockDelta at index {index}"
+        if "text" in delta:
+            self.blocks.delta(index, "text", where, event)
+            yield from ([{"type": "text", "index": index, "text": delta["text"]}] if delta["text"] else ())
+        elif "reasoningContent" in delta:
+            self.blocks.delta(index, "reasoning", where, event)
+            yield from _reasoning(index, delta["reasoningContent"])
+        elif "toolUse" in delta:
+            block = self.blocks.delta(index, "tool", where, event)
+            if block.kind == "tool" and delta["toolUse"].get("input"):
+                yield {"type": "tool_call", "index": index, "id": block.id, "name": block.name,
+                       "input_delta": delta["toolUse"]["input"]}
+        else:
+            log.debug("%s: skipping %s delta", where, sorted(delta))
+
+    def _on_contentBlockStop(self, body: dict, event: dict) -> Iterator[dict]:
+        self.blocks.stop(body["contentBlockIndex"])
+        return iter(())
+
+    def _on_messageStop(self, body: dict, event: dict) -> Iterator[dict]:
+        self.stopped = True
+        yield {"type": "stop", "reason": body.get("stopReason")}
+
+    def _on_metadata(self, body: dict, event: dict) -> Iterator[dict]:
+        yield from ([usage_chunk(body["usage"])] if body.get("usage") else ())
+
+
+def chunks_from_events(events: Iterable[dict]) -> Iterator[dict]:
+    """Chunks for ConverseStream events; an exception while reading becomes the last chunk (an error).
+
+    A stream that ends before ``messageStop`` (a truncated body) ends with an ``incompleteStream`` error,
+    so a half-streamed tool call is never mistaken for a complete one.
+    """
+    state = _ConverseState()
+    try:
+        for event in events:
+            yield from state.feed(event)
+    except STREAM_ERRORS as exc:
+        yield error_chunk(exc)
+        return
+    if not state.stopped:
+        yield dict(INCOMPLETE)
+
+
+def _response_block(index: int, block: dict) -> Iterator[dict]:
+    """Chunks for one content block of a Converse response (a tool call arrives with its whole input)."""
+    reasoning, tool = block.get("reasoningContent") or {}, block.get("toolUse")
+    if block.get("text"):
+        yield {"type": "text", "index": index, "text": block["text"]}
+    yield from _reasoning(index, {**(reasoning.get("reasoningText") or {}), **reasoning})
+    if tool is not None:
+        check_tool(tool, f"output.message.content[{index}]", block)
+    if tool is not None and tool.get("type") != "server_tool_use":
+        yield {"type": "tool_call", "index": index, "id": tool["toolUseId"], "name": tool["name"],
+               "input": tool.get("input") or {}}
+
+
+def chunks_from_response(response: dict) -> Iterator[dict]:
+    """The chunks ``chunks_from_events`` gives for the same content, from a (non-streaming) Converse response."""
+    content = ((response.get("output") or {}).get("message") or {}).get("content") or []
+    for index, block in enumerate(content):
+        yield from _response_block(index, block)
+    if response.get("stopReason"):
+        yield {"type": "stop", "reason": response["stopReason"]}
+    if response.get("usage"):
+        yield usage_chunk(response["usage"])
