@@ -1,0 +1,214 @@
+"""The one place deepdiff is called: normalized chunk lists and requests, diffed and rendered readably.
+
+A ``Diff`` names the scenario, the turn, the chunk index (or request path) and the field, with expected
+and actual side by side, then lists both sides in two aligned columns with the differing rows marked.
+Rows are aligned with difflib (a missing tool call shows as a gap, not as every later chunk changed);
+deepdiff, with the fixed options below, finds the field-level changes inside a row and inside a request.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from deepdiff import DeepDiff
+
+__all__ = ["DEEPDIFF_OPTIONS", "Diff", "diff_chunks", "diff_request", "diff_turn_count", "note"]
+
+# Lists compare in order (stream order is semantic). Types are strict: deepdiff's numeric-type options
+# would also equate True with 1. Keys starting with "__" (the normalizer's "__unparsed__") are data here.
+DEEPDIFF_OPTIONS = {"ignore_order": False, "verbose_level": 2, "view": "tree", "ignore_private_variables": False}
+COLUMN = 60  # widest expected/actual cell in a listing; longer cells are cut with "..."
+
+
+@dataclass(frozen=True)
+class Diff:
+    """Differences for one scenario turn: ``subject`` is chunks, request, turns or golden."""
+
+    subject: str
+    changes: tuple[str, ...]
+    listing: tuple[str, ...] = ()
+    scenario: str = ""
+    turn: int | None = None
+
+    @property
+    def headline(self) -> str:
+        return self.changes[0]
+
+    def render(self) -> str:
+        return "\n".join([*self.changes, *([""] + list(self.listing) if self.listing else [])])
+
+    __str__ = render
+
+
+def note(subject: str, message: str, *, scenario: str = "", turn: int | None = None) -> Diff:
+    """A one-line Diff (a missing golden, a turn count mismatch)."""
+    return Diff(subject, (_prefixed(_where(scenario, turn), message),), scenario=scenario, turn=turn)
+
+
+def diff_turn_count(expected: int, actual: int, *, scenario: str = "") -> Diff | None:
+    """A Diff when the run produced a different number of turns than the golden holds."""
+    if expected == actual:
+        return None
+    return note("turns", f"expected {expected} turn(s) / actual {actual}", scenario=scenario)
+
+
+def diff_chunks(expected: Sequence[dict], actual: Sequence[dict], *, scenario: str = "",
+                turn: int | None = None) -> Diff | None:
+    """Differences between two normalized chunk lists, or None when they match."""
+    expected, actual = list(expected), list(actual)
+    rows = _align(expected, actual, _chunk_kind)
+    where = _where(scenario, turn)
+    changes = [line for i, j in rows for line in _row_changes(where, i, j, expected, actual)]
+    if not changes:
+        return None
+    return Diff("chunks", tuple(changes), _listing(rows, expected, actual, _chunk_cell, "chunks"), scenario, turn)
+
+
+def diff_request(expected: dict | None, actual: dict | None, *, scenario: str = "",
+                 turn: int | None = None) -> Diff | None:
+    """Differences between two normalized requests (field paths), with their messages listed side by side."""
+    where = _prefixed(_where(scenario, turn), "request")
+    expected, actual = expected or {}, actual or {}
+    changes = _field_changes(expected, actual, f"{where} ")
+    if not changes:
+        return None
+    left, right = expected.get("messages") or [], actual.get("messages") or []
+    listing = _listing(_align(left, right, _message_kind), left, right, _message_cell, "messages")
+    return Diff("request", tuple(changes), listing, scenario, turn)
+
+
+def _where(scenario: str, turn: int | None) -> str:
+    return " ".join(part for part in (scenario, "" if turn is None else f"turn {turn}") if part)
+
+
+def _prefixed(where: str, text: str) -> str:
+    return f"{where} {text}" if where else text
+
+
+def _row_changes(where: str, i: int | None, j: int | None, expected: list, actual: list) -> list[str]:
+    """The change lines of one aligned row: a missing chunk, an unexpected one, or its changed fields."""
+    if j is None:
+        label = _prefixed(where, f"chunk {i} ({_type(expected[i])})")
+        return [f"{label}: missing; expected {_chunk_cell(expected[i], None)} / actual nothing"]
+    if i is None:
+        label = _prefixed(where, f"actual chunk {j} ({_type(actual[j])})")
+        return [f"{label}: unexpected; expected nothing / actual {_chunk_cell(actual[j], None)}"]
+    moved = f", actual chunk {j}" if i != j else ""
+    label = _prefixed(where, f"chunk {i} ({_type(expected[i])}{moved}):")
+    return _field_changes(expected[i], actual[j], f"{label} ")
+
+
+def _field_changes(expected: Any, actual: Any, label: str) -> list[str]:
+    """One line per deepdiff change, sorted by path so the output is deterministic."""
+    tree = DeepDiff(expected, actual, **DEEPDIFF_OPTIONS)
+    levels = [(kind, level) for kind, found in tree.items() for level in found]
+    levels.sort(key=lambda pair: [(isinstance(p, str), p if isinstance(p, int) else str(p))
+                                  for p in pair[1].path(output_format="list")])
+    return [label + _describe(kind, level) for kind, level in levels]
+
+
+def _describe(kind: str, level: Any) -> str:
+    name = _field(level.path(output_format="list"))
+    if kind.endswith("_added"):
+        return f"expected no {name} / actual {name} {_show(level.t2)}"
+    if kind.endswith("_removed"):
+        return f"expected {name} {_show(level.t1)} / actual no {name}"
+    return f"expected {name} {_show(level.t1)} / actual {_show(level.t2)}"
+
+
+def _field(path: list) -> str:
+    """A deepdiff path as ``input.path`` or ``messages[2].content[0].toolResult``."""
+    text = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{p!r}]")
+                   for p in path)
+    return text.lstrip(".") or "value"
+
+
+def _show(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+def _type(chunk: Any) -> str:
+    return chunk.get("type", "?") if isinstance(chunk, dict) else type(chunk).__name__
+
+
+def _chunk_kind(chunk: Any) -> str:
+    """A coarse row key: same kind and tool name pair up even when ids or inputs differ."""
+    return f"{_type(chunk)}:{chunk.get('name', '')}" if isinstance(chunk, dict) else _key(chunk)
+
+
+def _message_kind(message: Any) -> str:
+    return message.get("role", "?") if isinstance(message, dict) else _key(message)
+
+
+def _align(expected: list, actual: list, kind: Callable) -> list[tuple[int | None, int | None]]:
+    """Pairs of (expected index, actual index): exact matches first, then same-kind rows, gaps as None."""
+    rows: list[tuple[int | None, int | None]] = []
+    exact = difflib.SequenceMatcher(None, [_key(x) for x in expected], [_key(x) for x in actual], autojunk=False)
+    for op, i1, i2, j1, j2 in exact.get_opcodes():
+        if op == "equal":
+            rows += zip(range(i1, i2), range(j1, j2))
+        else:
+            rows += _align_kinds(expected, actual, range(i1, i2), range(j1, j2), kind)
+    return rows
+
+
+def _align_kinds(expected: list, actual: list, left: range, right: range, kind: Callable) -> list:
+    coarse = difflib.SequenceMatcher(None, [kind(expected[i]) for i in left], [kind(actual[j]) for j in right],
+                                     autojunk=False)
+    rows: list[tuple[int | None, int | None]] = []
+    for op, i1, i2, j1, j2 in coarse.get_opcodes():
+        pairs = list(zip(left[i1:i2], right[j1:j2])) if op in ("equal", "replace") else []
+        rows += pairs
+        rows += [(i, None) for i in left[i1 + len(pairs):i2]] + [(None, j) for j in right[j1 + len(pairs):j2]]
+    return rows
+
+
+def _cut(text: str, width: int | None) -> str:
+    return text if width is None or len(text) <= width else text[: width - 3] + "..."
+
+
+def _chunk_cell(chunk: Any, width: int | None = COLUMN) -> str:
+    """A chunk as ``type {fields}`` on one line."""
+    if not isinstance(chunk, dict):
+        return _cut(_show(chunk), width)
+    rest = json.dumps({k: v for k, v in chunk.items() if k != "type"}, ensure_ascii=False, default=repr)
+    return _cut(f"{_type(chunk)} {rest}", width)
+
+
+def _message_cell(message: Any, width: int | None = COLUMN) -> str:
+    """A message as ``role: block, block(id)``."""
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        return _chunk_cell(message, width)
+    blocks = [_block_name(block) for block in message["content"]]
+    return _cut(f"{message.get('role', '?')}: {', '.join(blocks)}", width)
+
+
+def _block_name(block: Any) -> str:
+    if not isinstance(block, dict) or len(block) != 1:
+        return _cut(_show(block), 24)
+    (name, body), = block.items()
+    ident = body.get("toolUseId") if isinstance(body, dict) else None
+    return f"{name}({ident})" if ident is not None else name
+
+
+def _listing(rows: list, expected: list, actual: list, cell: Callable, title: str) -> tuple[str, ...]:
+    """Expected and actual in two aligned columns; rows that differ are marked with ``!``."""
+    left = [cell(expected[i]) if i is not None else "" for i, _ in rows]
+    width = max([len(f"expected {title}")] + [len(text) for text in left])
+    lines = [f"      {'expected ' + title:<{width}} |     actual {title}"]
+    for (i, j), text in zip(rows, left):
+        same = i is not None and j is not None and _key(expected[i]) == _key(actual[j])
+        right = cell(actual[j]) if j is not None else ""
+        lines.append(f"{' ' if same else '!'} {_index(i)} {text:<{width}} | {_index(j)} {right}".rstrip())
+    return tuple(lines)
+
+
+def _index(i: int | None) -> str:
+    return f"{i:>3}" if i is not None else "  -"

@@ -1,0 +1,161 @@
+import ast
+from pathlib import Path
+
+import pytest
+
+import harness
+from harness import compare as compare_module
+from harness.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
+
+TEXT = {"type": "text", "text": "I'll read all three files."}
+STOP = {"type": "stop", "reason": "tool_use"}
+
+
+def call(cid, path="/tmp/a.txt"):
+    return {"type": "tool_call", "id": cid, "name": "read_file", "input": {"path": path}}
+
+
+EXPECTED = [TEXT, call("tooluse_A", "/tmp/a.txt"), call("tooluse_B", "/tmp/b.txt"), call("tooluse_C", "/tmp/c.txt"), STOP]
+
+
+def test_exported_members_exist():
+    assert all(hasattr(compare_module, name) for name in compare_module.__all__)
+
+
+def test_deepdiff_is_imported_only_here():
+    importers = []
+    for path in Path(harness.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(name.split(".")[0] == "deepdiff" for name in names):
+                importers.append(path.name)
+    assert importers == ["compare.py"]
+
+
+def test_equal_lists_have_no_diff():
+    assert diff_chunks(EXPECTED, [dict(c) for c in EXPECTED]) is None
+    assert diff_chunks([], []) is None
+
+
+def test_changed_tool_id_names_scenario_turn_chunk_and_field():
+    actual = [TEXT, call("tooluse_A", "/tmp/a.txt"), call("tooluse_X", "/tmp/b.txt"), call("tooluse_C", "/tmp/c.txt"), STOP]
+    diff = diff_chunks(EXPECTED, actual, scenario="core/parallel-calls", turn=0)
+    assert diff.changes == ("core/parallel-calls turn 0 chunk 2 (tool_call): expected id 'tooluse_B' / actual 'tooluse_X'",)
+    assert (diff.subject, diff.scenario, diff.turn, diff.headline) == ("chunks", "core/parallel-calls", 0, diff.changes[0])
+    rows = diff.listing
+    assert rows[0].split() == ["expected", "chunks", "|", "actual", "chunks"]
+    assert [row[0] for row in rows[1:]] == [" ", " ", "!", " ", " "]
+    assert 'tool_call {"id": "tooluse_B"' in rows[3] and 'tool_call {"id": "tooluse_X"' in rows[3].split("|")[1]
+    assert len({row.index("|") for row in rows}) == 1  # the columns are aligned
+
+
+def test_missing_tool_call_leaves_a_gap_not_a_cascade():
+    actual = [TEXT, call("tooluse_A", "/tmp/a.txt"), call("tooluse_C", "/tmp/c.txt"), STOP]
+    diff = diff_chunks(EXPECTED, actual, scenario="core/parallel-calls", turn=0)
+    assert diff.changes == ('core/parallel-calls turn 0 chunk 2 (tool_call): missing; expected tool_call {"id": '
+                            '"tooluse_B", "name": "read_file", "input": {"path": "/tmp/b.txt"}} / actual nothing',)
+    marked = [row for row in diff.listing if row.startswith("!")]
+    assert len(marked) == 1 and marked[0].split("|")[1].strip() == "-"
+    assert diff.listing[4].split("|")[1].split()[0] == "2"  # tooluse_C is actual chunk 2, beside expected 3
+
+
+def test_extra_text_is_unexpected():
+    actual = [TEXT, {"type": "text", "text": "extra"}, *EXPECTED[1:]]
+    diff = diff_chunks(EXPECTED, actual, turn=1)
+    assert diff.changes == ('turn 1 actual chunk 1 (text): unexpected; expected nothing / actual text {"text": "extra"}',)
+    assert diff.listing[2].startswith("!   -") and diff.listing[2].endswith('1 text {"text": "extra"}')
+
+
+def test_nested_input_and_missing_fields_have_paths():
+    expected = [{"type": "tool_call", "id": "t", "name": "f", "input": {"a": {"b": [1, 2]}, "c": 1}},
+                {"type": "reasoning", "text": "r", "signature": "SIG1"}]
+    actual = [{"type": "tool_call", "id": "t", "name": "f", "input": {"a": {"b": [1, 3]}, "d": 1}},
+              {"type": "reasoning", "text": "r", "signature": "SIG1SIG2"}]
+    assert diff_chunks(expected, actual).changes == (
+        "chunk 0 (tool_call): expected input.a.b[1] 2 / actual 3",
+        "chunk 0 (tool_call): expected input.c 1 / actual no input.c",
+        "chunk 0 (tool_call): expected no input.d / actual input.d 1",
+        "chunk 1 (reasoning): expected signature 'SIG1' / actual 'SIG1SIG2'",
+    )
+
+
+def test_types_are_strict_and_unparsed_input_shows():
+    assert diff_chunks([{"type": "usage", "input_tokens": 1}], [{"type": "usage", "input_tokens": True}]) is not None
+    assert diff_chunks([call("t")], [{**call("t"), "input": ""}]).changes == (
+        "chunk 0 (tool_call): expected input {\"path\": \"/tmp/a.txt\"} / actual ''",)
+    glued = {"type": "tool_call", "id": "tooluse_Atooluse_B", "name": "read_file", "input": {"__unparsed__": '{"p":1}{"p":2}'}}
+    changes = diff_chunks([call("tooluse_A")], [glued]).changes
+    assert changes[0] == "chunk 0 (tool_call): expected id 'tooluse_A' / actual 'tooluse_Atooluse_B'"
+    assert "__unparsed__" in changes[1]
+
+
+def test_rendering_is_deterministic_and_complete():
+    actual = [call("tooluse_A", "/x"), {"type": "stop", "reason": "end_turn"}]
+    first, second = diff_chunks(EXPECTED, actual, scenario="s/x", turn=0), diff_chunks(EXPECTED, actual, scenario="s/x", turn=0)
+    assert first == second and first.render() == str(second)
+    assert first.render() == "\n".join([*first.changes, "", *first.listing])
+    assert all(line.startswith("s/x turn 0 ") for line in first.changes)
+
+
+def test_long_cells_are_cut_in_the_listing_but_not_in_the_changes():
+    long_text = "x" * 300
+    diff = diff_chunks([{"type": "text", "text": long_text}], [{"type": "text", "text": long_text + "y"}])
+    assert long_text + "y" in diff.changes[0]
+    assert all(len(row) < 150 for row in diff.listing) and "..." in diff.listing[1]
+
+
+def test_request_diff_names_paths_and_lists_messages():
+    assistant = {"role": "assistant", "content": [{"toolUse": {"toolUseId": "A", "name": "f", "input": {}}},
+                                                  {"toolUse": {"toolUseId": "B", "name": "f", "input": {}}}]}
+    result = lambda cid: {"toolResult": {"toolUseId": cid, "content": [{"text": cid}]}}
+    expected = {"messages": [{"role": "user", "content": [{"text": "go"}]}, assistant,
+                             {"role": "user", "content": [result("A"), result("B")]}]}
+    actual = {"messages": [{"role": "user", "content": [{"text": "go"}]}, assistant,
+                           {"role": "user", "content": [result("A")]}, {"role": "user", "content": [result("B")]}]}
+    diff = diff_request(expected, actual, scenario="edge/parallel-results", turn=1)
+    assert diff.subject == "request"
+    assert diff.changes == (
+        'edge/parallel-results turn 1 request expected messages[2].content[1] {"toolResult": {"toolUseId": "B", '
+        '"content": [{"text": "B"}]}} / actual no messages[2].content[1]',
+        'edge/parallel-results turn 1 request expected no messages[3] / actual messages[3] {"role": "user", "content": '
+        '[{"toolResult": {"toolUseId": "B", "content": [{"text": "B"}]}}]}',
+    )
+    assert [row.split("|")[1].strip() for row in diff.listing[1:]] == [
+        "0 user: text", "1 assistant: toolUse(A), toolUse(B)", "2 user: toolResult(A)", "3 user: toolResult(B)"]
+    assert [row[0] for row in diff.listing[1:]] == [" ", " ", "!", "!"]
+    assert diff_request(expected, {**expected}) is None
+
+
+def test_changes_sort_by_path_numerically():
+    expected = [{"type": "tool_call", "id": "t", "name": "f", "input": {"xs": list(range(12))}}]
+    actual = [{"type": "tool_call", "id": "t", "name": "f", "input": {"xs": [*range(2), -2, *range(3, 10), -10, 11]}}]
+    assert diff_chunks(expected, actual).changes == ("chunk 0 (tool_call): expected input.xs[2] 2 / actual -2",
+                                                     "chunk 0 (tool_call): expected input.xs[10] 10 / actual -10")
+
+
+def test_request_diff_against_nothing():
+    diff = diff_request({"system": [{"text": "s"}]}, None)
+    assert diff.changes == ('request expected system [{"text": "s"}] / actual no system',)
+
+
+def test_turn_count_and_notes():
+    assert diff_turn_count(2, 2, scenario="x/y") is None
+    diff = diff_turn_count(3, 1, scenario="core/round-trip")
+    assert diff.changes == ("core/round-trip expected 3 turn(s) / actual 1",) and diff.subject == "turns"
+    assert note("golden", "no golden", scenario="a/b", turn=2) == Diff("golden", ("a/b turn 2 no golden",), scenario="a/b", turn=2)
+
+
+@pytest.mark.parametrize("expected, actual", [
+    ([call("A"), call("B")], [call("B"), call("A")]),
+    ([call("A")], [{"type": "text", "text": "A"}]),
+    ([STOP], []),
+    ([], [STOP, STOP]),
+])
+def test_every_difference_is_reported_and_rows_cover_both_sides(expected, actual):
+    diff = diff_chunks(expected, actual)
+    assert diff is not None and diff.changes
+    left = [row.split("|")[0][2:].split()[0] for row in diff.listing[1:]]
+    right = [row.split("|")[1].split()[0] for row in diff.listing[1:]]
+    assert sorted(int(i) for i in left if i != "-") == list(range(len(expected)))
+    assert sorted(int(j) for j in right if j != "-") == list(range(len(actual)))

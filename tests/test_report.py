@@ -1,0 +1,235 @@
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from harness import __version__
+from harness import report as report_module
+from harness import results as results_module
+from harness.compare import diff_chunks, diff_request
+from harness.report import (
+    BaselineError,
+    FORMATS,
+    adapter_info,
+    apply_baseline,
+    exit_code,
+    load_baseline,
+    render,
+    render_json,
+    render_junit,
+    render_markdown,
+    render_text,
+    summary,
+)
+from harness.results import STATUSES, Result, TurnResult, verdict
+
+ADAPTER = {"name": "reference", "version": "0.1.0", "capabilities": {"tool_use", "text", "usage"}}
+CHUNK_DIFF = diff_chunks([{"type": "tool_call", "id": "tooluse_A", "name": "f", "input": {}}],
+                         [{"type": "tool_call", "id": "tooluse_B", "name": "f", "input": {}}],
+                         scenario="core/parallel-calls", turn=0)
+REQUEST_DIFF = diff_request({"messages": [{"role": "user", "content": [{"text": "a"}]}]},
+                            {"messages": [{"role": "user", "content": [{"text": "b"}]}]},
+                            scenario="core/round-trip", turn=1)
+LAW = "nothing_after_error: chunk 4 (usage) arrives after the error at chunk 3"
+RULE = "messages.2.content: Expected toolResult blocks at messages.2.content for the following Ids: tooluse_B"
+
+
+def results():
+    return [
+        Result("core/parallel-calls", "fail", CHUNK_DIFF.headline, (TurnResult(0, (CHUNK_DIFF,), (LAW,)),), 0.012),
+        Result("core/round-trip", "fail", RULE, (TurnResult(0), TurnResult(1, (REQUEST_DIFF,), (), (RULE,))), 0.02),
+        Result("core/smoke-text", "pass", "", (TurnResult(0),), 0.005),
+        Result("edge/thinking", "skip", "adapter lacks reasoning", (), 0.0),
+        Result("faults/throttle", "error", "adapter crashed: ValueError | boom\nstderr tail", (), 0.5),
+        Result("edge/zero-args", "xfail", "known failure: sends '' (#12)", (), 0.01),
+        Result("edge/nova", "xpass", "listed as a known failure (x) but passed; remove it from the baseline", (), 0.01),
+    ]
+
+
+def test_exported_members_exist():
+    assert all(hasattr(report_module, name) for name in report_module.__all__)
+    assert all(hasattr(results_module, name) for name in results_module.__all__)
+
+
+# ---- results ----
+
+def test_result_status_is_checked():
+    with pytest.raises(ValueError, match=r"core/x: unknown status 'passed' \(known: pass, fail, error, skip, xfail, xpass\)"):
+        Result("core/x", "passed")
+
+
+def test_turn_results_and_verdict():
+    clean, dirty = TurnResult(0), TurnResult(1, (CHUNK_DIFF,), (LAW,))
+    assert clean.ok and not dirty.ok and dirty.headline == CHUNK_DIFF.headline
+    assert TurnResult(2, laws=(LAW,)).headline == LAW and TurnResult(3, request_problems=(RULE,)).headline == RULE
+    assert verdict([clean]) == ("pass", "") and verdict([clean, dirty]) == ("fail", CHUNK_DIFF.headline)
+    assert dirty.chunk_text() == CHUNK_DIFF.render() + "\n\n" + LAW
+    assert TurnResult(1, (REQUEST_DIFF,), (), (RULE,)).request_texts() == [RULE, REQUEST_DIFF.render()]
+
+
+# ---- text ----
+
+def test_text_table_rows_summary_and_details():
+    text = render_text(results(), ADAPTER)
+    lines = text.splitlines()
+    assert lines[0] == "adapter reference 0.1.0"
+    assert lines[1].split() == ["scenario", "status", "time", "reason"]
+    rows = lines[2:9]
+    assert [row.split()[:2] for row in rows] == [[r.scenario, r.status] for r in results()]
+    assert rows[2].rstrip().endswith("pass      0.01s") and "0.50s" in rows[4]
+    status_at, time_end = lines[1].index("status"), lines[1].index("time") + len("time")
+    assert all(row[status_at:].startswith(r.status) and row[time_end - 1] == "s" for row, r in zip(rows, results()))
+    assert "adapter crashed: ValueError | boom stderr tail" in rows[4]  # one line per row
+    assert "7 scenarios: 1 pass, 2 fail, 1 error, 1 skip, 1 xfail, 1 xpass in 0.56s" in lines
+    details = text.split("\n== ")[1:]
+    assert [d.splitlines()[0] for d in details] == ["core/parallel-calls: fail", "core/round-trip: fail",
+                                                     "faults/throttle: error", "edge/nova: xpass"]
+    assert "    " + CHUNK_DIFF.changes[0] in details[0] and "    " + LAW in details[0]
+    assert "  turn 1:" in details[1] and "  turn 0:" not in details[1] and "    " + RULE in details[1]
+    assert "expected messages[0].content[0].text 'a' / actual 'b'" in details[1]
+    assert "  stderr tail" in details[2]
+
+
+def test_text_reason_is_cut_in_the_table():
+    long = Result("core/x", "fail", "y" * 500)
+    row = render_text([long]).splitlines()[1]
+    assert row.endswith("...") and len(row) < 150
+    assert "y" * 500 in render_text([long])
+
+
+# ---- json ----
+
+def test_json_follows_the_design_schema():
+    report = json.loads(render_json(results(), ADAPTER))
+    assert list(report) == ["harness_version", "adapter", "results", "summary"]
+    assert report["harness_version"] == __version__
+    assert report["adapter"] == {"name": "reference", "version": "0.1.0", "capabilities": ["text", "tool_use", "usage"]}
+    assert report["summary"] == {"pass": 1, "fail": 2, "error": 1, "skip": 1, "xfail": 1, "xpass": 1}
+    assert list(report["summary"]) == list(STATUSES)
+    for entry in report["results"]:
+        assert list(entry) == ["scenario", "status", "reason", "turns", "duration_s"]
+        assert isinstance(entry["reason"], str) and isinstance(entry["duration_s"], float)
+        for turn in entry["turns"]:
+            assert list(turn) == ["index", "diff", "request_problems"]
+            assert isinstance(turn["diff"], str) and all(isinstance(p, str) for p in turn["request_problems"])
+    first, second = report["results"][0], report["results"][1]
+    assert first["turns"] == [{"index": 0, "diff": CHUNK_DIFF.render() + "\n\n" + LAW, "request_problems": []}]
+    assert second["turns"][1] == {"index": 1, "diff": "", "request_problems": [RULE, REQUEST_DIFF.render()]}
+    assert second["turns"][0] == {"index": 0, "diff": "", "request_problems": []}
+
+
+def test_json_without_adapter():
+    report = json.loads(render_json([]))
+    assert report["adapter"] == {"name": "", "version": "", "capabilities": []}
+    assert report["results"] == [] and set(report["summary"].values()) == {0}
+
+
+def test_adapter_info_from_an_object():
+    class Adapter:
+        name, version, capabilities = "shim", 2, frozenset({"text", "errors"})
+    assert adapter_info(Adapter()) == {"name": "shim", "version": "2", "capabilities": ["errors", "text"]}
+
+
+# ---- junit ----
+
+def test_junit_parses_back_with_one_testcase_per_scenario():
+    root = ET.fromstring(render_junit(results(), ADAPTER))
+    suite = root.find("testsuite")
+    assert suite.attrib["tests"] == "7" and suite.attrib["failures"] == "3"
+    assert (suite.attrib["errors"], suite.attrib["skipped"]) == ("1", "1")
+    props = {p.attrib["name"]: p.attrib["value"] for p in suite.find("properties")}
+    assert props == {"harness_version": __version__, "adapter": "reference", "adapter_version": "0.1.0",
+                     "capabilities": "text,tool_use,usage"}
+    cases = {case.attrib["name"]: case for case in suite.findall("testcase")}
+    assert list(cases) == [r.scenario for r in results()]
+    assert cases["core/parallel-calls"].attrib["classname"] == "core"
+    assert cases["core/parallel-calls"].attrib["time"] == "0.012"
+    failure = cases["core/parallel-calls"].find("failure")
+    assert failure.attrib == {"message": CHUNK_DIFF.headline, "type": "fail"}
+    assert CHUNK_DIFF.changes[0] in failure.text and LAW in failure.text
+    assert cases["faults/throttle"].find("error").attrib["message"] == "adapter crashed: ValueError | boom stderr tail"
+    assert cases["edge/thinking"].find("skipped").attrib["message"] == "adapter lacks reasoning"
+    assert cases["edge/nova"].find("failure").attrib["type"] == "xpass"
+    assert list(cases["core/smoke-text"]) == []
+    xfail = cases["edge/zero-args"]
+    assert [child.tag for child in xfail] == ["properties"]
+    assert xfail.find("properties/property").attrib == {"name": "xfail", "value": "known failure: sends '' (#12)"}
+
+
+# ---- markdown ----
+
+def test_markdown_table():
+    lines = render_markdown(results(), ADAPTER).splitlines()
+    assert lines[0] == f"**bedrock-harness {__version__}**, adapter `reference` 0.1.0 (capabilities: text, tool_use, usage)"
+    assert lines[2:4] == ["| scenario | status | reason | duration |", "|---|---|---|---:|"]
+    rows = lines[4:11]
+    assert rows[2] == "| `core/smoke-text` | pass |  | 0.01s |"
+    assert rows[4] == "| `faults/throttle` | error | adapter crashed: ValueError \\| boom stderr tail | 0.50s |"
+    assert all(len(re.split(r"(?<!\\)\|", row)) == 6 for row in rows)
+    assert lines[-1].startswith("7 scenarios: 1 pass, 2 fail")
+
+
+def test_render_dispatches_and_refuses_unknown_formats():
+    assert set(FORMATS) == {"text", "json", "junit", "markdown"}
+    assert render(results(), ADAPTER, "markdown") == render_markdown(results(), ADAPTER)
+    with pytest.raises(ValueError, match=r"unknown report format 'html' \(known: text, json, junit, markdown\)"):
+        render(results(), ADAPTER, "html")
+
+
+# ---- baseline and exit code ----
+
+def test_exit_code():
+    assert exit_code([Result("a/b", s) for s in ("pass", "skip", "xfail")]) == 0
+    assert exit_code([]) == 0
+    for bad in ("fail", "error", "xpass"):
+        assert exit_code([Result("a/b", "pass"), Result("a/c", bad)]) == 1
+    assert summary([Result("a/b", "pass"), Result("a/c", "pass")]) == {"pass": 2, "fail": 0, "error": 0, "skip": 0,
+                                                                       "xfail": 0, "xpass": 0}
+
+
+def test_load_baseline(tmp_path):
+    path = tmp_path / "known-failures.yaml"
+    path.write_text("core/parallel-calls: tracks calls in one slot (#7)\nedge/zero-args: sends ''\n")
+    assert load_baseline(path) == {"core/parallel-calls": "tracks calls in one slot (#7)", "edge/zero-args": "sends ''"}
+    path.write_text("")
+    assert load_baseline(path) == {}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("core/x:\n", "core/x: every known failure needs a reason"),
+    ("core/x: '  '\n", "core/x: every known failure needs a reason"),
+    ("core/x: [a]\n", "core/x: every known failure needs a reason"),
+    ("- core/x\n", "expected a mapping of scenario id -> reason"),
+    ("core/x: [\n", "cannot read: "),
+])
+def test_bad_baseline_names_file_and_entry(tmp_path, text, message):
+    path = tmp_path / "baseline.yaml"
+    path.write_text(text)
+    with pytest.raises(BaselineError) as error:
+        load_baseline(path)
+    assert str(error.value).startswith(f"{path}: {message}") and "\n" not in str(error.value)
+    with pytest.raises(BaselineError, match="cannot read"):
+        load_baseline(tmp_path / "missing.yaml")
+
+
+def test_apply_baseline_xfail_xpass_and_stale():
+    run = [Result("core/a", "fail", "diff", (TurnResult(0, laws=(LAW,)),), 0.1), Result("core/b", "error", "crash"),
+           Result("core/c", "pass"), Result("core/d", "skip", "no reasoning"), Result("core/e", "fail", "other")]
+    baseline = {"core/a": "bug #1", "core/b": "bug #2", "core/c": "bug #3", "core/d": "bug #4", "core/gone": "old"}
+    applied = apply_baseline(run, baseline)
+    assert [(r.scenario, r.status) for r in applied] == [
+        ("core/a", "xfail"), ("core/b", "xfail"), ("core/c", "xpass"), ("core/d", "skip"), ("core/e", "fail"),
+        ("core/gone", "error")]
+    assert applied[0].reason == "known failure: bug #1" and applied[0].turns == run[0].turns
+    assert applied[2].reason == "listed as a known failure (bug #3) but passed; remove it from the baseline"
+    assert applied[5].reason == "baseline lists unknown scenario 'core/gone'; remove the entry"
+    assert exit_code(applied) == 1
+    assert exit_code(apply_baseline([run[0], run[1]], {"core/a": "x", "core/b": "y"})) == 0
+
+
+def test_apply_baseline_in_a_filtered_run_knows_every_scenario():
+    run = [Result("core/a", "fail", "diff")]
+    baseline = {"core/a": "bug", "core/not-run": "bug", "core/gone": "old"}
+    applied = apply_baseline(run, baseline, known={"core/a", "core/not-run"})
+    assert [(r.scenario, r.status) for r in applied] == [("core/a", "xfail"), ("core/gone", "error")]
