@@ -1,0 +1,98 @@
+"""``bedrock-harness cassette show|verify|scan|import``: read, check and convert cassettes.
+
+Exit codes: 0 fine, 1 corruption / a secret / an unreadable file (one line naming file and location),
+2 bad usage (including a destination that exists without ``--force``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from harness import cassette as cassettes
+from harness import importer, scrub
+from harness.cli.cassette_show import render
+
+__all__ = ["cassette"]
+
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+class _UsageFailure(click.ClickException):
+    exit_code = 2
+
+
+@click.group()
+def cassette() -> None:
+    """Show, verify, scan and import cassettes."""
+
+
+def _load(path: Path) -> cassettes.Cassette:
+    try:
+        return cassettes.load(path)
+    except cassettes.CassetteError as err:
+        raise click.ClickException(str(err)) from None
+
+
+@cassette.command()
+@click.argument("paths", nargs=-1, required=True, type=_FILE)
+@click.option("--full", is_flag=True, help="Print long texts in full instead of shortened.")
+def show(paths: tuple[Path, ...], full: bool) -> None:
+    """Print the decoded conversation of each cassette."""
+    for n, path in enumerate(paths):
+        for line in render(_load(path), full):
+            click.echo(line)
+        if n + 1 < len(paths):
+            click.echo()
+
+
+@cassette.command()
+@click.argument("paths", nargs=-1, required=True, type=_FILE)
+def verify(paths: tuple[Path, ...]) -> None:
+    """Check YAML, frames, CRCs and the event grammar; exit 1 naming each problem."""
+    problems = [p for path in paths for p in cassettes.verify(path)]
+    for problem in problems:
+        click.echo(problem)
+    if problems:
+        raise SystemExit(1)
+    click.echo(f"ok: {len(paths)} cassette(s) verified")
+
+
+def _scan(path: Path) -> list:
+    try:
+        return scrub.scan_file(path)
+    except (OSError, EOFError) as err:  # unreadable, or a gzip that ends early
+        raise click.ClickException(f"{path}: cannot read ({type(err).__name__}: {err})") from None
+
+
+@cassette.command()
+@click.argument("paths", nargs=-1, required=True, type=_FILE)
+def scan(paths: tuple[Path, ...]) -> None:
+    """Look for credentials in any YAML/JSON file (base64 and !!binary decoded); exit 1 on a find."""
+    findings = [f"{path}: {finding}" for path in paths for finding in _scan(path)]
+    for finding in findings:
+        click.echo(finding)
+    if findings:
+        raise SystemExit(1)
+    click.echo(f"ok: no secrets in {len(paths)} file(s)")
+
+
+@cassette.command("import")
+@click.argument("src", type=_FILE)
+@click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite DEST if it exists.")
+def import_(src: Path, dest: Path, force: bool) -> None:
+    """Convert a foreign cassette (vcrpy YAML, langchain-aws .yaml.gz) into this format."""
+    try:
+        imported = importer.import_cassette(src, dest, overwrite=force)
+    except FileExistsError as err:
+        raise _UsageFailure(f"{err} (pass --force)") from None
+    except (cassettes.CassetteError, scrub.SecretFound) as err:
+        raise click.ClickException(str(err)) from None
+    problems = cassettes.verify(dest)
+    for problem in problems:
+        click.echo(problem)
+    click.echo(f"imported {src} -> {dest}: {len(imported.interactions)} interaction(s)")
+    if problems:
+        raise SystemExit(1)

@@ -1,0 +1,187 @@
+import base64
+import json
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from harness import cassette as cs
+from harness import eventstream as es
+from harness.cli import main
+from realworld import cassette_files, ids, interactions, requires_realworld
+from test_cassette import GOOD_STREAM, flipped_crc, make, stream_interaction, with_raw_frame
+
+TOOL_STREAM = [
+    es.encode_event("messageStart", {"role": "assistant"}, 7),
+    es.encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": "Think"}}}, 3),
+    es.encode_event("contentBlockDelta",
+                    {"contentBlockIndex": 0, "delta": {"reasoningContent": {"signature": "SIG" * 9}}}, 3),
+    es.encode_event("contentBlockStop", {"contentBlockIndex": 0}, 2),
+    es.encode_event("contentBlockStart", {"contentBlockIndex": 1,
+                                          "start": {"toolUse": {"name": "get_weather", "toolUseId": "tooluse_A"}}}, 5),
+    es.encode_event("contentBlockStart", {"contentBlockIndex": 2,
+                                          "start": {"toolUse": {"name": "get_time", "toolUseId": "tooluse_B"}}}, 5),
+    es.encode_event("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '{"city": '}}}, 9),
+    es.encode_event("contentBlockDelta", {"contentBlockIndex": 2, "delta": {"toolUse": {"input": ""}}}, 9),
+    es.encode_event("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '"Paris"}'}}}, 9),
+    es.encode_event("contentBlockStop", {"contentBlockIndex": 1}, 2),
+    es.encode_event("contentBlockStop", {"contentBlockIndex": 2}, 2),
+    es.encode_event("messageStop", {"stopReason": "tool_use"}, 2),
+    es.encode_event("metadata", {"usage": {"inputTokens": 10, "outputTokens": 20, "totalTokens": 30,
+                                           "cacheReadInputTokens": 4}, "metrics": {"latencyMs": 1}}, 2),
+]
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["cassette", *map(str, args)])
+
+
+def saved(tmp_path, *interactions, name="c.yaml"):
+    return cs.save(tmp_path / name, make(*interactions))
+
+
+def test_show_prints_the_conversation(tmp_path):
+    result = run("show", saved(tmp_path, stream_interaction(TOOL_STREAM)))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "[0] ConverseStream us.anthropic.claude-3-7-sonnet-20250219-v1:0 -> HTTP 200" in lines
+    assert "    user: text: Weather in Paris?" in lines
+    assert f"    reasoning: Think [signature SIGSIG…GSIG, 27 chars]" in lines
+    assert '    tool call tooluse_A get_weather {"city": "Paris"}' in lines
+    assert "    tool call tooluse_B get_time {}" in lines  # an empty input is the empty object
+    assert "    stop: tool_use" in lines
+    assert "    usage: input 10, output 20, total 30, cache read 4" in lines
+
+
+def test_show_prints_errors_in_stream_and_over_http(tmp_path):
+    failure = es.encode_exception("modelStreamErrorException", {"message": "bad"})
+    broken = stream_interaction(GOOD_STREAM[:2] + [failure])
+    http = cs.Interaction("POST", broken.uri, {}, b"{}", 429, "Too Many Requests",
+                          {"x-amzn-ErrorType": "ThrottlingException:http://internal"}, None,
+                          b'{"message":"Rate exceeded"}')
+    result = run("show", saved(tmp_path, broken, http))
+    assert result.exit_code == 0, result.output
+    assert "    error: modelStreamErrorException: bad" in result.output.splitlines()
+    assert "    error: HTTP 429 ThrottlingException: Rate exceeded" in result.output.splitlines()
+
+
+def test_verify_passes_good_cassettes(tmp_path):
+    result = run("verify", saved(tmp_path, stream_interaction(GOOD_STREAM)), saved(tmp_path, name="empty.yaml"))
+    assert (result.exit_code, result.output) == (0, "ok: 2 cassette(s) verified\n")
+
+
+def corrupt_files(tmp_path) -> dict:
+    texts = {"crc.yaml": with_raw_frame(flipped_crc(GOOD_STREAM[2])),
+             "truncated.yaml": with_raw_frame(GOOD_STREAM[2][:9]),
+             "broken.yaml": "metadata:\n  format_version: 1\ninteractions:\n- request: [\n"}
+    paths = {}
+    for name, text in texts.items():
+        paths[name] = tmp_path / name
+        paths[name].write_text(text)
+    return paths
+
+
+@pytest.mark.parametrize("name, where", [
+    ("crc.yaml", ": interaction 0 (ConverseStream), frame 2: corrupt frame bytes (ChecksumMismatch"),
+    ("truncated.yaml", ": interaction 0 (ConverseStream), frame 2: corrupt frame bytes ("),
+    ("broken.yaml", ": line 5, column 1: broken YAML"),
+])
+@pytest.mark.parametrize("command", ["verify", "show"])
+def test_corruption_is_one_line_naming_file_and_location(tmp_path, name, where, command):
+    path = corrupt_files(tmp_path)[name]
+    before = path.read_bytes()
+    result = run(command, path)
+    assert result.exit_code == 1 and isinstance(result.exception, (SystemExit, type(None)))
+    message = result.output.removeprefix("Error: ").strip()
+    assert "\n" not in message and message.startswith(str(path)) and where in message
+    assert "Traceback" not in result.output and path.read_bytes() == before
+
+
+def test_verify_reports_grammar_problems(tmp_path):
+    path = saved(tmp_path, stream_interaction(GOOD_STREAM[1:]))
+    result = run("verify", path)
+    assert result.exit_code == 1
+    assert result.output == f"{path}: interaction 0 (ConverseStream), frame 0 (contentBlockDelta): " \
+                            "the stream must begin with messageStart\n"
+
+
+def test_scan_finds_a_planted_base64_hidden_key(tmp_path):
+    clean = saved(tmp_path, stream_interaction(GOOD_STREAM))
+    doc = yaml.safe_load(clean.read_text())
+    doc["interactions"][0]["request"]["json"]["note"] = base64.b64encode(b"id=AKIAFAKECANARY123456").decode()
+    planted = tmp_path / "planted.yaml"
+    planted.write_text(yaml.safe_dump(doc))
+    result = run("scan", clean, planted)
+    assert result.exit_code == 1
+    location = "interactions[0].request.json.note (base64-decoded)"
+    assert result.output == f"{planted}: {location}: AWS access key id AKIA…56\n"
+    assert run("scan", clean).output == "ok: no secrets in 1 file(s)\n"
+
+
+def test_import_refuses_to_overwrite_without_force(tmp_path):
+    src = tmp_path / "foreign.yaml"
+    src.write_text(yaml.safe_dump({"interactions": [{
+        "request": {"method": "POST", "uri": "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse-stream",
+                    "body": json.dumps({"messages": []}), "headers": {}},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {},
+                     "body": {"string": b"".join(GOOD_STREAM)}}}]}))
+    dest = tmp_path / "mine.yaml"
+    assert run("import", src, dest).exit_code == 0 and cs.verify(dest) == []
+    before = dest.read_bytes()
+    refused = run("import", src, dest)
+    assert refused.exit_code == 2 and "exists" in refused.output and "--force" in refused.output
+    assert dest.read_bytes() == before
+    assert run("import", src, dest, "--force").exit_code == 0
+
+
+def test_import_of_an_unknown_format_is_one_line(tmp_path):
+    (tmp_path / "x.json").write_text("[1, 2]")
+    result = run("import", tmp_path / "x.json", tmp_path / "out.yaml")
+    assert result.exit_code == 1 and result.output.count("\n") == 1 and "x.json: not a vcrpy" in result.output
+    assert not (tmp_path / "out.yaml").exists()
+
+
+# ------------------------------------------------------------------------------- real cassettes
+
+
+def tool_calls(original) -> list[tuple[str, str, object]]:
+    """(id, name, input) of every tool call in an original response, read straight from botocore's events."""
+    if original.operation == "Converse":
+        content = original.json()["output"]["message"]["content"]
+        uses = [b["toolUse"] for b in content if "toolUse" in b]
+        return [(u["toolUseId"], u["name"], u["input"]) for u in uses]
+    calls, inputs = {}, {}
+    for event in es.decode_events(original.body, original.operation):
+        if original.operation == "InvokeModelWithResponseStream":
+            event = json.loads(event["chunk"]["bytes"])
+            block, delta = event.get("content_block", {}), event.get("delta", {})
+            if block.get("type") == "tool_use":
+                calls[event["index"]] = (block["id"], block["name"])
+            inputs[event.get("index")] = inputs.get(event.get("index"), "") + delta.get("partial_json", "")
+        elif "contentBlockStart" in event and "toolUse" in event["contentBlockStart"]["start"]:
+            start = event["contentBlockStart"]
+            use = start["start"]["toolUse"]
+            calls[start["contentBlockIndex"]] = (use["toolUseId"], use["name"])
+        elif "contentBlockDelta" in event and "toolUse" in event["contentBlockDelta"]["delta"]:
+            index = event["contentBlockDelta"]["contentBlockIndex"]
+            inputs[index] = inputs.get(index, "") + event["contentBlockDelta"]["delta"]["toolUse"]["input"]
+    return [(i, n, json.loads(inputs.get(k) or "{}")) for k, (i, n) in calls.items()]
+
+
+OPERATIONS = ("ConverseStream", "Converse", "InvokeModelWithResponseStream")
+TOOL_FILES = [p for p in cassette_files() if any(tool_calls(o) for o in interactions()
+                                                  if o.file == p and o.status == 200 and o.operation in OPERATIONS)]
+
+
+@requires_realworld
+@pytest.mark.parametrize("path", TOOL_FILES, ids=ids(TOOL_FILES))
+def test_show_on_an_imported_real_tool_use_cassette_prints_every_tool_call(path, tmp_path):
+    dest = tmp_path / "imported.yaml"
+    assert run("import", path, dest).exit_code == 0
+    result = run("show", dest)
+    assert result.exit_code == 0, result.output
+    expected = [c for o in interactions() if o.file == path and o.status == 200 for c in tool_calls(o)]
+    assert expected
+    for tool_id, name, tool_input in expected:
+        line = f"tool call {tool_id} {name} {json.dumps(tool_input, ensure_ascii=False, separators=(', ', ': '))}"
+        assert line in result.output
