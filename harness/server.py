@@ -1,0 +1,444 @@
+"""Loopback Bedrock endpoint: replay a cassette or run the emulator over HTTP/1.1 on 127.0.0.1.
+
+A ``BedrockServer`` is one session: its own port, turn cursor, faults and captured requests. What it answers
+comes from a responder, a one-method protocol (``respond(request) -> Reply``); the cassette and emulator
+responders are two implementations and a test double is a third. The session adds what every mode shares:
+Bedrock's error shapes, request rules, pre-stream HTTP faults, and delivery faults (harness.faults).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Protocol
+from urllib.parse import unquote, urlsplit
+
+from harness import cassette, emulator, rules
+from harness.emulator_plan import check_style
+from harness.faults import Delivery, Faults
+
+__all__ = [
+    "INVALID_MODEL",
+    "MALFORMED_INPUT",
+    "OPERATIONS",
+    "BedrockServer",
+    "CapturedRequest",
+    "CassetteResponder",
+    "EmulatorResponder",
+    "Reply",
+    "RequestError",
+    "Responder",
+    "error_reply",
+    "turn_seed",
+]
+
+log = logging.getLogger("harness.server")
+
+OPERATIONS = {
+    "converse-stream": "ConverseStream",
+    "converse": "Converse",
+    "invoke-with-response-stream": "InvokeModelWithResponseStream",
+}
+ERROR_TYPE_SUFFIX = ":http://internal.amazon.com/coral/com.amazon.bedrock/"
+MALFORMED_INPUT = "Malformed input request, please reformat your input and try again."
+INVALID_MODEL = "The provided model identifier is invalid."
+EVENT_STREAM = "application/vnd.amazon.eventstream"
+_RULED = ("ConverseStream", "Converse")
+
+
+@dataclass
+class CapturedRequest:
+    """One incoming request as the adapter sent it, with what the session made of it."""
+
+    method: str
+    path: str
+    operation: str  # ConverseStream | Converse | InvokeModelWithResponseStream | "" (not served)
+    model_id: str  # percent-decoded
+    headers: dict[str, str]
+    body_json: Any  # parsed JSON body, None when absent or malformed
+    raw_body: bytes = field(repr=False)
+    malformed: bool = False  # the body is not JSON (or its length is unreadable)
+    turn: int | None = None  # the turn this request was matched to (None: rejected before matching)
+    status: int | None = None  # the HTTP status it was answered with
+    problems: list = field(default_factory=list)  # harness.rules problems of the body
+
+
+@dataclass
+class Reply:
+    """A planned answer: status and headers, then event-stream frames or a JSON body."""
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    frames: list[bytes] | None = None
+    body: bytes = b""
+    offsets: list[float] | None = None  # recorded seconds from the response start to each frame
+
+    @classmethod
+    def json(cls, document: Any, status: int = 200, headers: dict | None = None) -> Reply:
+        body = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        return cls(status, {"Content-Type": "application/json", **(headers or {})}, body=body)
+
+
+class Responder(Protocol):
+    """What a session answers: one reply per request routed to the session's current turn."""
+
+    def respond(self, request: CapturedRequest) -> Reply: ...
+
+
+class RequestError(Exception):
+    """A request the session answers with a Bedrock error, without consuming the turn; ``detail`` is logged."""
+
+    def __init__(self, status: int, type: str, message: str, detail: str = ""):
+        super().__init__(message)
+        self.status, self.type, self.message, self.detail = status, type, message, detail or message
+
+
+def error_reply(status: int, type: str, message: str, **extra: Any) -> Reply:
+    """Bedrock's error shape: ``x-amzn-ErrorType`` header and a ``{"message": ...}`` body."""
+    return Reply.json({"message": message, **extra}, status, {"x-amzn-ErrorType": type + ERROR_TYPE_SUFFIX})
+
+
+def _check_rules(body: Any, operation: str, model_id: str) -> tuple[list, str]:
+    """Problems of a Converse/ConverseStream body and the text Bedrock would answer them with."""
+    problems = list(rules.check_request(body, operation, model_id))
+    return problems, rules.validation_message(problems) if problems else ""
+
+
+class _Session:
+    """Turn cursor, retry counters and captured requests of one server, behind one lock."""
+
+    def __init__(self, responder: Responder, faults: Faults, validate: bool):
+        self.responder, self.faults, self.validate = responder, faults, validate
+        self.requests: list[CapturedRequest] = []
+        self.turn = 0
+        self._attempts: Counter[int] = Counter()
+        self._lock = threading.Lock()
+
+    def answer(self, request: CapturedRequest) -> Reply:
+        with self._lock:
+            try:
+                reply = self._plan(request)
+            except Exception as error:  # noqa: BLE001 -- a responder bug: one log line and a Bedrock-shaped 500
+                log.error("%s %s: handler error: %s", request.method, request.path, _describe(error))
+                reply = error_reply(500, "InternalServerException", f"harness error: {_describe(error)}")
+            request.status = reply.status
+            self.requests.append(request)
+        return reply
+
+    def _plan(self, request: CapturedRequest) -> Reply:
+        if request.method != "POST" or not request.operation:
+            return _unknown_operation(request)
+        if not request.model_id:
+            return error_reply(400, "ValidationException", INVALID_MODEL)
+        if request.malformed or not isinstance(request.body_json, dict):
+            return error_reply(400, "ValidationException", MALFORMED_INPUT)
+        request.turn = self.turn
+        http_error = self.faults.http_error(self.turn, self._attempts[self.turn])
+        if http_error:
+            self._attempts[self.turn] += 1
+            return error_reply(http_error.status, http_error.type, http_error.message)
+        return self._serve_turn(request)
+
+    def _serve_turn(self, request: CapturedRequest) -> Reply:
+        message = ""
+        if request.operation in _RULED:
+            request.problems, message = _check_rules(request.body_json, request.operation, request.model_id)
+        try:
+            reply = self.responder.respond(request)
+        except RequestError as error:
+            log.warning("%s %s: %s", request.method, request.path, error.detail)
+            return error_reply(error.status, error.type, error.message)
+        self.turn += 1
+        if self.validate and request.problems and reply.status < 300:
+            return error_reply(400, "ValidationException", message)
+        return reply
+
+    def delivery(self, request: CapturedRequest, reply: Reply) -> Delivery:
+        """The reply's bytes with the session's faults, for a successful turn only."""
+        if reply.status >= 300 or request.turn is None:
+            return Delivery(((0.0, reply.body),))
+        if reply.frames is None:
+            return self.faults.deliver_json(reply.body, request.turn)
+        return self.faults.deliver(reply.frames, request.turn, reply.offsets)
+
+
+def _unknown_operation(request: CapturedRequest) -> Reply:
+    if request.method != "POST" and request.operation:
+        return error_reply(405, "UnknownOperationException", f"{request.method} is not allowed on {request.path}")
+    return error_reply(404, "UnknownOperationException", f"The harness serves no operation at {request.path}")
+
+
+def _parse_json(raw: bytes) -> tuple[Any, bool]:
+    """(parsed body, whether it is malformed); an empty body parses to None."""
+    try:
+        return (json.loads(raw) if raw else None), False
+    except ValueError:
+        return None, True
+
+
+def _route(path: str) -> tuple[str, str]:
+    """(operation, percent-decoded model id) of ``/model/{id}/{op}``; ("", "") when not served."""
+    raw = urlsplit(path).path
+    if not raw.startswith("/model/"):
+        return "", ""
+    model, _, suffix = raw[len("/model/"):].rpartition("/")
+    return OPERATIONS.get(suffix, ""), unquote(model)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, so SDKs reuse connections
+    server_version = "bedrock-harness"
+    timeout = 120  # an idle keep-alive connection is dropped after this many seconds
+
+    def setup(self):
+        super().setup()
+        # Many small chunks (1-byte chunking) must not wait on Nagle's algorithm.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def do_POST(self):
+        self._started = False
+        try:
+            request = self._capture()
+            reply = self.server.session.answer(request)
+            self._write(request, reply)
+        except (BrokenPipeError, ConnectionResetError) as error:
+            log.info("%s %s: client closed the connection (%s)", self.command, self.path, type(error).__name__)
+            self.close_connection = True
+        except Exception as error:  # noqa: BLE001 -- never a traceback or a bare 500: one line, a Bedrock-shaped answer
+            log.error("%s %s: handler error: %s", self.command, self.path, _describe(error))
+            self.close_connection = True
+            if not self._started:
+                self._send_head(error_reply(500, "InternalServerException", f"harness error: {_describe(error)}"), None)
+
+    do_GET = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_POST
+
+    def log_message(self, format, *args):
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def _capture(self) -> CapturedRequest:
+        operation, model_id = _route(self.path)
+        raw = self._read_body()
+        if raw is None:  # an unreadable length leaves the connection out of step
+            self.close_connection = True
+        body, malformed = _parse_json(raw or b"")
+        return CapturedRequest(self.command, self.path, operation, model_id, dict(self.headers.items()), body,
+                               raw or b"", malformed or raw is None)
+
+    def _read_body(self) -> bytes | None:
+        try:
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                return self._read_chunked()
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            return None
+        return self.rfile.read(length) if length >= 0 else None
+
+    def _read_chunked(self) -> bytes:
+        parts = []
+        while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+            parts.append(self.rfile.read(size))
+            self.rfile.readline()
+        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+            pass  # trailers
+        return b"".join(parts)
+
+    def _write(self, request: CapturedRequest, reply: Reply) -> None:
+        delivery = self.server.session.delivery(request, reply)
+        frames = "" if reply.frames is None else f" {len(reply.frames)} frames"
+        log.info("%s %s turn=%s -> %d%s", request.method, request.path, request.turn, reply.status, frames)
+        self._send_head(reply, delivery, request.operation)
+        if reply.frames is None:
+            self._write_plain(delivery)
+        else:
+            self._write_chunked(delivery)
+        if delivery.drop:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _send_head(self, reply: Reply, delivery: Delivery | None, operation: str = "") -> None:
+        self._started = True
+        self.log_request(reply.status)
+        self.send_response_only(reply.status)  # Bedrock sends Date but no Server header
+        self.send_header("Date", self.date_time_string())
+        headers = _response_headers(reply, operation)
+        if reply.frames is None:
+            headers["Content-Length"] = str(len(reply.body if delivery is None or delivery.drop else delivery.body))
+        else:
+            headers["Transfer-Encoding"] = "chunked"
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if delivery is None and self.command != "HEAD":
+            self.wfile.write(reply.body)
+
+    def _write_plain(self, delivery: Delivery) -> None:
+        if self.command != "HEAD":
+            self.wfile.write(delivery.body)
+
+    def _write_chunked(self, delivery: Delivery) -> None:
+        for delay, chunk in delivery.chunks:
+            if delay:
+                time.sleep(delay)
+            if chunk:  # an empty chunk would end the body
+                self.wfile.write(b"%x\r\n%b\r\n" % (len(chunk), chunk))
+        if not delivery.drop:
+            self.wfile.write(b"0\r\n\r\n")
+
+
+_FRAMING = {"content-length", "transfer-encoding", "connection", "date", "server", "keep-alive"}
+
+
+def _response_headers(reply: Reply, operation: str) -> dict[str, str]:
+    """The reply's headers without framing ones (the server frames the body), plus Bedrock's defaults."""
+    headers = {k: v for k, v in reply.headers.items() if k.lower() not in _FRAMING}
+    present = {k.lower() for k in headers}
+    defaults = {"x-amzn-RequestId": str(uuid.uuid4())}
+    if reply.frames is not None:
+        defaults["Content-Type"] = EVENT_STREAM
+        if operation == "InvokeModelWithResponseStream":
+            defaults["X-Amzn-Bedrock-Content-Type"] = "application/json"
+    return {**{k: v for k, v in defaults.items() if k.lower() not in present}, **headers}
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, session: _Session, port: int):
+        self.session = session
+        super().__init__(("127.0.0.1", port), _Handler)
+
+    def handle_error(self, request, client_address):
+        log.error("connection from %s:%s failed: %s", *client_address[:2], _describe(sys.exc_info()[1]))
+
+
+def _describe(error: BaseException | None) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def turn_seed(seed: str, turn: int) -> str:
+    """The emulator seed of one turn, so tool ids differ from turn to turn yet replay identically."""
+    return f"{seed}#{turn}"
+
+
+class CassetteResponder:
+    """Replays a cassette's interactions in recorded order, refusing requests that do not match them."""
+
+    def __init__(self, loaded):
+        self.cassette = loaded
+        self.name = str(loaded.path or "<cassette>")
+
+    def respond(self, request: CapturedRequest) -> Reply:
+        recorded = self._recorded(request)
+        headers = {k: ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+                   for k, v in recorded.response_headers.items()}
+        if recorded.frames is None:
+            return Reply(recorded.status, headers, body=recorded.body)
+        return Reply(recorded.status, headers, frames=[frame.encode() for frame in recorded.frames])
+
+    def _recorded(self, request: CapturedRequest):
+        where = f"cassette {self.name}, request {request.turn + 1} (turn {request.turn})"
+        items = self.cassette.interactions
+        if request.turn >= len(items):
+            message = f"{where} is past the end of the cassette ({len(items)} interactions)"
+            raise RequestError(400, "ValidationException", message)
+        recorded = items[request.turn]
+        if recorded.operation != request.operation:
+            message = f"{where}: recorded {recorded.operation or recorded.uri}, got {request.operation}"
+            raise RequestError(400, "ValidationException", message)
+        if recorded.model_id != request.model_id:
+            detail = f"{where}: recorded model {recorded.model_id!r}, got {request.model_id!r}"
+            raise RequestError(400, "ValidationException", INVALID_MODEL, detail)
+        return recorded
+
+
+class EmulatorResponder:
+    """Renders turn ``i``'s script for request ``i``, in the shape of the operation asked for."""
+
+    def __init__(self, scripts, style: str = "claude", seed: str = "", name: str = "emulator"):
+        check_style(style)
+        for i, script in enumerate(scripts):
+            emulator.parse_script(script, f"{name}: turns[{i}].script")  # fail at start, naming the turn
+        self.scripts, self.style, self.seed, self.name = list(scripts), style, seed, name
+
+    def respond(self, request: CapturedRequest) -> Reply:
+        if request.turn >= len(self.scripts):
+            message = f"{self.name}: request {request.turn + 1} (turn {request.turn}) is past the scenario's " \
+                      f"{len(self.scripts)} turns"
+            raise RequestError(400, "ValidationException", message)
+        script, seed = self.scripts[request.turn], turn_seed(self.seed, request.turn)
+        if request.operation == "Converse":
+            return Reply.json(emulator.render_converse(script, style=self.style, seed=seed))
+        if request.operation == "InvokeModelWithResponseStream":
+            return Reply(frames=emulator.render_invoke_stream(script, seed=seed, model_id=request.model_id))
+        return Reply(frames=emulator.render_stream(script, style=self.style, seed=seed))
+
+
+class BedrockServer:
+    """One loopback Bedrock session on 127.0.0.1 (``with BedrockServer(...) as server: server.endpoint_url``)."""
+
+    def __init__(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True, port: int = 0):
+        self._session = _Session(responder, faults or Faults(), validate)
+        self._port = port
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def from_cassette(cls, path, **options) -> BedrockServer:
+        """Replay the cassette at ``path`` (harness.cassette format)."""
+        return cls(CassetteResponder(cassette.load(path)), **options)
+
+    @classmethod
+    def emulate(cls, scripts, *, style: str = "claude", seed: str = "", name: str = "emulator", **options):
+        """Run the emulator over per-turn scripts; ``seed`` (the scenario id) makes ids reproducible."""
+        return cls(EmulatorResponder(scripts, style, seed, name), **options)
+
+    @classmethod
+    def from_scenario(cls, scenario, *, faults: Faults | None = None, **options) -> BedrockServer:
+        """Emulate a harness.scenario Scenario, with its ``faults:`` unless ``faults`` is given."""
+        faults = faults if faults is not None else Faults.from_scenario(scenario.faults)
+        scripts = [turn.script for turn in scenario.turns]
+        return cls.emulate(scripts, style=scenario.style, seed=scenario.id, name=scenario.id, faults=faults, **options)
+
+    @property
+    def requests(self) -> list[CapturedRequest]:
+        """Every request received so far, in arrival order."""
+        return self._session.requests
+
+    @property
+    def turn(self) -> int:
+        """The number of turns served so far (the next request gets this turn)."""
+        return self._session.turn
+
+    @property
+    def endpoint_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the server is not started; use it as a context manager or call start()")
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def start(self) -> BedrockServer:
+        self._httpd = _HTTPServer(self._session, self._port)
+        # A short poll interval keeps close() quick.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._thread.join()
+            self._httpd = None
+
+    def __enter__(self) -> BedrockServer:  # noqa: PYI034 -- typing.Self needs Python 3.11
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()

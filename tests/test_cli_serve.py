@@ -1,0 +1,158 @@
+"""``bedrock-harness serve`` the way a user runs it: a subprocess, its first stdout line, boto3, a signal."""
+
+from __future__ import annotations
+
+import select
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import boto3
+import botocore.retries.standard
+import pytest
+import yaml
+from botocore.config import Config
+from click.testing import CliRunner
+
+from harness import cassette, emulator, recording
+from harness.cli import main
+from harness.eventstream import decode_events
+from harness.server import BedrockServer, turn_seed
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+TOOLS = {"tools": [{"toolSpec": {"name": "read_file", "inputSchema": {"json": {"type": "object"}}}}]}
+USER = [{"role": "user", "content": [{"text": "What is in /tmp/a.txt?"}]}]
+SCRIPT = {"content": [{"tool_use": {"name": "read_file", "input": {"path": "/tmp/a.txt"}}}],
+          "stop_reason": "tool_use", "usage": {"input_tokens": 20, "output_tokens": 9}}
+SCENARIO = {
+    "title": "One call", "description": "serve test", "tags": [], "requires": ["tool_use"], "model_id": MODEL,
+    "tools": [{"name": "read_file", "description": "Read a file",
+               "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}],
+    "turns": [{"messages": [{"role": "user", "content": "What is in /tmp/a.txt?"}], "script": SCRIPT}],
+}
+
+
+@pytest.fixture
+def scenario_path(tmp_path):
+    path = tmp_path / "suites" / "demo" / "one-call.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yaml.safe_dump(SCENARIO), encoding="utf-8")
+    return path
+
+
+class Serving:
+    """A ``serve`` subprocess: its endpoint URL (the first stdout line) and a way to stop it."""
+
+    def __init__(self, *args: str):
+        command = [sys.executable, "-m", "harness.cli", "serve", *args]
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        ready, _, _ = select.select([self.process.stdout], [], [], 60)
+        self.url = self.process.stdout.readline().strip() if ready else ""
+
+    def stop(self, signum=signal.SIGINT) -> tuple[int, str, str]:
+        self.process.send_signal(signum)
+        out, err = self.process.communicate(timeout=30)
+        return self.process.returncode, out, err
+
+    def client(self, retries: int = 0):
+        config = Config(retries={"mode": "standard", "total_max_attempts": retries + 1})
+        return boto3.client("bedrock-runtime", endpoint_url=self.url, region_name="us-east-1", config=config)
+
+
+def expected_events(seed: str) -> list:
+    return list(decode_events(b"".join(emulator.render_stream(SCRIPT, style="claude", seed=turn_seed(seed, 0)))))
+
+
+@pytest.mark.parametrize("how", ["path", "id"])
+def test_serve_emulate_prints_the_url_first_and_exits_0_on_sigint(scenario_path, how):
+    target = ["--emulate", str(scenario_path)] if how == "path" else ["--emulate", "demo/one-call",
+                                                                       "--root", str(scenario_path.parents[2])]
+    serving = Serving(*target, "--chunking", "1")
+    try:
+        assert serving.url.startswith("http://127.0.0.1:")
+        events = list(serving.client().converse_stream(modelId=MODEL, messages=USER, toolConfig=TOOLS)["stream"])
+    finally:
+        code, out, err = serving.stop()
+    assert events == expected_events("demo/one-call")
+    assert code == 0 and out == ""
+    requests = [line for line in err.splitlines() if "converse-stream" in line]
+    assert len(requests) == 1 and "-> 200" in requests[0]
+
+
+@pytest.fixture
+def no_backoff(monkeypatch):
+    monkeypatch.setattr(botocore.retries.standard.ExponentialBackoff, "delay_amount", lambda self, context: 0)
+
+
+def test_serve_cassette_with_faults_and_sigterm(tmp_path, no_backoff):
+    frames = emulator.render_stream(SCRIPT, style="claude", seed="rec")
+    uri = f"https://bedrock-runtime.us-east-1.amazonaws.com/model/{MODEL.replace(':', '%3A')}/converse-stream"
+    recorded = cassette.Interaction("POST", uri, {}, b"{}", 200, "OK",
+                                    {"Content-Type": "application/vnd.amazon.eventstream"},
+                                    cassette.frames_from_body(b"".join(frames)))
+    path = tmp_path / "one.yaml"
+    cassette.save(path, cassette.Cassette(None, cassette.metadata_for([recorded], source="emulator"), (recorded,)))
+    serving = Serving("--cassette", str(path), "--fault", "http:429:times=1", "--fault", "exception:throttlingException:after=3")
+    try:
+        response = serving.client(retries=1).converse_stream(modelId=MODEL, messages=USER, toolConfig=TOOLS)
+        events = []
+        with pytest.raises(botocore.exceptions.EventStreamError) as caught:
+            for event in response["stream"]:
+                events.append(event)  # noqa: PERF402 -- keep the events seen before the error
+    finally:
+        code, _, err = serving.stop(signal.SIGTERM)
+    assert response["ResponseMetadata"]["RetryAttempts"] == 1
+    assert events == list(decode_events(b"".join(frames)))[:3]
+    assert caught.value.response["Error"]["Code"] == "throttlingException"
+    assert code == 0 and ["-> 429" in line for line in err.splitlines() if "converse-stream" in line] == [True, False]
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        ([], "exactly one of --cassette PATH or --emulate SCENARIO"),
+        (["--cassette", "x.yaml", "--emulate", "core/x"], "exactly one of"),
+        (["--cassette", "/nonexistent/c.yaml"], "/nonexistent/c.yaml"),
+        (["--emulate", "nosuch/scenario"], "unknown scenario 'nosuch/scenario'"),
+        (["--emulate", "{scenario}", "--fault", "explode:3"], "--fault 'explode:3'"),
+        (["--emulate", "{scenario}", "--fault", "exception:bogus"], "'bogus' is not one of"),
+        (["--emulate", "{scenario}", "--chunking", "zero"], "chunking must be"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(scenario_path, args, fragment):
+    args = [a.replace("{scenario}", str(scenario_path)) for a in args]
+    result = CliRunner().invoke(main, ["serve", *args])
+    assert result.exit_code == 2
+    assert fragment in result.output and len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [["--host", "0.0.0.0"], ["--port", "70000"], ["--delay", "-1"]])
+def test_click_checked_options_exit_2(scenario_path, args):
+    result = CliRunner().invoke(main, ["serve", "--emulate", str(scenario_path), *args])
+    assert result.exit_code == 2 and "Error:" in result.output
+
+
+def test_a_broken_scenario_script_is_refused_before_serving(tmp_path):
+    broken = dict(SCENARIO, turns=[{"messages": [{"role": "user", "content": "hi"}],
+                                    "script": {"content": [{"tool_use": {"input": {}}}], "stop_reason": "tool_use"}}])
+    path = tmp_path / "s" / "broken.yaml"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump(broken), encoding="utf-8")
+    result = CliRunner().invoke(main, ["serve", "--emulate", str(path)])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_vcrpy_recording_of_the_emulator_replays_through_serve_cassette(tmp_path):
+    path = tmp_path / "recorded.yaml"
+    recorder = recording.use_cassette(path, record_mode="once", source="emulator")
+    with BedrockServer.emulate([SCRIPT], seed="demo/one-call") as server, recorder:
+        bedrock = boto3.client("bedrock-runtime", endpoint_url=server.endpoint_url, region_name="us-east-1")
+        live = list(bedrock.converse_stream(modelId=MODEL, messages=USER, toolConfig=TOOLS)["stream"])
+    serving = Serving("--cassette", str(path), "--chunking", "5")
+    try:
+        replayed = list(serving.client().converse_stream(modelId=MODEL, messages=USER, toolConfig=TOOLS)["stream"])
+    finally:
+        code, _, _ = serving.stop()
+    assert replayed == live == expected_events("demo/one-call") and code == 0
