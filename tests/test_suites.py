@@ -45,18 +45,18 @@ def seed(sc, turn: int) -> str:
     return f"{sc.id}:{turn}"
 
 
-def body(sc, turn: int, seed_text: str | None = None) -> bytes:
-    """The turn's emulated body, cut where the scenario's faults cut it."""
+def body(sc, turn: int, seed_text: str | None = None, faults: bool = True) -> bytes:
+    """The turn's emulated body, cut where the scenario's faults cut it (unless ``faults`` is off)."""
     data = b"".join(render_stream(sc.turns[turn].script, style=sc.style, seed=seed_text or seed(sc, turn)))
-    cuts = [f["truncate_after_byte"] for f in sc.faults if f["turn"] == turn and "truncate_after_byte" in f]
+    cuts = [f["truncate_after_byte"] for f in sc.faults if faults and f["turn"] == turn and "truncate_after_byte" in f]
     return data[: cuts[0]] if cuts else data
 
 
-def reference_output(sc, turn: int) -> list[dict]:
+def reference_output(sc, turn: int, faults: bool = True) -> list[dict]:
     """What the reference adapter yields for the turn, normalized; a raised error closes the list as the runner does."""
     chunks = []
     try:
-        chunks.extend(chunks_from_events(decode_events(body(sc, turn))))
+        chunks.extend(chunks_from_events(decode_events(body(sc, turn, faults=faults))))
     except Exception as exc:  # the reference raises on a toolUse without toolUseId
         chunks.append({"type": "error", "code": type(exc).__name__, "message": str(exc)})
     return normalize(chunks)
@@ -209,7 +209,9 @@ def test_http_429_fault_precedes_a_normal_tool_call():
 
 @by_id(SCENARIOS)
 def test_the_reference_output_of_each_script_passes_its_checks(sc):
-    outcome = checks.evaluate(sc.checks, [reference_output(sc, i) for i in range(len(sc.turns))], source=str(sc.path))
+    """Checks judge a recording, and recordings are clean: transport faults are applied on replay."""
+    outcome = checks.evaluate(sc.checks, [reference_output(sc, i, faults=False) for i in range(len(sc.turns))],
+                              source=str(sc.path))
     assert outcome.hard_failures == [] and outcome.soft_warnings == []
 
 

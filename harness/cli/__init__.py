@@ -12,3 +12,8 @@ def main() -> None:
 
 
 # Command families register here, one line each (exit codes: 0 ok, 1 failure found, 2 bad usage).
+from harness.cli.serve import serve; main.add_command(serve)  # noqa: E402,E702
+from harness.cli.cassette import cassette; main.add_command(cassette)  # noqa: E402,E702
+from harness.cli.run import list_scenarios, run; main.add_command(run); main.add_command(list_scenarios)  # noqa: E402,E702
+from harness.cli.golden import golden_group; main.add_command(golden_group)  # noqa: E402,E702
+from harness.cli.record import record; main.add_command(record)  # noqa: E402,E702

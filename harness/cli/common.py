@@ -1,0 +1,45 @@
+"""What the run, golden, record and list commands share: the project root, scenarios and adapter lookup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from harness.adapters import AdapterLoadError, load_adapter
+from harness.runner import project_root
+from harness.scenario import ScenarioError, discover
+
+__all__ = ["adapter_option", "load", "root_option", "scenarios", "selection_options"]
+
+
+def root_option(fn):
+    return click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
+                        help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the checkout).")(fn)
+
+
+def selection_options(fn):
+    fn = click.option("--scenario", "ids", multiple=True, metavar="ID", help="Run only this scenario (repeatable).")(fn)
+    return click.option("--suite", "suites", multiple=True, metavar="S", help="Run only this suite (repeatable).")(fn)
+
+
+def adapter_option(fn):
+    return click.option("--adapter", "spec", default="reference", show_default=True, metavar="SPEC",
+                        help="reference, a registered adapter name, or module:attribute.")(fn)
+
+
+def scenarios(root: Path | None, suites=(), ids=()) -> tuple[Path, list]:
+    """(root, selected scenarios); a bad scenario file or unknown id is a usage error (exit 2)."""
+    root = root or project_root()
+    try:
+        return root, discover(root / "suites", suites, ids)
+    except (ScenarioError, OSError) as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def load(spec: str):
+    """The adapter for ``spec``; a spec that does not resolve is a usage error (exit 2)."""
+    try:
+        return load_adapter(spec)
+    except AdapterLoadError as exc:
+        raise click.UsageError(str(exc)) from None

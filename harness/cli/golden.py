@@ -1,0 +1,57 @@
+"""``bedrock-harness golden check|update``: goldens from the reference implementation."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from harness import golden
+from harness.cli.common import load, root_option, scenarios
+from harness.runner import cassette_path, iter_runs
+
+__all__ = ["golden_group"]
+
+
+def _selected(root, ids):
+    """(root, every scenario, the ones named by ``ids`` (all when empty) that have a cassette)."""
+    root, every = scenarios(root)
+    _, chosen = scenarios(root, (), ids)
+    missing = [s.id for s in chosen if not cassette_path(root, s).is_file()]
+    if missing:
+        raise click.UsageError(f"no cassette for {', '.join(missing)}; record with `bedrock-harness record --emulate`")
+    return root, every, chosen
+
+
+@click.group("golden")
+def golden_group():
+    """Compare or regenerate goldens from the reference implementation."""
+
+
+@golden_group.command()
+@click.argument("ids", nargs=-1, metavar="[SCENARIO]...")
+@root_option
+def update(ids, root):
+    """Rewrite the goldens of these scenarios (all when none named) from the reference over their cassettes."""
+    root, _, chosen = _selected(root, ids)
+    for scenario, run in iter_runs(chosen, load("reference"), root):
+        changed = golden.write_golden(scenario, run.golden_turns())
+        click.echo(f"{'updated' if changed else 'unchanged'} {golden.golden_path(scenario)}")
+
+
+@golden_group.command()
+@click.argument("ids", nargs=-1, metavar="[SCENARIO]...")
+@root_option
+def check(ids, root):
+    """Fail (exit 1) when a golden drifts from the reference's output, or a golden belongs to no scenario."""
+    root, every, chosen = _selected(root, ids)
+    drift = 0
+    for scenario, run in iter_runs(chosen, load("reference"), root):
+        for diff in golden.check(scenario, run.golden_turns()):
+            drift += 1
+            click.echo(diff.render() + "\n")
+    unused = golden.unused_goldens(root / "suites", every)
+    for path in unused:
+        click.echo(f"unused golden: {path} (no scenario)")
+    click.echo(f"{len(chosen)} scenario(s) checked, {drift} drift(s), {len(unused)} unused golden(s)")
+    sys.exit(1 if drift or unused else 0)

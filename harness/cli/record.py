@@ -1,0 +1,62 @@
+"""``bedrock-harness record``: capture cassettes through the real record path."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import boto3
+import click
+
+from harness.cli.common import load, root_option, scenarios
+from harness.record import MODES, Target, record_scenario
+
+__all__ = ["record"]
+
+
+def _target(live: bool, emulate: bool, endpoint_url: str | None, region: str, model: str | None,
+            profile: str | None) -> Target:
+    """The recording target; exactly one of --live, --emulate, --endpoint-url (usage error otherwise)."""
+    if sum(map(bool, (live, emulate, endpoint_url))) != 1:
+        raise click.UsageError("choose exactly one of --live, --emulate, --endpoint-url URL")
+    if emulate:
+        return Target("emulator")
+    if profile:
+        os.environ["AWS_PROFILE"] = profile
+    if boto3.session.Session().get_credentials() is None:
+        raise click.UsageError("no AWS credentials found (default chain: environment, AWS_PROFILE, SSO, "
+                               "instance role); `record --live` needs them, `record --emulate` does not")
+    endpoint = {"region": region, **({"endpoint_url": endpoint_url} if endpoint_url else {})}
+    return Target("live" if live else "emulator" if "127.0.0.1" in (endpoint_url or "") else "live", endpoint, model)
+
+
+@click.command()
+@click.argument("ids", nargs=-1, metavar="[SCENARIO]...")
+@click.option("--live", is_flag=True, help="Record against real Bedrock (default credential chain).")
+@click.option("--emulate", is_flag=True, help="Record against the local emulator (no credentials, no network).")
+@click.option("--endpoint-url", metavar="URL", help="Record against this Bedrock endpoint (e.g. `serve`).")
+@click.option("--record-mode", type=click.Choice(MODES), default="once", show_default=True,
+              help="once: only missing cassettes; rewrite/all: record again; none: record nothing.")
+@click.option("--attempts", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Tries per scenario while its checks fail.")
+@click.option("--region", default=lambda: os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+              or "us-east-1", show_default="AWS_REGION or us-east-1")
+@click.option("--model", help="Record with this model id instead of the scenario's.")
+@click.option("--profile", help="AWS profile (same as AWS_PROFILE).")
+@click.option("--include-emulator-only", is_flag=True, help="Also record scenarios tagged emulator_only live.")
+@root_option
+def record(ids, live, emulate, endpoint_url, record_mode, attempts, region, model, profile, include_emulator_only,
+           root):
+    """Record cassettes for these scenarios (all when none named)."""
+    target = _target(live, emulate, endpoint_url, region, model, profile)
+    root, chosen = scenarios(root, (), ids)
+    if target.source == "live" and not include_emulator_only:
+        chosen = [s for s in chosen if "emulator_only" not in s.tags]
+    adapter, failed = load("reference"), 0
+    for scenario in chosen:
+        outcome = record_scenario(scenario, adapter, root, target, record_mode, attempts,
+                                  say=lambda line: click.echo(f"warning: {line}", err=True))
+        failed += outcome.status in ("failed", "missing")
+        click.echo(f"{outcome.status:<8} {scenario.id} -> {outcome.path}"
+                   + (f" ({outcome.attempts} attempt(s))" if outcome.attempts else ""))
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,148 @@
+"""Run scenarios against an adapter over the loopback endpoint and judge each one.
+
+Per scenario: skip when the adapter lacks a required capability; otherwise serve the scenario's cassette
+(with the scenario's transport faults) on 127.0.0.1, stream every turn through the adapter, build the next
+turn from the folded output, and judge the chunks (golden, stream laws) and the captured requests (Bedrock's
+rules, golden request). An adapter that raises is a closing error chunk, never a harness crash.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+import harness
+from harness import golden
+from harness.faults import Faults
+from harness.normalize import ALL, fold, laws, normalize, normalize_request
+from harness.results import Result, TurnResult, verdict
+from harness.scenario import Scenario, first_turn, next_turn
+from harness.server import BedrockServer
+
+__all__ = ["ADAPTER_EXCEPTION", "Run", "cassette_path", "iter_runs", "judge", "loopback_endpoint", "project_root", "replay",
+           "run", "run_scenario", "stream_turn"]
+
+ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
+DUMMY_KEYS = {"aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake-secret-for-loopback"}
+
+
+def project_root(start: str | Path | None = None) -> Path:
+    """The folder holding suites/ and cassettes/: the working directory if it has suites/, else the checkout."""
+    here = Path(start or Path.cwd())
+    return here if (here / "suites").is_dir() else Path(harness.__file__).resolve().parents[1]
+
+
+def cassette_path(root: str | Path, scenario: Scenario) -> Path:
+    return Path(root) / "cassettes" / f"{scenario.id}.yaml"
+
+
+@dataclass
+class Run:
+    """One scenario's raw material: per turn the adapter's chunks and the request Bedrock received."""
+
+    turns: list[dict]  # {"turn": adapter-level turn, "chunks": [...], "request": body or None, "problems": [...]}
+
+    def golden_turns(self, capabilities: Iterable[str] = ALL) -> list[dict]:
+        """What a golden holds: per turn the normalized chunks and the normalized request."""
+        return [{"index": i, "chunks": normalize(t["chunks"], capabilities),
+                 "request": normalize_request(t["request"]) if isinstance(t["request"], Mapping) else None}
+                for i, t in enumerate(self.turns)]
+
+
+def stream_turn(adapter: Any, turn: dict, endpoint: dict) -> list[dict]:
+    """All chunks of one turn; an exception raised by the adapter becomes a closing error chunk."""
+    chunks: list[dict] = []
+    try:
+        chunks.extend(dict(chunk) for chunk in adapter.stream(turn, endpoint))
+    except Exception as exc:  # noqa: BLE001 - any adapter failure is a finding about this scenario
+        chunks.append({"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}"})
+    return chunks
+
+
+def loopback_endpoint(server: BedrockServer, region: str = "us-east-1") -> dict:
+    """The endpoint dict of DESIGN.md's adapter protocol for a loopback server (dummy credentials)."""
+    return {"endpoint_url": server.endpoint_url, "region": region, **DUMMY_KEYS}
+
+
+def _captured(server: BedrockServer | None, index: int, seen: int):
+    """The request turn ``index`` was answered from (its last attempt, after retried faults), if any."""
+    if server is None:
+        return None
+    matched = [r for r in server.requests if r.turn == index]
+    return matched[-1] if matched else (server.requests[-1] if len(server.requests) > seen else None)
+
+
+def _ended_in_error(chunks: Sequence[Mapping]) -> bool:
+    return any(chunk.get("type") == "error" for chunk in chunks)
+
+
+def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServer | None = None) -> Run:
+    """Stream every turn of ``scenario`` through ``adapter``; ``server`` (when local) supplies the requests."""
+    turns, turn = [], first_turn(scenario)
+    for index in range(len(scenario.turns)):
+        if index:
+            turn = next_turn(scenario, index, turn, fold(turns[-1]["chunks"]))
+        seen = len(server.requests) if server else 0
+        chunks = stream_turn(adapter, turn, endpoint)
+        captured = _captured(server, index, seen)
+        turns.append({"turn": turn, "chunks": chunks, "request": getattr(captured, "body_json", None),
+                      "problems": [str(p) for p in getattr(captured, "problems", [])]})
+        if _ended_in_error(chunks):
+            break
+    return Run(turns)
+
+
+def judge(scenario: Scenario, run: Run, capabilities: frozenset[str]) -> list[TurnResult]:
+    """Golden diffs, stream-law violations and request problems, per turn."""
+    actual = run.golden_turns()
+    diffs = golden.check(scenario, actual, capabilities)
+    results = []
+    for index, turn in enumerate(run.turns):
+        mine = tuple(d for d in diffs if d.turn == index)
+        results.append(TurnResult(index, mine, tuple(laws(turn["chunks"], capabilities)), tuple(turn["problems"])))
+    stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns))
+    if stray:
+        last = results[-1] if results else TurnResult(0)
+        results[-1:] = [TurnResult(last.index, last.diffs + stray, last.laws, last.request_problems)]
+    return results
+
+
+def run_scenario(scenario: Scenario, adapter: Any, root: str | Path) -> Result:
+    """One scenario's verdict against ``adapter``, served from its cassette."""
+    start = time.monotonic()
+    unmet = scenario.unmet(adapter.capabilities)
+    if unmet:
+        return Result(scenario.id, "skip", f"adapter lacks {', '.join(sorted(unmet))}")
+    path = cassette_path(root, scenario)
+    if not path.is_file():
+        return Result(scenario.id, "error", f"no cassette at {path}; record it with "
+                                            f"`bedrock-harness record --emulate {scenario.id}`")
+    try:
+        with BedrockServer.from_cassette(path, faults=Faults.from_scenario(scenario.faults)) as server:
+            run_ = replay(scenario, adapter, loopback_endpoint(server), server)
+    except Exception as exc:  # noqa: BLE001 - a broken cassette or scenario is this scenario's error
+        return Result(scenario.id, "error", f"{type(exc).__name__}: {exc}", duration_s=time.monotonic() - start)
+    turns = judge(scenario, run_, frozenset(adapter.capabilities))
+    status, reason = verdict(turns)
+    return Result(scenario.id, status, reason, tuple(turns), time.monotonic() - start)
+
+
+def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
+        progress: Callable[[int, int, Result], None] | None = None) -> list[Result]:
+    """Every scenario's verdict, in order; ``progress(done, total, result)`` after each."""
+    results = []
+    for done, scenario in enumerate(scenarios, 1):
+        results.append(run_scenario(scenario, adapter, root))
+        if progress:
+            progress(done, len(scenarios), results[-1])
+    return results
+
+
+def iter_runs(scenarios: Sequence[Scenario], adapter: Any, root: str | Path) -> Iterator[tuple[Scenario, Run]]:
+    """(scenario, raw run) for each scenario with a cassette: what `golden update` writes goldens from."""
+    for scenario in scenarios:
+        with BedrockServer.from_cassette(cassette_path(root, scenario),
+                                         faults=Faults.from_scenario(scenario.faults)) as server:
+            yield scenario, replay(scenario, adapter, loopback_endpoint(server), server)
