@@ -29,7 +29,10 @@ class TurnResult:
     @property
     def headline(self) -> str:
         """The first finding, for a result's one-line reason."""
-        found = [d.headline for d in self.diffs] + list(self.laws) + list(self.request_problems)
+        # In the order things happened: what the adapter sent, what Bedrock said of it, what came back.
+        requests = [d.headline for d in self.diffs if d.subject == "request"]
+        chunks = [d.headline for d in self.diffs if d.subject != "request"]
+        found = requests + list(self.request_problems) + chunks + list(self.laws)
         return found[0] if found else ""
 
     def chunk_text(self) -> str:

@@ -3,7 +3,8 @@
 Per scenario: skip when the adapter lacks a required capability; otherwise serve the scenario's cassette
 (with the scenario's transport faults) on 127.0.0.1, stream every turn through the adapter, build the next
 turn from the folded output, and judge the chunks (golden, stream laws) and the captured requests (Bedrock's
-rules, golden request). An adapter that raises is a closing error chunk, never a harness crash.
+rules, golden request). An adapter that raises is a closing error chunk, never a harness crash; one that raises
+``AdapterFailure`` (it broke itself: crash, hang, garbage) makes the scenario an ``error`` with its message.
 """
 
 from __future__ import annotations
@@ -14,17 +15,21 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import harness
-from harness import golden
+from harness import cassette, golden
+from harness.adapters import AdapterFailure
+from harness.emulator_derive import recorded_text_deltas
 from harness.faults import Faults
-from harness.normalize import ALL, fold, laws, normalize, normalize_request
+from harness.normalize import ALL, CONTENT, fold, laws, normalize, normalize_request
 from harness.results import Result, TurnResult, verdict
 from harness.scenario import Scenario, first_turn, next_turn
+from harness.responders import CassetteResponder
 from harness.server import BedrockServer
 
 __all__ = ["ADAPTER_EXCEPTION", "Run", "cassette_path", "iter_runs", "judge", "loopback_endpoint", "project_root", "replay",
            "run", "run_scenario", "stream_turn"]
 
 ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
+CONVERSE_OPERATIONS = ("ConverseStream", "Converse")  # the operations Bedrock's rules and goldens describe
 DUMMY_KEYS = {"aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake-secret-for-loopback"}
 
 
@@ -56,6 +61,8 @@ def stream_turn(adapter: Any, turn: dict, endpoint: dict) -> list[dict]:
     chunks: list[dict] = []
     try:
         chunks.extend(dict(chunk) for chunk in adapter.stream(turn, endpoint))
+    except AdapterFailure:
+        raise  # not a finding about this turn's chunks: run_scenario gives the scenario its status
     except Exception as exc:  # noqa: BLE001 - any adapter failure is a finding about this scenario
         chunks.append({"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}"})
     return chunks
@@ -83,25 +90,36 @@ def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServ
     turns, turn = [], first_turn(scenario)
     for index in range(len(scenario.turns)):
         if index:
-            turn = next_turn(scenario, index, turn, fold(turns[-1]["chunks"]))
+            output = fold(turns[-1]["chunks"])
+            if not any(item["type"] in CONTENT for item in output):
+                break  # nothing to continue from: the missing content is the finding, shown by the diff
+            turn = next_turn(scenario, index, turn, output)
         seen = len(server.requests) if server else 0
         chunks = stream_turn(adapter, turn, endpoint)
         captured = _captured(server, index, seen)
-        turns.append({"turn": turn, "chunks": chunks, "request": getattr(captured, "body_json", None),
-                      "problems": [str(p) for p in getattr(captured, "problems", [])]})
+        # Bedrock's Converse rules and the golden's Converse request say nothing about another operation's body
+        # (an Anthropic-native invoke body): such a request is neither checked nor compared, and no problem.
+        converse = captured is None or captured.operation in CONVERSE_OPERATIONS
+        turns.append({"turn": turn, "chunks": chunks, "operation": getattr(captured, "operation", None),
+                      "served": getattr(captured, "turn", None),
+                      "request": getattr(captured, "body_json", None) if converse else None,
+                      "problems": [str(p) for p in getattr(captured, "problems", [])] if converse else []})
         if _ended_in_error(chunks):
             break
     return Run(turns)
 
 
-def judge(scenario: Scenario, run: Run, capabilities: frozenset[str]) -> list[TurnResult]:
-    """Golden diffs, stream-law violations and request problems, per turn."""
+def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
+          text_deltas: Sequence[int | None] = ()) -> list[TurnResult]:
+    """Golden diffs, stream-law violations and request problems, per turn; ``text_deltas``: recorded, per turn."""
     actual = run.golden_turns()
     diffs = golden.check(scenario, actual, capabilities)
     results = []
     for index, turn in enumerate(run.turns):
         mine = tuple(d for d in diffs if d.turn == index)
-        results.append(TurnResult(index, mine, tuple(laws(turn["chunks"], capabilities)), tuple(turn["problems"])))
+        deltas = text_deltas[index] if index < len(text_deltas) else None
+        found = laws(turn["chunks"], capabilities, text_deltas=deltas)
+        results.append(TurnResult(index, mine, tuple(found), tuple(turn["problems"])))
     stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns))
     if stray:
         last = results[-1] if results else TurnResult(0)
@@ -120,13 +138,28 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path) -> Result:
         return Result(scenario.id, "error", f"no cassette at {path}; record it with "
                                             f"`bedrock-harness record --emulate {scenario.id}`")
     try:
-        with BedrockServer.from_cassette(path, faults=Faults.from_scenario(scenario.faults)) as server:
+        loaded, faults = cassette.load(path), Faults.from_scenario(scenario.faults)
+        responder = CassetteResponder(loaded, faults=faults)
+        with BedrockServer(responder, faults=faults) as server:
             run_ = replay(scenario, adapter, loopback_endpoint(server), server)
+    except AdapterFailure as exc:
+        return Result(scenario.id, exc.status, str(exc), duration_s=time.monotonic() - start)
     except Exception as exc:  # noqa: BLE001 - a broken cassette or scenario is this scenario's error
         return Result(scenario.id, "error", f"{type(exc).__name__}: {exc}", duration_s=time.monotonic() - start)
-    turns = judge(scenario, run_, frozenset(adapter.capabilities))
+    lost = [f"turn {r.turn}: {r.lost}" for r in responder.renderings if r.lost]
+    if lost:
+        return Result(scenario.id, "skip", f"the recording rendered as {responder.renderings[0].asked} loses what the "
+                                           f"golden judges ({'; '.join(lost)})", duration_s=time.monotonic() - start)
+    turns = judge(scenario, run_, frozenset(adapter.capabilities), _text_deltas(loaded, run_))
     status, reason = verdict(turns)
     return Result(scenario.id, status, reason, tuple(turns), time.monotonic() - start)
+
+
+def _text_deltas(loaded: cassette.Cassette, run_: Run) -> list[int | None]:
+    """Per turn, the text deltas Bedrock sent in the interaction that served it (for the incremental_text law)."""
+    items = loaded.interactions
+    return [recorded_text_deltas(items[t["served"]]) if t.get("served") is not None and t["served"] < len(items)
+            else None for t in run_.turns]
 
 
 def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,

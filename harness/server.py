@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import struct
 import sys
 import threading
 import time
@@ -21,8 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
-from harness import cassette, emulator, rules
-from harness.emulator_plan import check_style
+from harness import cassette, rules
 from harness.faults import Delivery, Faults
 
 __all__ = [
@@ -261,6 +261,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._write_chunked(delivery)
         if delivery.drop:
             self.close_connection = True
+            if reply.frames is None:
+                # A clean EOF inside a Content-Length body is parsed silently by botocore (it reads without
+                # enforcing the length); a reset is what a dropped connection looks like, every time.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.shutdown(socket.SHUT_RDWR)
 
     def _send_head(self, reply: Reply, delivery: Delivery | None, operation: str = "") -> None:
@@ -323,62 +327,16 @@ def _describe(error: BaseException | None) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def turn_seed(seed: str, turn: int) -> str:
-    """The emulator seed of one turn, so tool ids differ from turn to turn yet replay identically."""
-    return f"{seed}#{turn}"
+_MOVED = ("CassetteResponder", "EmulatorResponder", "turn_seed")  # now in harness.responders
 
 
-class CassetteResponder:
-    """Replays a cassette's interactions in recorded order, refusing requests that do not match them."""
+def __getattr__(name: str) -> Any:
+    """The responders moved to harness.responders and stay importable from here."""
+    if name in _MOVED:
+        from harness import responders
 
-    def __init__(self, loaded):
-        self.cassette = loaded
-        self.name = str(loaded.path or "<cassette>")
-
-    def respond(self, request: CapturedRequest) -> Reply:
-        recorded = self._recorded(request)
-        headers = {k: ", ".join(map(str, v)) if isinstance(v, list) else str(v)
-                   for k, v in recorded.response_headers.items()}
-        if recorded.frames is None:
-            return Reply(recorded.status, headers, body=recorded.body)
-        return Reply(recorded.status, headers, frames=[frame.encode() for frame in recorded.frames])
-
-    def _recorded(self, request: CapturedRequest):
-        where = f"cassette {self.name}, request {request.turn + 1} (turn {request.turn})"
-        items = self.cassette.interactions
-        if request.turn >= len(items):
-            message = f"{where} is past the end of the cassette ({len(items)} interactions)"
-            raise RequestError(400, "ValidationException", message)
-        recorded = items[request.turn]
-        if recorded.operation != request.operation:
-            message = f"{where}: recorded {recorded.operation or recorded.uri}, got {request.operation}"
-            raise RequestError(400, "ValidationException", message)
-        if recorded.model_id != request.model_id:
-            detail = f"{where}: recorded model {recorded.model_id!r}, got {request.model_id!r}"
-            raise RequestError(400, "ValidationException", INVALID_MODEL, detail)
-        return recorded
-
-
-class EmulatorResponder:
-    """Renders turn ``i``'s script for request ``i``, in the shape of the operation asked for."""
-
-    def __init__(self, scripts, style: str = "claude", seed: str = "", name: str = "emulator"):
-        check_style(style)
-        for i, script in enumerate(scripts):
-            emulator.parse_script(script, f"{name}: turns[{i}].script")  # fail at start, naming the turn
-        self.scripts, self.style, self.seed, self.name = list(scripts), style, seed, name
-
-    def respond(self, request: CapturedRequest) -> Reply:
-        if request.turn >= len(self.scripts):
-            message = f"{self.name}: request {request.turn + 1} (turn {request.turn}) is past the scenario's " \
-                      f"{len(self.scripts)} turns"
-            raise RequestError(400, "ValidationException", message)
-        script, seed = self.scripts[request.turn], turn_seed(self.seed, request.turn)
-        if request.operation == "Converse":
-            return Reply.json(emulator.render_converse(script, style=self.style, seed=seed))
-        if request.operation == "InvokeModelWithResponseStream":
-            return Reply(frames=emulator.render_invoke_stream(script, seed=seed, model_id=request.model_id))
-        return Reply(frames=emulator.render_stream(script, style=self.style, seed=seed))
+        return getattr(responders, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class BedrockServer:
@@ -391,13 +349,19 @@ class BedrockServer:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def from_cassette(cls, path, **options) -> BedrockServer:
-        """Replay the cassette at ``path`` (harness.cassette format)."""
-        return cls(CassetteResponder(cassette.load(path)), **options)
+    def from_cassette(cls, path, *, faults: Faults | None = None, cross_operation: bool = True,
+                      **options) -> BedrockServer:
+        """Replay the cassette at ``path`` (harness.cassette format); other operations are rendered from it."""
+        from harness.responders import CassetteResponder  # imported late: responders builds on this module
+
+        responder = CassetteResponder(cassette.load(path), cross_operation=cross_operation, faults=faults)
+        return cls(responder, faults=faults, **options)
 
     @classmethod
     def emulate(cls, scripts, *, style: str = "claude", seed: str = "", name: str = "emulator", **options):
         """Run the emulator over per-turn scripts; ``seed`` (the scenario id) makes ids reproducible."""
+        from harness.responders import EmulatorResponder
+
         return cls(EmulatorResponder(scripts, style, seed, name), **options)
 
     @classmethod

@@ -1,0 +1,276 @@
+"""The suite catches the bugs it exists for: each broken variant of the reference adapter (tests/broken_adapters.py)
+fails exactly the scenarios that exercise its bug, with a report that says where and what, and nothing else.
+
+Every variant runs the whole suite once (module fixture, in threads: each run has its own loopback servers).
+A catch whose status, report or reason the harness cannot give yet is marked xfail(strict) naming the part
+of the harness that should change, so fixing that part turns the test red until the mark is removed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from broken_adapters import VARIANTS
+
+from harness import load_adapter
+from harness.converse import ConverseAdapter
+from harness.golden import load_golden
+from harness.report import render_text
+from harness.runner import run
+from harness.scenario import discover
+
+ROOT = Path(__file__).resolve().parents[1]
+
+@dataclass(frozen=True)
+class Catch:
+    """How one scenario catches one variant: where the report shows it and what the one-line reason says."""
+
+    turn: int  # the first turn the bug shows in
+    where: tuple[str, ...]  # texts the scenario's part of the report must hold (chunk diff lines, rule texts)
+    reason: str  # a regex the result's reason must match: it says what is wrong
+
+
+def missing_call(chunk: int, turn: int = 0) -> str:
+    return f"turn {turn} chunk {chunk} (tool_call): missing; expected tool_call"
+
+
+def call_never_surfaced(chunk: int) -> Catch:
+    return Catch(0, (missing_call(chunk),), r"\(tool_call\): missing; expected tool_call")
+
+
+def tool_use_dropped(*also: str) -> Catch:
+    exceeds = ("The number of toolResult blocks at messages.2.content exceeds the number of toolUse blocks of "
+               "previous turn.")
+    where = (exceeds, "turn 1 request expected messages[1].content[", '] {"toolUse": {"toolUseId": "tooluse_', *also)
+    return Catch(1, where, r"toolUse|toolResult")
+
+
+EMPTY_MESSAGE = "The content field in the Message object at messages.1 is empty."
+SIGNATURE_REQUIRED = "messages.1.content.0.thinking.signature: Field required"
+THINKING_FIRST = "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`."
+SIGNATURE_DIFF = "turn 1 request expected messages[1].content[0].reasoningContent.reasoningText.signature '"
+
+
+def signature_not_sent_back(*where: str) -> Catch:
+    return Catch(1, where, r"signature")
+
+
+def error_swallowed(code: str) -> Catch:
+    return Catch(0, (f'turn 0 chunk 1 (error): missing; expected error {{"code": "{code}"}} / actual nothing',),
+                 r"\(error\): missing; expected error")
+
+
+CATCHES: dict[str, dict[str, Catch]] = {
+    "no_tool_calls": {
+        "core/interleaved-text": Catch(0, (missing_call(1),),
+                                       # the texts around the missing call arrive glued into one
+                                       r"chunk 0 \(text\): expected text .* / actual .*reading the file\.Once I have"),
+        "core/parallel-calls": call_never_surfaced(1),
+        "core/round-trip": call_never_surfaced(0),
+        "core/single-call": call_never_surfaced(0),
+        "core/thinking-tools": call_never_surfaced(1),
+        "edge/cache-usage": call_never_surfaced(0),
+        "edge/end-turn-with-tool-use": call_never_surfaced(1),
+        "edge/interleaved-parallel-deltas": call_never_surfaced(1),
+        "edge/nova-style": call_never_surfaced(1),
+        "edge/parallel-results-round-trip": call_never_surfaced(0),
+        "edge/redacted-reasoning-tool": call_never_surfaced(2),
+        "edge/server-tool-then-client-tool": call_never_surfaced(1),
+        "edge/signature-only-reasoning": call_never_surfaced(1),
+        "edge/tool-result-is-error": call_never_surfaced(0),
+        "edge/two-signed-reasoning-blocks": call_never_surfaced(2),
+        "edge/unicode-nested-input": call_never_surfaced(0),
+        "edge/zero-arg-tool": call_never_surfaced(0),
+        "faults/http-429-then-success": call_never_surfaced(0),
+    },
+    "last_started_slot": {
+        "edge/interleaved-parallel-deltas": Catch(
+            0, ("turn 0 chunk 1 (tool_call): expected input.path '/tmp/a.txt' / actual no input.path", missing_call(3)),
+            r"chunk 1 \(tool_call\): expected input\.path '/tmp/a\.txt'"),
+    },
+    "history_drops_tool_calls": {
+        "core/round-trip": tool_use_dropped(EMPTY_MESSAGE),
+        "core/thinking-tools": tool_use_dropped(),
+        "edge/cache-usage": tool_use_dropped(EMPTY_MESSAGE),
+        "edge/nova-style": tool_use_dropped(),
+        "edge/parallel-results-round-trip": tool_use_dropped(EMPTY_MESSAGE),
+        "edge/redacted-reasoning-tool": tool_use_dropped(),
+        "edge/signature-only-reasoning": tool_use_dropped(),
+        "edge/tool-result-is-error": tool_use_dropped(EMPTY_MESSAGE),
+        "edge/two-signed-reasoning-blocks": tool_use_dropped(),
+        "edge/zero-arg-tool": tool_use_dropped(EMPTY_MESSAGE),
+    },
+    "missing_id_as_empty": {
+        "faults/missing-tool-use-id": Catch(
+            0, (('turn 0 chunk 1 (error): expected value {"type": "error", "code": "adapter_error"} / actual '
+                 '{"type": "tool_call", "id": ""'), "tool_call_ids_present: chunk 3 (tool_call) has an empty id"),
+            r'expected value \{"type": "error".* / actual \{"type": "tool_call", "id": ""'),
+    },
+    "dropped_signature": {
+        "core/thinking-tools": Catch(0, ("turn 0 chunk 0 (reasoning): expected signature '", SIGNATURE_REQUIRED),
+                                     r"chunk 0 \(reasoning\): expected signature '\S+' / actual null"),
+        "edge/signature-only-reasoning": Catch(
+            0, ('turn 0 chunk 0 (reasoning): missing; expected reasoning {"text": "", "signature": "', THINKING_FIRST),
+            r'chunk 0 \(reasoning\): missing; expected reasoning \{"text": "", "signature": '),
+        "edge/two-signed-reasoning-blocks": Catch(
+            0, ("turn 0 chunk 0 (reasoning): expected signature '", "turn 0 chunk 1 (reasoning): expected signature '",
+                SIGNATURE_REQUIRED), r"chunk 0 \(reasoning\): expected signature '\S+' / actual null"),
+    },
+    "signature_not_sent_back": {
+        "core/thinking-tools": signature_not_sent_back(SIGNATURE_REQUIRED, SIGNATURE_DIFF),
+        "edge/signature-only-reasoning": signature_not_sent_back(
+            THINKING_FIRST, 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"reasoningText": '
+                            '{"text": "", "signature": "'),
+        "edge/two-signed-reasoning-blocks": signature_not_sent_back(SIGNATURE_REQUIRED, SIGNATURE_DIFF),
+    },
+    "concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below
+        "edge/two-signed-reasoning-blocks": Catch(
+            0, ("turn 0 chunk 1 (reasoning): expected signature '",
+                "turn 1 request expected messages[1].content[1].reasoningContent.reasoningText.signature '"),
+            r"chunk 1 \(reasoning\): expected signature '\S+' / actual '\S+'"),
+    },
+    "separate_tool_results": {
+        "edge/parallel-results-round-trip": Catch(
+            1, ("A conversation must alternate between user and assistant roles.",
+                "Expected toolResult blocks at messages.2.content for the following Ids: tooluse_",
+                'turn 1 request expected no messages[3] / actual messages[3] {"role": "user", "content": [{"toolRe'),
+            r"alternate|toolResult"),
+    },
+    "zero_arg_input_empty_string": {
+        "edge/zero-arg-tool": Catch(
+            1, ("messages.1.content.0.tool_use.input: Input should be a valid dictionary",
+                "turn 1 request expected messages[1].content[0].toolUse.input {} / actual ''"),
+            r"tool_?[uU]se\.input"),
+    },
+    "swallowed_stream_error": {
+        "faults/model-stream-error-mid-tool": error_swallowed("modelStreamErrorException"),
+        "faults/throttling-mid-tool": error_swallowed("throttlingException"),
+        "faults/truncated-stream": error_swallowed("adapter_error"),  # a transport failure: the adapter's own code
+    },
+}
+
+
+def _dummy_aws(mp: pytest.MonkeyPatch) -> None:
+    """conftest's dummy credentials, for a module-scoped fixture (conftest's own is per test)."""
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        mp.delenv(name)
+    for name, value in {"AWS_ACCESS_KEY_ID": "AKIAFAKEBROKENADAPTER", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_CONFIG_FILE": os.devnull,
+                        "AWS_SHARED_CREDENTIALS_FILE": os.devnull}.items():
+        mp.setenv(name, value)
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict:
+    """key -> (adapter, results, text report) for the reference and every variant, each over the whole suite."""
+    adapters = {"reference": ConverseAdapter(), **{key: cls() for key, cls in VARIANTS.items()}}
+    scenarios = discover(ROOT / "suites")
+    with pytest.MonkeyPatch.context() as mp:
+        _dummy_aws(mp)
+        with ThreadPoolExecutor(len(adapters)) as pool:
+            results = list(pool.map(lambda adapter: run(scenarios, adapter, ROOT), adapters.values()))
+    return {key: (adapter, found, render_text(found, adapter))
+            for (key, adapter), found in zip(adapters.items(), results)}
+
+
+def result_of(runs: dict, key: str, sid: str):
+    return next(r for r in runs[key][1] if r.scenario == sid)
+
+
+def section(report: str, sid: str) -> str:
+    """The details block a text report prints for a failing scenario (empty when there is none)."""
+    found = re.search(rf"^== {re.escape(sid)}: .*?(?=^== |\Z)", report, re.MULTILINE | re.DOTALL)
+    return found.group(0) if found else ""
+
+
+def catch_params(check: str) -> list:
+    """(variant, scenario, catch) for every catch."""
+    return [pytest.param(key, sid, catch, id=f"{key}-{sid}")
+            for key, catches in CATCHES.items() for sid, catch in catches.items()]
+
+
+# ---- the variants are adapters ----------------------------------------------------------------------------
+
+def test_every_variant_has_its_catches():
+    assert set(CATCHES) == set(VARIANTS)
+
+
+@pytest.mark.parametrize("key", VARIANTS)
+def test_a_variant_loads_as_an_adapter_spec_like_any_other(key):
+    adapter = load_adapter(f"broken_adapters:{VARIANTS[key].__name__}")
+    assert isinstance(adapter, VARIANTS[key])
+    assert adapter.name.startswith("broken-") and adapter.bug
+    assert adapter.capabilities == ConverseAdapter.capabilities  # it claims everything the reference does
+
+
+def test_variant_names_are_distinct():
+    names = [cls.name for cls in VARIANTS.values()]
+    assert len(set(names)) == len(names)
+
+
+# ---- the reference passes; each variant fails exactly what exercises its bug -----------------------------
+
+def test_the_reference_passes_every_scenario(runs):
+    _, results, report = runs["reference"]
+    assert {r.scenario for r in results} == {s.id for s in discover(ROOT / "suites")}
+    assert [(r.scenario, r.status, r.reason) for r in results if r.status != "pass"] == [], report
+
+
+@pytest.mark.parametrize("key", VARIANTS)
+def test_a_variant_fails_exactly_the_scenarios_that_exercise_its_bug(runs, key):
+    _, results, report = runs[key]
+    assert {r.scenario for r in results if r.status != "pass"} == set(CATCHES[key]), report
+    assert result_of(runs, key, "core/smoke-text").status == "pass"
+
+
+@pytest.mark.parametrize("key, sid, catch", catch_params("status"))
+def test_a_catch_is_a_fail(runs, key, sid, catch):
+    result = result_of(runs, key, sid)
+    assert result.status == "fail", f"{sid}: {result.status}: {result.reason}"
+
+
+@pytest.mark.parametrize("key, sid, catch", catch_params("report"))
+def test_the_report_names_scenario_turn_and_chunk_or_rule(runs, key, sid, catch):
+    part = section(runs[key][2], sid)
+    assert part.startswith(f"== {sid}: fail"), part or runs[key][2]
+    assert f"\n  turn {catch.turn}:\n" in part, part
+    missing = [text for text in catch.where if text not in part]
+    assert not missing, f"{missing} not in:\n{part}"
+
+
+@pytest.mark.parametrize("key, sid, catch", catch_params("reason"))
+def test_the_reason_says_what_is_wrong(runs, key, sid, catch):
+    result, where = result_of(runs, key, sid), f"{sid} turn {catch.turn} "
+    assert result.reason.startswith(where), result.reason
+    assert re.search(catch.reason, result.reason[len(where):]), result.reason  # not in the scenario id
+
+
+# ---- details a generic catch does not spell out ------------------------------------------------------------
+
+def test_concatenated_signatures_show_sig1sig2_on_the_second_block(runs):
+    sid = "edge/two-signed-reasoning-blocks"
+    scenario = next(s for s in discover(ROOT / "suites") if s.id == sid)
+    first, second = [c["signature"] for c in load_golden(scenario)[0]["chunks"] if c["type"] == "reasoning"]
+    part = section(runs["concatenated_signatures"][2], sid)
+    assert f"turn 0 chunk 1 (reasoning): expected signature {second!r} / actual {first + second!r}" in part
+    assert "turn 0 chunk 0 (reasoning)" not in part  # the first block is right
+
+
+def test_separated_results_report_the_unanswered_ids(runs):
+    sid = "edge/parallel-results-round-trip"
+    scenario = next(s for s in discover(ROOT / "suites") if s.id == sid)
+    ids = [c["id"] for c in load_golden(scenario)[0]["chunks"] if c["type"] == "tool_call"]
+    part = section(runs["separate_tool_results"][2], sid)
+    assert f"Expected toolResult blocks at messages.2.content for the following Ids: {ids[1]}, {ids[2]}" in part
+    assert all(f"user: toolResult({i})" in part for i in ids)  # the listing shows one user message per result
+
+
+def test_a_missing_tool_use_id_is_named_by_the_id_law(runs):
+    result = result_of(runs, "missing_id_as_empty", "faults/missing-tool-use-id")
+    laws = [law for turn in result.turns for law in turn.laws]
+    assert laws and all(law.startswith("tool_call_ids_present: ") and "has an empty id" in law for law in laws)
