@@ -1,5 +1,8 @@
 """pytest plugin for bedrock-harness (entry point ``pytest11``).
 
+- ``pytest --bedrock-adapter SPEC`` adds every scenario as a test item whose id is the scenario id
+  (``harness.pytest_items``), narrowed by ``--bedrock-suite`` / ``--bedrock-scenario``, judged against
+  ``--bedrock-baseline``, from ``--bedrock-root``. Without ``--bedrock-adapter`` it adds nothing.
 - pytest-recording users: every VCR it builds learns the "bedrock" serializer, persister and matchers
   (``pytest_recording_configure``), so a ``vcr_config`` fixture returning
   ``harness.recording.vcr_config()`` is all a test suite needs.
@@ -15,13 +18,40 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["pytest_recording_configure", "bedrock_vcr", "bedrock_cassette"]
+__all__ = ["bedrock_cassette", "bedrock_vcr", "pytest_addoption", "pytest_collection_modifyitems", "pytest_configure",
+           "pytest_recording_configure"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("bedrock-harness", "bedrock-harness conformance scenarios (--record-mode once/new_episodes: "
+                            "record missing cassettes through the emulator; rewrite/all: record them again)")
+    group.addoption("--bedrock-adapter", metavar="SPEC",
+                    help="Run every scenario against this adapter: reference, a registered name or module:attribute.")
+    group.addoption("--bedrock-suite", action="append", metavar="S", help="Only this suite (repeatable).")
+    group.addoption("--bedrock-scenario", action="append", metavar="ID", help="Only this scenario (repeatable).")
+    group.addoption("--bedrock-root", metavar="DIR",
+                    help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the checkout).")
+    group.addoption("--bedrock-baseline", metavar="FILE", help="Known failures (YAML: scenario id -> reason).")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "bedrock: a bedrock-harness conformance scenario (added by --bedrock-adapter).")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect look at the items
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    """With ``--bedrock-adapter``, collect the scenarios (reported like any other collection)."""
+    if config.getoption("bedrock_adapter"):
+        from harness.pytest_items import ScenarioSuite
+
+        items.extend(session.genitems(ScenarioSuite.from_session(session)))
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_recording_configure(config, vcr) -> None:
     """Teach each pytest-recording VCR the bedrock serializer, persister and matchers."""
-    from harness import recording  # imported late: pytest-recording must see vcr first (assert rewriting)
+    # imported late: pytest-recording must see vcr first (assert rewriting)
+    from harness import recording
 
     recording.register(vcr)
 

@@ -1,0 +1,268 @@
+"""The pytest plugin as users run it: ``pytest --bedrock-adapter SPEC`` in a project holding a few scenarios."""
+
+import shutil
+
+import pytest
+import pytest_recording.plugin
+
+from harness import cassette, pytest_items, pytest_plugin
+from harness.record import MODES
+from harness.runner import project_root
+
+pytest_plugins = ["pytester"]
+
+SHIPPED = project_root()
+SCENARIOS = ("core/smoke-text", "core/parallel-calls", "core/thinking-tools", "edge/zero-arg-tool")
+ARGS = ("-p", "no:cacheprovider", "--bedrock-root", ".")
+REFERENCE = (*ARGS, "--bedrock-adapter", "reference")
+
+LIMITED = """
+from harness.converse import ConverseAdapter
+
+
+class Limited(ConverseAdapter):
+    capabilities = frozenset({"text", "tool_use", "parallel_tool_use", "usage", "stop_reason", "streaming"})
+"""
+
+# Connects to a Unix socket that does not exist: pytest-recording's guard refuses it (RuntimeError) before
+# anything is touched; without the guard the attempt fails with an OSError, and the probe says so in its text
+# (so the golden diff shows it). Nothing leaves the machine.
+PROBE = """
+import socket
+
+from harness.converse import ConverseAdapter
+
+PROBE_PATH = "/nonexistent/bedrock-harness-probe.sock"
+
+
+class Probe(ConverseAdapter):
+    def stream(self, turn, endpoint):
+        sock = socket.socket(socket.AF_UNIX)
+        try:
+            sock.connect(PROBE_PATH)
+        except RuntimeError as exc:
+            assert "Network is disabled" in str(exc), exc
+        except OSError:
+            yield {"type": "text", "text": "UNBLOCKED "}
+        finally:
+            sock.close()
+        yield from super().stream(turn, endpoint)
+"""
+
+USER_CONFTEST = """
+import pytest
+
+import harness.recording
+
+
+@pytest.fixture(scope="module")
+def vcr_config():
+    return harness.recording.vcr_config()
+"""
+
+USER_TEST = """
+import boto3
+import pytest
+
+
+@pytest.mark.vcr
+def test_smoke_text():
+    client = boto3.client("bedrock-runtime", region_name="us-east-1",
+                          endpoint_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+                          aws_access_key_id="AKIAFAKEFAKEFAKEFAKE", aws_secret_access_key="fake-secret")
+    response = client.converse_stream(
+        modelId="us.anthropic.claude-sonnet-4-20250514-v1:0",
+        system=[{"text": "You are a helpful assistant."}],
+        messages=[{"role": "user", "content": [{"text": "Say hello in exactly 3 words."}]}],
+        inferenceConfig={"maxTokens": 1024, "temperature": 0},
+    )
+    events = list(response["stream"])
+    deltas = [e["contentBlockDelta"]["delta"]["text"] for e in events if "contentBlockDelta" in e]
+    assert "".join(deltas) == "Hello there, friend!"
+    assert events[-2] == {"messageStop": {"stopReason": "end_turn"}}
+    assert events[-1]["metadata"]["usage"]["inputTokens"] == 19
+"""
+
+
+USERS_OWN = "def test_mine():\n    pass\n"
+
+
+def cassette_file(root, sid):
+    return root / "cassettes" / f"{sid}.yaml"
+
+
+@pytest.fixture
+def project(pytester):
+    """A user's project: the SCENARIOS with goldens and cassettes, and two adapters of its own."""
+    for sid in SCENARIOS:
+        suite, name = sid.split("/")
+        (pytester.path / "suites" / suite).mkdir(parents=True, exist_ok=True)
+        for suffix in (".yaml", ".golden.yaml"):
+            shutil.copy(SHIPPED / "suites" / suite / f"{name}{suffix}", pytester.path / "suites" / suite)
+        cassette_file(pytester.path, sid).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(cassette_file(SHIPPED, sid), cassette_file(pytester.path, sid))
+    pytester.makepyfile(limited=LIMITED, probe=PROBE)
+    pytester.syspathinsert()  # module:attribute adapters from the project, for in-process runs
+    return pytester
+
+
+def tamper_golden(root, old="Hello there, friend!", new="Hello there, pal!"):
+    golden = root / "suites" / "core" / "smoke-text.golden.yaml"
+    text = golden.read_text()
+    assert old in text
+    golden.write_text(text.replace(old, new))
+
+
+def collected(result):
+    """The node ids ``--collect-only -q`` listed."""
+    return [line for line in result.outlines if line and " " not in line]
+
+
+# ------------------------------------------------------------------------------------ collection
+
+
+def test_without_an_adapter_the_plugin_adds_nothing(project):
+    project.makepyfile(test_mine=USERS_OWN)
+    result = project.runpytest(*ARGS, "-v")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["test_mine.py::test_mine PASSED*"])
+    assert "core/" not in result.stdout.str()
+    assert collected(project.runpytest(*ARGS, "--co", "-q")) == ["test_mine.py::test_mine"]
+
+
+def test_every_scenario_is_an_item_named_by_its_id_beside_the_users_tests(project):
+    project.makepyfile(test_mine=USERS_OWN)
+    result = project.runpytest(*REFERENCE, "-v")
+    result.assert_outcomes(passed=len(SCENARIOS) + 1)
+    result.stdout.fnmatch_lines_random([f"{sid} PASSED*" for sid in SCENARIOS] + ["test_mine.py::test_mine PASSED*"])
+    assert result.ret == 0
+
+
+@pytest.mark.parametrize("options, expected", [
+    (("-k", "parallel"), ["core/parallel-calls"]),
+    (("-k", "core and not tools"), ["core/parallel-calls", "core/smoke-text"]),
+    (("--deselect", "core/smoke-text", "-m", "bedrock"), ["core/parallel-calls", "core/thinking-tools",
+                                                           "edge/zero-arg-tool"]),
+    (("--deselect", "core/", "-m", "bedrock"), ["edge/zero-arg-tool"]),
+    (("--bedrock-suite", "edge", "--bedrock-scenario", "core/smoke-text", "-m", "bedrock"),
+     ["core/smoke-text", "edge/zero-arg-tool"]),
+    (("-k", "multi_turn"), ["core/thinking-tools", "edge/zero-arg-tool"]),  # scenario tags are keywords too
+])
+def test_k_deselect_and_selection_options_pick_scenarios(project, options, expected):
+    result = project.runpytest(*REFERENCE, "--co", "-q", *options)
+    assert collected(result) == expected
+
+
+@pytest.mark.parametrize("options, message", [
+    (("--bedrock-adapter", "nosuch:Adapter"), "bedrock-harness: module 'nosuch' not found"),
+    (("--bedrock-adapter", "reference", "--bedrock-suite", "nope"), "bedrock-harness: unknown suite 'nope' *"),
+    (("--bedrock-adapter", "reference", "--bedrock-baseline", "baseline.yaml"),
+     "bedrock-harness: *baseline.yaml: lists unknown scenario 'core/gone'; remove the entry"),
+])
+def test_bad_configuration_is_a_one_line_collection_error(project, options, message):
+    project.makefile(".yaml", baseline="core/gone: removed long ago\n")
+    result = project.runpytest(*ARGS, *options)
+    result.stdout.fnmatch_lines(["*ERROR collecting bedrock-harness*", message, "*1 error*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED and "Traceback" not in result.stdout.str()
+
+
+# ------------------------------------------------------------------------------------ verdicts
+
+
+def test_a_failing_scenario_shows_the_aligned_diff_without_a_traceback(project):
+    tamper_golden(project.path)
+    result = project.runpytest(*REFERENCE)
+    result.assert_outcomes(failed=1, passed=len(SCENARIOS) - 1)
+    result.stdout.fnmatch_lines([
+        "*_ core/smoke-text _*",
+        "fail: core/smoke-text turn 0 chunk 0 (text): expected text 'Hello there, pal!' / actual 'Hello there, friend!'",
+        "turn 0:",
+        "*expected chunks*|*actual chunks",
+        '*!*0 text {"text": "Hello there, pal!"}*|*0 text {"text": "Hello there, friend!"}',
+        "*FAILED core/smoke-text - fail: *",
+    ])
+    assert "Traceback" not in result.stdout.str() and "pytest_items.py" not in result.stdout.str()
+
+
+def test_an_unmet_capability_skips_with_the_reason(project):
+    result = project.runpytest(*ARGS, "--bedrock-adapter", "limited:Limited", "-rs")
+    result.assert_outcomes(passed=2, skipped=2)
+    result.stdout.fnmatch_lines_random([
+        "SKIPPED [[]1[]] suites/core/thinking-tools.yaml*: adapter lacks reasoning, reasoning_signature, round_trip",
+        "SKIPPED [[]1[]] suites/edge/zero-arg-tool.yaml*: adapter lacks round_trip",
+    ])
+
+
+def test_baseline_entries_are_strict_xfails(project):
+    tamper_golden(project.path)
+    project.makefile(".yaml", baseline="core/smoke-text: golden expects pal\ncore/parallel-calls: thought broken\n")
+    result = project.runpytest(*REFERENCE, "--bedrock-baseline", "baseline.yaml", "-rfxX")
+    result.assert_outcomes(xfailed=1, failed=1, passed=len(SCENARIOS) - 2)
+    result.stdout.fnmatch_lines_random([
+        "XFAIL core/smoke-text - known failure (baseline): golden expects pal",
+        "[[]XPASS(strict)[]] known failure (baseline): thought broken",
+        "FAILED core/parallel-calls*",
+    ])
+
+
+# ------------------------------------------------------------------------------------ pytest-recording
+
+
+def test_every_pytest_recording_mode_maps_to_a_record_mode():
+    assert set(pytest_items.RECORD_MODES) == set(pytest_recording.plugin.RECORD_MODES)
+    assert {mode for mode in pytest_items.RECORD_MODES.values() if mode} <= set(MODES)
+
+
+def test_record_modes_record_missing_cassettes_and_rewrite_broken_ones(project):
+    root, only = project.path, ("--bedrock-scenario", "core/smoke-text", "--bedrock-scenario", "core/parallel-calls")
+    cassette_file(root, "core/smoke-text").unlink()
+    result = project.runpytest(*REFERENCE, *only)  # record mode none: replay only
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines([("error: no cassette at *smoke-text.yaml; record it with "
+                                  "`bedrock-harness record --emulate core/smoke-text`, "
+                                  "or rerun pytest with --record-mode=once")])
+    untouched = cassette_file(root, "core/parallel-calls").read_bytes()
+    project.runpytest(*REFERENCE, *only, "--record-mode=once", "--block-network").assert_outcomes(passed=2)
+    assert cassette.load(cassette_file(root, "core/smoke-text")).metadata["source"] == "emulator"
+    assert cassette_file(root, "core/parallel-calls").read_bytes() == untouched
+    cassette_file(root, "core/parallel-calls").write_text("garbage: [\n")
+    project.runpytest(*REFERENCE, *only, "--record-mode=once").assert_outcomes(failed=1, passed=1)  # once keeps it
+    project.runpytest(*REFERENCE, *only, "--record-mode=rewrite").assert_outcomes(passed=2)
+    assert cassette.load(cassette_file(root, "core/parallel-calls")).metadata["source"] == "emulator"
+
+
+def test_block_network_blocks_all_but_the_loopback_endpoint(project):
+    one = ("--bedrock-adapter", "probe:Probe", "--bedrock-scenario", "core/smoke-text")
+    project.runpytest(*ARGS, *one, "--block-network").assert_outcomes(passed=1)
+    unblocked = project.runpytest(*ARGS, *one)
+    unblocked.assert_outcomes(failed=1)
+    unblocked.stdout.fnmatch_lines(["*expected text 'Hello there, friend!' / actual 'UNBLOCKED Hello there, friend!'"])
+    allowed = project.runpytest(*ARGS, *one, "--block-network", "--allowed-hosts", "/nonexistent/.*")
+    allowed.assert_outcomes(failed=1)  # --allowed-hosts lets the probe through, so it sees no guard
+
+
+def test_users_vcr_tests_replay_shipped_cassettes_offline(pytester):
+    pytester.makeconftest(USER_CONFTEST)
+    pytester.makepyfile(test_user=USER_TEST)
+    (pytester.path / "cassettes" / "test_user").mkdir(parents=True)
+    shutil.copy(cassette_file(SHIPPED, "core/smoke-text"), pytester.path / "cassettes" / "test_user" / "test_smoke_text.yaml")
+    offline = ("-p", "no:cacheprovider", "--record-mode=none", "--block-network")
+    pytester.runpytest_subprocess(*offline).assert_outcomes(passed=1)
+    unregistered = pytester.runpytest(*offline, "-p", "no:bedrock_harness")  # the plugin registers the serializer
+    unregistered.assert_outcomes(errors=1)
+    unregistered.stdout.fnmatch_lines(["*Serializer bedrock doesn't exist or isn't registered*"])
+
+
+# ------------------------------------------------------------------------------------ xdist
+
+
+def test_runs_under_xdist(project):
+    result = project.runpytest_subprocess(*REFERENCE, "-n", "2", "-v")
+    result.assert_outcomes(passed=len(SCENARIOS))
+    result.stdout.fnmatch_lines_random([f"*PASSED {sid}*" for sid in SCENARIOS])
+    assert "[gw0]" in result.stdout.str() and "[gw1]" in result.stdout.str()
+
+
+def test_exported_members():
+    assert all(hasattr(pytest_items, name) for name in pytest_items.__all__)
+    assert all(hasattr(pytest_plugin, name) for name in pytest_plugin.__all__)
