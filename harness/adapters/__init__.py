@@ -2,6 +2,10 @@
 
 An adapter is any object with ``name``, ``version``, ``capabilities`` (a subset of ``CAPABILITIES``) and one
 method, ``stream(turn, endpoint)``, yielding stream chunks (see DESIGN.md, "Adapter protocol").
+
+An exception an adapter raises is a finding about the scenario (the runner records it as a closing error
+chunk), except ``AdapterFailure``: the adapter itself broke (a subprocess crashed, hung, wrote garbage or
+broke the protocol), so the scenario's verdict is ``error`` (``AdapterSkip``: ``skip``) with that message.
 """
 
 from __future__ import annotations
@@ -17,7 +21,20 @@ from harness.adapters.registry import (
     load_adapter,
 )
 
-__all__ = ["CAPABILITIES", "ENTRY_POINT_GROUP", "Adapter", "AdapterLoadError", "known_adapters", "load_adapter"]
+__all__ = ["CAPABILITIES", "ENTRY_POINT_GROUP", "Adapter", "AdapterFailure", "AdapterLoadError", "AdapterSkip",
+           "known_adapters", "load_adapter"]
+
+
+class AdapterFailure(RuntimeError):
+    """The adapter itself failed, not the scenario: the scenario's verdict is ``status`` with this message."""
+
+    status = "error"
+
+
+class AdapterSkip(AdapterFailure):
+    """The adapter declined the scenario (a subprocess answered ``skip``), with its reason."""
+
+    status = "skip"
 
 
 @runtime_checkable

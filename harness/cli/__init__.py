@@ -17,3 +17,4 @@ from harness.cli.cassette import cassette; main.add_command(cassette)  # noqa: E
 from harness.cli.run import list_scenarios, run; main.add_command(run); main.add_command(list_scenarios)  # noqa: E402,E702
 from harness.cli.golden import golden_group; main.add_command(golden_group)  # noqa: E402,E702
 from harness.cli.record import record; main.add_command(record)  # noqa: E402,E702
+from harness.cli.certify import certify; main.add_command(certify)  # noqa: E402,E702

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""A minimal Bedrock ConverseStream adapter speaking bedrock-harness's subprocess protocol (stdlib + boto3).
+
+Certify it:  bedrock-harness certify --command "python examples/python_adapter/adapter.py"
+
+The protocol is JSON lines: the harness writes one message per line on stdin, the adapter answers on stdout
+(and logs on stderr only). {"type": "hello"} is answered with the adapter's name, version and capabilities;
+each {"type": "turn"} with {"type": "chunk"} lines and a closing {"type": "done"} (or {"type": "error"}).
+EOF on stdin means: exit 0. The harness points boto3 at its loopback Bedrock endpoint through the environment
+(AWS_ENDPOINT_URL_BEDROCK_RUNTIME, AWS_REGION, dummy credentials), so the client below is an ordinary one.
+"""
+
+import base64
+import json
+import os
+import sys
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+NAME, VERSION = "example-python-boto3", "1.0.0"
+CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
+                "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming"]
+IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()  # one line per message, flushed: the harness reads line by line
+
+
+# ---- the turn (Anthropic-format history) -> converse_stream arguments ----
+
+def tool_result_content(content):
+    """A tool result's content: a string, a list of text/JSON parts, or one JSON object."""
+    if content in (None, ""):
+        return []
+    if isinstance(content, str):
+        return [{"text": content}]
+    if isinstance(content, dict):
+        return [{"json": content}]
+    return [{"text": part} if isinstance(part, str) else {"text": part["text"]} if part.get("type") == "text"
+            else {"json": part.get("json", part)} for part in content]
+
+
+def converse_block(block):
+    """One Anthropic content block as a Converse content block (None: drop it; Bedrock rejects blank text)."""
+    kind = block["type"]
+    if kind == "text":
+        return {"text": block["text"]} if block["text"].strip() else None
+    if kind == "tool_use":  # the id stays exactly as Bedrock sent it; a zero-argument input is {}, never ""
+        return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block.get("input") or {}}}
+    if kind == "tool_result":
+        return {"toolResult": {"toolUseId": block["tool_use_id"], "content": tool_result_content(block.get("content")),
+                               "status": "error" if block.get("is_error") else "success"}}
+    if kind == "thinking":  # the signature goes back byte for byte, or thinking + tools follow-ups fail
+        text = {"text": block.get("thinking", ""), "signature": block.get("signature")}
+        return {"reasoningContent": {"reasoningText": {k: v for k, v in text.items() if v is not None}}}
+    if kind == "redacted_thinking":
+        return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
+    if kind == "image":
+        source = block["source"]
+        return {"image": {"format": IMAGE_FORMATS[source["media_type"]],
+                          "source": {"bytes": base64.b64decode(source["data"])}}}
+    raise ValueError(f"unsupported content block type {kind!r}")
+
+
+def converse_messages(history):
+    """Same-role messages merged (parallel tool results share ONE user turn); reasoning first in an assistant
+    turn and tool results first in a user turn, as Bedrock requires."""
+    merged = []
+    for message in history:
+        content = message["content"]
+        blocks = [converse_block(b) for b in ([{"type": "text", "text": content}] if isinstance(content, str)
+                                              else content)]
+        blocks = [b for b in blocks if b]
+        if blocks and merged and merged[-1]["role"] == message["role"]:
+            merged[-1]["content"] += blocks
+        elif blocks:
+            merged.append({"role": message["role"], "content": blocks})
+    for message in merged:
+        first = "reasoningContent" if message["role"] == "assistant" else "toolResult"
+        message["content"].sort(key=lambda block: first not in block)  # a stable sort keeps the rest in order
+    return merged
+
+
+def tool_config(tools, choice, thinking):
+    if not tools:
+        return None  # Bedrock rejects an empty tool list
+    specs = [{"toolSpec": {k: v for k, v in (("name", t["name"]), ("description", t.get("description")),
+                                             ("inputSchema", {"json": t["input_schema"]})) if v is not None}}
+             for t in tools]
+    if thinking:
+        choice = "auto"  # Bedrock refuses forced tool use while thinking
+    if choice in ("auto", "any"):
+        return {"tools": specs, "toolChoice": {choice: {}}}
+    if isinstance(choice, dict):
+        return {"tools": specs, "toolChoice": {"tool": {"name": choice["name"]}}}
+    return {"tools": specs}
+
+
+def converse_request(turn):
+    options = turn.get("options") or {}
+    budget = options.get("thinking_budget")
+    inference = {"maxTokens": options.get("max_tokens")}
+    if not budget and options.get("temperature") is not None:
+        inference["temperature"] = options["temperature"]  # Bedrock rejects a temperature with thinking on
+    request = {"modelId": turn["model_id"], "messages": converse_messages(turn["messages"]),
+               "inferenceConfig": {k: v for k, v in inference.items() if v is not None}}
+    if turn.get("system"):
+        request["system"] = [{"text": turn["system"]}]
+    config = tool_config(turn.get("tools"), options.get("tool_choice"), bool(budget))
+    if config:
+        request["toolConfig"] = config
+    if budget:
+        request["additionalModelRequestFields"] = {"thinking": {"type": "enabled", "budget_tokens": budget}}
+    return request
+
+
+# ---- ConverseStream events -> stream chunks ----
+
+def error_chunk(exc):
+    """Bedrock's own error code when there is one (an in-stream exception keeps its lowerCamel name)."""
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        return {"type": "error", "code": error.get("Code") or "unknown", "message": error.get("Message") or str(exc)}
+    return {"type": "error", "code": type(exc).__name__, "message": str(exc)}
+
+
+def delta_chunks(index, delta, calls):
+    if delta.get("text"):
+        yield {"type": "text", "index": index, "text": delta["text"]}
+    reasoning = delta.get("reasoningContent") or {}
+    if reasoning.get("text"):
+        yield {"type": "reasoning", "index": index, "text": reasoning["text"]}
+    if reasoning.get("signature"):
+        yield {"type": "reasoning", "index": index, "signature": reasoning["signature"]}
+    if reasoning.get("redactedContent"):
+        yield {"type": "redacted_reasoning", "index": index,
+               "data": base64.b64encode(reasoning["redactedContent"]).decode("ascii")}
+    tool = delta.get("toolUse")
+    if tool and tool.get("input") and index in calls:  # deltas of server-side tools are not ours to surface
+        yield {"type": "tool_call", "index": index, **calls[index], "input_delta": tool["input"]}
+
+
+def event_chunks(events):
+    """Blocks tracked by contentBlockIndex, so parallel tool calls never mix."""
+    calls, stopped = {}, False
+    for event in events:
+        if "contentBlockStart" in event:
+            index, tool = event["contentBlockStart"]["contentBlockIndex"], event["contentBlockStart"]["start"].get("toolUse")
+            if tool is None or tool.get("type") == "server_tool_use":
+                continue  # a server-side tool ran inside Bedrock: not a call for the application
+            if not tool.get("toolUseId") or not tool.get("name"):
+                yield {"type": "error", "code": "invalidToolUse",
+                       "message": f"toolUse at contentBlockIndex {index} has no toolUseId or name"}
+                return
+            calls[index] = {"id": tool["toolUseId"], "name": tool["name"]}
+            yield {"type": "tool_call", "index": index, **calls[index], "input_delta": ""}
+        elif "contentBlockDelta" in event:
+            yield from delta_chunks(event["contentBlockDelta"]["contentBlockIndex"],
+                                    event["contentBlockDelta"]["delta"], calls)
+        elif "messageStop" in event:
+            stopped = True
+            yield {"type": "stop", "reason": event["messageStop"]["stopReason"]}
+        elif "metadata" in event and "usage" in event["metadata"]:
+            usage = event["metadata"]["usage"]
+            yield {"type": "usage", "input_tokens": usage["inputTokens"], "output_tokens": usage["outputTokens"],
+                   "cache_read_input_tokens": usage.get("cacheReadInputTokens", 0),
+                   "cache_write_input_tokens": usage.get("cacheWriteInputTokens", 0)}
+    if not stopped:  # a cut-off stream: never let a half-streamed tool call pass as complete
+        yield {"type": "error", "code": "incompleteStream", "message": "the stream ended before messageStop"}
+
+
+def stream(client, turn):
+    try:
+        response = client.converse_stream(**converse_request(turn))
+    except (ClientError, BotoCoreError) as exc:  # after boto3's retries (a 429 is retried)
+        yield error_chunk(exc)
+        return
+    try:
+        yield from event_chunks(response["stream"])
+    except Exception as exc:  # noqa: BLE001 - in-stream exceptions and broken connections end the stream
+        yield error_chunk(exc)
+
+
+def make_client(endpoint):
+    """boto3 reads AWS_ENDPOINT_URL_BEDROCK_RUNTIME, AWS_REGION and the keys from the environment the harness
+    sets; the turn's endpoint is the fallback when the adapter runs without it."""
+    fallback = {} if os.environ.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME") else {
+        "endpoint_url": endpoint["endpoint_url"], "region_name": endpoint["region"],
+        "aws_access_key_id": endpoint["aws_access_key_id"], "aws_secret_access_key": endpoint["aws_secret_access_key"]}
+    return boto3.client("bedrock-runtime", config=Config(retries={"mode": "standard", "max_attempts": 3}), **fallback)
+
+
+def main():
+    client = None
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message["type"] == "hello":
+            send({"type": "hello", "name": NAME, "version": VERSION, "capabilities": CAPABILITIES})
+        elif message["type"] == "turn":
+            print(f"{message['scenario']} turn {message['index']}", file=sys.stderr)
+            client = client or make_client(message["endpoint"])
+            try:
+                for chunk in stream(client, message["turn"]):
+                    send({"type": "chunk", "chunk": chunk})
+            except Exception as exc:  # noqa: BLE001 - a turn this adapter cannot send: say so, keep serving
+                send({"type": "error", "message": f"{type(exc).__name__}: {exc}"})
+            else:
+                send({"type": "done"})
+    return 0  # EOF on stdin: the harness is done
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""``bedrock-harness certify``: the run engine on an in-process or subprocess adapter, and its certification."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from harness import certify as certification
+from harness import report
+from harness.adapters import AdapterLoadError
+from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
+from harness.cassette import write_atomic
+from harness.cli.common import load, root_option, scenarios, selection_options
+
+__all__ = ["certify"]
+
+
+def _baseline(path: Path | None) -> dict[str, str]:
+    try:
+        return report.load_baseline(path) if path else {}
+    except report.BaselineError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _start(command: str, timeout: float) -> SubprocessAdapter:
+    """The subprocess adapter, handshake done; a command that cannot start is a usage error (exit 2)."""
+    try:
+        return SubprocessAdapter(command, timeout=timeout)
+    except (AdapterLoadError, ValueError) as exc:  # ValueError: shlex cannot split the command
+        raise click.UsageError(f"--command: {exc}") from None
+
+
+def _progress(enabled: bool | None):
+    """One line per scenario on stderr (default: when stderr is a terminal), or None."""
+    if not (sys.stderr.isatty() if enabled is None else enabled):
+        return None
+    return lambda done, total, result: click.echo(f"[{done}/{total}] {result.scenario} {result.status}", err=True)
+
+
+def _emit(cert: certification.Certification, fmt: str | None, output: Path | None, output_dir: Path | None) -> None:
+    """Print the report, write it to ``output``, or write all three formats into ``output_dir``."""
+    if output_dir is not None:
+        written = certification.write_reports(cert, output_dir)
+        click.echo(certification.render_text(cert).rstrip("\n"))
+        click.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
+    elif output is not None:
+        write_atomic(output, certification.render(cert, fmt or certification.format_for(output)))
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(certification.render(cert, fmt or "markdown").rstrip("\n"))
+
+
+@click.command()
+@click.option("--adapter", "spec", metavar="SPEC", help="In-process adapter: reference, a registered name, or module:attribute.")
+@click.option("--command", metavar="CMD", help='Subprocess adapter: a command line, split like a shell (no shell), e.g. "node adapter.mjs".')
+@selection_options
+@click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Known failures (YAML: scenario id -> reason).")
+@click.option("--format", "fmt", type=click.Choice(certification.FORMATS), default=None,
+              help="Report format [default: from --output's suffix, else markdown].")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write certification.md, certification.json and certification.xml (JUnit) here.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
+              help="Seconds a --command adapter may take for one turn before it is killed.")
+@click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
+@root_option
+def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, progress, root):
+    """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
+    if (spec is None) == (command is None):
+        raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
+    if output is not None and output_dir is not None:
+        raise click.UsageError("give --output or --output-dir, not both")
+    root, selected = scenarios(root, suites, ids)
+    known = _baseline(baseline)
+    adapter = load(spec) if spec is not None else _start(command, timeout)
+    try:
+        results = certification.run(selected, adapter, root, _progress(progress))
+    finally:
+        if isinstance(adapter, SubprocessAdapter):
+            adapter.close()
+    if baseline:
+        results = report.apply_baseline(results, known, [s.id for s in scenarios(root)[1]])
+    _emit(certification.build(results, adapter, selected, root, spec), fmt, output, output_dir)
+    sys.exit(report.exit_code(results))

@@ -1,0 +1,242 @@
+"""`bedrock-harness certify` and its reports (harness/certify.py, harness/cli/certify.py): the run engine on an
+in-process or subprocess adapter, markdown / JSON / JUnit with versions and cassette hashes, exit codes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import botocore
+import pytest
+from click.testing import CliRunner
+
+from harness import __version__
+from harness import certify as certify_module
+from harness.certify import build, cassette_sha256, format_for, render
+from harness.cli import main
+from harness.results import Result
+from harness.scenario import discover
+
+ROOT = Path(__file__).resolve().parents[1]
+BRIDGE = f"{shlex.quote(sys.executable)} -m harness.adapters.bridge"
+REFERENCE = f"{BRIDGE} reference"
+
+
+def certify(*args: str):
+    return CliRunner().invoke(main, ["certify", "--root", str(ROOT), *args], catch_exceptions=False)
+
+
+def sha256_of(sid: str) -> str:
+    return hashlib.sha256((ROOT / "cassettes" / f"{sid}.yaml").read_bytes()).hexdigest()
+
+
+class TextOnly:
+    """An in-process adapter declaring only text: scenarios needing more are skipped."""
+
+    name, version, capabilities = "text-only", "0.3", frozenset({"text", "stop_reason"})
+
+    def stream(self, turn, endpoint):
+        raise AssertionError("a skipped scenario never reaches the adapter")
+
+
+# ---- a passing subprocess certification, written in all three formats -----------------------------------
+
+@pytest.fixture(scope="module")
+def passing(tmp_path_factory):
+    out = tmp_path_factory.mktemp("certification")
+    done = certify("--command", REFERENCE, "--scenario", "core/smoke-text", "--scenario", "core/round-trip",
+                   "--output-dir", str(out))
+    return done, out
+
+
+def test_output_dir_gets_markdown_json_and_junit_and_the_exit_code_is_0(passing):
+    done, out = passing
+    assert done.exit_code == 0, done.output
+    assert sorted(p.name for p in out.iterdir()) == ["certification.json", "certification.md", "certification.xml"]
+    assert "2 scenarios: 2 pass" in done.stdout and "certification.md" in done.stderr
+
+
+def test_the_json_report_names_adapter_versions_and_cassette_hashes(passing):
+    report = json.loads((passing[1] / "certification.json").read_text())
+    assert report["adapter"]["name"] == "reference" and report["adapter"]["version"] == __version__
+    assert report["adapter"]["command"] == REFERENCE and "tool_use" in report["adapter"]["capabilities"]
+    assert (report["harness_version"], report["botocore_version"]) == (__version__, botocore.__version__)
+    assert [(r["scenario"], r["status"]) for r in report["results"]] == [("core/round-trip", "pass"),
+                                                                         ("core/smoke-text", "pass")]
+    for result in report["results"]:
+        assert result["cassette_sha256"] == sha256_of(result["scenario"])
+        assert result["cassette"] == f"cassettes/{result['scenario']}.yaml"
+    assert report["summary"]["pass"] == 2 and report["date"].endswith("+00:00")
+
+
+def test_the_markdown_report_names_adapter_versions_and_cassette_hashes(passing):
+    text = (passing[1] / "certification.md").read_text()
+    assert text.startswith(f"# Certification: `reference` {__version__}\n")
+    assert f"subprocess `{REFERENCE}`" in text and f"botocore {botocore.__version__}" in text
+    assert f"bedrock-harness {__version__}" in text
+    assert f"| `core/smoke-text` | pass |  | `{sha256_of('core/smoke-text')}` |" in text
+    assert "## Findings" not in text
+
+
+def test_the_junit_report_carries_versions_and_a_cassette_hash_per_testcase(passing):
+    root = ET.fromstring((passing[1] / "certification.xml").read_text())
+    suite = root.find("testsuite")
+    props = {p.get("name"): p.get("value") for p in suite.find("properties")}
+    assert props["botocore_version"] == botocore.__version__ and props["harness_version"] == __version__
+    assert props["adapter"] == "reference" and props["adapter_run_as"] == f"subprocess `{REFERENCE}`"
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert set(cases) == {"core/smoke-text", "core/round-trip"} and suite.get("failures") == "0"
+    for sid, case in cases.items():
+        assert case.find("properties/property[@name='cassette_sha256']").get("value") == sha256_of(sid)
+
+
+# ---- a failing in-process certification: findings, baseline ----------------------------------------------
+
+FAILING = ("--adapter", "broken_adapters:DroppedSignature", "--scenario", "core/thinking-tools",
+           "--scenario", "core/smoke-text")
+
+
+def test_a_failing_certification_exits_1_and_shows_each_diff_and_request_problem(tmp_path):
+    done = certify(*FAILING, "--output-dir", str(tmp_path))
+    assert done.exit_code == 1
+    report = json.loads((tmp_path / "certification.json").read_text())
+    result = next(r for r in report["results"] if r["scenario"] == "core/thinking-tools")
+    assert result["status"] == "fail" and report["adapter"]["spec"] == "broken_adapters:DroppedSignature"
+    diff, problems = result["turns"][0]["diff"], result["turns"][1]["request_problems"]
+    assert "chunk 0 (reasoning): expected signature" in diff
+    assert any("thinking.signature: Field required" in p for p in problems)
+    markdown = (tmp_path / "certification.md").read_text()
+    assert "## Findings" in markdown and "### `core/thinking-tools`: fail" in markdown
+    assert "turn 0 chunks:" in markdown and "chunk 0 (reasoning): expected signature" in markdown
+    assert "turn 1 request:" in markdown and "thinking.signature: Field required" in markdown
+    junit = ET.fromstring((tmp_path / "certification.xml").read_text())
+    assert junit.find(".//testcase[@name='core/thinking-tools']/failure") is not None
+
+
+def test_a_baseline_turns_known_failures_into_xfail_with_their_reason(tmp_path):
+    baseline = tmp_path / "known.yaml"
+    baseline.write_text("core/thinking-tools: drops reasoning signatures (upstream issue 42)\n")
+    done = certify(*FAILING, "--baseline", str(baseline), "--format", "json")
+    assert done.exit_code == 0
+    results = {r["scenario"]: r for r in json.loads(done.stdout)["results"]}
+    assert results["core/thinking-tools"]["status"] == "xfail"
+    assert results["core/thinking-tools"]["reason"] == "known failure: drops reasoning signatures (upstream issue 42)"
+
+
+def test_a_baseline_entry_that_passes_is_an_xpass_and_fails_the_run(tmp_path):
+    baseline = tmp_path / "known.yaml"
+    baseline.write_text("core/smoke-text: thought to be broken\n")
+    done = certify("--adapter", "reference", "--scenario", "core/smoke-text", "--baseline", str(baseline),
+                   "--format", "text")
+    assert done.exit_code == 1 and "xpass" in done.stdout
+
+
+# ---- capabilities: an adapter is not judged on what it does not declare ---------------------------------
+
+HELLO_ONLY = textwrap.dedent('''
+    import json, sys
+    for line in sys.stdin:
+        if json.loads(line)["type"] == "hello":
+            print(json.dumps({"type": "hello", "name": "texty", "version": "9", "capabilities": ["text"]}), flush=True)
+        else:
+            sys.exit("a skipped scenario never reaches the adapter")
+''')
+
+
+def test_undeclared_capabilities_skip_scenarios_in_process_and_through_a_subprocess(tmp_path):
+    script = tmp_path / "hello_only.py"
+    script.write_text(HELLO_ONLY)
+    for how in (["--adapter", "test_certify:TextOnly"], ["--command", f"{shlex.quote(sys.executable)} {script}"]):
+        done = certify(*how, "--scenario", "core/single-call", "--format", "json")
+        assert done.exit_code == 0, done.output
+        (result,) = json.loads(done.stdout)["results"]
+        assert result["status"] == "skip" and result["reason"].startswith("adapter lacks ")
+        assert "tool_use" in result["reason"]
+
+
+# ---- usage errors and output choices ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    ((), "give exactly one of --adapter SPEC or --command CMD"),
+    (("--adapter", "reference", "--command", "true"), "give exactly one of --adapter SPEC or --command CMD"),
+    (("--command", "surely-not-a-command-xyz"), "cannot start adapter command 'surely-not-a-command-xyz'"),
+    (("--command", "'unbalanced"), "--command: No closing quotation"),
+    (("--adapter", "reference", "--output", "a.md", "--output-dir", "d"), "give --output or --output-dir, not both"),
+    (("--adapter", "nope_module_xyz:Adapter"), "module 'nope_module_xyz' not found"),
+    (("--adapter", "reference", "--scenario", "core/no-such-scenario"), "core/no-such-scenario"),
+])
+def test_bad_usage_exits_2_with_one_line(args, message):
+    done = certify(*args)
+    assert done.exit_code == 2 and message in done.output
+    assert "Traceback" not in done.output
+
+
+def test_a_command_that_dies_at_start_names_its_last_stderr_line(tmp_path):
+    script = tmp_path / "dies.py"
+    script.write_text("import sys\nsys.exit('ImportError: no module named bedrock_sdk')\n")
+    done = certify("--command", f"{shlex.quote(sys.executable)} {script}")
+    assert done.exit_code == 2
+    assert "crashed: exited with code 1 during the hello handshake; its last stderr line: ImportError: no module " \
+           "named bedrock_sdk" in done.output
+
+
+def test_a_crashing_adapter_is_an_error_verdict_and_exit_1(tmp_path):
+    script = tmp_path / "crashes.py"
+    script.write_text(HELLO_ONLY.replace('"capabilities": ["text"]', '"capabilities": ["text", "stop_reason"]')
+                      .replace("sys.exit(", "print('segfault-ish', file=sys.stderr); sys.exit("))
+    done = certify("--command", f"{shlex.quote(sys.executable)} {script}", "--scenario", "core/smoke-text",
+                   "--format", "json")
+    assert done.exit_code == 1
+    (result,) = json.loads(done.stdout)["results"]
+    assert result["status"] == "error" and "crashed: exited with code 1 during core/smoke-text turn 0" in result["reason"]
+    assert "segfault-ish" in result["reason"]
+
+
+@pytest.mark.parametrize("name, fmt, check", [
+    ("report.xml", None, lambda text: ET.fromstring(text).tag == "testsuites"),
+    ("report.json", None, lambda text: json.loads(text)["adapter"]["name"] == "reference"),
+    ("report.md", None, lambda text: text.startswith("# Certification: `reference`")),
+    ("report.out", "junit", lambda text: ET.fromstring(text).tag == "testsuites"),
+    ("report.txt", None, lambda text: "core/smoke-text" in text and text.startswith("certification, in-process")),
+])
+def test_output_takes_its_format_from_the_suffix_unless_given(tmp_path, name, fmt, check):
+    output = tmp_path / name
+    done = certify("--adapter", "reference", "--scenario", "core/smoke-text", "--output", str(output),
+                   *(["--format", fmt] if fmt else []))
+    assert done.exit_code == 0 and done.stdout == "" and check(output.read_text())
+
+
+def test_without_output_the_markdown_report_is_printed():
+    done = certify("--adapter", "reference", "--scenario", "core/smoke-text")
+    assert done.exit_code == 0 and done.stdout.startswith("# Certification: `reference`")
+
+
+# ---- the module -------------------------------------------------------------------------------------------
+
+def test_cassette_sha256_is_the_files_hash_or_none(tmp_path):
+    assert cassette_sha256(ROOT / "cassettes" / "core" / "smoke-text.yaml") == sha256_of("core/smoke-text")
+    assert cassette_sha256(tmp_path / "missing.yaml") is None
+
+
+def test_a_missing_cassette_shows_as_missing(tmp_path):
+    scenario = discover(ROOT / "suites", ids=["core/smoke-text"])[0]
+    cert = build([Result(scenario.id, "error", "no cassette")], {"name": "a", "version": "1"}, [scenario], tmp_path)
+    assert json.loads(render(cert, "json"))["results"][0]["cassette_sha256"] is None
+    assert "| `core/smoke-text` | error | no cassette | missing |" in render(cert, "markdown")
+    assert "cassette_sha256\" value=\"missing\"" in render(cert, "junit")
+
+
+def test_format_for_and_unknown_formats():
+    assert [format_for(n) for n in ("a.md", "a.JSON", "a.xml", "a.txt", "a")] == ["markdown", "json", "junit",
+                                                                                  "text", "markdown"]
+    with pytest.raises(ValueError, match="unknown report format 'html'"):
+        render(build([], {"name": "a"}, [], ROOT), "html")
+
+
+def test_the_module_exports_what_it_names():
+    assert all(hasattr(certify_module, name) for name in certify_module.__all__)
