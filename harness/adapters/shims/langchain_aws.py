@@ -1,0 +1,212 @@
+"""langchain-aws's ``ChatBedrockConverse`` as a harness adapter (its ConverseStream path, ``.stream``).
+
+The turn becomes the LangChain history an application holds (``SystemMessage``, ``HumanMessage``,
+``AIMessage`` with ``tool_calls`` and reasoning content blocks, one ``ToolMessage`` per result), tools are
+bound with ``bind_tools``; langchain-aws builds the Bedrock request. Each streamed ``AIMessageChunk`` maps
+back: content blocks to text / reasoning, ``tool_call_chunks`` to tool-call deltas, ``response_metadata
+["stopReason"]`` to the stop, ``usage_metadata`` to usage (LangChain counts cache tokens inside
+``input_tokens``; they are taken out again so the numbers mean what Bedrock's do). When the stream ends, the
+chunks summed the way an application sums them give each call's whole input (``tool_calls``, what an agent
+executes), emitted before the held-back stop and usage.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.metadata
+from collections.abc import Iterator
+from typing import Any
+
+from harness.converse.request import system_texts, thinking_budget
+from harness.converse.stream import error_chunk
+
+__all__ = ["LangchainAwsAdapter", "assembled", "from_chunk", "to_langchain", "usage"]
+
+DISTRIBUTION = "langchain-aws"
+CLOSING = ("stop", "usage")  # held back until the aggregated message's tool calls are out
+
+
+def installed_version() -> str:
+    """The installed library's version; a clear error naming the extra when it is missing."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        raise ImportError(f"{DISTRIBUTION} is not installed: pip install 'bedrock-harness[langchain-aws]'") from None
+
+
+class LangchainAwsAdapter:
+    """``ChatBedrockConverse(disable_streaming=False).bind_tools(...).stream(messages)``."""
+
+    name = DISTRIBUTION
+    capabilities = frozenset({
+        "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
+        "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
+    })
+
+    def __init__(self) -> None:
+        self.version = installed_version()
+        self._last: tuple[str, Any] = ("", None)
+
+    def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
+        """Stream one turn: content as it arrives; at the end the aggregated message's tool_calls, stop, usage.
+
+        A library exception becomes the closing error chunk.
+        """
+        closing: list[dict] = []
+        try:
+            message = None
+            for chunk in self._runnable(turn, endpoint).stream(to_langchain(turn)):
+                message = chunk if message is None else message + chunk
+                for item in from_chunk(chunk):
+                    if item["type"] in CLOSING:
+                        closing.append(item)
+                    else:
+                        yield item
+        except Exception as exc:  # noqa: BLE001 - whatever the library raises is the verdict's error
+            yield from closing
+            yield error_chunk(exc)
+            return
+        yield from assembled(message)
+        yield from closing
+
+    def _runnable(self, turn: dict, endpoint: dict) -> Any:
+        """The last turn's model when nothing but the messages changed (an app keeps its model between turns)."""
+        key = repr(({k: v for k, v in turn.items() if k != "messages"}, sorted(endpoint.items())))
+        cached, model = self._last  # one read: threads sharing the adapter never mix endpoints
+        if cached != key:
+            model = _runnable(turn, endpoint)
+            self._last = (key, model)
+        return model
+
+
+def _runnable(turn: dict, endpoint: dict) -> Any:
+    """The chat model pointed at the endpoint, with the turn's tools bound."""
+    from langchain_aws import ChatBedrockConverse
+
+    options = turn.get("options") or {}
+    budget = thinking_budget(options)
+    model = ChatBedrockConverse(
+        model=turn["model_id"], region_name=endpoint["region"], endpoint_url=endpoint["endpoint_url"],
+        aws_access_key_id=endpoint["aws_access_key_id"], aws_secret_access_key=endpoint["aws_secret_access_key"],
+        max_tokens=options.get("max_tokens"), temperature=None if budget else options.get("temperature"),
+        additional_model_request_fields={"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
+        disable_streaming=False)
+    if not turn.get("tools"):
+        return model
+    return model.bind_tools(turn["tools"], tool_choice=_tool_choice(options.get("tool_choice")))
+
+
+def _tool_choice(choice: Any) -> str | None:
+    """``auto`` / ``any`` as they are; ``{"name": X}`` as LangChain's tool-name string."""
+    return choice.get("name") if isinstance(choice, dict) else choice
+
+
+# ---- turn -> LangChain messages ----
+
+def to_langchain(turn: dict) -> list:
+    """The LangChain history for a turn: system prompt, then each Anthropic-format message."""
+    from langchain_core.messages import SystemMessage
+
+    history: list = [SystemMessage(content=text) for text in system_texts(turn.get("system"))]
+    for message in turn.get("messages") or ():
+        history.extend(_assistant(message) if message["role"] == "assistant" else _user(message))
+    return history
+
+
+def _blocks(content: Any) -> list[dict]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
+
+
+def _user(message: dict) -> list:
+    """One ToolMessage per tool_result (in order), then a HumanMessage with the rest."""
+    from langchain_core.messages import HumanMessage, ToolMessage
+
+    blocks = _blocks(message["content"])
+    results = [ToolMessage(content=_result_content(b.get("content")), tool_call_id=b["tool_use_id"],
+                           status="error" if b.get("is_error") else "success")
+               for b in blocks if b.get("type") == "tool_result"]
+    rest = [b for b in blocks if b.get("type") != "tool_result"]
+    return results + ([HumanMessage(content=rest)] if rest else [])
+
+
+def _result_content(content: Any) -> str | list:
+    """A tool result as ToolMessage content: a string stays one, an object is a JSON block."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, dict):
+        return [{"type": "json", "json": content}]
+    return [{"type": "text", "text": p} if isinstance(p, str) else p for p in content]
+
+
+def _assistant(message: dict) -> list:
+    """An AIMessage as LangChain's own stream aggregates it: reasoning/text/tool_use blocks plus tool_calls."""
+    from langchain_core.messages import AIMessage
+
+    blocks = _blocks(message["content"])
+    calls = [{"id": b["id"], "name": b["name"], "args": b.get("input") or {}, "type": "tool_call"}
+             for b in blocks if b.get("type") == "tool_use"]
+    return [AIMessage(content=[_ai_block(b) for b in blocks], tool_calls=calls)]
+
+
+def _ai_block(block: dict) -> dict:
+    kind = block.get("type")
+    if kind == "thinking":
+        reasoning = {"text": block.get("thinking", ""), "signature": block.get("signature") or ""}
+        return {"type": "reasoning_content", "reasoning_content": reasoning}
+    if kind == "redacted_thinking":
+        return {"type": "reasoning_content",
+                "reasoning_content": {"redacted_content": base64.b64decode(block["data"])}}
+    return dict(block)
+
+
+# ---- AIMessageChunk -> harness chunks ----
+
+def from_chunk(message: Any) -> Iterator[dict]:
+    """The harness chunks of one streamed AIMessageChunk."""
+    for block in message.content if isinstance(message.content, list) else ():
+        yield from _content(block)
+    for call in message.tool_call_chunks:
+        chunk = {"type": "tool_call", "index": call.get("index"), "input_delta": call.get("args") or ""}
+        yield {**chunk, **{k: call[k] for k in ("id", "name") if call.get(k) is not None}}
+    if message.response_metadata.get("stopReason"):
+        yield {"type": "stop", "reason": message.response_metadata["stopReason"]}
+    if message.usage_metadata:
+        yield usage(message.usage_metadata)
+
+
+def assembled(message: Any) -> Iterator[dict]:
+    """The aggregated AIMessageChunk's ``tool_calls`` (what an agent executes), each with its whole input.
+
+    A call without an id cannot be matched to its streamed deltas and is left to them.
+    """
+    for call in message.tool_calls if message is not None else ():
+        if call.get("id"):
+            yield {"type": "tool_call", "id": call["id"], "name": call["name"], "input": call["args"]}
+
+
+def _content(block: Any) -> Iterator[dict]:
+    """Text and reasoning blocks (tool_use blocks are read from ``tool_call_chunks``)."""
+    if isinstance(block, str):
+        block = {"type": "text", "text": block}
+    index = block.get("index")
+    if block.get("type") == "text" and block.get("text"):
+        yield {"type": "text", "index": index, "text": block["text"]}
+    reasoning = block.get("reasoning_content") if block.get("type") == "reasoning_content" else None
+    if reasoning and reasoning.get("text"):
+        yield {"type": "reasoning", "index": index, "text": reasoning["text"]}
+    if reasoning and reasoning.get("signature"):
+        yield {"type": "reasoning", "index": index, "signature": reasoning["signature"]}
+    if reasoning and reasoning.get("redacted_content"):
+        data = base64.b64encode(bytes(reasoning["redacted_content"])).decode("ascii")
+        yield {"type": "redacted_reasoning", "index": index, "data": data}
+
+
+def usage(metadata: dict) -> dict:
+    """Bedrock's counts from LangChain's UsageMetadata, whose input_tokens include the cache tokens."""
+    details = metadata.get("input_token_details") or {}
+    read = details.get("cache_read") or 0
+    write = (details.get("cache_creation") or 0) + sum(
+        details.get(k) or 0 for k in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"))
+    return {"type": "usage", "input_tokens": metadata.get("input_tokens", 0) - read - write,
+            "output_tokens": metadata.get("output_tokens", 0), "cache_read_input_tokens": read,
+            "cache_write_input_tokens": write}

@@ -1,0 +1,252 @@
+"""pydantic-ai's ``BedrockConverseModel`` as a harness adapter (its ConverseStream path).
+
+The turn becomes pydantic-ai message history (``ModelRequest`` with ``SystemPromptPart`` / ``UserPromptPart`` /
+``ToolReturnPart`` — ``outcome="failed"`` for an error result — and ``ModelResponse`` with ``ThinkingPart``
+carrying the signature, ``TextPart``, ``ToolCallPart``), tools become ``ToolDefinition``s, and the request is
+streamed through ``pydantic_ai.direct.model_request_stream_sync`` (the documented single-request API, which
+prepares the history as an agent run does). Part events map back to chunks; the final ``ModelResponse`` gives
+each tool call's assembled arguments (when they parse), usage, and the stop reason: Bedrock's own, which
+pydantic-ai keeps in ``provider_details["finish_reason"]``, else its ``finish_reason`` inverted (lossy).
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.metadata
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from harness.converse.request import system_texts, thinking_budget
+from harness.converse.stream import error_chunk
+
+__all__ = ["FINISH_REASONS", "PydanticAiAdapter", "error", "from_event", "from_response", "parameters", "settings",
+           "to_pydantic_ai", "usage"]
+
+DISTRIBUTION = "pydantic-ai-slim"
+PROVIDER = "bedrock"  # pydantic-ai's provider name for Bedrock, kept on parts whose signatures go back to it
+# pydantic-ai's finish_reason -> the Bedrock stopReason it most often stands for; lossy: 'stop' also covers
+# stop_sequence, 'length' model_context_window_exceeded, 'content_filter' guardrail_intervened, 'error'
+# malformed_tool_use.
+FINISH_REASONS = {"stop": "end_turn", "tool_call": "tool_use", "length": "max_tokens",
+                  "content_filter": "content_filtered", "error": "malformed_model_output"}
+
+
+def installed_version() -> str:
+    """The installed library's version; a clear error naming the extra when it is missing."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        raise ImportError(f"{DISTRIBUTION} is not installed: pip install 'bedrock-harness[pydantic-ai]'") from None
+
+
+class PydanticAiAdapter:
+    """``model_request_stream_sync(BedrockConverseModel(..., provider=BedrockProvider(...)), history, ...)``."""
+
+    name = "pydantic-ai"
+    capabilities = frozenset({
+        "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
+        "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
+    })
+
+    def __init__(self) -> None:
+        self.version = installed_version()
+        self._last: tuple[str, Any] = ("", None)
+
+    def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
+        """Stream one turn; the library's exception becomes the closing error chunk."""
+        from pydantic_ai.direct import model_request_stream_sync
+
+        try:
+            ids: dict[int, str] = {}
+            with model_request_stream_sync(self._model(turn, endpoint), to_pydantic_ai(turn),
+                                           model_settings=settings(turn), model_request_parameters=parameters(turn)
+                                           ) as stream:
+                for event in stream:
+                    yield from from_event(event, ids)
+                response = stream.response
+            yield from from_response(response)
+        except Exception as exc:  # noqa: BLE001 - whatever the library raises is the verdict's error
+            yield error(exc)
+
+    def _model(self, turn: dict, endpoint: dict) -> Any:
+        """The last turn's model when the model id and endpoint are the same (an agent keeps its model)."""
+        key = repr((turn["model_id"], sorted(endpoint.items())))
+        cached, model = self._last  # one read: threads sharing the adapter never mix endpoints
+        if cached != key:
+            model = _model(turn["model_id"], endpoint)
+            self._last = (key, model)
+        return model
+
+
+def _model(model_id: str, endpoint: dict) -> Any:
+    from pydantic_ai.models.bedrock import BedrockConverseModel
+    from pydantic_ai.providers.bedrock import BedrockProvider
+
+    provider = BedrockProvider(base_url=endpoint["endpoint_url"], region_name=endpoint["region"],
+                               aws_access_key_id=endpoint["aws_access_key_id"],
+                               aws_secret_access_key=endpoint["aws_secret_access_key"])
+    return BedrockConverseModel(model_id, provider=provider)
+
+
+def settings(turn: dict) -> dict:
+    """BedrockModelSettings: max_tokens, temperature, tool_choice, and thinking as a request field (exact budget)."""
+    options = turn.get("options") or {}
+    budget = thinking_budget(options)
+    choice = options.get("tool_choice")
+    values = {"max_tokens": options.get("max_tokens"), "temperature": None if budget else options.get("temperature"),
+              "tool_choice": [choice["name"]] if isinstance(choice, dict) else {"any": "required"}.get(choice, choice),
+              "bedrock_additional_model_requests_fields":
+                  {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None}
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def parameters(turn: dict) -> Any:
+    """ModelRequestParameters with one ToolDefinition per tool (text output allowed)."""
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.tools import ToolDefinition
+
+    tools = [ToolDefinition(name=t["name"], description=t.get("description"), parameters_json_schema=t["input_schema"])
+             for t in turn.get("tools") or ()]
+    return ModelRequestParameters(function_tools=tools, allow_text_output=True)
+
+
+def error(exc: BaseException) -> dict:
+    """An error chunk: pydantic-ai's ``provider_error_code`` is Bedrock's code, when it kept one."""
+    code = getattr(exc, "provider_error_code", None)
+    return {"type": "error", "code": code, "message": str(exc)} if code else error_chunk(exc)
+
+
+# ---- turn -> pydantic-ai messages ----
+
+def to_pydantic_ai(turn: dict) -> list:
+    """The message history: system prompt parts lead the first request; one ModelResponse per assistant turn."""
+    from pydantic_ai.messages import ModelRequest, SystemPromptPart
+
+    names = {b["id"]: b["name"] for m in turn["messages"] for b in _blocks(m["content"]) if b.get("type") == "tool_use"}
+    history: list = []
+    pending = [SystemPromptPart(content=text) for text in system_texts(turn.get("system"))]
+    for message in turn["messages"]:
+        if message["role"] == "assistant":
+            history += [ModelRequest(parts=pending)] if pending else []
+            history.append(_response(message, turn["model_id"]))
+            pending = []
+        else:
+            pending += [_request_part(block, names) for block in _blocks(message["content"])]
+    return history + ([ModelRequest(parts=pending)] if pending else [])
+
+
+def _blocks(content: Any) -> list[dict]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
+
+
+def _binary(block: dict) -> Any:
+    from pydantic_ai.messages import BinaryContent
+
+    source = block["source"]
+    return BinaryContent(data=base64.b64decode(source["data"]), media_type=source["media_type"])
+
+
+def _request_part(block: dict, names: dict[str, str]) -> Any:
+    from pydantic_ai.messages import ToolReturnPart, UserPromptPart
+
+    if block.get("type") == "tool_result":
+        content = block.get("content")
+        if isinstance(content, list):
+            content = [p if isinstance(p, str) else p["text"] if p.get("type") == "text" else
+                       _binary(p) if p.get("type") == "image" else p.get("json", p) for p in content]
+        return ToolReturnPart(tool_name=names.get(block["tool_use_id"], ""), content=content,
+                              tool_call_id=block["tool_use_id"], outcome="failed" if block.get("is_error") else "success")
+    if block.get("type") == "image":
+        return UserPromptPart(content=[_binary(block)])
+    return UserPromptPart(content=block["text"])
+
+
+def _response(message: dict, model_id: str) -> Any:
+    from pydantic_ai.messages import ModelResponse
+
+    return ModelResponse(parts=[_response_part(b) for b in _blocks(message["content"])], model_name=model_id,
+                         provider_name=PROVIDER)
+
+
+def _response_part(block: dict) -> Any:
+    from pydantic_ai.messages import TextPart, ThinkingPart, ToolCallPart
+
+    kind = block.get("type")
+    if kind == "thinking":
+        return ThinkingPart(content=block.get("thinking", ""), signature=block.get("signature"), provider_name=PROVIDER)
+    if kind == "redacted_thinking":  # pydantic-ai holds the opaque blob as text in `signature`
+        return ThinkingPart(content="", id="redacted_content", provider_name=PROVIDER,
+                            signature=base64.b64decode(block["data"]).decode("utf-8"))
+    if kind == "tool_use":
+        return ToolCallPart(tool_name=block["name"], args=block.get("input") or {}, tool_call_id=block["id"])
+    return TextPart(content=block["text"])
+
+
+# ---- stream events and the final response -> chunks ----
+
+def _args(args: Any) -> str:
+    return json.dumps(args) if isinstance(args, dict) else args or ""
+
+
+def _thinking(part: Any, text: str | None, signature: str | None) -> Iterator[dict]:
+    if getattr(part, "id", None) in ("redacted_content", "redacted_thinking") and signature:
+        yield {"type": "redacted_reasoning", "data": base64.b64encode(signature.encode("utf-8")).decode("ascii")}
+        return
+    if text:
+        yield {"type": "reasoning", "text": text}
+    if signature:
+        yield {"type": "reasoning", "signature": signature}
+
+
+def from_event(event: Any, ids: dict[int, str]) -> Iterator[dict]:
+    """Chunks for one PartStartEvent / PartDeltaEvent; ``ids`` maps part index -> tool call id."""
+    from pydantic_ai.messages import (
+        PartDeltaEvent,
+        PartStartEvent,
+        TextPart,
+        TextPartDelta,
+        ThinkingPart,
+        ThinkingPartDelta,
+        ToolCallPart,
+        ToolCallPartDelta,
+    )
+
+    item = event.part if isinstance(event, PartStartEvent) else event.delta if isinstance(event, PartDeltaEvent) else None
+    if isinstance(item, (TextPart, TextPartDelta)):
+        text = item.content if isinstance(item, TextPart) else item.content_delta
+        yield from ([{"type": "text", "text": text}] if text else ())
+    elif isinstance(item, ThinkingPart):
+        yield from _thinking(item, item.content, item.signature)
+    elif isinstance(item, ThinkingPartDelta):
+        yield from _thinking(None, item.content_delta, item.signature_delta)
+    elif isinstance(item, ToolCallPart) and type(item) is ToolCallPart:  # not a NativeToolCallPart (server side)
+        ids[event.index] = item.tool_call_id
+        yield {"type": "tool_call", "id": item.tool_call_id, "name": item.tool_name, "input_delta": _args(item.args)}
+    elif isinstance(item, ToolCallPartDelta) and event.index in ids:
+        yield {"type": "tool_call", "id": ids[event.index], "input_delta": _args(item.args_delta)}
+
+
+def from_response(response: Any) -> Iterator[dict]:
+    """Each tool call's assembled arguments (when they parse), then the stop reason and usage."""
+    from pydantic_ai.messages import ToolCallPart
+
+    for part in response.parts:
+        if type(part) is ToolCallPart:
+            try:
+                args = part.args_as_dict(raise_if_invalid=True)
+            except (ValueError, AssertionError):
+                continue  # never completed: the streamed deltas stand
+            yield {"type": "tool_call", "id": part.tool_call_id, "name": part.tool_name, "input": args}
+    raw = (response.provider_details or {}).get("finish_reason")
+    reason = raw or FINISH_REASONS.get(response.finish_reason)
+    yield from ([{"type": "stop", "reason": reason}] if reason else ())
+    yield usage(response.usage)
+
+
+def usage(request_usage: Any) -> dict:
+    """Bedrock's counts from a RequestUsage, whose input_tokens include the cache reads and writes."""
+    read, write = request_usage.cache_read_tokens, request_usage.cache_write_tokens
+    return {"type": "usage", "input_tokens": request_usage.input_tokens - read - write,
+            "output_tokens": request_usage.output_tokens, "cache_read_input_tokens": read,
+            "cache_write_input_tokens": write}

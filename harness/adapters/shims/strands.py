@@ -1,0 +1,214 @@
+"""strands-agents' ``BedrockModel`` as a harness adapter, driven the way a strands ``Agent`` drives it.
+
+The turn becomes strands ``Messages`` as an agent holds them (Converse-shaped blocks: ``toolUse``,
+``toolResult`` with ``status``, ``reasoningContent`` with the signature) and ``ToolSpec``s; strands'
+``stream_messages`` (its history cleanup, then ``BedrockModel.stream``, then ``process_stream``) builds the
+request and assembles the response. Its typed events map back the way a callback handler sees them (text,
+reasoning text / signature / redacted content, tool-use deltas); the final ``ModelStopReason`` gives the
+stop reason, usage, and each assembled ``toolUse`` (what the agent executes), which replaces the call's
+streamed deltas at the place the call started. A call the assembled message dropped is left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import importlib.metadata
+from collections.abc import Iterator
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from harness.converse.request import system_texts, thinking_budget
+from harness.converse.stream import error_chunk
+
+__all__ = ["StrandsAdapter", "chunks_from_events", "error", "to_strands"]
+
+DISTRIBUTION = "strands-agents"
+
+
+def installed_version() -> str:
+    """The installed library's version; a clear error naming the extra when it is missing."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        raise ImportError(f"{DISTRIBUTION} is not installed: pip install 'bedrock-harness[strands]'") from None
+
+
+class StrandsAdapter:
+    """``stream_messages(BedrockModel(...), ...)``: strands' own model-call path of an agent loop."""
+
+    name = "strands"
+    capabilities = frozenset({
+        "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
+        "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
+    })
+
+    def __init__(self) -> None:
+        self.version = installed_version()
+        self._last: tuple[str, Any] = ("", None)
+
+    def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
+        """Stream one turn; the library's exception (after what it streamed) becomes the closing error chunk."""
+        events: list[dict] = []
+        try:
+            asyncio.run(_collect(self._model(turn, endpoint), turn, events))
+        except Exception as exc:  # noqa: BLE001 - whatever the library raises is the verdict's error
+            yield from chunks_from_events(events)
+            yield error(exc)
+            return
+        yield from chunks_from_events(events)
+
+    def _model(self, turn: dict, endpoint: dict) -> Any:
+        """The last turn's model when only the messages changed (an agent keeps its model between turns)."""
+        key = repr(({k: v for k, v in turn.items() if k != "messages"}, sorted(endpoint.items())))
+        cached, model = self._last  # one read: threads sharing the adapter never mix endpoints
+        if cached != key:
+            model = _bedrock_model(turn, endpoint)
+            self._last = (key, model)
+        return model
+
+
+def _bedrock_model(turn: dict, endpoint: dict) -> Any:
+    import boto3
+    from strands.models.bedrock import BedrockModel
+
+    options = turn.get("options") or {}
+    budget = thinking_budget(options)
+    session = boto3.Session(aws_access_key_id=endpoint["aws_access_key_id"],
+                            aws_secret_access_key=endpoint["aws_secret_access_key"], region_name=endpoint["region"])
+    config = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
+              "temperature": None if budget else options.get("temperature"),
+              "additional_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None}
+    return BedrockModel(boto_session=session, endpoint_url=endpoint["endpoint_url"],
+                        **{k: v for k, v in config.items() if v is not None})
+
+
+async def _collect(model: Any, turn: dict, events: list[dict]) -> None:
+    """Every event ``stream_messages`` yields, appended as it arrives (kept when the stream raises)."""
+    from strands.event_loop.streaming import stream_messages
+
+    texts = system_texts(turn.get("system"))
+    system = {"system_prompt": texts[0]} if len(texts) == 1 else {
+        "system_prompt": None, "system_prompt_content": [{"text": t} for t in texts] or None}
+    specs = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
+             for t in turn.get("tools") or ()]
+    choice = _tool_choice((turn.get("options") or {}).get("tool_choice"))
+    async for event in stream_messages(model, messages=to_strands(turn["messages"]), tool_specs=specs,
+                                       tool_choice=choice, **system):
+        events.append(event)
+
+
+def _tool_choice(choice: Any) -> dict | None:
+    """strands' ToolChoice: ``{"auto": {}}``, ``{"any": {}}`` or ``{"tool": {"name": ...}}``."""
+    if isinstance(choice, dict):
+        return {"tool": {"name": choice["name"]}}
+    return {choice: {}} if choice else None
+
+
+def error(exc: BaseException) -> dict:
+    """An error chunk; strands re-raises throttling as ModelThrottledException *from* the ClientError."""
+    cause = exc.__cause__
+    return error_chunk(cause if isinstance(cause, ClientError) and not isinstance(exc, ClientError) else exc)
+
+
+# ---- turn -> strands Messages ----
+
+def to_strands(messages: list[dict]) -> list[dict]:
+    """strands ``Messages`` for Anthropic-format messages."""
+    return [{"role": m["role"], "content": [_block(b) for b in _blocks(m["content"])]} for m in messages]
+
+
+def _blocks(content: Any) -> list:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
+
+
+_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
+
+
+def _image(block: dict) -> dict:
+    source = block["source"]
+    return {"image": {"format": _FORMATS[source["media_type"]], "source": {"bytes": base64.b64decode(source["data"])}}}
+
+
+def _result_part(part: Any) -> dict:
+    if isinstance(part, str):
+        return {"text": part}
+    if part.get("type") == "text":
+        return {"text": part["text"]}
+    return _image(part) if part.get("type") == "image" else {"json": part.get("json", part)}
+
+
+def _result(block: dict) -> dict:
+    content = block.get("content")
+    parts = [content] if isinstance(content, (str, dict)) and content != "" else list(content or ())
+    return {"toolResult": {"toolUseId": block["tool_use_id"], "content": [_result_part(p) for p in parts],
+                           "status": "error" if block.get("is_error") else "success"}}
+
+
+def _block(block: Any) -> dict:
+    kind = block.get("type")
+    if kind == "text":
+        return {"text": block["text"]}
+    if kind == "image":
+        return _image(block)
+    if kind == "tool_use":
+        return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block.get("input") or {}}}
+    if kind == "tool_result":
+        return _result(block)
+    if kind == "thinking":
+        text = {"text": block.get("thinking", ""), **({"signature": block["signature"]} if block.get("signature") else {})}
+        return {"reasoningContent": {"reasoningText": text}}
+    if kind == "redacted_thinking":
+        return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
+    raise ValueError(f"no strands content block for {kind!r}")
+
+
+# ---- strands events -> harness chunks ----
+
+def _streamed(event: dict) -> dict | None:
+    """A callback-handler event as a chunk (tool deltas carry strands' ``current_tool_use``)."""
+    if "data" in event and "delta" in event:
+        return {"type": "text", "text": event["data"]}
+    if "reasoningText" in event:
+        return {"type": "reasoning", "text": event["reasoningText"]}
+    if "reasoning_signature" in event:
+        return {"type": "reasoning", "signature": event["reasoning_signature"]}
+    if "reasoningRedactedContent" in event:
+        return {"type": "redacted_reasoning", "data": base64.b64encode(event["reasoningRedactedContent"]).decode()}
+    if event.get("type") == "tool_use_stream":
+        call = event["current_tool_use"]
+        return {"type": "tool_call", "id": call.get("toolUseId"), "name": call.get("name"),
+                "input_delta": event["delta"]["toolUse"].get("input", "")}
+    return None
+
+
+def _usage(usage: dict) -> dict:
+    return {"type": "usage", "input_tokens": usage.get("inputTokens", 0), "output_tokens": usage.get("outputTokens", 0),
+            "cache_read_input_tokens": usage.get("cacheReadInputTokens") or 0,
+            "cache_write_input_tokens": usage.get("cacheWriteInputTokens") or 0}
+
+
+def chunks_from_events(events: list[dict]) -> list[dict]:
+    """Chunks in stream order; with a final ModelStopReason, each call is its assembled toolUse."""
+    chunks = [chunk for chunk in map(_streamed, events) if chunk]
+    final = next((event["stop"] for event in events if "stop" in event), None)
+    if final is None:
+        return chunks
+    stop_reason, message, usage, _metrics = final
+    return _assembled(chunks, message) + [{"type": "stop", "reason": stop_reason}, _usage(usage)]
+
+
+def _assembled(chunks: list[dict], message: dict) -> list[dict]:
+    """Streamed tool deltas replaced by the message's toolUse blocks (first delta's place, or the end)."""
+    uses = [block["toolUse"] for block in message.get("content") or () if "toolUse" in block]
+    whole = {use["toolUseId"]: {"type": "tool_call", "id": use["toolUseId"], "name": use["name"],
+                                "input": use["input"]} for use in uses}
+    out, placed = [], set()
+    for chunk in chunks:
+        if chunk["type"] != "tool_call":
+            out.append(chunk)
+        elif chunk["id"] in whole and chunk["id"] not in placed:
+            out.append(whole[chunk["id"]])
+            placed.add(chunk["id"])
+    return out + [call for cid, call in whole.items() if cid not in placed]

@@ -1,0 +1,131 @@
+"""The pydantic-ai shim: its history and event mapping, and its verdicts on core scenarios against the baseline.
+
+Skipped unless pydantic-ai is installed (tox env ``shim-pydantic-ai``). Known failures must fail for the
+documented reason (the report shows the evidence); every other scenario run here must pass.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.metadata
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    PartDeltaEvent,
+    PartStartEvent,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ThinkingPartDelta,
+    ToolCallPart,
+    ToolCallPartDelta,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.usage import RequestUsage
+
+from harness import load_adapter
+from harness.adapters import CAPABILITIES
+from harness.adapters.shims import pydantic_ai as shim
+from harness.report import apply_baseline, load_baseline, render_text
+from harness.runner import run_scenario
+from harness.scenario import discover
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = "harness.adapters.shims.pydantic_ai:PydanticAiAdapter"
+BASELINE = ROOT / "certification" / "pydantic-ai.baseline.yaml"
+# Each known failure and what its report must show: the library's own output that makes it a finding.
+KNOWN = {"faults/truncated-stream": 'expected value {"type": "error", "code": "adapter_error"} / actual '
+                                    '{"type": "usage", "input_tokens": 0'}
+PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasoning-tool", "edge/cache-usage",
+           "faults/model-stream-error-mid-tool"]
+SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
+
+
+@pytest.fixture(scope="module")
+def adapter():
+    return load_adapter(SPEC)
+
+
+def test_identity_is_the_library_and_capabilities_are_known(adapter):
+    assert adapter.name == "pydantic-ai"
+    assert adapter.version == importlib.metadata.version("pydantic-ai-slim")
+    assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
+
+
+def test_baseline_lists_exactly_the_known_failures():
+    assert set(load_baseline(BASELINE)) == set(KNOWN)
+
+
+@pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
+def test_verdict_matches_the_baseline(adapter, sid):
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    if sid in KNOWN:
+        assert result.status == "fail", render_text([result])
+        assert KNOWN[sid] in render_text([result])
+        assert apply_baseline([result], load_baseline(BASELINE), SCENARIOS)[0].status == "xfail"
+    else:
+        assert result.status == "pass", render_text([result])
+
+
+def test_history_maps_to_pydantic_ai_messages():
+    turn = {"model_id": "m", "system": "sys", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
+            {"type": "redacted_thinking", "data": base64.b64encode(b"EtkE").decode()},
+            {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True},
+                                     {"type": "text", "text": "and?"}]}]}
+    first, response, last = shim.to_pydantic_ai(turn)
+    assert isinstance(first, ModelRequest) and [type(p) for p in first.parts] == [SystemPromptPart, UserPromptPart]
+    assert isinstance(response, ModelResponse) and response.provider_name == "bedrock"
+    thinking, redacted, call = response.parts
+    assert (thinking.content, thinking.signature, thinking.provider_name) == ("hmm", "SIG", "bedrock")
+    assert (redacted.id, redacted.signature) == ("redacted_content", "EtkE")
+    assert (call.tool_name, call.args, call.tool_call_id) == ("f", {"a": 1}, "t1")
+    result, follow = last.parts
+    assert isinstance(result, ToolReturnPart)
+    assert (result.tool_name, result.tool_call_id, result.content, result.outcome) == ("f", "t1", "boom", "failed")
+    assert isinstance(follow, UserPromptPart) and follow.content == "and?"
+
+
+def test_settings_carry_the_exact_thinking_budget_and_tool_choice():
+    options = {"max_tokens": 4096, "temperature": 0.5, "thinking_budget": 2048, "tool_choice": {"name": "f"}}
+    assert shim.settings({"options": options}) == {
+        "max_tokens": 4096, "tool_choice": ["f"],
+        "bedrock_additional_model_requests_fields": {"thinking": {"type": "enabled", "budget_tokens": 2048}}}
+    assert shim.settings({"options": {"tool_choice": "any"}}) == {"tool_choice": "required"}
+
+
+def test_part_events_map_to_chunks():
+    ids: dict[int, str] = {}
+    events = [PartStartEvent(index=0, part=ThinkingPart(content="a")),
+              PartDeltaEvent(index=0, delta=ThinkingPartDelta(signature_delta="S", provider_name="bedrock")),
+              PartStartEvent(index=1, part=ToolCallPart(tool_name="f", args=None, tool_call_id="t1")),
+              PartDeltaEvent(index=1, delta=ToolCallPartDelta(args_delta='{"x": 1}', tool_call_id="t1")),
+              PartStartEvent(index=2, part=TextPart(content="ok"))]
+    assert [chunk for event in events for chunk in shim.from_event(event, ids)] == [
+        {"type": "reasoning", "text": "a"}, {"type": "reasoning", "signature": "S"},
+        {"type": "tool_call", "id": "t1", "name": "f", "input_delta": ""},
+        {"type": "tool_call", "id": "t1", "input_delta": '{"x": 1}'}, {"type": "text", "text": "ok"}]
+
+
+def test_response_gives_raw_stop_reason_else_the_lossy_inverse():
+    usage = RequestUsage(input_tokens=130, output_tokens=7, cache_read_tokens=100, cache_write_tokens=20)
+    raw = ModelResponse(parts=[ToolCallPart(tool_name="f", args='{"x": 1}', tool_call_id="t1")], usage=usage,
+                        finish_reason="stop", provider_details={"finish_reason": "stop_sequence"})
+    assert list(shim.from_response(raw)) == [
+        {"type": "tool_call", "id": "t1", "name": "f", "input": {"x": 1}},
+        {"type": "stop", "reason": "stop_sequence"},
+        {"type": "usage", "input_tokens": 10, "output_tokens": 7, "cache_read_input_tokens": 100,
+         "cache_write_input_tokens": 20}]
+    inverted = ModelResponse(parts=[ToolCallPart(tool_name="f", args='{"x"', tool_call_id="t1")],
+                             finish_reason="length")
+    assert [c for c in shim.from_response(inverted) if c["type"] != "usage"] == [{"type": "stop", "reason": "max_tokens"}]

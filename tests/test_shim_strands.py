@@ -1,0 +1,135 @@
+"""The strands-agents shim: its history and event mapping, and its verdicts on core scenarios against the baseline.
+
+Skipped unless strands-agents is installed (tox env ``shim-strands``). Known failures must fail for the
+documented reason (the report shows the evidence); every other scenario run here must pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import importlib.metadata
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("strands")
+
+from strands.event_loop.streaming import process_stream
+
+from harness import load_adapter
+from harness.adapters import CAPABILITIES
+from harness.adapters.shims import strands as shim
+from harness.report import apply_baseline, load_baseline, render_text
+from harness.runner import run_scenario
+from harness.scenario import discover
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = "harness.adapters.shims.strands:StrandsAdapter"
+BASELINE = ROOT / "certification" / "strands.baseline.yaml"
+# Each known failure and what its report must show: the library's own output that makes it a finding.
+KNOWN = {
+    "edge/end-turn-with-tool-use": "(stop): expected reason 'end_turn' / actual 'tool_use'",
+    "edge/interleaved-parallel-deltas": "(tool_call): expected id 'tooluse_UUbDcxmyvQeGxY6Da-a9aY' / actual "
+                                        "'tooluse_I4lxb6BBRVnbnQIEihleCW'",
+    "edge/max-tokens-mid-tool": 'actual tool_call {"id": "tooluse_E53Ks2JAXr1Et_EFUMCMia", "name": "read_file", '
+                                '"input": {}}',
+    "edge/server-tool-then-client-tool": 'actual tool_call {"id": "tooluse_86QZr6KytxFeqOIjxu477l", "name": '
+                                         '"nova_code_interpreter"',
+    "faults/truncated-stream": "(error): expected type 'error' / actual 'stop'",
+}
+PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasoning-tool", "faults/throttling-mid-tool"]
+SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
+
+
+@pytest.fixture(scope="module")
+def adapter():
+    return load_adapter(SPEC)
+
+
+def test_identity_is_the_library_and_capabilities_are_known(adapter):
+    assert adapter.name == "strands"
+    assert adapter.version == importlib.metadata.version("strands-agents")
+    assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
+
+
+def test_baseline_lists_exactly_the_known_failures():
+    assert set(load_baseline(BASELINE)) == set(KNOWN)
+
+
+@pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
+def test_verdict_matches_the_baseline(adapter, sid):
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    if sid in KNOWN:
+        assert result.status == "fail", render_text([result])
+        assert KNOWN[sid] in render_text([result])
+        assert apply_baseline([result], load_baseline(BASELINE), SCENARIOS)[0].status == "xfail"
+    else:
+        assert result.status == "pass", render_text([result])
+
+
+def test_history_maps_to_strands_messages():
+    data = base64.b64encode(b"opaque").decode()
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "SIG"},
+                                          {"type": "redacted_thinking", "data": data},
+                                          {"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True}]}]
+    assert shim.to_strands(messages) == [
+        {"role": "user", "content": [{"text": "hi"}]},
+        {"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "hmm", "signature": "SIG"}}},
+                                          {"reasoningContent": {"redactedContent": b"opaque"}},
+                                          {"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "boom"}],
+                                                     "status": "error"}}]}]
+
+
+async def _processed(raw: list[dict]) -> list[dict]:
+    async def chunks():
+        for event in raw:
+            yield event
+    return [event async for event in process_stream(chunks())]
+
+
+def _tool(index: int, tool_id: str, *deltas: str) -> list[dict]:
+    start = {"contentBlockStart": {"contentBlockIndex": index,
+                                   "start": {"toolUse": {"toolUseId": tool_id, "name": "f"}}}}
+    return [start, *({"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": d}}}}
+                     for d in deltas), {"contentBlockStop": {"contentBlockIndex": index}}]
+
+
+def test_events_map_in_stream_order_with_assembled_tool_input():
+    raw = [{"messageStart": {"role": "assistant"}},
+           {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": "think"}}}},
+           {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"reasoningContent": {"signature": "S"}}}},
+           {"contentBlockStop": {"contentBlockIndex": 0}},
+           *_tool(1, "t1", '{"a"', ": 1}"),
+           {"contentBlockDelta": {"contentBlockIndex": 2, "delta": {"text": "done"}}},
+           {"contentBlockStop": {"contentBlockIndex": 2}},
+           {"messageStop": {"stopReason": "tool_use"}},
+           {"metadata": {"usage": {"inputTokens": 5, "outputTokens": 7, "totalTokens": 12, "cacheReadInputTokens": 3}}}]
+    assert shim.chunks_from_events(asyncio.run(_processed(raw))) == [
+        {"type": "reasoning", "text": "think"}, {"type": "reasoning", "signature": "S"},
+        {"type": "tool_call", "id": "t1", "name": "f", "input": {"a": 1}}, {"type": "text", "text": "done"},
+        {"type": "stop", "reason": "tool_use"},
+        {"type": "usage", "input_tokens": 5, "output_tokens": 7, "cache_read_input_tokens": 3,
+         "cache_write_input_tokens": 0}]
+
+
+def test_without_a_final_message_the_streamed_deltas_stand():
+    raw = [{"messageStart": {"role": "assistant"}}, *_tool(0, "t1", '{"a"')[:2]]
+    events = asyncio.run(_processed(raw))
+    chunks = shim.chunks_from_events([event for event in events if "stop" not in event])
+    assert chunks == [{"type": "tool_call", "id": "t1", "name": "f", "input_delta": '{"a"'}]
+
+
+def test_throttling_keeps_bedrock_code_from_the_chained_client_error():
+    from botocore.exceptions import ClientError
+    from strands.types.exceptions import ModelThrottledException
+
+    cause = ClientError({"Error": {"Code": "throttlingException", "Message": "slow down"}}, "ConverseStream")
+    try:
+        raise ModelThrottledException(str(cause)) from cause
+    except ModelThrottledException as exc:
+        assert shim.error(exc) == {"type": "error", "code": "throttlingException", "message": "slow down"}
