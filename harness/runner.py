@@ -5,6 +5,8 @@ Per scenario: skip when the adapter lacks a required capability; otherwise serve
 turn from the folded output, and judge the chunks (golden, stream laws) and the captured requests (Bedrock's
 rules, golden request). An adapter that raises is a closing error chunk, never a harness crash; one that raises
 ``AdapterFailure`` (it broke itself: crash, hang, garbage) makes the scenario an ``error`` with its message.
+An adapter on another operation than the recorded one is served a rendering of the recording
+(harness.responders); when that rendering cannot carry what the golden judges, the scenario is a skip saying so.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from harness.adapters import AdapterFailure
 from harness.emulator_derive import recorded_text_deltas
 from harness.faults import Faults
 from harness.normalize import ALL, CONTENT, fold, laws, normalize, normalize_request
+from harness.responders import CassetteResponder
 from harness.results import Result, TurnResult, verdict
 from harness.scenario import Scenario, first_turn, next_turn
-from harness.responders import CassetteResponder
 from harness.server import BedrockServer
 
 __all__ = ["ADAPTER_EXCEPTION", "Run", "cassette_path", "iter_runs", "judge", "loopback_endpoint", "project_root", "replay",

@@ -2,7 +2,7 @@
 
 A ``BedrockServer`` is one session: its own port, turn cursor, faults and captured requests. What it answers
 comes from a responder, a one-method protocol (``respond(request) -> Reply``); the cassette and emulator
-responders are two implementations and a test double is a third. The session adds what every mode shares:
+responders (harness.responders) are two implementations and a test double is a third. The session adds what every mode shares:
 Bedrock's error shapes, request rules, pre-stream HTTP faults, and delivery faults (harness.faults).
 """
 
@@ -31,13 +31,13 @@ __all__ = [
     "OPERATIONS",
     "BedrockServer",
     "CapturedRequest",
-    "CassetteResponder",
-    "EmulatorResponder",
+    "CassetteResponder",  # noqa: F822 -- served by __getattr__ from harness.responders
+    "EmulatorResponder",  # noqa: F822 -- served by __getattr__ from harness.responders
     "Reply",
     "RequestError",
     "Responder",
     "error_reply",
-    "turn_seed",
+    "turn_seed",  # noqa: F822 -- served by __getattr__ from harness.responders
 ]
 
 log = logging.getLogger("harness.server")
@@ -352,7 +352,8 @@ class BedrockServer:
     def from_cassette(cls, path, *, faults: Faults | None = None, cross_operation: bool = True,
                       **options) -> BedrockServer:
         """Replay the cassette at ``path`` (harness.cassette format); other operations are rendered from it."""
-        from harness.responders import CassetteResponder  # imported late: responders builds on this module
+        # Imported late: harness.responders builds on this module.
+        from harness.responders import CassetteResponder
 
         responder = CassetteResponder(cassette.load(path), cross_operation=cross_operation, faults=faults)
         return cls(responder, faults=faults, **options)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import harness.emulator as emulator
 from harness.emulator import (EmulatorScriptError, parse_script, render_converse, render_invoke_stream,
                               render_stream)
+from harness.emulator_derive import script_from_frames
 from harness.emulator_invoke import model_name
 from harness.eventstream import PADDING_ALPHABET, decode_events, decode_frames
 from realworld import ids, requires_realworld, streams
@@ -113,70 +114,7 @@ def _finish(block: dict) -> dict:
     return block
 
 
-# ---- scripts derived from real streams (the fidelity oracle) -------------------------------------------
-
-def script_from_converse_stream(events: list[tuple[str, dict]]) -> tuple[dict, str]:
-    """A script expressing a real ConverseStream's content, and the style its tool deltas show."""
-    acc: dict[int, dict] = {}
-    script: dict = {"content": []}
-    for name, body in events:
-        index = body.get("contentBlockIndex")
-        if name == "contentBlockStart":
-            acc[index] = {"start": body["start"], "deltas": []}
-        elif name == "contentBlockDelta":
-            acc.setdefault(index, {"start": {}, "deltas": []})["deltas"].append(body["delta"])
-        elif name == "messageStop":
-            script["stop_reason"] = body["stopReason"]
-            if "additionalModelResponseFields" in body:
-                script["additional_model_response_fields"] = body["additionalModelResponseFields"]
-        elif name == "metadata":
-            script["latency_ms"] = body["metrics"]["latencyMs"]
-            script["usage"] = _usage_from_converse(body["usage"])
-    claude = any(_fragments(a)[:1] == [""] for a in acc.values())
-    script["content"] = [_block_from(acc[n], claude) for n in sorted(acc)]
-    return script, "claude" if claude else "nova"
-
-
-def _usage_from_converse(usage: dict) -> dict:
-    names = {"inputTokens": "input_tokens", "outputTokens": "output_tokens",
-             "cacheReadInputTokens": "cache_read_input_tokens", "cacheWriteInputTokens": "cache_write_input_tokens",
-             "serverToolUsage": "server_tool_usage"}
-    return {names[key]: value for key, value in usage.items() if key in names}
-
-
-def _fragments(acc: dict) -> list[str]:
-    return [delta["toolUse"]["input"] for delta in acc["deltas"] if "toolUse" in delta]
-
-
-def _block_from(acc: dict, claude: bool) -> dict:
-    start, deltas = acc["start"], acc["deltas"]
-    if "toolResult" in start:
-        result = {key: start["toolResult"][key] for key in ("status", "type") if key in start["toolResult"]}
-        return {"tool_result": {**result, "content": deltas[0]["toolResult"]}}
-    if "toolUse" in start:
-        return _tool_block(start["toolUse"], _fragments(acc), claude)
-    reasoning = [d["reasoningContent"] for d in deltas if "reasoningContent" in d]
-    if reasoning and "redactedContent" in reasoning[0]:
-        return {"redacted_reasoning": reasoning[0]["redactedContent"]}
-    if reasoning:
-        block = {"reasoning": [r["text"] for r in reasoning if "text" in r]}
-        signatures = [r["signature"] for r in reasoning if "signature" in r]
-        return {**block, **({"signature": signatures[0]} if signatures else {})}
-    citations = [d["citation"] for d in deltas if "citation" in d]
-    return {"text": [d["text"] for d in deltas if "text" in d], **({"citations": citations} if citations else {})}
-
-
-def _tool_block(start: dict, fragments: list[str], claude: bool) -> dict:
-    raw = "".join(fragments)
-    spec = {"name": start["name"], "id": start.get("toolUseId"), "input": json.loads(raw) if raw else {}}
-    body = fragments[1:] if claude else fragments
-    if body and (claude or len(body) != 1):
-        spec["fragments"] = len(body)
-    if start.get("type") == "server_tool_use":
-        return {"server_tool_use": spec}
-    default = None if claude else "tool_use"  # pin the start's type only where it differs from the style's
-    return {"tool_use": {**spec, **({"type": start.get("type")} if start.get("type") != default else {})}}
-
+# ---- scripts derived from real streams (harness.emulator_derive, the fidelity oracle) --------------------
 
 def _masked(events: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     """Tool-input fragment boundaries are the emulator's own choice; everything else must match."""
@@ -192,7 +130,7 @@ def _masked(events: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
 @pytest.mark.parametrize("interaction", streams("ConverseStream"), ids=ids(streams("ConverseStream")))
 def test_converse_stream_fidelity(interaction):
     real = payloads([interaction.body])
-    script, style = script_from_converse_stream(real)
+    script, style = script_from_frames(interaction.body)
     rendered = payloads(render_stream(script, style=style, seed=interaction.id))
     assert [stream_key(*e) for e in rendered] == [stream_key(*e) for e in real]
     assert _masked(rendered) == _masked(real)

@@ -626,7 +626,7 @@ def test_a_request_past_the_cassette_names_the_cassette_and_the_turn(tmp_path, c
 
 def test_a_different_operation_or_model_is_refused_without_consuming_the_turn(tmp_path, caplog):
     path = write_cassette(tmp_path, interaction())
-    with BedrockServer.from_cassette(path) as server, caplog.at_level(logging.WARNING, "harness.server"):
+    with BedrockServer.from_cassette(path, cross_operation=False) as server, caplog.at_level(logging.WARNING, "harness.server"):
         bedrock = client(server)
         with pytest.raises(bedrock.exceptions.ValidationException, match="recorded ConverseStream, got Converse"):
             bedrock.converse(modelId=MODEL, messages=USER)
