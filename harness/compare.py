@@ -165,8 +165,12 @@ def _align_kinds(expected: list, actual: list, left: range, right: range, kind: 
     rows: list[tuple[int | None, int | None]] = []
     for op, i1, i2, j1, j2 in coarse.get_opcodes():
         pairs = list(zip(left[i1:i2], right[j1:j2])) if op in ("equal", "replace") else []
+        # Rows of different types never pair: a text where an error stands is one missing, one unexpected.
+        pairs = pairs[:next((n for n, (i, j) in enumerate(pairs) if _type(expected[i]) != _type(actual[j])),
+                            len(pairs))]
         rows += pairs
-        rows += [(i, None) for i in left[i1 + len(pairs):i2]] + [(None, j) for j in right[j1 + len(pairs):j2]]
+        # What the adapter sent instead comes first: it is usually the cause (an empty-id call, an error).
+        rows += [(None, j) for j in right[j1 + len(pairs):j2]] + [(i, None) for i in left[i1 + len(pairs):i2]]
     return rows
 
 

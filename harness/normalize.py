@@ -262,14 +262,17 @@ def nothing_after_error(chunks: Sequence[Mapping], capabilities: frozenset[str])
 
 
 def tool_call_ids_present(chunks: Sequence[Mapping], capabilities: frozenset[str]) -> list[str]:
-    """Every tool_call chunk names its call: a non-empty id, or an index standing in for it."""
-    problems = []
+    """Every tool_call chunk names its call: a non-empty id, or an index standing in for it (once per call)."""
+    problems, seen = [], set()
     for i, chunk in enumerate(chunks):
-        if chunk.get("type") == "tool_call" and chunk.get("id") == "":
+        if chunk.get("type") != "tool_call" or (chunk.get("id"), chunk.get("index")) in seen:
+            continue
+        if chunk.get("id") == "":
             problems.append(f"tool_call_ids_present: {_label(i, chunk)} has an empty id (a missing toolUseId "
                             "must be reported, not passed on as '')")
-        elif chunk.get("type") == "tool_call" and chunk.get("id") is None and chunk.get("index") is None:
+        elif chunk.get("id") is None and chunk.get("index") is None:
             problems.append(f"tool_call_ids_present: {_label(i, chunk)} has neither an id nor an index")
+        seen.add((chunk.get("id"), chunk.get("index")))
     return problems
 
 

@@ -21,7 +21,8 @@ from harness import cassette, golden
 from harness.adapters import AdapterFailure
 from harness.emulator_derive import recorded_text_deltas
 from harness.faults import Faults
-from harness.normalize import ALL, CONTENT, fold, laws, normalize, normalize_request
+from harness.compare import note
+from harness.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, laws, normalize, normalize_request
 from harness.responders import CassetteResponder
 from harness.results import Result, TurnResult, verdict
 from harness.scenario import Scenario, first_turn, next_turn
@@ -111,6 +112,12 @@ def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServ
     return Run(turns)
 
 
+def _adapter_errors(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -> tuple:
+    """The adapter's own error text, which the comparison ignores, shown beside a failing turn's diff."""
+    return tuple(note("adapter error", f"adapter error {c.get('code')}: {c.get('message')}", scenario=scenario.id, turn=index)
+                 for c in chunks if c.get("type") == "error" and c.get("code") not in BEDROCK_ERROR_CODES)
+
+
 def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
           text_deltas: Sequence[int | None] = ()) -> list[TurnResult]:
     """Golden diffs, stream-law violations and request problems, per turn; ``text_deltas``: recorded, per turn."""
@@ -119,6 +126,7 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
     results = []
     for index, turn in enumerate(run.turns):
         mine = tuple(d for d in diffs if d.turn == index)
+        mine += _adapter_errors(scenario, index, turn["chunks"]) if mine else ()
         deltas = text_deltas[index] if index < len(text_deltas) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
         results.append(TurnResult(index, mine, tuple(found), tuple(turn["problems"])))

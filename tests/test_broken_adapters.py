@@ -107,9 +107,10 @@ CATCHES: dict[str, dict[str, Catch]] = {
     },
     "missing_id_as_empty": {
         "faults/missing-tool-use-id": Catch(
-            0, (('turn 0 chunk 1 (error): expected value {"type": "error", "code": "adapter_error"} / actual '
-                 '{"type": "tool_call", "id": ""'), "tool_call_ids_present: chunk 3 (tool_call) has an empty id"),
-            r'expected value \{"type": "error".* / actual \{"type": "tool_call", "id": ""'),
+            0, ('turn 0 actual chunk 1 (tool_call): unexpected; expected nothing / actual tool_call {"id": ""',
+                'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}',
+                "tool_call_ids_present: chunk 3 (tool_call) has an empty id"),
+            r'unexpected; expected nothing / actual tool_call \{"id": ""'),
     },
     "dropped_signature": {
         "core/thinking-tools": Catch(0, ("turn 0 chunk 0 (reasoning): expected signature '", SIGNATURE_REQUIRED),

@@ -418,3 +418,11 @@ def _expected_messages(body):
                    if "toolResult" in b else b for b in content]
         messages.append({**message, "content": content})
     return messages or None
+
+
+def test_an_empty_id_is_reported_once_per_call_not_per_delta():
+    chunks = [{"type": "tool_call", "id": "", "index": 0, "name": "read_file", "input_delta": part}
+              for part in ('{"pa', 'th": ', '"/tmp/a"}')]
+    chunks.append({"type": "tool_call", "id": "", "index": 1, "name": "read_file", "input_delta": "{}"})
+    problems = [p for p in laws(chunks) if p.startswith("tool_call_ids_present")]
+    assert len(problems) == 2 and "chunk 0" in problems[0] and "chunk 3" in problems[1]
