@@ -139,7 +139,7 @@ def _redacted(block: Block, script: Script, seed: str):
     try:
         data = base64.b64decode(block.data).decode("ascii")
     except (binascii.Error, UnicodeDecodeError):
-        raise EmulatorScriptError(f"{block.where}.redacted_reasoning: does not decode to Anthropic's data string")
+        raise EmulatorScriptError(f"{block.where}.redacted_reasoning: does not decode to Anthropic's data string") from None
     return [_start(block, {"type": "redacted_thinking", "data": data})], [], _stop(block)
 
 

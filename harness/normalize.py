@@ -420,6 +420,32 @@ def tool_spec_fields(body: dict) -> dict:
     return {**body, "toolConfig": {**config, "tools": tools}}
 
 
+def implicit_auto_tool_choice(body: dict) -> dict:
+    """``toolChoice: {auto: {}}`` is Bedrock's default: sending it and leaving it out ask the same."""
+    config = body.get("toolConfig")
+    if not isinstance(config, dict) or config.get("toolChoice") != {"auto": {}}:
+        return body
+    return {**body, "toolConfig": {k: v for k, v in config.items() if k != "toolChoice"}}
+
+
+def _schema_without_empty_required(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    cleaned = {k: _schema_without_empty_required(v) for k, v in schema.items() if not (k == "required" and v == [])}
+    return cleaned
+
+
+def empty_required_lists(body: dict) -> dict:
+    """``"required": []`` in a tool's input schema means the same as no ``required`` at all."""
+    config = body.get("toolConfig")
+    if not isinstance(config, dict) or not isinstance(config.get("tools"), list):
+        return body
+    tools = [{"toolSpec": {**tool["toolSpec"], "inputSchema": _schema_without_empty_required(
+        tool["toolSpec"].get("inputSchema"))}} if isinstance(tool, dict) and isinstance(tool.get("toolSpec"), dict)
+             and "inputSchema" in tool["toolSpec"] else tool for tool in config["tools"]]
+    return {**body, "toolConfig": {**config, "tools": tools}}
+
+
 def _no_success_status(blocks: list) -> list:
     result = []
     for block in blocks:
@@ -441,7 +467,7 @@ def drop_empty_members(body: dict) -> dict:
 
 
 REQUEST_STEPS = (pinned_members, drop_inference_config, thinking_only, drop_cache_points, tool_spec_fields,
-                 implicit_success_status, drop_empty_members)
+                 implicit_auto_tool_choice, empty_required_lists, implicit_success_status, drop_empty_members)
 PINNABLE = {"inferenceConfig": drop_inference_config, "cachePoint": drop_cache_points}
 
 

@@ -128,7 +128,7 @@ def _newrelic(path: Path) -> list[Interaction]:
     doc = json.loads(path.read_text())
     out = []
     for table, op in (("STREAMED_RESPONSES", "ConverseStream"), ("RESPONSES", "Converse")):
-        for n, (prompt, (headers, status, body)) in enumerate(doc[table].items()):
+        for n, (_prompt, (_headers, status, body)) in enumerate(doc[table].items()):
             chunks = tuple(bytes.fromhex(c) for c in body) if isinstance(body, list) else ()
             raw = b"".join(chunks) if chunks else json.dumps(body).encode()
             out.append(Interaction(f"{path.parent.name}/{path.name}#{table}.{n}", path, op,

@@ -46,7 +46,7 @@ def test_show_prints_the_conversation(tmp_path):
     lines = result.output.splitlines()
     assert "[0] ConverseStream us.anthropic.claude-3-7-sonnet-20250219-v1:0 -> HTTP 200" in lines
     assert "    user: text: Weather in Paris?" in lines
-    assert f"    reasoning: Think [signature SIGSIG…GSIG, 27 chars]" in lines
+    assert "    reasoning: Think [signature SIGSIG…GSIG, 27 chars]" in lines
     assert '    tool call tooluse_A get_weather {"city": "Paris"}' in lines
     assert "    tool call tooluse_B get_time {}" in lines  # an empty input is the empty object
     assert "    stop: tool_use" in lines

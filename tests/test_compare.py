@@ -108,7 +108,8 @@ def test_long_cells_are_cut_in_the_listing_but_not_in_the_changes():
 def test_request_diff_names_paths_and_lists_messages():
     assistant = {"role": "assistant", "content": [{"toolUse": {"toolUseId": "A", "name": "f", "input": {}}},
                                                   {"toolUse": {"toolUseId": "B", "name": "f", "input": {}}}]}
-    result = lambda cid: {"toolResult": {"toolUseId": cid, "content": [{"text": cid}]}}
+    def result(cid):
+        return {"toolResult": {"toolUseId": cid, "content": [{"text": cid}]}}
     expected = {"messages": [{"role": "user", "content": [{"text": "go"}]}, assistant,
                              {"role": "user", "content": [result("A"), result("B")]}]}
     actual = {"messages": [{"role": "user", "content": [{"text": "go"}]}, assistant,

@@ -60,7 +60,7 @@ def masked(items: list[tuple[str, dict]], script: dict) -> list[tuple[str, dict]
 
 def tool_inputs(items: list[tuple[str, dict]]) -> dict[int, str]:
     joined: dict[int, str] = {}
-    for name, body in items:
+    for _name, body in items:
         if "toolUse" in body.get("delta", {}):
             index = body["contentBlockIndex"]
             joined[index] = joined.get(index, "") + body["delta"]["toolUse"]["input"]

@@ -299,7 +299,7 @@ NORMALIZED_REQUEST = {
         {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_A", "content": [{"text": "contents"}]}}]},
     ],
     "toolConfig": {"tools": [{"toolSpec": {"name": "read_file", "description": "Read",
-                                           "inputSchema": {"json": {"type": "object"}}}}], "toolChoice": {"auto": {}}},
+                                           "inputSchema": {"json": {"type": "object"}}}}]},
     "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}},
 }
 
@@ -426,3 +426,13 @@ def test_an_empty_id_is_reported_once_per_call_not_per_delta():
     chunks.append({"type": "tool_call", "id": "", "index": 1, "name": "read_file", "input_delta": "{}"})
     problems = [p for p in laws(chunks) if p.startswith("tool_call_ids_present")]
     assert len(problems) == 2 and "chunk 0" in problems[0] and "chunk 3" in problems[1]
+
+
+def test_default_tool_choice_and_empty_required_lists_compare_as_absent():
+    spec = {"name": "list_files", "inputSchema": {"json": {"type": "object", "properties": {}, "required": []}}}
+    sent = {"messages": [], "toolConfig": {"tools": [{"toolSpec": spec}], "toolChoice": {"auto": {}}}}
+    bare = {"messages": [], "toolConfig": {"tools": [{"toolSpec": {
+        "name": "list_files", "inputSchema": {"json": {"type": "object", "properties": {}}}}}]}}
+    assert normalize_request(sent) == normalize_request(bare)
+    forced = {**sent, "toolConfig": {**sent["toolConfig"], "toolChoice": {"any": {}}}}
+    assert normalize_request(forced)["toolConfig"]["toolChoice"] == {"any": {}}

@@ -1,0 +1,239 @@
+"""The Haystack shim: ``AmazonBedrockChatGenerator.run(messages, tools=..., streaming_callback=...)`` (sync path).
+
+The turn becomes Haystack ``ChatMessage``s the way a Haystack application holds them (``from_user``, assistant
+messages with ``ToolCall``s and ``ReasoningContent`` (signature in ``extra``), ``from_tool`` with the
+``ToolCall`` it answers and the ``error`` flag) and ``Tool``s with the scenario's JSON schema. The generator
+builds its boto3 client without an endpoint option, so the endpoint reaches botocore through
+``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, set while the client is created and restored after. Every
+``StreamingChunk`` the callback receives maps to harness chunks: text, reasoning (text, signature) and
+tool-call deltas keyed by the chunk's content-block ``index``, the finish reason mapped back to Bedrock's
+names, and ``meta["usage"]``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from haystack.dataclasses import (
+    ChatMessage,
+    ImageContent,
+    StreamingChunk,
+    TextContent,
+    ToolCall,
+)
+from haystack.tools import Tool
+from haystack.utils.auth import Secret
+from haystack_integrations.common.amazon_bedrock.errors import (
+    AmazonBedrockInferenceError,
+)
+from haystack_integrations.components.generators.amazon_bedrock import (
+    AmazonBedrockChatGenerator,
+)
+
+from harness.converse.stream import error_chunk
+
+__all__ = ["STOP_REASONS", "HaystackAdapter", "chunks_from_streaming_chunk", "make_generator", "make_tools",
+           "to_haystack"]
+
+ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
+# Haystack's FINISH_REASON_MAPPING is many-to-one (end_turn and stop_sequence -> stop; guardrail_intervened and
+# content_filtered -> content_filter): the inverse can pick only one.
+STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
+                "content_filter": "content_filtered"}
+
+
+@contextlib.contextmanager
+def _endpoint_variable(url: str) -> Iterator[None]:
+    """AWS_ENDPOINT_URL_BEDROCK_RUNTIME set to ``url`` for the duration, then restored."""
+    saved = os.environ.get(ENDPOINT_VARIABLE)
+    os.environ[ENDPOINT_VARIABLE] = url
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(ENDPOINT_VARIABLE, None)
+        else:
+            os.environ[ENDPOINT_VARIABLE] = saved
+
+
+# ---- turn -> Haystack messages and tools ----
+
+def _part(block: dict) -> Any:
+    """A user or tool-result content part: text or image."""
+    if block.get("type") == "image":
+        source = block.get("source") or {}
+        return ImageContent(base64_image=source.get("data", ""), mime_type=source.get("media_type"))
+    return TextContent(text=block.get("text", ""))
+
+
+def _calls_by_id(turn: dict) -> dict[str, ToolCall]:
+    """Every tool call in the history, by id: a tool result message carries the call it answers."""
+    return {block["id"]: ToolCall(tool_name=block["name"], arguments=block.get("input") or {}, id=block["id"])
+            for message in turn["messages"] if message["role"] == "assistant" and isinstance(message["content"], list)
+            for block in message["content"] if block.get("type") == "tool_use"}
+
+
+def _tool_message(block: dict, calls: dict[str, ToolCall]) -> ChatMessage:
+    content = block.get("content", "")
+    result = [_part(part) for part in content] if isinstance(content, list) else (
+        content if isinstance(content, str) else json.dumps(content))
+    origin = calls.get(block["tool_use_id"]) or ToolCall(tool_name="", arguments={}, id=block["tool_use_id"])
+    return ChatMessage.from_tool(result, origin=origin, error=bool(block.get("is_error")))
+
+
+def _user(content: Any, calls: dict[str, ToolCall]) -> list[ChatMessage]:
+    """Tool results as tool messages, then the rest as one user message."""
+    if isinstance(content, str):
+        return [ChatMessage.from_user(content)]
+    tools = [_tool_message(block, calls) for block in content if block.get("type") == "tool_result"]
+    parts = [_part(block) for block in content if block.get("type") != "tool_result"]
+    return tools + ([ChatMessage.from_user(content_parts=parts)] if parts else [])
+
+
+def _assistant_part(block: dict) -> dict | None:
+    """One assistant content entry in ChatMessage's serialized form (Haystack has no redacted reasoning)."""
+    kind = block.get("type")
+    if kind == "thinking":
+        extra = {"signature": block["signature"]} if block.get("signature") is not None else {}
+        return {"reasoning": {"reasoning_text": block.get("thinking", ""), "extra": extra}}
+    if kind == "tool_use":
+        return {"tool_call": {"tool_name": block["name"], "arguments": block.get("input") or {}, "id": block["id"]}}
+    return {"text": block["text"]} if kind == "text" else None
+
+
+def _assistant(content: Any) -> ChatMessage:
+    """An assistant message; ChatMessage.from_dict, since from_assistant takes one reasoning block only."""
+    if isinstance(content, str):
+        return ChatMessage.from_assistant(content)
+    parts = [part for part in map(_assistant_part, content) if part is not None]
+    return ChatMessage.from_dict({"role": "assistant", "content": parts, "meta": {}, "name": None})
+
+
+def to_haystack(turn: dict) -> list[ChatMessage]:
+    """The turn's system prompt and messages as Haystack chat messages."""
+    calls = _calls_by_id(turn)
+    messages = [ChatMessage.from_system(turn["system"])] if turn.get("system") else []
+    for message in turn["messages"]:
+        if message["role"] == "assistant":
+            messages.append(_assistant(message["content"]))
+        else:
+            messages.extend(_user(message["content"], calls))
+    return messages
+
+
+def _never_called(**kwargs: Any) -> None:
+    raise RuntimeError("the harness executes no tools")
+
+
+def make_tools(turn: dict) -> list[Tool]:
+    """The turn's Anthropic-format tools as Haystack Tools."""
+    return [Tool(name=tool["name"], description=tool.get("description", ""), parameters=tool["input_schema"],
+                 function=_never_called) for tool in turn.get("tools") or ()]
+
+
+def generation_kwargs(turn: dict) -> dict:
+    """maxTokens / temperature go to inferenceConfig; thinking and a forced tool_choice to the model fields."""
+    options = turn.get("options") or {}
+    kwargs: dict = {"maxTokens": options.get("max_tokens")}
+    if options.get("temperature") is not None:
+        kwargs["temperature"] = options["temperature"]
+    if options.get("thinking_budget"):
+        kwargs["thinking"] = {"type": "enabled", "budget_tokens": options["thinking_budget"]}
+    choice = options.get("tool_choice")
+    if isinstance(choice, dict):
+        kwargs["tool_choice"] = {"type": "tool", "name": choice["name"]}
+    elif choice == "any":
+        kwargs["tool_choice"] = {"type": "any"}
+    return kwargs
+
+
+def make_generator(turn: dict, endpoint: dict) -> AmazonBedrockChatGenerator:
+    """A warmed-up generator whose boto3 client points at ``endpoint``."""
+    generator = AmazonBedrockChatGenerator(
+        model=turn["model_id"], aws_access_key_id=Secret.from_token(endpoint["aws_access_key_id"]),
+        aws_secret_access_key=Secret.from_token(endpoint["aws_secret_access_key"]), aws_session_token=None,
+        aws_region_name=endpoint["region"], aws_profile_name=None, generation_kwargs=generation_kwargs(turn))
+    with _endpoint_variable(endpoint["endpoint_url"]):
+        generator.warm_up()
+    return generator
+
+
+# ---- StreamingChunk -> harness chunks ----
+
+def _tool_chunk(delta: Any) -> dict:
+    chunk = {"type": "tool_call", "index": delta.index, "input_delta": delta.arguments or ""}
+    if delta.id:
+        chunk["id"] = delta.id
+    if delta.tool_name:
+        chunk["name"] = delta.tool_name
+    return chunk
+
+
+def _usage_chunk(usage: dict) -> dict:
+    return {"type": "usage", "input_tokens": usage.get("prompt_tokens", 0),
+            "output_tokens": usage.get("completion_tokens", 0),
+            "cache_read_input_tokens": usage.get("cache_read_input_tokens") or 0,
+            "cache_write_input_tokens": usage.get("cache_write_input_tokens") or 0}
+
+
+def chunks_from_streaming_chunk(chunk: StreamingChunk) -> Iterator[dict]:
+    """Harness chunks for one StreamingChunk."""
+    if chunk.content:
+        yield {"type": "text", "index": chunk.index, "text": chunk.content}
+    if chunk.reasoning is not None and chunk.reasoning.reasoning_text:
+        yield {"type": "reasoning", "index": chunk.index, "text": chunk.reasoning.reasoning_text}
+    if chunk.reasoning is not None and chunk.reasoning.extra.get("signature"):
+        yield {"type": "reasoning", "index": chunk.index, "signature": chunk.reasoning.extra["signature"]}
+    yield from (_tool_chunk(delta) for delta in chunk.tool_calls or ())
+    if chunk.finish_reason:
+        yield {"type": "stop", "reason": STOP_REASONS.get(chunk.finish_reason, chunk.finish_reason)}
+    if (chunk.meta or {}).get("usage"):
+        yield _usage_chunk(chunk.meta["usage"])
+
+
+def _inference_error(exc: AmazonBedrockInferenceError) -> dict:
+    """Bedrock's code from the botocore ClientError the generator chains (``raise ... from``)."""
+    cause = exc.__cause__
+    chunk = error_chunk(cause) if cause is not None else {"type": "error", "code": type(exc).__name__}
+    return {**chunk, "message": str(exc)}
+
+
+class HaystackAdapter:
+    """Haystack's AmazonBedrockChatGenerator (amazon-bedrock-haystack), sync run with a streaming callback."""
+
+    name = "haystack"
+    version = importlib.metadata.version("amazon-bedrock-haystack")
+    capabilities = frozenset({
+        "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
+        "stop_reason", "round_trip", "errors", "streaming",
+    })
+
+    def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
+        """Run one turn; the callback's chunks in order, then the run's failure (an error chunk, or re-raised).
+
+        ``run`` returns only when the stream is over, so the chunks are relayed after it, in the order and
+        granularity the callback saw them; a failure still comes after every chunk delivered before it.
+        """
+        received: list[StreamingChunk] = []
+        generator = make_generator(turn, endpoint)
+        failure: dict | None = None
+        raised: Exception | None = None
+        try:
+            generator.run(to_haystack(turn), tools=make_tools(turn) or None, streaming_callback=received.append)
+        except AmazonBedrockInferenceError as exc:
+            failure = _inference_error(exc)
+        except Exception as exc:  # noqa: BLE001 - relayed below, after the chunks the callback already got
+            raised = exc
+        finally:
+            generator.close()
+        for chunk in received:
+            yield from chunks_from_streaming_chunk(chunk)
+        if failure is not None:
+            yield failure
+        if raised is not None:
+            raise raised

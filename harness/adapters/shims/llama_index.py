@@ -1,0 +1,245 @@
+"""The LlamaIndex shim: ``BedrockConverse.stream_chat_with_tools`` (llama-index-llms-bedrock-converse).
+
+The turn becomes LlamaIndex ``ChatMessage`` history the way a LlamaIndex application holds it (assistant
+``ThinkingBlock`` / ``TextBlock`` / ``ToolCallBlock`` blocks, ``role=TOOL`` results with ``tool_call_id`` and
+``status`` in ``additional_kwargs``) and the tools become ``FunctionTool``s with the scenario's JSON schema.
+What the stream exposes maps back: ``response.delta`` (text) and ``additional_kwargs["thinking_delta"]``
+incrementally, the ``ThinkingBlock`` signature once reasoning is over, tool calls whole from
+``get_tool_calls_from_response`` on the last response, usage from its ``additional_kwargs``. LlamaIndex
+surfaces no stop reason and no redacted reasoning, so the shim does not declare those capabilities.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ChatResponse,
+    ImageBlock,
+    MessageRole,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+from llama_index.core.tools import FunctionTool, ToolMetadata
+from llama_index.llms.bedrock_converse import BedrockConverse
+from pydantic import BaseModel
+
+from harness.converse.stream import STREAM_ERRORS, error_chunk
+
+__all__ = ["LlamaIndexAdapter", "make_llm", "make_tools", "to_llama_index"]
+
+
+# ---- turn -> LlamaIndex history and tools ----
+
+def _block(block: dict) -> Any:
+    """A user or tool-result content block: text or image."""
+    if block.get("type") == "image":
+        source = block.get("source") or {}
+        return ImageBlock(image=source.get("data", "").encode("ascii"), image_mimetype=source.get("media_type"))
+    return TextBlock(text=block.get("text", ""))
+
+
+def _tool_message(block: dict) -> ChatMessage:
+    """A tool result: LlamaIndex's converter reads tool_call_id and status from additional_kwargs."""
+    content = block.get("content", "")
+    if isinstance(content, list):
+        blocks = [_block(part) for part in content]
+    else:
+        blocks = [TextBlock(text=content if isinstance(content, str) else json.dumps(content))]
+    extra = {"tool_call_id": block["tool_use_id"], **({"status": "error"} if block.get("is_error") else {})}
+    return ChatMessage(role=MessageRole.TOOL, blocks=blocks, additional_kwargs=extra)
+
+
+def _user(content: Any) -> list[ChatMessage]:
+    """Tool results as TOOL messages, then the rest of the content as one USER message."""
+    if isinstance(content, str):
+        return [ChatMessage(role=MessageRole.USER, content=content)]
+    tools = [_tool_message(block) for block in content if block.get("type") == "tool_result"]
+    rest = [_block(block) for block in content if block.get("type") != "tool_result"]
+    return tools + ([ChatMessage(role=MessageRole.USER, blocks=rest)] if rest else [])
+
+
+def _assistant_block(block: dict) -> Any:
+    """An assistant block; LlamaIndex has no type for redacted thinking, so it has no counterpart."""
+    kind = block.get("type")
+    if kind == "thinking":
+        extra = {"signature": block["signature"]} if block.get("signature") is not None else {}
+        return ThinkingBlock(content=block.get("thinking", ""), additional_information=extra)
+    if kind == "tool_use":
+        return ToolCallBlock(tool_call_id=block["id"], tool_name=block["name"], tool_kwargs=block.get("input") or {})
+    return TextBlock(text=block["text"]) if kind == "text" else None
+
+
+def _assistant(content: Any) -> ChatMessage:
+    if isinstance(content, str):
+        return ChatMessage(role=MessageRole.ASSISTANT, content=content)
+    blocks = [_assistant_block(block) for block in content]
+    return ChatMessage(role=MessageRole.ASSISTANT, blocks=[block for block in blocks if block is not None])
+
+
+def to_llama_index(turn: dict) -> list[ChatMessage]:
+    """The turn's system prompt and messages as LlamaIndex chat history."""
+    history = [ChatMessage(role=MessageRole.SYSTEM, content=turn["system"])] if turn.get("system") else []
+    for message in turn["messages"]:
+        if message["role"] == "assistant":
+            history.append(_assistant(message["content"]))
+        else:
+            history.extend(_user(message["content"]))
+    return history
+
+
+def _schema_model(name: str, schema: dict) -> type[BaseModel]:
+    """A pydantic model whose JSON schema is exactly the tool's (ToolMetadata takes a model, not a schema)."""
+
+    class Schema(BaseModel):
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict:
+            return json.loads(json.dumps(schema))
+
+    Schema.__name__ = f"{name}_schema"
+    return Schema
+
+
+def _never_called(**kwargs: Any) -> None:
+    raise RuntimeError("the harness executes no tools")
+
+
+def make_tools(turn: dict) -> list[FunctionTool]:
+    """The turn's Anthropic-format tools as FunctionTools carrying their JSON schemas."""
+    return [FunctionTool(fn=_never_called, metadata=ToolMetadata(
+        name=tool["name"], description=tool.get("description", ""),
+        fn_schema=_schema_model(tool["name"], tool["input_schema"]))) for tool in turn.get("tools") or ()]
+
+
+def make_llm(turn: dict, endpoint: dict) -> BedrockConverse:
+    """A BedrockConverse pointed at ``endpoint``; with thinking on, temperature 1 (the only value Bedrock allows,
+    and BedrockConverse cannot leave temperature unset)."""
+    options = turn.get("options") or {}
+    budget, temperature = options.get("thinking_budget"), options.get("temperature")
+    kwargs: dict = {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else {}
+    if temperature is not None or budget:
+        kwargs["temperature"] = 1.0 if temperature is None else temperature
+    return BedrockConverse(
+        model=turn["model_id"], max_tokens=options.get("max_tokens") or 512, region_name=endpoint["region"],
+        endpoint_url=endpoint["endpoint_url"], aws_access_key_id=endpoint["aws_access_key_id"],
+        aws_secret_access_key=endpoint["aws_secret_access_key"], **kwargs)
+
+
+def _tool_choice(choice: Any) -> dict:
+    """stream_chat_with_tools keywords: tool_required for "any", tool_choice=<name> for one tool."""
+    if isinstance(choice, dict):
+        return {"tool_choice": choice["name"]}
+    return {"tool_required": True} if choice == "any" else {}
+
+
+# ---- ChatResponse stream -> harness chunks ----
+
+def _signature(response: ChatResponse) -> str | None:
+    thinking = [block for block in response.message.blocks if isinstance(block, ThinkingBlock)]
+    return (thinking[-1].additional_information.get("signature") or None) if thinking else None
+
+
+def _tool_calls(response: ChatResponse) -> list[ToolCallBlock]:
+    return [block for block in response.message.blocks if isinstance(block, ToolCallBlock)]
+
+
+class _Stream:
+    """Folds one ChatResponse stream into chunks.
+
+    Text and reasoning text go out as they arrive, the reasoning signature once other content starts. LlamaIndex
+    streams no tool-input deltas: a call is whole only in the last response (``get_tool_calls_from_response``).
+    So from the first ToolCallBlock on, the chunks are held in stream order with a placeholder per call, and
+    ``close`` fills the placeholders with the whole calls; ``abort`` (the stream failed) drops them.
+    """
+
+    def __init__(self) -> None:
+        self.last: ChatResponse | None = None
+        self.signed: str | None = None
+        self.calls = 0
+        self.held: list[dict | int] | None = None  # None until the first tool call; ints are call positions
+
+    def feed(self, response: ChatResponse) -> list[dict]:
+        """The chunks to yield now for one streamed response."""
+        out: list = []
+        self.last, calls = response, len(_tool_calls(response))
+        if response.additional_kwargs.get("thinking_delta"):
+            out.append({"type": "reasoning", "text": response.additional_kwargs["thinking_delta"]})
+        if response.delta or calls > self.calls:
+            out.extend(self.sign())
+        if calls > self.calls:
+            self.held = [] if self.held is None else self.held
+            out.extend(range(self.calls, calls))
+            self.calls = calls
+        if response.delta:
+            out.append({"type": "text", "text": response.delta})
+        return self._release(out)
+
+    def _release(self, out: list) -> list[dict]:
+        if self.held is None:
+            return out
+        self.held.extend(out)
+        return []
+
+    def sign(self) -> list[dict]:
+        signature = _signature(self.last) if self.last is not None else None
+        if not signature or signature == self.signed:
+            return []
+        self.signed = signature
+        return [{"type": "reasoning", "signature": signature}]
+
+    def close(self, llm: BedrockConverse) -> Iterator[dict]:
+        """The held chunks with each call whole (its id as LlamaIndex gives it), then usage."""
+        if self.last is None:
+            return
+        tail = self._release(self.sign())
+        calls = llm.get_tool_calls_from_response(self.last, error_on_no_tool_call=False)
+        for item in [*(self.held or ()), *tail]:
+            if isinstance(item, int):
+                call = calls[item]
+                yield {"type": "tool_call", "id": call.tool_id, "name": call.tool_name, "input": call.tool_kwargs}
+            else:
+                yield item
+        usage = self.last.additional_kwargs
+        if "prompt_tokens" in usage:
+            yield {"type": "usage", "input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"],
+                   "cache_read_input_tokens": usage.get("cache_read_input_tokens") or 0,
+                   "cache_write_input_tokens": usage.get("cache_creation_input_tokens") or 0}
+
+    def abort(self) -> list[dict]:
+        """The held chunks without the calls, which never completed."""
+        return [item for item in self.held or () if not isinstance(item, int)]
+
+
+class LlamaIndexAdapter:
+    """LlamaIndex's BedrockConverse LLM, streaming through stream_chat_with_tools (stream_chat without tools)."""
+
+    name = "llama-index"
+    version = importlib.metadata.version("llama-index-llms-bedrock-converse")
+    capabilities = frozenset({
+        "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
+        "round_trip", "errors", "streaming",
+    })
+
+    def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
+        """Stream one turn; a botocore error (LlamaIndex passes them through) becomes the closing error chunk."""
+        llm, history, tools = make_llm(turn, endpoint), to_llama_index(turn), make_tools(turn)
+        state = _Stream()
+        try:
+            if tools:
+                choice = _tool_choice((turn.get("options") or {}).get("tool_choice"))
+                responses = llm.stream_chat_with_tools(tools, chat_history=history, allow_parallel_tool_calls=True,
+                                                       **choice)
+            else:
+                responses = llm.stream_chat(history)
+            for response in responses:
+                yield from state.feed(response)
+        except STREAM_ERRORS as exc:
+            yield from state.abort()
+            yield error_chunk(exc)
+            return
+        yield from state.close(llm)

@@ -1,0 +1,53 @@
+"""The benchmarks still run end to end on a minimal size (they are never timed here; see benchmarks/README.md)."""
+
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture
+def benchmarks(monkeypatch):
+    """The benchmark modules, importable the way ``python benchmarks/bench_run.py`` imports them."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_run
+    import bench_scale
+
+    return bench_run, bench_scale
+
+
+def test_bench_run_compares_the_harness_with_the_bare_replay(benchmarks, capsys):
+    bench_run, _ = benchmarks
+    assert bench_run.main(["--limit", "2", "--repetitions", "1", "--cli-runs", "0", "--profile"]) == 0
+    out = capsys.readouterr().out
+    assert "suite: 2 scenarios" in out and "1 interleaved repetitions" in out
+    for row in ("harness run (in-process)", "bare vcrpy + boto3 replay", "ratio harness / bare",
+                "BedrockServer start + close", "runner.run (total)"):
+        assert row in out
+    assert "WARNING" not in out  # both scenarios passed under the harness
+
+
+def test_bare_replay_reads_every_recorded_event(benchmarks):
+    import boto3
+    from harness.cassette import load
+    from harness.runner import cassette_path
+    from harness.scenario import discover
+
+    bench_run, _ = benchmarks
+    root = BENCHMARKS.parent
+    scenarios = [s for s in discover(root / "suites") if s.id == "edge/redacted-reasoning-tool"]  # a blob
+    paths = [cassette_path(root, s) for s in scenarios]
+    frames = sum(len(it.frames) for p in paths for it in load(p).interactions)
+    assert bench_run.bare_replay(paths, boto3.session.Session()) == frames
+
+
+def test_bench_scale_generates_records_and_runs(benchmarks, tmp_path, capsys):
+    _, bench_scale = benchmarks
+    assert bench_scale.main(["--n", "2", "--sizes", "2", "--workdir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "prepared 2 scenarios" in out and "NOT PASSING" not in out
+    assert len(list((tmp_path / "cassettes" / "gen").glob("*.yaml"))) == 2
+    assert len(list((tmp_path / "suites" / "gen").glob("*.golden.yaml"))) == 2
+    row = next(line for line in out.splitlines() if line.startswith("2 "))
+    assert " 2/2 " in row  # both generated scenarios pass against their goldens

@@ -1,0 +1,125 @@
+"""The Haystack shim: its message and chunk mapping, and its verdicts on core scenarios against the baseline.
+
+Skipped unless amazon-bedrock-haystack is installed (tox env ``shim-haystack``). Known failures must fail for
+the documented reason. The generator never sends toolChoice; the harness compares that as Bedrock's default
+auto, so the scenarios outside the findings pass.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("haystack_integrations.components.generators.amazon_bedrock")
+
+from haystack.dataclasses import (
+    ChatRole,
+    ReasoningContent,
+    StreamingChunk,
+    ToolCallDelta,
+)
+
+from harness import load_adapter
+from harness.adapters import CAPABILITIES
+from harness.adapters.shims import haystack as shim
+from harness.report import apply_baseline, load_baseline, render_text
+from harness.runner import run_scenario
+from harness.scenario import discover
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = "harness.adapters.shims.haystack:HaystackAdapter"
+BASELINE = ROOT / "certification" / "haystack.baseline.yaml"
+# The library findings and what each report must show.
+FINDINGS = {
+    "edge/guardrail-intervened": "expected reason 'guardrail_intervened' / actual 'content_filtered'",
+    "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
+    "edge/two-signed-reasoning-blocks": "turn 1 request expected messages[1].content[1] {\"reasoningContent\"",
+    "faults/truncated-stream": "turn 0 chunk 1 (error): missing",
+}
+PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/cache-usage", "edge/tool-result-is-error",
+            "faults/model-stream-error-mid-tool"]
+SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
+ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "eu-west-1",
+            "aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake"}
+
+
+@pytest.fixture(scope="module")
+def adapter():
+    return load_adapter(SPEC)
+
+
+def test_identity_is_the_library_and_capabilities_are_what_it_exposes(adapter):
+    assert adapter.name == "haystack"
+    assert adapter.version == importlib.metadata.version("amazon-bedrock-haystack")
+    assert adapter.capabilities == CAPABILITIES - {"redacted_reasoning"}
+
+
+def test_baseline_lists_exactly_the_findings():
+    assert set(load_baseline(BASELINE)) == set(FINDINGS)
+
+
+@pytest.mark.parametrize("sid", sorted(FINDINGS) + PASSING + ["core/smoke-text"])
+def test_verdict_matches_the_baseline(adapter, sid):
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    if sid in FINDINGS:
+        assert result.status == "fail" and FINDINGS[sid] in render_text([result])
+        assert apply_baseline([result], load_baseline(BASELINE), SCENARIOS)[0].status == "xfail"
+    else:
+        assert result.status == "pass", render_text([result])
+
+
+def test_redacted_reasoning_is_skipped(adapter):
+    result = run_scenario(SCENARIOS["edge/redacted-reasoning-tool"], adapter, ROOT)
+    assert result.status == "skip" and "redacted_reasoning" in result.reason
+
+
+def test_history_maps_to_haystack_messages():
+    turn = {"system": "sys", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "one", "signature": "S1"},
+            {"type": "thinking", "thinking": "two", "signature": "S2"},
+            {"type": "text", "text": "calling"},
+            {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True},
+            {"type": "text", "text": "and?"}]}]}
+    system, human, ai, tool, follow = shim.to_haystack(turn)
+    assert system.is_from(ChatRole.SYSTEM) and system.text == "sys" and human.text == "hi"
+    assert ai.reasonings == [ReasoningContent("one", {"signature": "S1"}), ReasoningContent("two", {"signature": "S2"})]
+    assert ai.text == "calling" and [(c.id, c.tool_name, c.arguments) for c in ai.tool_calls] == [("t1", "f", {"a": 1})]
+    (result,) = tool.tool_call_results
+    assert (result.result, result.error, result.origin.id, result.origin.tool_name) == ("boom", True, "t1", "f")
+    assert follow.is_from(ChatRole.USER) and follow.text == "and?"
+
+
+def test_streaming_chunks_map_to_harness_chunks():
+    start = StreamingChunk(content="", index=2, tool_calls=[ToolCallDelta(index=2, id="t1", tool_name="f")])
+    delta = StreamingChunk(content="", index=2, tool_calls=[ToolCallDelta(index=2, arguments='{"a"')])
+    signed = StreamingChunk(content="", index=0, reasoning=ReasoningContent("", {"signature": "S"}))
+    stop = StreamingChunk(content="", finish_reason="tool_calls")
+    usage = StreamingChunk(content="", meta={"usage": {"prompt_tokens": 5, "completion_tokens": 2,
+                                                       "cache_read_input_tokens": 3, "cache_write_input_tokens": 1}})
+    assert [c for chunk in (start, delta, signed, stop, usage) for c in shim.chunks_from_streaming_chunk(chunk)] == [
+        {"type": "tool_call", "index": 2, "input_delta": "", "id": "t1", "name": "f"},
+        {"type": "tool_call", "index": 2, "input_delta": '{"a"'},
+        {"type": "reasoning", "index": 0, "signature": "S"},
+        {"type": "stop", "reason": "tool_use"},
+        {"type": "usage", "input_tokens": 5, "output_tokens": 2, "cache_read_input_tokens": 3,
+         "cache_write_input_tokens": 1}]
+
+
+def test_generator_points_at_the_endpoint_and_the_variable_is_restored(monkeypatch):
+    monkeypatch.setenv(shim.ENDPOINT_VARIABLE, "http://127.0.0.1:1")
+    turn = {"model_id": "m", "messages": [], "options": {"max_tokens": 64, "temperature": 0, "thinking_budget": 1024,
+                                                         "tool_choice": {"name": "f"}}}
+    generator = shim.make_generator(turn, ENDPOINT)
+    assert generator.client.meta.endpoint_url == "http://127.0.0.1:9"
+    assert generator.client.meta.region_name == "eu-west-1"
+    assert os.environ[shim.ENDPOINT_VARIABLE] == "http://127.0.0.1:1"
+    assert generator.generation_kwargs == {"maxTokens": 64, "temperature": 0,
+                                           "tool_choice": {"type": "tool", "name": "f"},
+                                           "thinking": {"type": "enabled", "budget_tokens": 1024}}
