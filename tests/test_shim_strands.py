@@ -36,7 +36,7 @@ KNOWN = {
                                 '"input": {}}',
     "edge/server-tool-then-client-tool": 'actual tool_call {"id": "tooluse_86QZr6KytxFeqOIjxu477l", "name": '
                                          '"nova_code_interpreter"',
-    "faults/truncated-stream": "(error): expected type 'error' / actual 'stop'",
+    "faults/truncated-stream": "actual chunk 1 (stop): unexpected; expected nothing / actual stop {\"reason\": \"end_turn\"}",
 }
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasoning-tool", "faults/throttling-mid-tool"]
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
