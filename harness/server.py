@@ -320,7 +320,10 @@ class _HTTPServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", port), _Handler)
 
     def handle_error(self, request, client_address):
-        log.error("connection from %s:%s failed: %s", *client_address[:2], _describe(sys.exc_info()[1]))
+        error = sys.exc_info()[1]
+        # A client hanging up mid-reply is ordinary (an adapter stops reading a broken stream): debug, not error.
+        level = logging.DEBUG if isinstance(error, (ConnectionResetError, BrokenPipeError)) else logging.ERROR
+        log.log(level, "connection from %s:%s failed: %s", *client_address[:2], _describe(error))
 
 
 def _describe(error: BaseException | None) -> str:
