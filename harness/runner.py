@@ -22,7 +22,9 @@ from harness.adapters import AdapterFailure
 from harness.emulator_derive import recorded_text_deltas
 from harness.faults import Faults
 from harness.compare import note
-from harness.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, laws, normalize, normalize_request
+from harness.laws import laws
+from harness.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, normalize
+from harness.normalize_request import normalize_request
 from harness.responders import CassetteResponder
 from harness.results import Result, TurnResult, verdict
 from harness.scenario import Scenario, first_turn, next_turn

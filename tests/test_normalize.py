@@ -7,19 +7,9 @@ from hypothesis import given, strategies as st
 
 from harness import normalize as normalize_module
 from harness.eventstream import decode_events
-from harness.normalize import (
-    ALL,
-    PINNABLE,
-    REQUEST_STEPS,
-    RESTRICTIONS,
-    count_text_deltas,
-    fold,
-    laws,
-    normalize,
-    normalize_request,
-    parse_input,
-    restrict,
-)
+from harness.laws import LAWS, count_text_deltas, laws
+from harness.normalize import ALL, COMPARISON, RESTRICTIONS, fold, normalize, parse_input, restrict
+from harness.normalize_request import PINNABLE, REQUEST_STEPS, blobs_as_base64, normalize_request
 from realworld import ids, interactions, requires_realworld, streams
 
 SIG = "EqQBCkgIBhABGAIiQL+/9x==/sig"
@@ -45,7 +35,7 @@ def test_exported_members_exist():
 
 
 def test_every_step_has_a_one_line_docstring():
-    for step in (*RESTRICTIONS, *normalize_module.LAWS, *REQUEST_STEPS, normalize_module.blobs_as_base64):
+    for step in (*RESTRICTIONS, *COMPARISON, *LAWS, *REQUEST_STEPS, blobs_as_base64):
         assert step.__doc__ and "\n" not in step.__doc__.strip(), step.__name__
 
 

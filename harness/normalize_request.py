@@ -1,0 +1,147 @@
+"""The normalized Bedrock request: a Converse body reduced to what scenarios pin.
+
+Every removal of variance is a named ``body -> body`` step in ``REQUEST_STEPS`` (STYLE 4, 6): volatile or
+adapter-specific fields go, Bedrock's defaults compare as absent, blobs compare as base64.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Callable, Iterable, Mapping
+
+__all__ = ["PINNABLE", "REQUEST_STEPS", "blobs_as_base64", "normalize_request"]
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def blobs_as_base64(body: Any) -> Any:
+    """Raw bytes (boto3-level parameters) become the base64 strings the wire carries."""
+    if isinstance(body, (bytes, bytearray)):
+        return _b64(bytes(body))
+    if isinstance(body, dict):
+        return {key: blobs_as_base64(value) for key, value in body.items()}
+    if isinstance(body, list):
+        return [blobs_as_base64(value) for value in body]
+    return body
+
+
+_PINNED_MEMBERS = ("system", "messages", "toolConfig", "additionalModelRequestFields", "inferenceConfig",
+                   "tools", "tool_choice", "thinking")  # the last three: Anthropic-native (InvokeModel) bodies
+
+
+def pinned_members(body: dict) -> dict:
+    """Members scenarios never pin (modelId, requestMetadata, performanceConfig, ...) are adapter choices."""
+    return {key: value for key, value in body.items() if key in _PINNED_MEMBERS}
+
+
+def drop_inference_config(body: dict) -> dict:
+    """inferenceConfig holds sampling defaults each adapter picks; the request rules check what matters."""
+    return {key: value for key, value in body.items() if key != "inferenceConfig"}
+
+
+def thinking_only(body: dict) -> dict:
+    """additionalModelRequestFields is compared on its thinking config; other model fields vary by adapter."""
+    fields = body.get("additionalModelRequestFields")
+    if not isinstance(fields, dict):
+        return body
+    return {**body, "additionalModelRequestFields": {k: v for k, v in fields.items() if k == "thinking"}}
+
+
+def _map_blocks(body: dict, step: Callable[[list], list]) -> dict:
+    """Apply ``step`` to every message's content list."""
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return body
+    return {**body, "messages": [{**m, "content": step(m["content"])}
+                                 if isinstance(m, dict) and isinstance(m.get("content"), list) else m for m in messages]}
+
+
+def _no_cache_points(blocks: list) -> list:
+    return [block for block in blocks if not (isinstance(block, dict) and "cachePoint" in block)]
+
+
+def drop_cache_points(body: dict) -> dict:
+    """cachePoint blocks (system, messages, tools) are a caching choice, not conversation content."""
+    body = _map_blocks(body, _no_cache_points)
+    if isinstance(body.get("system"), list):
+        body = {**body, "system": _no_cache_points(body["system"])}
+    tools = body.get("toolConfig")
+    if isinstance(tools, dict) and isinstance(tools.get("tools"), list):
+        body = {**body, "toolConfig": {**tools, "tools": _no_cache_points(tools["tools"])}}
+    return body
+
+
+def tool_spec_fields(body: dict) -> dict:
+    """A toolSpec is compared on name, description and inputSchema (``strict`` and extras vary by adapter)."""
+    config = body.get("toolConfig")
+    if not isinstance(config, dict) or not isinstance(config.get("tools"), list):
+        return body
+    keep = ("name", "description", "inputSchema")
+    tools = [{"toolSpec": {k: v for k, v in tool["toolSpec"].items() if k in keep}}
+             if isinstance(tool, dict) and isinstance(tool.get("toolSpec"), dict) else tool for tool in config["tools"]]
+    return {**body, "toolConfig": {**config, "tools": tools}}
+
+
+def implicit_auto_tool_choice(body: dict) -> dict:
+    """``toolChoice: {auto: {}}`` is Bedrock's default: sending it and leaving it out ask the same."""
+    config = body.get("toolConfig")
+    if not isinstance(config, dict) or config.get("toolChoice") != {"auto": {}}:
+        return body
+    return {**body, "toolConfig": {k: v for k, v in config.items() if k != "toolChoice"}}
+
+
+def _schema_without_empty_required(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    cleaned = {k: _schema_without_empty_required(v) for k, v in schema.items() if not (k == "required" and v == [])}
+    return cleaned
+
+
+def empty_required_lists(body: dict) -> dict:
+    """``"required": []`` in a tool's input schema means the same as no ``required`` at all."""
+    config = body.get("toolConfig")
+    if not isinstance(config, dict) or not isinstance(config.get("tools"), list):
+        return body
+    tools = [{"toolSpec": {**tool["toolSpec"], "inputSchema": _schema_without_empty_required(
+        tool["toolSpec"].get("inputSchema"))}} if isinstance(tool, dict) and isinstance(tool.get("toolSpec"), dict)
+             and "inputSchema" in tool["toolSpec"] else tool for tool in config["tools"]]
+    return {**body, "toolConfig": {**config, "tools": tools}}
+
+
+def _no_success_status(blocks: list) -> list:
+    result = []
+    for block in blocks:
+        tool_result = block.get("toolResult") if isinstance(block, dict) else None
+        if isinstance(tool_result, dict) and tool_result.get("status") == "success":
+            block = {**block, "toolResult": {k: v for k, v in tool_result.items() if k != "status"}}
+        result.append(block)
+    return result
+
+
+def implicit_success_status(body: dict) -> dict:
+    """A toolResult with status "success" means the same as one without a status."""
+    return _map_blocks(body, _no_success_status)
+
+
+def drop_empty_members(body: dict) -> dict:
+    """Empty members ("system": [], "inferenceConfig": {}, null) mean the same as absent ones."""
+    return {key: value for key, value in body.items() if value not in (None, [], {})}
+
+
+REQUEST_STEPS = (pinned_members, drop_inference_config, thinking_only, drop_cache_points, tool_spec_fields,
+                 implicit_auto_tool_choice, empty_required_lists, implicit_success_status, drop_empty_members)
+PINNABLE = {"inferenceConfig": drop_inference_config, "cachePoint": drop_cache_points}
+
+
+def normalize_request(body: Mapping, pinned: Iterable[str] = ()) -> dict:
+    """A Converse request body reduced to what scenarios pin; ``pinned`` keeps inferenceConfig / cachePoint."""
+    unknown = sorted(set(pinned) - set(PINNABLE))
+    if unknown:
+        raise ValueError(f"cannot pin {', '.join(unknown)} (pinnable: {', '.join(sorted(PINNABLE))})")
+    skipped = {PINNABLE[name] for name in pinned}
+    result = blobs_as_base64(dict(body))
+    for step in REQUEST_STEPS:
+        result = step(result) if step not in skipped else result
+    return result
