@@ -17,6 +17,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
+from harness import checks
+from harness.emulator_script import EmulatorScriptError, parse_script
+
 __all__ = [
     "CAPABILITIES",
     "DEFAULT_OPTIONS",
@@ -113,9 +116,22 @@ def load_scenario(path: str | Path, root: str | Path = "suites") -> Scenario:
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     try:
-        return _scenario(data, sid, path)
+        scenario = _scenario(data, sid, path)
     except _Invalid as exc:
         raise ScenarioError(f"{path}: {exc}") from None
+    _validate_parts(scenario)
+    return scenario
+
+
+def _validate_parts(scenario: Scenario) -> None:
+    """The checks and emulator scripts, by their own validators, so a misspelling fails at load."""
+    try:
+        checks.validate(scenario.checks, source=str(scenario.path))
+        for index, turn in enumerate(scenario.turns):
+            if turn.script is not None:
+                parse_script(turn.script, where=f"{scenario.path}: turns[{index}].script")
+    except (checks.CheckError, EmulatorScriptError) as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def discover(root: str | Path = "suites", suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Scenario]:

@@ -158,6 +158,9 @@ BAD_FIELDS = [
     (mutate("faults", [{"turn": 0}]), "faults[0]: expected exactly one of http_error, exception, truncate_after_byte, drop_after_byte"),
     (mutate("faults", [{"turn": 0, "explode": {}}]), "faults[0].explode: unknown field"),
     (mutate("faults", [{"turn": "first", "truncate_after_byte": 9}]), "faults[0].turn: expected an integer 0..1"),
+    (mutate("checks.hard", [{"turn": 0, "tool_call_at_least": 1}]), "checks.hard[0]: unknown check 'tool_call_at_least'"),
+    (mutate("turns[0].script.content", [{"toolUse": {"name": "read_file"}}]),
+     "turns[0].script content[0]: unknown block kind 'toolUse'"),
 ]
 
 
