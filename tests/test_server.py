@@ -457,8 +457,13 @@ def test_byte_cuts_on_a_converse_json_reply():
         response = client(server).converse(modelId="m:0", messages=USER)
         assert "output" not in response  # botocore parses a cut JSON body to nothing, silently
     with BedrockServer(Canned(), faults=Faults([parse_fault("drop:20")])) as server:
-        with pytest.raises(botocore.exceptions.ConnectionClosedError):
-            client(server).converse(modelId="m:0", messages=USER)
+        # The server resets the connection after 20 body bytes. botocore 1.43 raises ConnectionClosedError;
+        # botocore 1.44 parses the partial body to nothing, as for a clean cut. Either way, no output arrives.
+        try:
+            response = client(server).converse(modelId="m:0", messages=USER)
+        except botocore.exceptions.ConnectionClosedError:
+            response = {}
+        assert "output" not in response
         assert server.requests[0].status == 200
 
 
