@@ -13,7 +13,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from deepdiff import DeepDiff
 
 __all__ = ["DEEPDIFF_OPTIONS", "Diff", "diff_chunks", "diff_request", "diff_turn_count", "note"]
 
@@ -103,6 +102,10 @@ def _row_changes(where: str, i: int | None, j: int | None, expected: list, actua
 
 def _field_changes(expected: Any, actual: Any, label: str) -> list[str]:
     """One line per deepdiff change, sorted by path so the output is deterministic."""
+    if _key(expected) == _key(actual):  # the common case, and JSON still tells True from 1 and 1 from 1.0
+        return []
+    from deepdiff import DeepDiff  # imported on first use: it costs more start-up time than the rest together
+
     tree = DeepDiff(expected, actual, **DEEPDIFF_OPTIONS)
     levels = [(kind, level) for kind, found in tree.items() for level in found]
     levels.sort(key=lambda pair: [(isinstance(p, str), p if isinstance(p, int) else str(p))

@@ -16,7 +16,7 @@ import yaml
 
 from harness.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
 from harness.normalize import ALL, comparable
-from harness.scenario import GOLDEN_SUFFIX, Scenario
+from harness.scenario import GOLDEN_SUFFIX, SAFE_LOADER, Scenario
 
 __all__ = ["GoldenError", "check", "golden_path", "load_golden", "unused_goldens", "write_golden"]
 
@@ -36,7 +36,7 @@ def load_golden(scenario: Scenario) -> list[dict] | None:
     """The golden's turns, or None when the scenario has no golden yet."""
     path = golden_path(scenario)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

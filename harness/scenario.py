@@ -20,6 +20,8 @@ import yaml
 from harness import checks
 from harness.emulator_script import EmulatorScriptError, parse_script
 
+
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader when PyYAML has it; safe either way
 __all__ = [
     "CAPABILITIES",
     "DEFAULT_OPTIONS",
@@ -112,7 +114,7 @@ def load_scenario(path: str | Path, root: str | Path = "suites") -> Scenario:
     path = Path(path)
     sid = scenario_id(path, root)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     try:

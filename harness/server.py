@@ -317,7 +317,29 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def __init__(self, session: _Session, port: int):
         self.session = session
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
         super().__init__(("127.0.0.1", port), _Handler)
+
+    def process_request(self, request, client_address):
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request):
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        """End every open keep-alive connection, so no handler thread outlives the session."""
+        with self._open_lock:
+            sockets, self._open = list(self._open), set()
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed by the client
 
     def handle_error(self, request, client_address):
         error = sys.exc_info()[1]
@@ -393,14 +415,15 @@ class BedrockServer:
 
     def start(self) -> BedrockServer:
         self._httpd = _HTTPServer(self._session, self._port)
-        # A short poll interval keeps close() quick.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+        # A short poll interval keeps close() quick (one scenario = one server: it adds up over a suite).
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.005,), daemon=True)
         self._thread.start()
         return self
 
     def close(self) -> None:
         if self._httpd is not None:
             self._httpd.shutdown()
+            self._httpd.close_connections()
             self._httpd.server_close()
             self._thread.join()
             self._httpd = None

@@ -27,6 +27,7 @@ __all__ = ["ConverseAdapter", "InvokeAdapter", "make_client"]
 # retries, a dropped connection); a botocore ParamValidationError is a bug and still raises.
 PRE_STREAM_ERRORS = (ClientError, HTTPClientError, ConnectionError)
 _LOCK = threading.Lock()
+KEPT_CLIENTS = 4
 
 
 @functools.cache
@@ -62,11 +63,15 @@ class _BedrockAdapter:
         return f"<{type(self).__name__} {self.name!r} {self.version}>"
 
     def client(self, endpoint: dict | None) -> Any:
-        """The client for ``endpoint`` (created once per distinct endpoint)."""
+        """The client for ``endpoint``, created once; only the last few endpoints' clients are kept."""
         if self._client is not None:
             return self._client
         key = tuple(sorted((endpoint or {}).items()))
         if key not in self._clients:
+            # A run moves from endpoint to endpoint (a loopback server per scenario): keeping every client
+            # would keep every pooled connection, and memory would grow with the number of scenarios.
+            while len(self._clients) >= KEPT_CLIENTS:
+                self._clients.pop(next(iter(self._clients)))
             self._clients[key] = make_client(endpoint, max_attempts=self._max_attempts)
         return self._clients[key]
 
