@@ -28,7 +28,7 @@ from harness.normalize_request import normalize_request
 from harness.responders import CassetteResponder
 from harness.results import Result, TurnResult, verdict
 from harness.scenario import Scenario, first_turn, next_turn
-from harness.server import BedrockServer
+from harness.server import BedrockServer, RequestError
 
 __all__ = ["ADAPTER_EXCEPTION", "Run", "cassette_path", "iter_runs", "judge", "loopback_endpoint", "project_root", "replay",
            "run", "run_scenario", "stream_turn"]
@@ -139,8 +139,15 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
     return results
 
 
-def run_scenario(scenario: Scenario, adapter: Any, root: str | Path) -> Result:
-    """One scenario's verdict against ``adapter``, served from its cassette."""
+class _Idle:
+    """The responder of a run's server between scenarios: nothing is being served."""
+
+    def respond(self, request):
+        raise RequestError(400, "ValidationException", "no scenario is being served on this endpoint")
+
+
+def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: BedrockServer | None = None) -> Result:
+    """One scenario's verdict against ``adapter``, served from its cassette (on ``server`` when given)."""
     start = time.monotonic()
     unmet = scenario.unmet(adapter.capabilities)
     if unmet:
@@ -152,8 +159,15 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path) -> Result:
     try:
         loaded, faults = cassette.load(path), Faults.from_scenario(scenario.faults)
         responder = CassetteResponder(loaded, faults=faults)
-        with BedrockServer(responder, faults=faults) as server:
-            run_ = replay(scenario, adapter, loopback_endpoint(server), server)
+        if server is None:
+            with BedrockServer(responder, faults=faults) as own:
+                run_ = replay(scenario, adapter, loopback_endpoint(own), own)
+        else:
+            server.reset(responder, faults=faults)
+            try:
+                run_ = replay(scenario, adapter, loopback_endpoint(server), server)
+            finally:
+                server.reset(_Idle())
     except AdapterFailure as exc:
         return Result(scenario.id, exc.status, str(exc), duration_s=time.monotonic() - start)
     except Exception as exc:  # noqa: BLE001 - a broken cassette or scenario is this scenario's error
@@ -178,10 +192,12 @@ def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
         progress: Callable[[int, int, Result], None] | None = None) -> list[Result]:
     """Every scenario's verdict, in order; ``progress(done, total, result)`` after each."""
     results = []
-    for done, scenario in enumerate(scenarios, 1):
-        results.append(run_scenario(scenario, adapter, root))
-        if progress:
-            progress(done, len(scenarios), results[-1])
+    # One endpoint for the whole run, a new session per scenario: adapters keep one client and its connections.
+    with BedrockServer(_Idle()) as server:
+        for done, scenario in enumerate(scenarios, 1):
+            results.append(run_scenario(scenario, adapter, root, server))
+            if progress:
+                progress(done, len(scenarios), results[-1])
     return results
 
 

@@ -373,6 +373,12 @@ class BedrockServer:
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
+    def reset(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True) -> None:
+        """Start a new session on the same port: new responder, faults, turn cursor and captured requests."""
+        self._session = _Session(responder, faults or Faults(), validate)
+        if self._httpd is not None:
+            self._httpd.session = self._session  # handlers read it per request, so kept-alive clients follow
+
     @classmethod
     def from_cassette(cls, path, *, faults: Faults | None = None, cross_operation: bool = True,
                       **options) -> BedrockServer:

@@ -123,7 +123,13 @@ def _cut(*sockets: socket.socket) -> None:
     """Shut down (which wakes a thread blocked in recv) and close, ignoring sockets already gone."""
     for sock in sockets:
         try:
-            sock.shutdown(socket.SHUT_RDWR)
+            if not _resetting(sock):  # a FIN now would overtake the other pump's reset
+                sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
         sock.close()
+
+
+def _resetting(sock: socket.socket) -> bool:
+    """The socket is set to close with a reset (linger on, timeout 0)."""
+    return struct.unpack("ii", sock.getsockopt(socket.SOL_SOCKET, socket.SO_LINGER, 8)) == (1, 0)
