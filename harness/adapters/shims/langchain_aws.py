@@ -13,11 +13,11 @@ executes), emitted before the held-back stop and usage.
 from __future__ import annotations
 
 import base64
-import importlib.metadata
 from collections.abc import Iterator
 from typing import Any
 
 from harness.converse.request import system_texts, thinking_budget
+from harness.adapters.shims.common import Shim
 from harness.converse.stream import error_chunk
 
 __all__ = ["LangchainAwsAdapter", "assembled", "from_chunk", "to_langchain", "usage"]
@@ -26,26 +26,12 @@ DISTRIBUTION = "langchain-aws"
 CLOSING = ("stop", "usage")  # held back until the aggregated message's tool calls are out
 
 
-def installed_version() -> str:
-    """The installed library's version; a clear error naming the extra when it is missing."""
-    try:
-        return importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        raise ImportError(f"{DISTRIBUTION} is not installed: pip install 'bedrock-harness[langchain-aws]'") from None
-
-
-class LangchainAwsAdapter:
+class LangchainAwsAdapter(Shim):
     """``ChatBedrockConverse(disable_streaming=False).bind_tools(...).stream(messages)``."""
 
     name = DISTRIBUTION
-    capabilities = frozenset({
-        "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
-        "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
-    })
-
-    def __init__(self) -> None:
-        self.version = installed_version()
-        self._last: tuple[str, Any] = ("", None)
+    distribution = DISTRIBUTION
+    extra = "langchain-aws"
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn: content as it arrives; at the end the aggregated message's tool_calls, stop, usage.
@@ -71,12 +57,8 @@ class LangchainAwsAdapter:
 
     def _runnable(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when nothing but the messages changed (an app keeps its model between turns)."""
-        key = repr(({k: v for k, v in turn.items() if k != "messages"}, sorted(endpoint.items())))
-        cached, model = self._last  # one read: threads sharing the adapter never mix endpoints
-        if cached != key:
-            model = _runnable(turn, endpoint)
-            self._last = (key, model)
-        return model
+        key = ({k: v for k, v in turn.items() if k != "messages"}, sorted(endpoint.items()))
+        return self.kept(key, lambda: _runnable(turn, endpoint))
 
 
 def _runnable(turn: dict, endpoint: dict) -> Any:

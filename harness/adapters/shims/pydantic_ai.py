@@ -12,12 +12,12 @@ pydantic-ai keeps in ``provider_details["finish_reason"]``, else its ``finish_re
 from __future__ import annotations
 
 import base64
-import importlib.metadata
 import json
 from collections.abc import Iterator
 from typing import Any
 
 from harness.converse.request import system_texts, thinking_budget
+from harness.adapters.shims.common import Shim
 from harness.converse.stream import error_chunk
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "error", "from_event", "from_response", "parameters", "settings",
@@ -32,26 +32,12 @@ FINISH_REASONS = {"stop": "end_turn", "tool_call": "tool_use", "length": "max_to
                   "content_filter": "content_filtered", "error": "malformed_model_output"}
 
 
-def installed_version() -> str:
-    """The installed library's version; a clear error naming the extra when it is missing."""
-    try:
-        return importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        raise ImportError(f"{DISTRIBUTION} is not installed: pip install 'bedrock-harness[pydantic-ai]'") from None
-
-
-class PydanticAiAdapter:
+class PydanticAiAdapter(Shim):
     """``model_request_stream_sync(BedrockConverseModel(..., provider=BedrockProvider(...)), history, ...)``."""
 
     name = "pydantic-ai"
-    capabilities = frozenset({
-        "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
-        "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
-    })
-
-    def __init__(self) -> None:
-        self.version = installed_version()
-        self._last: tuple[str, Any] = ("", None)
+    distribution = DISTRIBUTION
+    extra = "pydantic-ai"
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception becomes the closing error chunk."""
@@ -71,12 +57,7 @@ class PydanticAiAdapter:
 
     def _model(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when the model id and endpoint are the same (an agent keeps its model)."""
-        key = repr((turn["model_id"], sorted(endpoint.items())))
-        cached, model = self._last  # one read: threads sharing the adapter never mix endpoints
-        if cached != key:
-            model = _model(turn["model_id"], endpoint)
-            self._last = (key, model)
-        return model
+        return self.kept((turn["model_id"], sorted(endpoint.items())), lambda: _model(turn["model_id"], endpoint))
 
 
 def _model(model_id: str, endpoint: dict) -> Any:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import importlib.metadata
 from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from harness.converse.request import system_texts, thinking_budget
+from harness.adapters.shims.common import Shim
 from harness.converse.stream import error_chunk
 
 __all__ = ["StrandsAdapter", "chunks_from_events", "error", "to_strands"]
@@ -27,26 +27,12 @@ __all__ = ["StrandsAdapter", "chunks_from_events", "error", "to_strands"]
 DISTRIBUTION = "strands-agents"
 
 
-def installed_version() -> str:
-    """The installed library's version; a clear error naming the extra when it is missing."""
-    try:
-        return importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        raise ImportError(f"{DISTRIBUTION} is not installed: pip install 'bedrock-harness[strands]'") from None
-
-
-class StrandsAdapter:
+class StrandsAdapter(Shim):
     """``stream_messages(BedrockModel(...), ...)``: strands' own model-call path of an agent loop."""
 
     name = "strands"
-    capabilities = frozenset({
-        "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
-        "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
-    })
-
-    def __init__(self) -> None:
-        self.version = installed_version()
-        self._last: tuple[str, Any] = ("", None)
+    distribution = DISTRIBUTION
+    extra = "strands"
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception (after what it streamed) becomes the closing error chunk."""
@@ -61,12 +47,8 @@ class StrandsAdapter:
 
     def _model(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when only the messages changed (an agent keeps its model between turns)."""
-        key = repr(({k: v for k, v in turn.items() if k != "messages"}, sorted(endpoint.items())))
-        cached, model = self._last  # one read: threads sharing the adapter never mix endpoints
-        if cached != key:
-            model = _bedrock_model(turn, endpoint)
-            self._last = (key, model)
-        return model
+        key = ({k: v for k, v in turn.items() if k != "messages"}, sorted(endpoint.items()))
+        return self.kept(key, lambda: _bedrock_model(turn, endpoint))
 
 
 def _bedrock_model(turn: dict, endpoint: dict) -> Any:

@@ -1,0 +1,39 @@
+"""What the shims share: the library's version as the adapter's, and the model an application keeps between turns."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from typing import Any, Callable
+
+from harness.adapters.registry import CAPABILITIES
+
+__all__ = ["Shim", "installed_version"]
+
+
+def installed_version(distribution: str, extra: str) -> str:
+    """The installed library's version; a clear error naming the extra when it is missing."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        raise ImportError(f"{distribution} is not installed: pip install 'bedrock-harness[{extra}]'") from None
+
+
+class Shim:
+    """A third-party library as an adapter; subclasses set ``distribution`` and ``extra`` and write ``stream``."""
+
+    name = "?"
+    distribution = "?"
+    extra = "?"
+    capabilities = CAPABILITIES  # a shim that cannot express one leaves it out
+
+    def __init__(self) -> None:
+        self.version = installed_version(self.distribution, self.extra)
+        self._last: tuple[str, Any] = ("", None)
+
+    def kept(self, key: Any, build: Callable[[], Any]) -> Any:
+        """The model built for the last turn when ``key`` is unchanged (an app keeps its model between turns)."""
+        cached, model = self._last  # one read: threads sharing the adapter never mix endpoints
+        if cached != repr(key):
+            model = build()
+            self._last = (repr(key), model)
+        return model
