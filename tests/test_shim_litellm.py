@@ -42,16 +42,16 @@ sys.addaudithook(_watch_network)
 from harness import load_adapter
 from harness.adapters import CAPABILITIES
 from harness.adapters.shims import litellm as shim
-from harness.report import apply_baseline, load_baseline, render_text
 from harness.runner import run_scenario
 from harness.scenario import discover
 
 # Only after the shim, whose import of litellm is offline (a bare `import litellm` fetches a price map).
 types = importlib.import_module("litellm.types.utils")
 
+from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = "harness.adapters.shims.litellm:LiteLLMAdapter"
-BASELINE = ROOT / "certification" / "litellm.baseline.yaml"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
 KNOWN = {
     "edge/guardrail-intervened": "expected reason 'guardrail_intervened' / actual 'content_filtered'",
@@ -82,18 +82,12 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
 
 
 def test_baseline_lists_exactly_the_known_failures():
-    assert set(load_baseline(BASELINE)) == set(KNOWN)
+    assert_baseline_lists("litellm", KNOWN)
 
 
 @pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
 def test_verdict_matches_the_baseline(adapter, sid):
-    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
-    if sid in KNOWN:
-        assert result.status == "fail", render_text([result])
-        assert KNOWN[sid] in render_text([result])
-        assert apply_baseline([result], load_baseline(BASELINE), SCENARIOS)[0].status == "xfail"
-    else:
-        assert result.status == "pass", render_text([result])
+    assert_verdict(adapter, "litellm", sid, KNOWN)
 
 
 def test_history_maps_to_openai_messages_the_way_a_litellm_app_holds_them():

@@ -7,7 +7,6 @@ must fail for the documented reason (the report shows the evidence); every other
 from __future__ import annotations
 
 import importlib.metadata
-from pathlib import Path
 
 import pytest
 
@@ -25,13 +24,10 @@ from llama_index.core.base.llms.types import (
 from harness import load_adapter
 from harness.adapters import CAPABILITIES
 from harness.adapters.shims import llama_index as shim
-from harness.report import apply_baseline, load_baseline, render_text
-from harness.runner import run_scenario
-from harness.scenario import discover
 
-ROOT = Path(__file__).resolve().parents[1]
+from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+
 SPEC = "harness.adapters.shims.llama_index:LlamaIndexAdapter"
-BASELINE = ROOT / "certification" / "llama-index.baseline.yaml"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
 KNOWN = {
     "edge/interleaved-parallel-deltas": "chunk 3 (tool_call): expected input.path '/tmp/c.txt' / actual no input.path",
@@ -44,7 +40,6 @@ KNOWN = {
 PASSING = ["core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/cache-usage",
            "edge/tool-result-is-error", "faults/model-stream-error-mid-tool"]
 SKIPPED = {"edge/redacted-reasoning-tool": "redacted_reasoning", "edge/guardrail-intervened": "stop_reason"}
-SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "eu-west-1",
             "aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake"}
 
@@ -62,20 +57,12 @@ def test_identity_is_the_library_and_capabilities_are_what_it_exposes(adapter):
 
 
 def test_baseline_lists_exactly_the_known_failures():
-    assert set(load_baseline(BASELINE)) == set(KNOWN)
+    assert_baseline_lists("llama-index", KNOWN)
 
 
 @pytest.mark.parametrize("sid", PASSING + sorted(KNOWN) + sorted(SKIPPED))
 def test_verdict_matches_the_baseline(adapter, sid):
-    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
-    if sid in KNOWN:
-        assert result.status == "fail", render_text([result])
-        assert KNOWN[sid] in render_text([result])
-        assert apply_baseline([result], load_baseline(BASELINE), SCENARIOS)[0].status == "xfail"
-    elif sid in SKIPPED:
-        assert result.status == "skip" and SKIPPED[sid] in result.reason
-    else:
-        assert result.status == "pass", render_text([result])
+    assert_verdict(adapter, "llama-index", sid, KNOWN, SKIPPED)
 
 
 def test_history_maps_to_llama_index_messages():

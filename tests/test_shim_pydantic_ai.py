@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import importlib.metadata
-from pathlib import Path
 
 import pytest
 
@@ -33,18 +32,14 @@ from pydantic_ai.usage import RequestUsage
 from harness import load_adapter
 from harness.adapters import CAPABILITIES
 from harness.adapters.shims import pydantic_ai as shim
-from harness.report import apply_baseline, load_baseline, render_text
-from harness.runner import run_scenario
-from harness.scenario import discover
 
-ROOT = Path(__file__).resolve().parents[1]
+from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+
 SPEC = "harness.adapters.shims.pydantic_ai:PydanticAiAdapter"
-BASELINE = ROOT / "certification" / "pydantic-ai.baseline.yaml"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
 KNOWN = {"faults/truncated-stream": 'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}'}
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasoning-tool", "edge/cache-usage",
            "faults/model-stream-error-mid-tool"]
-SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 
 
 @pytest.fixture(scope="module")
@@ -59,18 +54,12 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
 
 
 def test_baseline_lists_exactly_the_known_failures():
-    assert set(load_baseline(BASELINE)) == set(KNOWN)
+    assert_baseline_lists("pydantic-ai", KNOWN)
 
 
 @pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
 def test_verdict_matches_the_baseline(adapter, sid):
-    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
-    if sid in KNOWN:
-        assert result.status == "fail", render_text([result])
-        assert KNOWN[sid] in render_text([result])
-        assert apply_baseline([result], load_baseline(BASELINE), SCENARIOS)[0].status == "xfail"
-    else:
-        assert result.status == "pass", render_text([result])
+    assert_verdict(adapter, "pydantic-ai", sid, KNOWN)
 
 
 def test_history_maps_to_pydantic_ai_messages():

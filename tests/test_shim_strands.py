@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import importlib.metadata
-from pathlib import Path
 
 import pytest
 
@@ -20,13 +19,10 @@ from strands.event_loop.streaming import process_stream
 from harness import load_adapter
 from harness.adapters import CAPABILITIES
 from harness.adapters.shims import strands as shim
-from harness.report import apply_baseline, load_baseline, render_text
-from harness.runner import run_scenario
-from harness.scenario import discover
 
-ROOT = Path(__file__).resolve().parents[1]
+from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+
 SPEC = "harness.adapters.shims.strands:StrandsAdapter"
-BASELINE = ROOT / "certification" / "strands.baseline.yaml"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
 KNOWN = {
     "edge/end-turn-with-tool-use": "(stop): expected reason 'end_turn' / actual 'tool_use'",
@@ -39,7 +35,6 @@ KNOWN = {
     "faults/truncated-stream": "actual chunk 1 (stop): unexpected; expected nothing / actual stop {\"reason\": \"end_turn\"}",
 }
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasoning-tool", "faults/throttling-mid-tool"]
-SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 
 
 @pytest.fixture(scope="module")
@@ -54,18 +49,12 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
 
 
 def test_baseline_lists_exactly_the_known_failures():
-    assert set(load_baseline(BASELINE)) == set(KNOWN)
+    assert_baseline_lists("strands", KNOWN)
 
 
 @pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
 def test_verdict_matches_the_baseline(adapter, sid):
-    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
-    if sid in KNOWN:
-        assert result.status == "fail", render_text([result])
-        assert KNOWN[sid] in render_text([result])
-        assert apply_baseline([result], load_baseline(BASELINE), SCENARIOS)[0].status == "xfail"
-    else:
-        assert result.status == "pass", render_text([result])
+    assert_verdict(adapter, "strands", sid, KNOWN)
 
 
 def test_history_maps_to_strands_messages():

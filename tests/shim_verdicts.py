@@ -1,0 +1,35 @@
+"""What every shim's test module checks of its library's verdicts against its certification baseline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.report import apply_baseline, load_baseline, render_text
+from harness.runner import run_scenario
+from harness.scenario import discover
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
+
+
+def baseline(name: str) -> Path:
+    return ROOT / "certification" / f"{name}.baseline.yaml"
+
+
+def assert_baseline_lists(name: str, known: dict) -> None:
+    """The baseline lists exactly the known failures, so neither side can drift."""
+    assert set(load_baseline(baseline(name))) == set(known)
+
+
+def assert_verdict(adapter, name: str, sid: str, known: dict, skipped: dict | None = None) -> None:
+    """A known failure fails with its evidence in the report and is xfail under the baseline; a skip says why;
+    everything else passes."""
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    report = render_text([result])
+    if sid in known:
+        assert result.status == "fail" and known[sid] in report, report
+        assert apply_baseline([result], load_baseline(baseline(name)), SCENARIOS)[0].status == "xfail"
+    elif skipped and sid in skipped:
+        assert result.status == "skip" and skipped[sid] in result.reason, result.reason
+    else:
+        assert result.status == "pass", report
