@@ -16,15 +16,7 @@ from typing import Any
 from harness.converse.errors import BedrockResponseError, TurnError
 from harness.converse.history import canonical_messages
 from harness.converse.request import system_texts, thinking_budget
-from harness.converse.stream import (
-    INCOMPLETE,
-    STREAM_ERRORS,
-    Block,
-    BlockTable,
-    check_tool,
-    error_chunk,
-    redacted_chunk,
-)
+from harness.converse.stream import Block, BlockTable, check_tool, drive, redacted_chunk
 from harness.converse.tools import anthropic_tool_choice, anthropic_tools
 
 __all__ = [
@@ -215,11 +207,4 @@ class _InvokeState:
 def chunks_from_invoke_events(events: Iterable[dict]) -> Iterator[dict]:
     """Chunks for InvokeModelWithResponseStream events (``{"chunk": {"bytes": ...}}`` as boto3 yields them)."""
     state = _InvokeState()
-    try:
-        for event in events:
-            yield from state.feed(event)
-    except STREAM_ERRORS as exc:
-        yield error_chunk(exc)
-        return
-    if not state.done:
-        yield dict(INCOMPLETE)
+    yield from drive(state.feed, events, lambda: state.done)

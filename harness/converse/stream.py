@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ from harness.converse.errors import BedrockResponseError
 
 __all__ = [
     "INCOMPLETE",
+    "drive",
     "STREAM_ERRORS",
     "Block",
     "BlockTable",
@@ -183,13 +184,18 @@ def chunks_from_events(events: Iterable[dict]) -> Iterator[dict]:
     so a half-streamed tool call is never mistaken for a complete one.
     """
     state = _ConverseState()
+    yield from drive(state.feed, events, lambda: state.stopped)
+
+
+def drive(feed: Callable[[dict], Iterable[dict]], events: Iterable[dict], finished: Callable[[], bool]) -> Iterator[dict]:
+    """Chunks of every event through ``feed``; a read error or an early end closes the list with an error chunk."""
     try:
         for event in events:
-            yield from state.feed(event)
+            yield from feed(event)
     except STREAM_ERRORS as exc:
         yield error_chunk(exc)
         return
-    if not state.stopped:
+    if not finished():
         yield dict(INCOMPLETE)
 
 
