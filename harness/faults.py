@@ -205,13 +205,7 @@ def parse_chunking(value: Chunking) -> Chunking:
 
 def _fault_from_dict(item: dict, where: str) -> Fault:
     """One ``faults:`` entry, checked field by field."""
-    if not isinstance(item, dict):
-        raise FaultError(f"{where}: expected a mapping, got {type(item).__name__}")
-    known = {f.name for f in fields(Fault)}
-    unknown = sorted(set(item) - known)
-    if unknown:
-        raise FaultError(f"{where}: unknown key {unknown[0]!r} (expected one of {', '.join(sorted(known))})")
-    values = dict(item)
+    values = dict(_fields_of(Fault, item, where))
     for name, kind in (("exception", StreamException), ("http_error", HttpError)):
         if values.get(name) is not None:
             values[name] = _build(kind, values[name], f"{where}.{name}")
@@ -220,13 +214,19 @@ def _fault_from_dict(item: dict, where: str) -> Fault:
     return fault
 
 
-def _build(kind, spec: Any, where: str):
+def _fields_of(kind, spec: Any, where: str) -> dict:
+    """``spec`` as a mapping holding only fields of the dataclass ``kind``."""
     if not isinstance(spec, dict):
         raise FaultError(f"{where}: expected a mapping, got {type(spec).__name__}")
     known = {f.name for f in fields(kind)}
     unknown = sorted(set(spec) - known)
     if unknown:
         raise FaultError(f"{where}: unknown key {unknown[0]!r} (expected one of {', '.join(sorted(known))})")
+    return spec
+
+
+def _build(kind, spec: Any, where: str):
+    _fields_of(kind, spec, where)
     try:
         return kind(**spec)
     except TypeError as error:

@@ -157,17 +157,7 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
         return Result(scenario.id, "error", f"no cassette at {path}; record it with "
                                             f"`bedrock-harness record --emulate {scenario.id}`")
     try:
-        loaded, faults = cassette.load(path), Faults.from_scenario(scenario.faults)
-        responder = CassetteResponder(loaded, faults=faults)
-        if server is None:
-            with BedrockServer(responder, faults=faults) as own:
-                run_ = replay(scenario, adapter, loopback_endpoint(own), own)
-        else:
-            server.reset(responder, faults=faults)
-            try:
-                run_ = replay(scenario, adapter, loopback_endpoint(server), server)
-            finally:
-                server.reset(_Idle())
+        loaded, responder, run_ = _served_run(scenario, adapter, path, server)
     except AdapterFailure as exc:
         return Result(scenario.id, exc.status, str(exc), duration_s=time.monotonic() - start)
     except Exception as exc:  # noqa: BLE001 - a broken cassette or scenario is this scenario's error
@@ -179,6 +169,20 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
     turns = judge(scenario, run_, frozenset(adapter.capabilities), _text_deltas(loaded, run_))
     status, reason = verdict(turns)
     return Result(scenario.id, status, reason, tuple(turns), time.monotonic() - start)
+
+
+def _served_run(scenario: Scenario, adapter: Any, path: Path, server: BedrockServer | None):
+    """(cassette, responder, run) of ``scenario`` served from the cassette at ``path``, on ``server`` or its own."""
+    loaded, faults = cassette.load(path), Faults.from_scenario(scenario.faults)
+    responder = CassetteResponder(loaded, faults=faults)
+    if server is None:
+        with BedrockServer(responder, faults=faults) as own:
+            return loaded, responder, replay(scenario, adapter, loopback_endpoint(own), own)
+    server.reset(responder, faults=faults)
+    try:
+        return loaded, responder, replay(scenario, adapter, loopback_endpoint(server), server)
+    finally:
+        server.reset(_Idle())
 
 
 def _text_deltas(loaded: cassette.Cassette, run_: Run) -> list[int | None]:
@@ -203,7 +207,6 @@ def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
 
 def iter_runs(scenarios: Sequence[Scenario], adapter: Any, root: str | Path) -> Iterator[tuple[Scenario, Run]]:
     """(scenario, raw run) for each scenario with a cassette: what `golden update` writes goldens from."""
-    for scenario in scenarios:
-        with BedrockServer.from_cassette(cassette_path(root, scenario),
-                                         faults=Faults.from_scenario(scenario.faults)) as server:
-            yield scenario, replay(scenario, adapter, loopback_endpoint(server), server)
+    with BedrockServer(_Idle()) as server:
+        for scenario in scenarios:
+            yield scenario, _served_run(scenario, adapter, cassette_path(root, scenario), server)[2]

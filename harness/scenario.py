@@ -37,6 +37,8 @@ __all__ = [
     "load_scenario",
     "next_turn",
     "scenario_id",
+    "scenario_ids",
+    "select",
     "turn_dict",
 ]
 
@@ -138,14 +140,29 @@ def _validate_parts(scenario: Scenario) -> None:
 
 def discover(root: str | Path = "suites", suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Scenario]:
     """The scenarios under ``root`` sorted by id: all, or those in ``suites`` plus those named in ``ids``."""
-    root = Path(root)
-    if not root.is_dir():
-        raise ScenarioError(f"{root}: no such scenario directory")
-    paths = {scenario_id(p, root): p for p in root.glob("*/*.yaml") if not p.name.endswith(GOLDEN_SUFFIX)}
+    paths = _scenario_paths(root)
     return [load_scenario(paths[sid], root) for sid in sorted(_select(paths, suites, ids))]
 
 
-def _select(known: Mapping[str, Path], suites: Sequence[str], ids: Sequence[str]) -> set[str]:
+def scenario_ids(root: str | Path = "suites") -> list[str]:
+    """Every scenario id under ``root``, from the file names alone (no file is parsed)."""
+    return sorted(_scenario_paths(root))
+
+
+def select(scenarios: Sequence[Scenario], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Scenario]:
+    """Those of already loaded ``scenarios`` that ``discover`` would pick for ``suites`` and ``ids``."""
+    known = {s.id: s for s in scenarios}
+    return [known[sid] for sid in sorted(_select(known, suites, ids))]
+
+
+def _scenario_paths(root: str | Path) -> dict[str, Path]:
+    root = Path(root)
+    if not root.is_dir():
+        raise ScenarioError(f"{root}: no such scenario directory")
+    return {scenario_id(p, root): p for p in root.glob("*/*.yaml") if not p.name.endswith(GOLDEN_SUFFIX)}
+
+
+def _select(known: Mapping[str, Any], suites: Sequence[str], ids: Sequence[str]) -> set[str]:
     """Union of the named suites and ids; unknown names are errors listing the known ones."""
     names = sorted({sid.split("/", 1)[0] for sid in known})
     for suite in suites:

@@ -10,6 +10,9 @@ from harness.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
+# Where a shim builds its client in tests that never send a request (port 9: discard).
+ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "eu-west-1",
+            "aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake"}
 
 
 def baseline(name: str) -> Path:

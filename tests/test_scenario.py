@@ -17,6 +17,8 @@ from harness.scenario import (
     load_scenario,
     next_turn,
     scenario_id,
+    scenario_ids,
+    select,
     turn_dict,
 )
 
@@ -370,3 +372,18 @@ def test_next_turn_never_shares_state_with_its_inputs(parallel):
     turn["tools"][0]["name"] = "changed"
     assert previous == before and output == [call("t1", "/a")]
     assert parallel.tools == (READ_FILE,) and first_turn(parallel) == before
+
+
+def test_ids_come_from_file_names_and_select_picks_like_discover(tmp_path):
+    root = tmp_path / "suites"
+    for sid in ("core/a", "core/b", "edge/c"):
+        write(root, sid, parallel_data())
+    write(root, "edge/broken", "title: [unclosed\n")  # listed by id without being parsed
+    (root / "core" / "a.golden.yaml").write_text("turns: []\n")
+    assert scenario_ids(root) == ["core/a", "core/b", "edge/broken", "edge/c"]
+    (root / "edge" / "broken.yaml").unlink()
+    every = discover(root)
+    for suites, ids in (((), ()), (("edge",), ("core/b",)), ((), ("core/a",))):
+        assert [s.id for s in select(every, suites, ids)] == [s.id for s in discover(root, suites, ids)]
+    with pytest.raises(ScenarioError, match="unknown scenario 'core/nope'"):
+        select(every, (), ("core/nope",))

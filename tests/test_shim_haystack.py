@@ -28,7 +28,7 @@ from harness.adapters.shims import haystack as shim
 from harness.runner import run_scenario
 from harness.scenario import discover
 
-from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+from shim_verdicts import ENDPOINT, assert_baseline_lists, assert_verdict  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = "harness.adapters.shims.haystack:HaystackAdapter"
@@ -42,8 +42,6 @@ FINDINGS = {
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/cache-usage", "edge/tool-result-is-error",
             "faults/model-stream-error-mid-tool"]
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
-ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "eu-west-1",
-            "aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake"}
 
 
 @pytest.fixture(scope="module")

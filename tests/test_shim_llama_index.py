@@ -25,7 +25,7 @@ from harness import load_adapter
 from harness.adapters import CAPABILITIES
 from harness.adapters.shims import llama_index as shim
 
-from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+from shim_verdicts import ENDPOINT, assert_baseline_lists, assert_verdict  # noqa: E402
 
 SPEC = "harness.adapters.shims.llama_index:LlamaIndexAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
@@ -40,8 +40,6 @@ KNOWN = {
 PASSING = ["core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/cache-usage",
            "edge/tool-result-is-error", "faults/model-stream-error-mid-tool"]
 SKIPPED = {"edge/redacted-reasoning-tool": "redacted_reasoning", "edge/guardrail-intervened": "stop_reason"}
-ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "eu-west-1",
-            "aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake"}
 
 
 @pytest.fixture(scope="module")

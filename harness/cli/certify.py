@@ -12,7 +12,7 @@ from harness import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 from harness.cassette import write_atomic
-from harness.cli.common import load, root_option, scenarios, selection_options
+from harness.cli.common import every_id, load, root_option, scenarios, selection_options
 
 __all__ = ["certify"]
 
@@ -82,6 +82,6 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         if isinstance(adapter, SubprocessAdapter):
             adapter.close()
     if baseline:
-        results = report.apply_baseline(results, known, [s.id for s in scenarios(root)[1]])
+        results = report.apply_baseline(results, known, every_id(root))
     _emit(certification.build(results, adapter, selected, root, spec), fmt, output, output_dir)
     sys.exit(report.exit_code(results))

@@ -8,9 +8,9 @@ import click
 
 from harness.adapters import AdapterLoadError, load_adapter
 from harness.runner import project_root
-from harness.scenario import ScenarioError, discover
+from harness.scenario import ScenarioError, discover, scenario_ids
 
-__all__ = ["adapter_option", "load", "root_option", "scenarios", "selection_options"]
+__all__ = ["adapter_option", "every_id", "load", "root_option", "scenarios", "selection_options"]
 
 
 def root_option(fn):
@@ -31,8 +31,18 @@ def adapter_option(fn):
 def scenarios(root: Path | None, suites=(), ids=()) -> tuple[Path, list]:
     """(root, selected scenarios); a bad scenario file or unknown id is a usage error (exit 2)."""
     root = root or project_root()
+    return root, _usage(discover, root / "suites", suites, ids)
+
+
+def every_id(root: Path) -> list[str]:
+    """Every scenario id under ``root`` (what a baseline may name), without parsing the files."""
+    return _usage(scenario_ids, root / "suites")
+
+
+def _usage(call, *args):
+    """``call(*args)``, with a bad scenario file or unknown name as a usage error (exit 2)."""
     try:
-        return root, discover(root / "suites", suites, ids)
+        return call(*args)
     except (ScenarioError, OSError) as exc:
         raise click.UsageError(str(exc)) from None
 

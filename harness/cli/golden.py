@@ -9,6 +9,7 @@ import click
 from harness import golden
 from harness.cli.common import load, root_option, scenarios
 from harness.runner import cassette_path, iter_runs
+from harness.scenario import ScenarioError, select
 
 __all__ = ["golden_group"]
 
@@ -16,7 +17,10 @@ __all__ = ["golden_group"]
 def _selected(root, ids):
     """(root, every scenario, the ones named by ``ids`` (all when empty) that have a cassette)."""
     root, every = scenarios(root)
-    _, chosen = scenarios(root, (), ids)
+    try:
+        chosen = select(every, (), ids)
+    except ScenarioError as exc:
+        raise click.UsageError(str(exc)) from None
     missing = [s.id for s in chosen if not cassette_path(root, s).is_file()]
     if missing:
         raise click.UsageError(f"no cassette for {', '.join(missing)}; record with `bedrock-harness record --emulate`")

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from harness import report
-from harness.cli.common import adapter_option, load, root_option, scenarios, selection_options
+from harness.cassette import write_atomic
+from harness.cli.common import adapter_option, every_id, load, root_option, scenarios, selection_options
 from harness.runner import run as run_scenarios
 
 __all__ = ["list_scenarios", "run"]
@@ -25,7 +26,6 @@ def _write(text: str, output: Path | None) -> None:
     if output is None:
         click.echo(text.rstrip("\n"))
         return
-    from harness.cassette import write_atomic
     write_atomic(output, text if text.endswith("\n") else text + "\n")
 
 
@@ -48,7 +48,7 @@ def run(spec, suites, ids, fmt, output, baseline, progress, root):
         raise click.UsageError(str(exc)) from None
     results = run_scenarios(selected, adapter, root, _progress(sys.stderr.isatty() if progress is None else progress))
     if baseline:
-        results = report.apply_baseline(results, known, [s.id for s in scenarios(root)[1]])
+        results = report.apply_baseline(results, known, every_id(root))
     _write(report.render(results, adapter, fmt), output)
     sys.exit(report.exit_code(results))
 
