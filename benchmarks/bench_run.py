@@ -3,7 +3,7 @@
     python benchmarks/bench_run.py                  # 7 interleaved repetitions + 3 end-to-end CLI runs
     python benchmarks/bench_run.py --profile        # also: where the harness's time goes
 
-The harness side is ``harness.runner.run`` with the reference adapter, in-process: per scenario a loopback
+The harness side is ``harness.suite.runner.run`` with the reference adapter, in-process: per scenario a loopback
 server replays the cassette (with the scenario's faults), the adapter streams every turn through boto3, and
 the runner normalizes, diffs against the golden and checks the request rules. The bare side replays the
 same cassettes with plain vcrpy (the project's serializer) and one boto3 client: each recorded request is
@@ -41,16 +41,16 @@ CALLS = {  # URI suffix -> (boto3 method, streaming member or None)
 TARGET_SECONDS, TARGET_RATIO = 3.0, 1.5  # issue 5: whole suite under 3 s, at most 1.5x the bare replay
 # Profiled stages: (label, file suffix, function name); cumulative main-thread time of each.
 STAGES = (
-    ("runner.run (total)", "harness/runner.py", "run"),
-    ("  replay: adapter streams every turn", "harness/runner.py", "replay"),
+    ("runner.run (total)", "harness/suite/runner.py", "run"),
+    ("  replay: adapter streams every turn", "harness/suite/runner.py", "replay"),
     ("    botocore client creation", "botocore/session.py", "create_client"),
     ("    HTTP round trips (urllib3 send)", "botocore/httpsession.py", "send"),
     ("    retry backoff sleep (429)", "~", "<built-in method time.sleep>"),
     ("    event-stream parsing (botocore)", "botocore/eventstream.py", "__iter__"),
-    ("  judge: goldens, laws, request checks", "harness/runner.py", "judge"),
-    ("    golden YAML load (yaml.safe_load)", "harness/golden.py", "load_golden"),
+    ("  judge: goldens, laws, request checks", "harness/suite/runner.py", "judge"),
+    ("    golden YAML load (yaml.safe_load)", "harness/suite/golden.py", "load_golden"),
     ("    deepdiff calls", "deepdiff/diff.py", "__init__"),
-    ("  cassette YAML load", "harness/cassette.py", "load"),
+    ("  cassette YAML load", "harness/cassettes/cassette.py", "load"),
     ("  server shutdown (serve_forever poll)", "socketserver.py", "shutdown"),
 )
 
@@ -101,7 +101,7 @@ def bare_replay(cassettes: Sequence[Path], session: Any, seconds: dict | None = 
 
     ``seconds``, when given, receives each cassette's own replay time.
     """
-    from harness.recording import make_vcr
+    from harness.cassettes.vcr import make_vcr
 
     client = session.client("bedrock-runtime", region_name="us-east-1", endpoint_url=BARE_ENDPOINT,
                             aws_access_key_id="AKIAFAKEBENCHMARK000", aws_secret_access_key="fake-benchmark-secret")
@@ -118,7 +118,7 @@ def bare_replay(cassettes: Sequence[Path], session: Any, seconds: dict | None = 
 def harness_run(scenarios: Sequence[Any], root: Path) -> list:
     """``bedrock-harness run`` in-process: a fresh reference adapter, every scenario judged."""
     from harness.converse import ConverseAdapter
-    from harness.runner import run
+    from harness.suite.runner import run
 
     return run(scenarios, ConverseAdapter(), root)
 
@@ -126,7 +126,7 @@ def harness_run(scenarios: Sequence[Any], root: Path) -> list:
 def measure(scenarios: Sequence[Any], root: Path, repetitions: int) -> dict:
     """Interleaved wall times of both sides, per-scenario harness durations, and what each side did."""
     import boto3
-    from harness.runner import cassette_path
+    from harness.suite.runner import cassette_path
 
     session, cassettes = boto3.session.Session(), [cassette_path(root, s) for s in scenarios]
     backoff = [s for s in scenarios if any("http_error" in fault for fault in s.faults)]
@@ -157,10 +157,12 @@ def cli_times(scenarios: Sequence[Any], root: Path, runs: int) -> list[float]:
 
 def stage_costs(scenarios: Sequence[Any], root: Path) -> list[tuple[str, float]]:
     """What each harness stage costs alone over the whole suite, timed directly (no profiler)."""
-    from harness import cassette, golden
+    from harness.cassettes import cassette
+    from harness.suite import golden
     from harness.converse import make_client
-    from harness.runner import cassette_path
-    from harness.server import BedrockServer, CassetteResponder
+    from harness.suite.runner import cassette_path
+    from harness.endpoint.responders import CassetteResponder
+    from harness.endpoint.server import BedrockServer
 
     paths = [cassette_path(root, s) for s in scenarios]
     loaded = [cassette.load(p) for p in paths]
@@ -255,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="also profile one harness run")
     args = parser.parse_args(argv)
     fake_aws_env()
-    from harness.scenario import discover
+    from harness.suite.scenario import discover
 
     scenarios = discover(args.root / "suites")[: args.limit or None]
     print(_report(measure(scenarios, args.root, args.repetitions), scenarios,

@@ -123,11 +123,11 @@ def generate(root: Path, n: int, seed: int = 0, include_http_faults: bool = Fals
 
 def prepare(root: Path) -> dict[str, float]:
     """Record every scenario under ``root`` with the emulator, then write its golden; seconds of each step."""
-    from harness import golden
+    from harness.suite import golden
     from harness.converse import ConverseAdapter
-    from harness.record import Target, record_scenario
-    from harness.runner import iter_runs
-    from harness.scenario import discover
+    from harness.suite.record import Target, record_scenario
+    from harness.suite.runner import iter_runs
+    from harness.suite.scenario import discover
 
     scenarios = discover(root / "suites")
     adapter, start = ConverseAdapter(), time.perf_counter()
@@ -144,8 +144,8 @@ def prepare(root: Path) -> dict[str, float]:
 def measure_size(root: Path, size: int, trace: bool = False) -> dict:
     """``run`` over the first ``size`` scenarios in this process: seconds, verdicts, memory."""
     from harness.converse import ConverseAdapter
-    from harness.runner import run
-    from harness.scenario import discover
+    from harness.suite.runner import run
+    from harness.suite.scenario import discover
 
     load_s, scenarios = timed(discover, root / "suites")
     scenarios = scenarios[:size]

@@ -1,6 +1,6 @@
 """A tiny loopback Bedrock stand-in for the record-path tests: real HTTP/1.1 on 127.0.0.1, chunked frames.
 
-Not the harness's loopback endpoint (harness.server): just enough Bedrock for vcrpy to record from.
+Not the harness's loopback endpoint (harness.endpoint.server): just enough Bedrock for vcrpy to record from.
 ``POST /model/{id}/converse-stream`` and ``/invoke-with-response-stream`` answer chunked event-stream
 frames (each frame split across two HTTP chunks); ``/converse`` answers JSON. A reply function can be
 swapped per operation, e.g. for a 429 or for a response that leaks a secret.
@@ -13,7 +13,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote
 
-from harness import eventstream as es
+from harness.wire import eventstream as es
 
 TOOL_ID = "tooluse_Kq3pWm0Zr8TbVx1YcLd2Ae"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.report import apply_baseline, load_baseline, render_text
-from harness.runner import run_scenario
-from harness.scenario import discover
+from harness.suite.report import apply_baseline, load_baseline, render_text
+from harness.suite.runner import run_scenario
+from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}

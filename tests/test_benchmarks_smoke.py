@@ -30,9 +30,9 @@ def test_bench_run_compares_the_harness_with_the_bare_replay(benchmarks, capsys)
 
 def test_bare_replay_reads_every_recorded_event(benchmarks):
     import boto3
-    from harness.cassette import load
-    from harness.runner import cassette_path
-    from harness.scenario import discover
+    from harness.cassettes.cassette import load
+    from harness.suite.runner import cassette_path
+    from harness.suite.scenario import discover
 
     bench_run, _ = benchmarks
     root = BENCHMARKS.parent

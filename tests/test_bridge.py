@@ -16,9 +16,9 @@ from broken_adapters import VARIANTS
 
 from harness.adapters import AdapterFailure, AdapterSkip, bridge
 from harness.adapters.subprocess import SubprocessAdapter
-from harness.certify import run
+from harness.suite.certify import run
 from harness.converse import ConverseAdapter
-from harness.scenario import discover
+from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,10 +19,10 @@ from broken_adapters import VARIANTS
 
 from harness import load_adapter
 from harness.converse import ConverseAdapter
-from harness.golden import load_golden
-from harness.report import render_text
-from harness.runner import run
-from harness.scenario import discover
+from harness.suite.golden import load_golden
+from harness.suite.report import render_text
+from harness.suite.runner import run
+from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,10 +8,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import cassette as cs
-from harness import eventstream as es
-from harness import scrub
-from harness.cassette_frames import RawFrame, frame_from_doc, frame_to_doc
+from harness.cassettes import cassette as cs
+from harness.wire import eventstream as es
+from harness.cassettes import scrub
+from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc
 from realworld import ids, requires_realworld, streams
 
 MODEL = "us.anthropic.claude-3-7-sonnet-20250219-v1:0"
@@ -260,7 +260,8 @@ def test_raw_frames_are_frames():
     assert isinstance(frame, RawFrame) and frame.encode() == b"\x00\x00\x00\x30garbage" and frame.type == ""
 
 
-@pytest.mark.parametrize("module", ["cassette", "cassette_frames", "grammar", "importer", "recording", "scrub"])
+@pytest.mark.parametrize("module", ["cassettes.cassette", "cassettes.frames", "wire.grammar", "cassettes.importer",
+                                    "cassettes.vcr", "cassettes.scrub"])
 def test_public_names_exist(module):
     imported = __import__(f"harness.{module}", fromlist=["__all__"])
     assert imported.__all__ and all(hasattr(imported, name) for name in imported.__all__)

@@ -1,4 +1,4 @@
-"""`bedrock-harness certify` and its reports (harness/certify.py, harness/cli/certify.py): the run engine on an
+"""`bedrock-harness certify` and its reports (harness/suite/certify.py, harness/cli/certify.py): the run engine on an
 in-process or subprocess adapter, markdown / JSON / JUnit with versions and cassette hashes, exit codes."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import pytest
 from click.testing import CliRunner
 
 from harness import __version__
-from harness import certify as certify_module
-from harness.certify import build, cassette_sha256, format_for, render
+from harness.suite import certify as certify_module
+from harness.suite.certify import build, cassette_sha256, format_for, render
 from harness.cli import main
-from harness.results import Result
-from harness.scenario import discover
+from harness.suite.results import Result
+from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 BRIDGE = f"{shlex.quote(sys.executable)} -m harness.adapters.bridge"

@@ -1,4 +1,4 @@
-"""harness.checks: each check passes and fails on small normalized lists; entries are validated strictly."""
+"""harness.suite.checks: each check passes and fails on small normalized lists; entries are validated strictly."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from harness import checks
-from harness.checks import CHECKS, CheckError, CheckOutcome, evaluate, register_check, validate
+from harness.suite import checks
+from harness.suite.checks import CHECKS, CheckError, CheckOutcome, evaluate, register_check, validate
 
 SIG = "EqQBCkgIBhABGAIidG6BC37n6CeHiJeb0pYleWTedQ9kbrPnCP"
 
@@ -168,7 +168,7 @@ def test_register_check_adds_a_named_plugin():
 
 
 def test_the_unparsed_mark_is_the_normalizers():
-    from harness.normalize import parse_input
+    from harness.suite.normalize import parse_input
 
     assert set(parse_input('{"path": "/tm')) == {checks.UNPARSED}
 

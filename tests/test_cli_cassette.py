@@ -5,8 +5,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from harness import cassette as cs
-from harness import eventstream as es
+from harness.cassettes import cassette as cs
+from harness.wire import eventstream as es
 from harness.cli import main
 from realworld import cassette_files, ids, interactions, requires_realworld
 from test_cassette import GOOD_STREAM, flipped_crc, make, stream_interaction, with_raw_frame

@@ -10,8 +10,8 @@ import yaml
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.server import BedrockServer
-from harness.scenario import load_scenario
+from harness.endpoint.server import BedrockServer
+from harness.suite.scenario import load_scenario
 
 REPO = Path(__file__).resolve().parents[1]
 PICKED = ("core/single-call", "core/round-trip", "faults/throttling-mid-tool")

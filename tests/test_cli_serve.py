@@ -15,10 +15,15 @@ import yaml
 from botocore.config import Config
 from click.testing import CliRunner
 
-from harness import cassette, emulator, recording
+from harness.cassettes import cassette
+
+from harness.endpoint.emulator import render as emulator
+
+from harness.cassettes import vcr as recording
 from harness.cli import main
-from harness.eventstream import decode_events
-from harness.server import BedrockServer, turn_seed
+from harness.wire.eventstream import decode_events
+from harness.endpoint.responders import turn_seed
+from harness.endpoint.server import BedrockServer
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"

@@ -19,7 +19,7 @@ from harness.converse import (
     build_request,
     chunks_from_response,
 )
-from harness.eventstream import encode_chunk, encode_event, encode_exception
+from harness.wire.eventstream import encode_chunk, encode_event, encode_exception
 
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
 PNG = b"\x89PNG\r\n\x1a\n fake"

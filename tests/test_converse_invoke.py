@@ -16,7 +16,7 @@ from harness.converse import (
     build_invoke_request,
     chunks_from_invoke_events,
 )
-from harness.eventstream import decode_events, encode_chunk, encode_exception
+from harness.wire.eventstream import decode_events, encode_chunk, encode_exception
 
 OPERATION = "InvokeModelWithResponseStream"
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}

@@ -14,12 +14,12 @@ from harness.converse import (
     chunks_from_events,
     chunks_from_response,
 )
-from harness.eventstream import decode_events, encode_event, encode_exception
+from harness.wire.eventstream import decode_events, encode_event, encode_exception
 
 # --- test-side folding: adapter chunks -> normalized items (DESIGN.md "Normalized chunks") ----------------
 
 def fold(chunks) -> list[dict]:
-    """Fold adapter chunks the way DESIGN.md describes, independently of harness.normalize."""
+    """Fold adapter chunks the way DESIGN.md describes, independently of harness.suite.normalize."""
     items, tools, reasoning = [], {}, {}
     for c in chunks:
         kind = c["type"]

@@ -13,12 +13,12 @@ from botocore.parsers import create_parser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import harness.emulator as emulator
-from harness.emulator import (EmulatorScriptError, parse_script, render_converse, render_invoke_stream,
+import harness.endpoint.emulator.render as emulator
+from harness.endpoint.emulator.render import (EmulatorScriptError, parse_script, render_converse, render_invoke_stream,
                               render_stream)
-from harness.emulator_derive import script_from_frames
-from harness.emulator_invoke import model_name
-from harness.eventstream import PADDING_ALPHABET, decode_events, decode_frames
+from harness.endpoint.emulator.derive import script_from_frames
+from harness.endpoint.emulator.invoke import model_name
+from harness.wire.eventstream import PADDING_ALPHABET, decode_events, decode_frames
 from realworld import ids, requires_realworld, streams
 
 BEDROCK_HEADERS = [":event-type", ":content-type", ":message-type"]
@@ -114,7 +114,7 @@ def _finish(block: dict) -> dict:
     return block
 
 
-# ---- scripts derived from real streams (harness.emulator_derive, the fidelity oracle) --------------------
+# ---- scripts derived from real streams (harness.endpoint.emulator.derive, the fidelity oracle) --------------------
 
 def _masked(events: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     """Tool-input fragment boundaries are the emulator's own choice; everything else must match."""

@@ -9,23 +9,23 @@ from pathlib import Path
 import pytest
 from realworld import ids, interactions, requires_realworld, streams
 
-import harness.emulator_derive as derive_module
-from harness import cassette
-from harness.emulator import (
+import harness.endpoint.emulator.derive as derive_module
+from harness.cassettes import cassette
+from harness.endpoint.emulator.render import (
     EmulatorScriptError,
     parse_script,
     render_converse,
     render_invoke_stream,
     render_stream,
 )
-from harness.emulator_derive import (
+from harness.endpoint.emulator.derive import (
     delivered,
     for_operation,
     recorded_text_deltas,
     script_from_converse,
     script_from_frames,
 )
-from harness.eventstream import decode_frames, encode_error, encode_event
+from harness.wire.eventstream import decode_frames, encode_error, encode_event
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = [(f"{path.relative_to(ROOT / 'cassettes')}#{n}", item)

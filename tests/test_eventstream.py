@@ -7,7 +7,7 @@ from botocore.exceptions import EventStreamError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import eventstream as es
+from harness.wire import eventstream as es
 from realworld import ids, requires_realworld, streams
 
 header_names = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=20)

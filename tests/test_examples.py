@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from harness.adapters import CAPABILITIES
 from harness.cli import main
-from harness.scenario import discover
+from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON_EXAMPLE = ROOT / "examples" / "python_adapter" / "adapter.py"

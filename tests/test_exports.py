@@ -8,7 +8,7 @@ import pytest
 import harness
 
 # Command and plugin modules are reached through their entry points; shims import optional libraries.
-ENTRY_POINT_MODULES = ("harness.cli", "harness.pytest_plugin", "harness.pytest_items", "harness.adapters.shims.")
+ENTRY_POINT_MODULES = ("harness.cli", "harness.pytest.", "harness.adapters.shims.")
 MODULES = sorted(m.name for m in pkgutil.walk_packages(harness.__path__, "harness.")
                  if not m.name.startswith(ENTRY_POINT_MODULES))
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from harness.eventstream import decode_frames, encode_event
-from harness.faults import (
+from harness.wire.eventstream import decode_frames, encode_event
+from harness.endpoint.faults import (
     Delivery,
     Fault,
     FaultError,

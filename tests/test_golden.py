@@ -1,10 +1,10 @@
 import yaml
 import pytest
 
-from harness import golden as golden_module
-from harness.golden import GoldenError, check, golden_path, load_golden, unused_goldens, write_golden
-from harness.normalize import ALL
-from harness.scenario import discover, load_scenario
+from harness.suite import golden as golden_module
+from harness.suite.golden import GoldenError, check, golden_path, load_golden, unused_goldens, write_golden
+from harness.suite.normalize import ALL
+from harness.suite.scenario import discover, load_scenario
 
 SCENARIO = """\
 title: Round trip

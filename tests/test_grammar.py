@@ -1,8 +1,8 @@
 import pytest
 
-from harness import eventstream as es
-from harness.cassette_frames import RawFrame
-from harness.grammar import stream_problems
+from harness.wire import eventstream as es
+from harness.cassettes.frames import RawFrame
+from harness.wire.grammar import stream_problems
 from realworld import ids, requires_realworld, streams
 
 

@@ -10,8 +10,14 @@ import yaml
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from harness import cassette, importer, recording, scrub
-from harness import eventstream as es
+from harness.cassettes import cassette
+
+from harness.cassettes import importer
+
+from harness.cassettes import vcr as recording
+
+from harness.cassettes import scrub
+from harness.wire import eventstream as es
 from realworld import cassette_files, ids, interactions, requires_realworld
 
 OPERATIONS = ("ConverseStream", "Converse", "InvokeModelWithResponseStream")

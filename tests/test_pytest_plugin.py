@@ -5,9 +5,13 @@ import shutil
 import pytest
 import pytest_recording.plugin
 
-from harness import cassette, pytest_items, pytest_plugin
-from harness.record import MODES
-from harness.runner import project_root
+from harness.cassettes import cassette
+
+from harness.pytest import items as pytest_items
+
+from harness.pytest import plugin as pytest_plugin
+from harness.suite.record import MODES
+from harness.suite.runner import project_root
 
 pytest_plugins = ["pytester"]
 
@@ -52,12 +56,12 @@ class Probe(ConverseAdapter):
 USER_CONFTEST = """
 import pytest
 
-import harness.recording
+import harness.cassettes.vcr
 
 
 @pytest.fixture(scope="module")
 def vcr_config():
-    return harness.recording.vcr_config()
+    return harness.cassettes.vcr.vcr_config()
 """
 
 USER_TEST = """

@@ -11,7 +11,9 @@ from botocore.exceptions import HTTPClientError
 from vcr.request import Request
 
 from eventstream_server import StubBedrock, TOOL_ID, json_reply
-from harness import cassette, recording, scrub
+from harness.cassettes import cassette
+from harness.cassettes import vcr as recording
+from harness.cassettes import scrub
 
 pytest_plugins = ["pytester"]
 
@@ -237,12 +239,12 @@ def test_with_the_fixture(bedrock_cassette):
 CONFTEST = """
 import pytest
 
-import harness.recording
+import harness.cassettes.vcr
 
 
 @pytest.fixture(scope="module")
 def vcr_config():
-    return harness.recording.vcr_config()
+    return harness.cassettes.vcr.vcr_config()
 """
 
 

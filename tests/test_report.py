@@ -5,10 +5,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness import __version__
-from harness import report as report_module
-from harness import results as results_module
-from harness.compare import diff_chunks, diff_request
-from harness.report import (
+from harness.suite import report as report_module
+from harness.suite import results as results_module
+from harness.suite.compare import diff_chunks, diff_request
+from harness.suite.report import (
     BaselineError,
     FORMATS,
     adapter_info,
@@ -22,7 +22,7 @@ from harness.report import (
     render_text,
     summary,
 )
-from harness.results import STATUSES, Result, TurnResult, verdict
+from harness.suite.results import STATUSES, Result, TurnResult, verdict
 
 ADAPTER = {"name": "reference", "version": "0.1.0", "capabilities": {"tool_use", "text", "usage"}}
 CHUNK_DIFF = diff_chunks([{"type": "tool_call", "id": "tooluse_A", "name": "f", "input": {}}],

@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import EventStreamError
 
-import harness.responders as responders_module
-import harness.server as server_module
-from harness import cassette, load_adapter
+from harness import load_adapter
+from harness.cassettes import cassette
 from harness.converse import ConverseAdapter
 from harness.converse.adapter import make_client
-from harness.emulator import render_converse, render_invoke_stream, render_stream
-from harness.faults import Fault, Faults
-from harness.responders import CassetteResponder, Rendering
-from harness.runner import loopback_endpoint, replay, run, run_scenario
-from harness.scenario import discover
-from harness.server import BedrockServer, CapturedRequest, RequestError
+from harness.endpoint.emulator.render import render_converse, render_invoke_stream, render_stream
+from harness.endpoint.faults import Fault, Faults
+from harness.endpoint.responders import CassetteResponder, Rendering
+from harness.suite.runner import loopback_endpoint, replay, run, run_scenario
+from harness.suite.scenario import discover
+from harness.endpoint.exchange import CapturedRequest, RequestError
+from harness.endpoint.server import BedrockServer
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
@@ -77,7 +77,7 @@ def captured(operation: str, turn: int = 0) -> CapturedRequest:
 
 def test_a_stream_recording_serves_invoke_with_the_recorded_content_and_ids(tmp_path, caplog):
     responder = CassetteResponder(loaded(tmp_path, stream_interaction()))
-    with BedrockServer(responder) as server, caplog.at_level(logging.INFO, "harness.responders"):
+    with BedrockServer(responder) as server, caplog.at_level(logging.INFO, "harness.endpoint.responders"):
         events = anthropic_events(invoke(client(server)))
     starts = [e["content_block"] for e in events if e["type"] == "content_block_start"]
     assert [s.get("id") for s in starts if s["type"] == "tool_use"] == ["tooluse_recordedA", "tooluse_recordedB"]
@@ -89,7 +89,7 @@ def test_a_stream_recording_serves_invoke_with_the_recorded_content_and_ids(tmp_
     assert json.loads(partial) == {"path": "/tmp/b"}
     assert events[-2]["delta"]["stop_reason"] == "tool_use" and events[-2]["usage"] == {"output_tokens": 20}
     assert responder.renderings == [Rendering(0, "ConverseStream", "InvokeModelWithResponseStream")]
-    lines = [r.getMessage() for r in caplog.records if r.name == "harness.responders"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "harness.endpoint.responders"]
     assert lines == [(f"cassette {tmp_path / 'demo.yaml'}, request 1 (turn 0): recorded ConverseStream, "
                       f"rendered as InvokeModelWithResponseStream")]
 
@@ -189,14 +189,6 @@ def test_guardrail_stop_is_lost_on_the_anthropic_native_path(tmp_path):
     assert responder.renderings[0].lost == "stop reason guardrail_intervened has no Anthropic-native twin"
     responder.respond(captured("Converse", turn=0))  # the same turn again (a retry): noted once
     assert len(responder.renderings) == 1
-
-
-def test_the_responders_moved_but_stay_importable_from_the_server():
-    for name in ("CassetteResponder", "EmulatorResponder", "turn_seed"):
-        assert getattr(server_module, name) is getattr(responders_module, name) and name in server_module.__all__
-    assert all(hasattr(responders_module, name) for name in responders_module.__all__)
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        server_module.nope  # noqa: B018
 
 
 # ---- the runner over every shipped scenario --------------------------------------------------------------

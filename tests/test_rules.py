@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from realworld import ids, interactions, requires_realworld
 
-import harness.rules
-from harness.rules import RULES, Problem, check_request, validation_message
+import harness.endpoint.rules.converse
+from harness.endpoint.rules.converse import RULES, Problem, check_request, validation_message
 
 SIG = base64.b64encode(b"signature-of-the-first-thinking-block").decode()  # ends with "=" padding
 PROMPT_ARN = "arn:aws:bedrock:us-east-1:123456789012:prompt/PROMPT1234"
@@ -419,7 +419,7 @@ def _without(body: dict, index: int, drop: str) -> dict:
 
 
 def test_public_surface():
-    assert harness.rules.__all__ == ["RULES", "Problem", "check_request", "validation_message"]
+    assert harness.endpoint.rules.converse.__all__ == ["RULES", "Problem", "check_request", "validation_message"]
 
 
 ACCEPTED = [i for i in interactions() if i.operation in ("Converse", "ConverseStream") and i.status == 200

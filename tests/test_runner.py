@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from harness import report
+from harness.suite import report
 from harness.converse import ConverseAdapter
-from harness.runner import ADAPTER_EXCEPTION, project_root, run_scenario, stream_turn
-from harness.scenario import discover
+from harness.suite.runner import ADAPTER_EXCEPTION, project_root, run_scenario, stream_turn
+from harness.suite.scenario import discover
 
 REPO = Path(__file__).resolve().parents[1]
 BY_ID = {s.id: s for s in discover(REPO / "suites")}

@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness import scenario as scenario_module
-from harness.scenario import (
+from harness.suite import scenario as scenario_module
+from harness.suite.scenario import (
     CAPABILITIES,
     DEFAULT_OPTIONS,
     ScenarioError,

@@ -6,8 +6,8 @@ import pytest
 import yaml
 from vcr.request import Request
 
-from harness import eventstream as es
-from harness import scrub
+from harness.wire import eventstream as es
+from harness.cassettes import scrub
 
 KEY_ID = "AKIAFAKECANARY123456"
 TOKEN = "FwoGZXIvYXdzEFAKECANARY" + "Q" * 120

@@ -1,7 +1,7 @@
 """The loopback endpoint over HTTP, against boto3: faults, error shapes, captures, sessions.
 
 The oracle for every stream is botocore itself: what boto3 yields through the server must equal what
-harness.eventstream.decode_events yields over the bytes the server sent (read here over a raw socket).
+harness.wire.eventstream.decode_events yields over the bytes the server sent (read here over a raw socket).
 """
 
 from __future__ import annotations
@@ -22,20 +22,16 @@ from botocore.exceptions import ClientError, EventStreamError
 from realworld import ids, requires_realworld, streams
 from urllib3.exceptions import ProtocolError
 
-from harness import cassette as cassette_module
-from harness import emulator, recording
-from harness.cassette import Cassette, Interaction
-from harness.eventstream import decode_events, decode_frames, encode_chunk, encode_event
-from harness.faults import Fault, Faults, HttpError, StreamException, parse_fault
-from harness.scenario import load_scenario
-from harness.server import (
-    INVALID_MODEL,
-    MALFORMED_INPUT,
-    BedrockServer,
-    Reply,
-    RequestError,
-    turn_seed,
-)
+from harness.cassettes import cassette as cassette_module
+from harness.endpoint.emulator import render as emulator
+from harness.cassettes import vcr as recording
+from harness.cassettes.cassette import Cassette, Interaction
+from harness.wire.eventstream import decode_events, decode_frames, encode_chunk, encode_event
+from harness.endpoint.faults import Fault, Faults, HttpError, StreamException, parse_fault
+from harness.suite.scenario import load_scenario
+from harness.endpoint.exchange import INVALID_MODEL, MALFORMED_INPUT, Reply, RequestError
+from harness.endpoint.responders import turn_seed
+from harness.endpoint.server import BedrockServer
 
 USER = [{"role": "user", "content": [{"text": "Read /tmp/a.txt"}]}]
 TOOLS = {"tools": [{"toolSpec": {"name": "read_file", "inputSchema": {"json": {"type": "object"}}}}]}
@@ -367,7 +363,7 @@ class Exploding(Canned):
 
 
 def test_a_responder_crash_is_one_log_line_and_a_bedrock_500(caplog):
-    with BedrockServer(Exploding()) as server, caplog.at_level(logging.INFO, "harness.server"):
+    with BedrockServer(Exploding()) as server, caplog.at_level(logging.INFO, "harness.endpoint.server"):
         bedrock = client(server)
         with pytest.raises(bedrock.exceptions.InternalServerException, match="KeyError"):
             converse_stream(bedrock)
@@ -438,7 +434,7 @@ def test_keep_alive_serves_several_requests_on_one_connection():
 
 def test_fixed_delays_sleep_before_each_frame(monkeypatch):
     sleeps = []
-    monkeypatch.setattr("harness.server.time.sleep", sleeps.append)
+    monkeypatch.setattr("harness.endpoint.server.time.sleep", sleeps.append)
     with BedrockServer(Canned(), faults=Faults(delay=0.5, scale=0.1)) as server:
         assert outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)
     assert sleeps == [pytest.approx(0.05)] * len(converse_frames())
@@ -619,7 +615,7 @@ def test_cassette_interactions_are_served_in_recorded_order(tmp_path):
 
 def test_a_request_past_the_cassette_names_the_cassette_and_the_turn(tmp_path, caplog):
     path = write_cassette(tmp_path, interaction())
-    with BedrockServer.from_cassette(path) as server, caplog.at_level(logging.WARNING, "harness.server"):
+    with BedrockServer.from_cassette(path) as server, caplog.at_level(logging.WARNING, "harness.endpoint.server"):
         bedrock = client(server)
         outcome(converse_stream(bedrock)["stream"])
         with pytest.raises(bedrock.exceptions.ValidationException) as caught:
@@ -631,7 +627,7 @@ def test_a_request_past_the_cassette_names_the_cassette_and_the_turn(tmp_path, c
 
 def test_a_different_operation_or_model_is_refused_without_consuming_the_turn(tmp_path, caplog):
     path = write_cassette(tmp_path, interaction())
-    with BedrockServer.from_cassette(path, cross_operation=False) as server, caplog.at_level(logging.WARNING, "harness.server"):
+    with BedrockServer.from_cassette(path, cross_operation=False) as server, caplog.at_level(logging.WARNING, "harness.endpoint.server"):
         bedrock = client(server)
         with pytest.raises(bedrock.exceptions.ValidationException, match="recorded ConverseStream, got Converse"):
             bedrock.converse(modelId=MODEL, messages=USER)

@@ -25,8 +25,8 @@ from haystack.dataclasses import (
 from harness import load_adapter
 from harness.adapters import CAPABILITIES
 from harness.adapters.shims import haystack as shim
-from harness.runner import run_scenario
-from harness.scenario import discover
+from harness.suite.runner import run_scenario
+from harness.suite.scenario import discover
 
 from shim_verdicts import ENDPOINT, assert_baseline_lists, assert_verdict  # noqa: E402
 

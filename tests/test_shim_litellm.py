@@ -42,8 +42,8 @@ sys.addaudithook(_watch_network)
 from harness import load_adapter
 from harness.adapters import CAPABILITIES
 from harness.adapters.shims import litellm as shim
-from harness.runner import run_scenario
-from harness.scenario import discover
+from harness.suite.runner import run_scenario
+from harness.suite.scenario import discover
 
 # Only after the shim, whose import of litellm is offline (a bare `import litellm` fetches a price map).
 types = importlib.import_module("litellm.types.utils")

@@ -19,9 +19,9 @@ from harness.adapters.subprocess import (
     SubprocessAdapter,
     child_env,
 )
-from harness.certify import run
-from harness.runner import ADAPTER_EXCEPTION, run_scenario
-from harness.scenario import discover
+from harness.suite.certify import run
+from harness.suite.runner import ADAPTER_EXCEPTION, run_scenario
+from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_access_key_id": "AKIAFAKETURN",

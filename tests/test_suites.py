@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import EventStreamError
 
-from harness import checks
+from harness.suite import checks
 from harness.converse.request import build_request
 from harness.converse.stream import chunks_from_events
-from harness.emulator import render_stream
-from harness.eventstream import TruncatedStream, decode_events, decode_frames
-from harness.normalize import normalize
-from harness.rules import check_request
-from harness.scenario import CAPABILITIES, discover, first_turn, next_turn
+from harness.endpoint.emulator.render import render_stream
+from harness.wire.eventstream import TruncatedStream, decode_events, decode_frames
+from harness.suite.normalize import normalize
+from harness.endpoint.rules.converse import check_request
+from harness.suite.protocol import CAPABILITIES
+from harness.suite.scenario import discover, first_turn, next_turn
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
 CORE = {"smoke-text", "single-call", "parallel-calls", "round-trip", "interleaved-text", "thinking-tools"}

@@ -1,50 +1,12 @@
-"""Adapters: the protocol every adapter implements, and lookup by name (``load_adapter``).
-
-An adapter is any object with ``name``, ``version``, ``capabilities`` (a subset of ``CAPABILITIES``) and one
-method, ``stream(turn, endpoint)``, yielding stream chunks (see DESIGN.md, "Adapter protocol").
-
-An exception an adapter raises is a finding about the scenario (the runner records it as a closing error
-chunk), except ``AdapterFailure``: the adapter itself broke (a subprocess crashed, hung, wrote garbage or
-broke the protocol), so the scenario's verdict is ``error`` (``AdapterSkip``: ``skip``) with that message.
+"""adapters: the adapter protocol as adapter authors import it, lookup by name (``load_adapter``), the
+subprocess protocol (``subprocess``, ``child``, ``relay``), the bridge that serves an in-process adapter over it,
+and the third-party shims. It may import every room below it (wire, cassettes, endpoint, suite) and the
+reference adapter ``harness.converse``; the protocol itself is defined where the runner drives it
+(``harness.suite.protocol``) and re-exported here.
 """
 
-from __future__ import annotations
-
-from collections.abc import Iterator
-from typing import Protocol, runtime_checkable
-
-from harness.adapters.registry import (
-    CAPABILITIES,
-    ENTRY_POINT_GROUP,
-    AdapterLoadError,
-    known_adapters,
-    load_adapter,
-)
+from harness.adapters.registry import ENTRY_POINT_GROUP, AdapterLoadError, known_adapters, load_adapter
+from harness.suite.protocol import CAPABILITIES, Adapter, AdapterFailure, AdapterSkip
 
 __all__ = ["CAPABILITIES", "ENTRY_POINT_GROUP", "Adapter", "AdapterFailure", "AdapterLoadError", "AdapterSkip",
            "known_adapters", "load_adapter"]
-
-
-class AdapterFailure(RuntimeError):
-    """The adapter itself failed, not the scenario: the scenario's verdict is ``status`` with this message."""
-
-    status = "error"
-
-
-class AdapterSkip(AdapterFailure):
-    """The adapter declined the scenario (a subprocess answered ``skip``), with its reason."""
-
-    status = "skip"
-
-
-@runtime_checkable
-class Adapter(Protocol):
-    """What the runner drives: identity, declared capabilities, and one streaming method."""
-
-    name: str
-    version: str
-    capabilities: frozenset[str]
-
-    def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
-        """Yield the stream chunks of one turn against ``endpoint``."""
-        ...

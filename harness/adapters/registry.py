@@ -6,13 +6,11 @@ import importlib
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-__all__ = ["CAPABILITIES", "ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adapter"]
+from harness.suite.protocol import CAPABILITIES
+
+__all__ = ["ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adapter"]
 
 ENTRY_POINT_GROUP = "bedrock_harness.adapters"
-CAPABILITIES = frozenset({
-    "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
-    "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
-})
 # Built in, so they resolve even from a source checkout without installed metadata, and cannot be shadowed.
 _BUILTIN = {"reference": "harness.converse:ConverseAdapter", "reference-invoke": "harness.converse:InvokeAdapter"}
 _PROTOCOL = ("name", "version", "capabilities", "stream")

@@ -22,9 +22,9 @@ from typing import Any
 
 from harness.adapters import AdapterFailure, AdapterLoadError, AdapterSkip
 from harness.adapters.child import EOF, TAIL_LINES, Child, tail_text
-from harness.adapters.registry import CAPABILITIES
+from harness.suite.protocol import CAPABILITIES
 from harness.adapters.relay import Relay
-from harness.runner import ADAPTER_EXCEPTION, DUMMY_KEYS
+from harness.suite.runner import ADAPTER_EXCEPTION, DUMMY_KEYS
 
 __all__ = ["DEFAULT_TIMEOUT", "PROTOCOL", "TAIL_LINES", "AdapterStartError", "ProcessFailure", "SubprocessAdapter",
            "child_env"]
@@ -118,7 +118,7 @@ class SubprocessAdapter:
                 self._stop_child()
 
     def follow(self, scenarios: Sequence, progress: Callable | None = None) -> Callable:
-        """A ``progress`` for harness.runner.run(scenarios, ...) keeping ``scenario`` on the one about to run."""
+        """A ``progress`` for harness.suite.runner.run(scenarios, ...) keeping ``scenario`` on the one about to run."""
         ids = [s.id for s in scenarios]
         self.scenario = ids[0] if ids else ""
 

@@ -1,8 +1,11 @@
-"""The ``bedrock-harness`` command line: one click group, one module per command family."""
+"""cli: the ``bedrock-harness`` command line: one click group, one module per command family. A face of the
+harness: it may import every room below it (wire, cassettes, endpoint, suite, converse, adapters), never the
+pytest plugin.
+"""
 
 import click
 
-from harness import __version__
+from harness.version import __version__
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import click
 
-from harness import cassette as cassettes
-from harness import importer, scrub
+from harness.cassettes import cassette as cassettes
+from harness.cassettes import importer
+from harness.cassettes import scrub
 from harness.cli.cassette_show import render
 
 __all__ = ["cassette"]

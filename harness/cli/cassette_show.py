@@ -13,8 +13,8 @@ from typing import Any, Iterator
 
 from botocore.exceptions import EventStreamError
 
-from harness import cassette as cassettes
-from harness import eventstream
+from harness.cassettes import cassette as cassettes
+from harness.wire import eventstream
 
 __all__ = ["render"]
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from harness import certify as certification
-from harness import report
+from harness.suite import certify as certification
+from harness.suite import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
-from harness.cassette import write_atomic
+from harness.cassettes.cassette import write_atomic
 from harness.cli.common import every_id, load, root_option, scenarios, selection_options
 
 __all__ = ["certify"]

@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from harness.adapters import AdapterLoadError, load_adapter
-from harness.runner import project_root
-from harness.scenario import ScenarioError, discover, scenario_ids
+from harness.suite.runner import project_root
+from harness.suite.scenario import ScenarioError, discover, scenario_ids
 
 __all__ = ["adapter_option", "every_id", "load", "root_option", "scenarios", "selection_options"]
 

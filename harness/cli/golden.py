@@ -6,10 +6,10 @@ import sys
 
 import click
 
-from harness import golden
+from harness.suite import golden
 from harness.cli.common import load, root_option, scenarios
-from harness.runner import cassette_path, iter_runs
-from harness.scenario import ScenarioError, select
+from harness.suite.runner import cassette_path, iter_runs
+from harness.suite.scenario import ScenarioError, select
 
 __all__ = ["golden_group"]
 

@@ -9,7 +9,7 @@ import boto3
 import click
 
 from harness.cli.common import load, root_option, scenarios
-from harness.record import MODES, Target, record_scenario
+from harness.suite.record import MODES, Target, record_scenario
 
 __all__ = ["record"]
 

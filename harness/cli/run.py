@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from harness import report
-from harness.cassette import write_atomic
+from harness.suite import report
+from harness.cassettes.cassette import write_atomic
 from harness.cli.common import adapter_option, every_id, load, root_option, scenarios, selection_options
-from harness.runner import run as run_scenarios
+from harness.suite.runner import run as run_scenarios
 
 __all__ = ["list_scenarios", "run"]
 

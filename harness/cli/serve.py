@@ -10,13 +10,13 @@ from pathlib import Path
 
 import click
 
-from harness.cassette import CassetteError
+from harness.cassettes.cassette import CassetteError
 from harness.cli.common import root_option
-from harness.emulator import EmulatorScriptError
-from harness.faults import FaultError, Faults, parse_fault
-from harness.runner import project_root
-from harness.scenario import Scenario, ScenarioError, load_scenario
-from harness.server import BedrockServer
+from harness.endpoint.emulator.render import EmulatorScriptError
+from harness.endpoint.faults import FaultError, Faults, parse_fault
+from harness.suite.runner import project_root
+from harness.suite.scenario import Scenario, ScenarioError, load_scenario
+from harness.endpoint.server import BedrockServer
 
 __all__ = ["resolve_scenario", "serve"]
 
@@ -70,7 +70,7 @@ def _serve_until_signalled(server: BedrockServer) -> None:
     while not stop.wait(0.2):
         pass
     server.close()
-    logging.getLogger("harness.server").info("stopped after %d requests", len(server.requests))
+    logging.getLogger("harness.endpoint.server").info("stopped after %d requests", len(server.requests))
 
 
 @click.command()

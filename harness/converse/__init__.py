@@ -1,5 +1,7 @@
-"""The full implementation: the reference Bedrock adapter (ConverseStream, Converse, and the
-Anthropic-native InvokeModelWithResponseStream path), built from pure stages a test can drive one at a time:
+"""converse: the full implementation: the reference Bedrock adapter (ConverseStream, Converse, and the
+Anthropic-native InvokeModelWithResponseStream path). An ordinary adapter: it imports nothing of the harness
+but ``harness.version`` (and may use ``harness.wire`` helpers), so it runs in any application. It is built from
+pure stages a test can drive one at a time:
 
     turn ──build_request──► boto3 kwargs ──converse_stream──► events ──chunks_from_events──► chunks
          (tools, history)                                     response ──chunks_from_response──► chunks

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 from typing import Any, Callable
 
-from harness.adapters.registry import CAPABILITIES
+from harness.suite.protocol import CAPABILITIES
 
 __all__ = ["Shim", "installed_version"]
 

@@ -1,0 +1,367 @@
+"""Readable Bedrock cassettes: the data model, the YAML file (load/save), its metadata header, and verify.
+
+A cassette is YAML: ``metadata`` (format_version, recorded, source live|emulator|imported, region,
+model_id, botocore and harness versions), then ``interactions``, each a ``request`` (method, uri,
+headers, the JSON body as structured YAML under ``json``) and a ``response`` (status, headers, and
+either ``frames``, one decoded item per event-stream frame (see harness.cassettes.frames), or a JSON body
+under ``json``). Loading re-encodes frames with fresh CRCs, byte for byte as recorded; JSON response
+bodies are re-encoded compact, as Bedrock sends them. Framing headers (Content-Length,
+Transfer-Encoding) are never stored: they belong to whoever replays the body. Only safe YAML is read or
+written. The vcrpy serializer and persister built on this live in harness.cassettes.vcr.
+
+Errors: ``CassetteError`` (one line naming the file and location) for anything unreadable;
+``harness.cassettes.scrub.SecretFound`` (a ``ValueError`` too) when a recording still holds a secret.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import botocore
+import yaml
+
+from harness.version import __version__
+from harness.wire import eventstream
+from harness.wire import grammar
+from harness.cassettes import scrub
+from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
+from harness.wire.eventstream import Frame
+
+__all__ = [
+    "FORMAT_VERSION",
+    "OPERATIONS",
+    "STREAM_OPERATIONS",
+    "EVENTSTREAM",
+    "CassetteError",
+    "RawFrame",
+    "Interaction",
+    "Cassette",
+    "frames_from_body",
+    "operation_of",
+    "write_atomic",
+    "metadata_for",
+    "load",
+    "loads",
+    "dumps",
+    "save",
+    "verify",
+]
+
+FORMAT_VERSION = 1
+OPERATIONS = {
+    "converse-stream": "ConverseStream",
+    "converse": "Converse",
+    "invoke-with-response-stream": "InvokeModelWithResponseStream",
+    "invoke": "InvokeModel",
+}
+STREAM_OPERATIONS = ("ConverseStream", "InvokeModelWithResponseStream")
+EVENTSTREAM = "application/vnd.amazon.eventstream"
+_HEADER = "# bedrock-harness cassette; read it with `bedrock-harness cassette show FILE`\n"
+
+
+class CassetteError(ValueError):
+    """A cassette that cannot be read; the message is one line naming the file and location."""
+
+    def at(self, path) -> "CassetteError":
+        return self if str(self).startswith(f"{path}:") else CassetteError(f"{path}: {self}")
+
+
+def _operation_and_model(uri: str) -> tuple[str, str]:
+    path = urlparse(uri).path
+    rest = path.split("/model/", 1)[1] if "/model/" in path else ""
+    model, _, op = rest.rpartition("/")
+    return OPERATIONS.get(op, ""), unquote(model)
+
+
+def operation_of(uri: str) -> str:
+    """The Bedrock operation a URI calls (``ConverseStream``...), or "" for anything else."""
+    return _operation_and_model(uri)[0]
+
+
+def _as_bytes(value: Any) -> bytes:
+    return b"" if value is None else value if isinstance(value, bytes) else str(value).encode()
+
+
+def _json_or_none(data: bytes) -> Any:
+    try:
+        return json.loads(data) if data else None
+    except ValueError:
+        return None
+
+
+def _header(headers: dict, name: str) -> str:
+    return next((str(v) for k, v in headers.items() if k.lower() == name.lower()), "")
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """One recorded request/response pair; ``frames`` is set for event-stream responses."""
+
+    method: str
+    uri: str
+    request_headers: dict
+    request_body: bytes
+    status: int
+    reason: str = ""
+    response_headers: dict = field(default_factory=dict)
+    frames: tuple | None = None
+    body: bytes = b""  # the response body when it is not an event stream
+
+    @property
+    def operation(self) -> str:
+        return _operation_and_model(self.uri)[0]
+
+    @property
+    def model_id(self) -> str:
+        return _operation_and_model(self.uri)[1]
+
+    @property
+    def request_json(self) -> Any:
+        return _json_or_none(self.request_body)
+
+    @property
+    def response_json(self) -> Any:
+        return None if self.frames is not None else _json_or_none(self.body)
+
+    def response_body(self) -> bytes:
+        """The response body bytes as replayed (frames re-encoded with valid CRCs)."""
+        return b"".join(f.encode() for f in self.frames) if self.frames is not None else self.body
+
+
+@dataclass(frozen=True)
+class Cassette:
+    """A loaded cassette: where it came from, its metadata header, its interactions."""
+
+    path: Path | None
+    metadata: dict
+    interactions: tuple[Interaction, ...]
+
+
+# ------------------------------------------------------------------ Interaction <-> YAML document
+
+
+def _body_doc(body: bytes, prefer_json: bool) -> dict:
+    parsed = _json_or_none(body) if prefer_json else None
+    if parsed is not None:
+        return {"json": parsed}
+    try:
+        return {"body": body.decode("utf-8")} if body else {}
+    except UnicodeDecodeError:
+        return {"body_base64": base64.b64encode(body).decode()}
+
+
+def _interaction_doc(it: Interaction) -> dict:
+    request = {"method": it.method, "uri": it.uri, "headers": it.request_headers, **_body_doc(it.request_body, True)}
+    response = {"status": {"code": it.status, "message": it.reason}, "headers": it.response_headers}
+    if it.frames is not None:
+        response["frames"] = [frame_to_doc(f) for f in it.frames]
+    else:
+        response.update(_body_doc(it.body, _header(it.response_headers, "content-type").endswith("json")
+                                  or _json_or_none(it.body) is not None))
+    return {"request": request, "response": response}
+
+
+def _body_from_doc(doc: dict, compact: bool) -> bytes:
+    if "json" in doc:
+        style = {"separators": (",", ":"), "ensure_ascii": False} if compact else {}
+        return json.dumps(doc["json"], **style).encode()
+    if "body_base64" in doc:
+        return base64.b64decode(doc["body_base64"], validate=True)
+    return _as_bytes(doc.get("body"))
+
+
+def _frames_from_doc(items: list, where: str) -> tuple[Frame, ...]:
+    frames = []
+    for k, item in enumerate(items):
+        try:
+            frames.append(frame_from_doc(item))
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise CassetteError(f"{where}, frame {k}: unreadable frame item ({type(err).__name__}: {err})") from None
+    return tuple(frames)
+
+
+def _interaction_from_doc(doc: dict, where: str) -> Interaction:
+    try:
+        req, resp = doc["request"], doc["response"]
+        status = resp["status"]
+        frames = _frames_from_doc(resp["frames"], where) if "frames" in resp else None
+        return Interaction(str(req["method"]), str(req["uri"]), dict(req.get("headers") or {}),
+                           _body_from_doc(req, compact=False), int(status["code"]), str(status.get("message") or ""),
+                           dict(resp.get("headers") or {}), frames,
+                           b"" if frames is not None else _body_from_doc(resp, compact=True))
+    except CassetteError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise CassetteError(f"{where}: missing or malformed {err}") from None
+
+
+# --------------------------------------------------------------------------------- metadata
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _region(it: Interaction) -> str | None:
+    host = re.match(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com", urlparse(it.uri).hostname or "")
+    scope = re.search(r"Credential=[^/]*/\d{8}/([a-z0-9-]+)/", _header(it.request_headers, "authorization"))
+    return (host or scope).group(1) if host or scope else None
+
+
+def metadata_for(interactions, given: dict | None = None, source: str | None = None) -> dict:
+    """The metadata header: format version, recorded date, source, region, model id, versions."""
+    first = interactions[0] if interactions else None
+    live = bool(first) and (urlparse(first.uri).hostname or "").endswith(".amazonaws.com")
+    base = {"format_version": FORMAT_VERSION, "recorded": _now(), "source": source or ("live" if live else "emulator"),
+            "region": _region(first) if first else None, "model_id": first.model_id if first else None,
+            "botocore": botocore.__version__, "harness": __version__}
+    return {**base, **(given or {}), "format_version": FORMAT_VERSION}
+
+
+# ------------------------------------------------------------------------------------- YAML
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    """Block style; multi-line strings as literal blocks; never a Python tag."""
+
+
+# Characters YAML would normalise (NEL, line/paragraph separators, CR) or cannot print: keep them escaped.
+_ESCAPE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str):
+    multiline = "\n" in value.strip("\n") and len(value) > 40
+    style = '"' if _ESCAPE.search(value) else "|" if multiline else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def dumps(cassette: Cassette) -> str:
+    """The cassette as YAML text; raises SecretFound (writing nothing) if a secret is still inside."""
+    doc = {"metadata": cassette.metadata, "interactions": [_interaction_doc(i) for i in cassette.interactions]}
+    findings = scrub.scan(doc)
+    if findings:
+        raise scrub.SecretFound(findings, str(cassette.path or "cassette"))
+    return _HEADER + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+
+
+def _yaml_error(err: yaml.YAMLError) -> str:
+    mark = getattr(err, "problem_mark", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+    return f"{where}broken YAML: {getattr(err, 'problem', None) or err}".replace("\n", " ")
+
+
+def _parse(text: str, path) -> Cassette:
+    name = str(path or "cassette")
+    try:
+        doc = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as err:
+        raise CassetteError(f"{name}: {_yaml_error(err)}") from None
+    meta = doc.get("metadata") if isinstance(doc, dict) else None
+    if not isinstance(meta, dict) or "format_version" not in meta:
+        raise CassetteError(f"{name}: not a bedrock-harness cassette (no metadata.format_version); "
+                            "convert foreign cassettes with `bedrock-harness cassette import`")
+    if meta["format_version"] != FORMAT_VERSION or not isinstance(doc.get("interactions"), list):
+        raise CassetteError(f"{name}: unsupported format_version {meta['format_version']!r} or no interactions list")
+    items = [_interaction_from_doc(d, f"{name}: interaction {n}") for n, d in enumerate(doc["interactions"])]
+    return Cassette(Path(path) if path else None, meta, tuple(items))
+
+
+def _where(cassette: Cassette, n: int, k: int | None = None) -> str:
+    it = cassette.interactions[n]
+    frame = "" if k is None else f", frame {k}" + (f" ({it.frames[k].type})" if it.frames[k].type else "")
+    return f"{cassette.path or 'cassette'}: interaction {n} ({it.operation or it.method}){frame}"
+
+
+def _raw_problem(frame: Frame) -> str | None:
+    if not isinstance(frame, RawFrame) or frame.note:
+        return None
+    try:
+        eventstream.decode_frames(frame.raw)
+    except Exception as err:
+        return f"corrupt frame bytes ({type(err).__name__}: {err})".replace("\n", " ")
+    return None
+
+
+def _frame_problems(cassette: Cassette) -> list[str]:
+    return [f"{_where(cassette, n, k)}: {problem}"
+            for n, it in enumerate(cassette.interactions) for k, f in enumerate(it.frames or ())
+            for problem in [_raw_problem(f)] if problem]
+
+
+def loads(text: str, path: Path | str | None = None) -> Cassette:
+    """Parse cassette text (CassetteError naming ``path`` and the location on anything unreadable)."""
+    cassette = _parse(text, path)
+    problems = _frame_problems(cassette)
+    if problems:
+        raise CassetteError(problems[0])
+    return cassette
+
+
+def _read(path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise CassetteError(f"{path}: cannot read ({err.__class__.__name__}: {err})") from None
+
+
+def load(path) -> Cassette:
+    """Read a cassette file (CassetteError naming the file and location on anything unreadable)."""
+    return loads(_read(path), path)
+
+
+def _grammar_problems(cassette: Cassette, n: int) -> list[str]:
+    it = cassette.interactions[n]
+    if it.frames is None or it.status >= 300:
+        return []
+    found = grammar.stream_problems(it.operation, it.frames)
+    return [f"{_where(cassette, n, k)}: {problem}" if k is not None else f"{_where(cassette, n)}: {problem}"
+            for k, problem in found]
+
+
+def verify(path) -> list[str]:
+    """Every problem in a cassette file (YAML, frames, CRCs, event grammar), each naming file and location."""
+    try:
+        cassette = _parse(_read(path), path)
+    except CassetteError as err:
+        return [str(err)]
+    return _frame_problems(cassette) + [p for n in range(len(cassette.interactions))
+                                        for p in _grammar_problems(cassette, n)]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temp file in the same directory and ``os.replace``: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def save(path, cassette: Cassette, overwrite: bool = False) -> Path:
+    """Write atomically; refuses an existing file unless ``overwrite`` and a secret always (nothing written)."""
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path}: exists; refusing to overwrite it")
+    try:
+        text = dumps(cassette)
+    except scrub.SecretFound as err:
+        raise scrub.SecretFound(err.findings, str(path)) from None
+    write_atomic(path, text)
+    return path

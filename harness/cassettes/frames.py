@@ -1,0 +1,160 @@
+"""How event-stream frames are written in a cassette: the most readable YAML item that re-encodes exactly.
+
+Forms, most readable first (each item names its frame kind, then the payload):
+
+- ``event: <type>`` / ``exception: <type>`` for Bedrock's three default string headers, ``error: <code>``
+  + ``message`` for an unmodelled error frame, or ``headers: [[name, value], ...]`` otherwise;
+- ``chunk: {...}`` (InvokeModelWithResponseStream: the decoded model event) or ``json: {...}``, with
+  ``p: <padding length>``; re-encoded as compact, key-sorted JSON plus the padding key ``p``;
+- ``payload: <exact text>`` when that re-encoding would not reproduce the bytes (free-form JSON whose
+  key order matters, e.g. a toolResult ``json`` document), or ``payload_base64``;
+- ``frame_base64: <whole frame>`` as a last resort (header types the encoder cannot write, or bytes that
+  do not decode), with ``corrupt: <why>`` when the damage is deliberate.
+
+A form is only chosen when re-encoding it gives back exactly the original bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.wire import eventstream
+from harness.wire.eventstream import Frame
+
+__all__ = ["RawFrame", "frames_from_body", "frame_to_doc", "frame_from_doc"]
+
+_EVENT = ((":event-type", None), (":content-type", "application/json"), (":message-type", "event"))
+_EXCEPTION = ((":exception-type", None), (":content-type", "application/json"), (":message-type", "exception"))
+
+
+@dataclass(frozen=True)
+class RawFrame(Frame):
+    """A frame kept as its exact bytes (``raw``); ``note`` says why it is corrupt when that is deliberate."""
+
+    raw: bytes = field(default=b"", repr=False)
+    note: str = ""
+
+    def encode(self) -> bytes:
+        return self.raw
+
+
+def _json_or_none(data: bytes) -> Any:
+    try:
+        return json.loads(data) if data else None
+    except ValueError:
+        return None
+
+
+def _frame_slices(body: bytes) -> list[bytes]:
+    """The body cut at each frame's length prefix (the last slice may be a partial frame)."""
+    out, at = [], 0
+    while at < len(body):
+        size = int.from_bytes(body[at : at + 4], "big") if len(body) - at >= 4 else 0
+        size = size if 16 <= size <= len(body) - at else len(body) - at
+        out.append(body[at : at + size])
+        at += size
+    return out
+
+
+def _frame(data: bytes) -> Frame:
+    """The decoded frame, or a RawFrame when decoding fails or cannot reproduce these bytes."""
+    try:
+        [frame] = eventstream.decode_frames(data)
+    except Exception as err:  # botocore's ParserError family, TruncatedStream: kept as received, and said so
+        return RawFrame((), b"", raw=data, note=f"received so ({type(err).__name__}: {err})".replace("\n", " "))
+    return frame if frame.encode() == data else RawFrame(frame.headers, frame.payload, raw=data)
+
+
+def frames_from_body(body: bytes) -> tuple[Frame, ...]:
+    """An event-stream body as frames; bytes that do not decode (or re-encode) exactly stay RawFrames."""
+    return tuple(_frame(s) for s in _frame_slices(body))
+
+
+def _head_doc(frame: Frame) -> dict | None:
+    for key, template in (("event", _EVENT), ("exception", _EXCEPTION)):
+        if frame.headers == tuple((n, v if v is not None else frame.type) for n, v in template):
+            return {key: frame.type}
+    if [n for n, _ in frame.headers] == [":error-code", ":error-message", ":message-type"] and not frame.payload:
+        return {"error": frame.type, "message": frame.header_map[":error-message"]}
+    if all(isinstance(v, (str, bool, int)) for _, v in frame.headers):
+        return {"headers": [[n, v] for n, v in frame.headers]}
+    return None
+
+
+def _unbase64(value: Any) -> bytes:
+    try:
+        return base64.b64decode(value, validate=True)
+    except (TypeError, ValueError):
+        return b""
+
+
+def _payload_docs(payload: bytes) -> list[dict]:
+    """Candidate readable forms of a payload, most readable first."""
+    body = _json_or_none(payload)
+    out = []
+    if isinstance(body, dict):
+        pad = body.pop("p") if isinstance(body.get("p"), str) else None
+        extra = {} if pad is None else {"p": len(pad)}
+        inner = _json_or_none(_unbase64(body["bytes"])) if set(body) == {"bytes"} else None
+        if isinstance(inner, dict):
+            out.append({**extra, "chunk": inner})
+        out.append({**extra, "json": body})
+    try:
+        out.append({"payload": payload.decode("utf-8")} if payload else {})
+    except UnicodeDecodeError:
+        out.append({"payload_base64": base64.b64encode(payload).decode()})
+    return out
+
+
+def _encodes(doc: dict) -> bytes | None:
+    try:
+        return frame_from_doc(doc).encode()
+    except (TypeError, ValueError):  # e.g. a lone surrogate that compact UTF-8 JSON cannot carry
+        return None
+
+
+def frame_to_doc(frame: Frame) -> dict:
+    """The most readable YAML item that re-encodes to exactly this frame's bytes."""
+    original = frame.encode()
+    head = None if isinstance(frame, RawFrame) else _head_doc(frame)
+    for payload in _payload_docs(frame.payload) if head is not None else []:
+        doc = {**head, **payload}
+        if _encodes(doc) == original:
+            return doc
+    note = {"corrupt": frame.note} if getattr(frame, "note", "") else {}
+    return {"frame_base64": base64.b64encode(original).decode(), **note}
+
+
+def _payload_from_doc(doc: dict) -> bytes:
+    if "chunk" in doc:
+        inner = json.dumps(doc["chunk"], separators=(",", ":"), ensure_ascii=False).encode()
+        return eventstream.json_payload({"bytes": base64.b64encode(inner).decode()}, doc.get("p"))
+    if "json" in doc:
+        return eventstream.json_payload(doc["json"], doc.get("p"))
+    if "payload_base64" in doc:
+        return base64.b64decode(doc["payload_base64"])
+    return str(doc.get("payload", "")).encode()
+
+
+def frame_from_doc(doc: dict) -> Frame:
+    """The frame a YAML item stands for (KeyError/TypeError/ValueError on a malformed item)."""
+    if "frame_base64" in doc:
+        raw = base64.b64decode(doc["frame_base64"], validate=True)
+        frame = _frame(raw)
+        return RawFrame(frame.headers, frame.payload, raw=raw, note=str(doc.get("corrupt") or ""))
+    if "event" in doc or "exception" in doc:
+        kind, template = ("event", _EVENT) if "event" in doc else ("exception", _EXCEPTION)
+        headers = tuple((n, v if v is not None else str(doc[kind])) for n, v in template)
+    elif "error" in doc:
+        headers = ((":error-code", str(doc["error"])), (":error-message", str(doc.get("message", ""))),
+                   (":message-type", "error"))
+    elif "headers" in doc:
+        headers = tuple((str(n), v) for n, v in doc["headers"])
+    else:
+        raise ValueError(f"no event, exception, error, headers or frame_base64 key (keys: {', '.join(map(str, doc))})")
+    return Frame(headers, _payload_from_doc(doc))
+
+

@@ -1,0 +1,228 @@
+"""Record and replay Bedrock calls through vcrpy + boto3, in the readable cassette format.
+
+Plain vcrpy::
+
+    from harness.cassettes.vcr import make_vcr
+    with make_vcr(record_mode="once").use_cassette("cassettes/chat.yaml"):
+        client.converse_stream(...)
+
+pytest-recording (the plugin registers the serializer, persister and matchers)::
+
+    @pytest.fixture(scope="module")
+    def vcr_config():
+        return harness.cassettes.vcr.vcr_config()
+
+Replay is offline by default (record mode ``none``); a misspelled record mode raises ``ValueError``.
+Requests match on method, path (``%3A`` and ``:`` alike) and the JSON body (key order and volatile
+fields ignored). Scrubbing runs on record, on load and on match; a recording holding a secret is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import vcr
+from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
+from vcr.request import Request
+from vcr.serialize import serialize as vcr_serialize
+
+from harness.cassettes import cassette
+
+from harness.cassettes import scrub
+from harness.cassettes.cassette import Cassette, Interaction
+
+__all__ = [
+    "SERIALIZER",
+    "MATCH_ON",
+    "VOLATILE_BODY_FIELDS",
+    "Serializer",
+    "Persister",
+    "from_http",
+    "to_http",
+    "path_matcher",
+    "body_matcher",
+    "register",
+    "vcr_config",
+    "make_vcr",
+    "use_cassette",
+]
+
+SERIALIZER = "bedrock"
+MATCH_ON = ("method", "bedrock_path", "bedrock_body")
+VOLATILE_BODY_FIELDS = ("requestMetadata",)  # callers put trace ids and timestamps here
+_FRAMING_HEADERS = ("content-length", "transfer-encoding")  # derived from the body on every replay
+
+
+def _values(value: Any) -> list[str]:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in items]
+
+
+def _headers(headers: dict | None, single: bool) -> dict:
+    """Header values as str (one value stays a plain string), without the framing headers."""
+    out = {}
+    for name, value in (headers or {}).items():
+        values = _values(value)
+        if name.lower() not in _FRAMING_HEADERS and values:
+            out[name] = values[0] if single or len(values) == 1 else values
+    return out
+
+
+def _is_stream(status: int, headers: dict, uri: str) -> bool:
+    content_type = next((str(v) for k, v in headers.items() if k.lower() == "content-type"), "")
+    if content_type:
+        return content_type.startswith(cassette.EVENTSTREAM)
+    return status < 300 and cassette.operation_of(uri) in cassette.STREAM_OPERATIONS
+
+
+def _bytes(value: Any) -> bytes:
+    return b"" if value is None else value if isinstance(value, bytes) else str(value).encode()
+
+
+def from_http(request: dict, response: dict) -> Interaction:
+    """An Interaction from vcrpy's request/response dicts, scrubbed (idempotently) on the way in."""
+    headers = _headers(request.get("headers"), True)
+    req = Request(request["method"], request["uri"], _bytes(request.get("body")), headers)
+    req, resp = scrub.scrub_request(req), scrub.scrub_response(response)
+    status, headers = int(resp["status"]["code"]), _headers(resp.get("headers"), False)
+    body = _bytes((resp.get("body") or {}).get("string"))
+    frames = cassette.frames_from_body(body) if _is_stream(status, headers, req.uri) else None
+    return Interaction(req.method, req.uri, _headers(dict(req.headers), True), _bytes(req.body), status,
+                       str(resp["status"].get("message") or ""), headers, frames, b"" if frames is not None else body)
+
+
+def to_http(it: Interaction) -> tuple[dict, dict]:
+    """vcrpy's request/response dicts; Content-Length fits the re-encoded body, no Transfer-Encoding."""
+    body = it.response_body()
+    headers = {k: _values(v) for k, v in it.response_headers.items() if k.lower() not in _FRAMING_HEADERS}
+    headers["Content-Length"] = [str(len(body))]
+    request = {"method": it.method, "uri": it.uri, "body": it.request_body or None,
+               "headers": {k: _values(v) for k, v in it.request_headers.items()}}
+    return request, {"status": {"code": it.status, "message": it.reason}, "headers": headers, "body": {"string": body}}
+
+
+class Serializer:
+    """vcrpy serializer (registered as "bedrock"): vcrpy's cassette dict <-> the readable YAML."""
+
+    def __init__(self, source: str | None = None):
+        self.source = source  # live | emulator | imported; None infers it from the host
+
+    def serialize(self, data: dict) -> str:
+        interactions = tuple(from_http(i["request"], i["response"]) for i in data["interactions"])
+        metadata = cassette.metadata_for(interactions, data.get("metadata"), self.source)
+        return cassette.dumps(Cassette(None, metadata, interactions))
+
+    def deserialize(self, text: str) -> dict:
+        loaded = cassette.loads(text)
+        pairs = [to_http(it) for it in loaded.interactions]
+        return {"version": 1, "interactions": [{"request": q, "response": r} for q, r in pairs],
+                "metadata": loaded.metadata}
+
+
+def _present(path: str) -> bool:
+    """vcrpy treats a missing or empty cassette file as "not recorded yet"."""
+    file = Path(path)
+    return file.is_file() and bool(file.read_bytes().strip())
+
+
+class Persister:
+    """vcrpy persister: atomic writes; an unreadable bedrock cassette fails loudly naming the file."""
+
+    def __init__(self, inner=FilesystemPersister):
+        self.inner = inner  # e.g. pytest-recording's CombinedPersister, whose extra cassettes are loaded too
+
+    def load_cassette(self, cassette_path, serializer):
+        if not isinstance(serializer, Serializer):
+            return self.inner.load_cassette(cassette_path, serializer)
+        paths = dict.fromkeys(str(p) for p in [cassette_path, *getattr(self.inner, "extra_paths", ())])
+        loaded = [cassette.load(p) for p in paths if _present(p)]
+        if not loaded:
+            raise CassetteNotFoundError(cassette_path)
+        pairs = [to_http(it) for c in loaded for it in c.interactions]
+        return [Request(**q) for q, _ in pairs], [r for _, r in pairs], loaded[0].metadata
+
+    def save_cassette(self, cassette_path, cassette_dict, serializer):
+        try:
+            text = vcr_serialize(cassette_dict, serializer)
+        except scrub.SecretFound as err:
+            raise scrub.SecretFound(err.findings, str(cassette_path)) from None
+        cassette.write_atomic(Path(cassette_path), text)
+
+
+def _scrubbed_path(request) -> str:
+    return unquote(urlparse(scrub.scrub_uri_account_ids(request).uri).path)
+
+
+def path_matcher(r1, r2) -> None:
+    """vcrpy matcher: the same path once percent-encoding is undone (``%3A`` vs ``:`` in model ids)."""
+    a, b = _scrubbed_path(r1), _scrubbed_path(r2)
+    if a != b:
+        raise AssertionError(f"path {a} != {b}")
+
+
+def _semantic_body(request) -> Any:
+    body = _bytes(scrub.scrub_body_account_ids(request).body)
+    try:
+        parsed = json.loads(body) if body else None
+    except ValueError:
+        return body
+    if isinstance(parsed, dict):
+        return {k: v for k, v in parsed.items() if k not in VOLATILE_BODY_FIELDS}
+    return parsed
+
+
+def _difference(a: Any, b: Any, where: str = "body") -> str:
+    """Where two JSON values first differ, e.g. ``body.messages[1].content``."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(a.keys() | b.keys()):
+            if a.get(key, ...) != b.get(key, ...):
+                return _difference(a.get(key), b.get(key), f"{where}.{key}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return next(_difference(x, y, f"{where}[{n}]") for n, (x, y) in enumerate(zip(a, b)) if x != y)
+    return f"{where}: {json.dumps(a, default=repr)[:80]} != {json.dumps(b, default=repr)[:80]}"
+
+
+def body_matcher(r1, r2) -> None:
+    """vcrpy matcher: the same JSON body, ignoring key order and volatile fields (bytes when not JSON)."""
+    a, b = _semantic_body(r1), _semantic_body(r2)
+    if a != b:
+        raise AssertionError(_difference(a, b))
+
+
+def register(recorder: vcr.VCR, source: str | None = None) -> vcr.VCR:
+    """Teach a VCR the "bedrock" serializer, the matchers and the persister; returns it."""
+    recorder.register_serializer(SERIALIZER, Serializer(source))
+    recorder.register_matcher("bedrock_path", path_matcher)
+    recorder.register_matcher("bedrock_body", body_matcher)
+    if not isinstance(recorder.persister, Persister):
+        recorder.register_persister(Persister(recorder.persister))
+    return recorder
+
+
+def vcr_config(**overrides) -> dict:
+    """VCR options for Bedrock cassettes (pytest-recording's ``vcr_config``); record mode left to the caller."""
+    return {
+        "serializer": SERIALIZER,
+        "match_on": MATCH_ON,
+        "before_record_request": (scrub.scrub_request, scrub.refuse_request_secrets),
+        "before_record_response": (scrub.scrub_response, scrub.refuse_response_secrets),
+        # A call that fails (a refused secret included) leaves no partial cassette behind; this also spares
+        # vcrpy saving from __exit__, where a refused save would leave its patches in place.
+        "record_on_exception": False,
+        "path_transformer": vcr.VCR.ensure_suffix(".yaml"),
+        **overrides,
+    }
+
+
+def make_vcr(record_mode: str = "none", cassette_dir=None, source: str | None = None, **overrides) -> vcr.VCR:
+    """A VCR for Bedrock cassettes; replay-only unless ``record_mode`` says otherwise (checked loudly)."""
+    options = vcr_config(record_mode=record_mode, cassette_library_dir=cassette_dir and str(cassette_dir), **overrides)
+    return register(vcr.VCR(**options), source)
+
+
+def use_cassette(path, record_mode: str = "none", source: str | None = None, **overrides):
+    """Record or replay every Bedrock call inside the ``with`` block in the cassette at ``path``."""
+    return make_vcr(record_mode, source=source).use_cassette(str(path), **overrides)

@@ -1,0 +1,169 @@
+"""Scripted model responses rendered the way real Bedrock sends them (bedrock-wire.md §3, §3.1, §4.4, §6, §7).
+
+`render_stream` gives ConverseStream frames, `render_converse` the Converse JSON for the same script and
+seed (same text, inputs and ids), `render_invoke_stream` (emulator_invoke.py) the Anthropic-native
+InvokeModelWithResponseStream frames. Scripts are validated by `parse_script` (emulator_script.py); every
+problem is an `EmulatorScriptError` naming the block index and field.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.endpoint.emulator.invoke import render_invoke_stream
+from harness.endpoint.emulator.plan import (STYLES, check_style, encode_plan, input_fragments, parsed_input,
+                                   reasoning_deltas, schedule, text_deltas, tool_id)
+from harness.endpoint.emulator.script import AUTO, Block, EmulatorScriptError, Script, Usage, parse_script
+from harness.wire.eventstream import encode_event, encode_frame, padding
+
+__all__ = ["STYLES", "EmulatorScriptError", "parse_script", "render_stream", "render_converse",
+           "render_invoke_stream", "CONVERSE_STREAM_EXCEPTIONS"]
+
+CONVERSE_STREAM_EXCEPTIONS = ("internalServerException", "modelStreamErrorException", "validationException",
+                              "throttlingException", "serviceUnavailableException")
+_HEADERS = (":content-type", "application/json"), (":message-type", "event")
+
+
+def render_stream(script: Any, *, style: str = "claude", seed: str) -> list[bytes]:
+    """ConverseStream: one encoded frame per event, each padded with ``p``, cut at the script's exception."""
+    script = parse_script(script)
+    check_style(style)
+    parts = [_PARTS[block.kind](block, script, style, seed) for block in script.blocks]
+    plan = [_event("messageStart", {"role": "assistant"}), *schedule(script, parts),
+            _event("messageStop", _message_stop(script)),
+            _event("metadata", {"metrics": {"latencyMs": script.latency_ms}, "usage": usage_json(script.usage)})]
+    return encode_plan(plan, script, seed, CONVERSE_STREAM_EXCEPTIONS)
+
+
+def _event(name: str, body: dict):
+    return encode_event, name, body
+
+
+def _encode_in_order(name: str, body: dict, pad: int) -> bytes:
+    """An event whose documents (``toolResult[].json``) keep the model's key order; the rest is built sorted."""
+    payload = json.dumps({**body, "p": padding(pad)}, separators=(",", ":"), ensure_ascii=False).encode()
+    return encode_frame(((":event-type", name), *_HEADERS), payload)
+
+
+def _delta(block: Block, delta: dict):
+    return _event("contentBlockDelta", {"contentBlockIndex": block.index, "delta": delta})
+
+
+def _start(block: Block, start: dict):
+    return _event("contentBlockStart", {"contentBlockIndex": block.index, "start": start})
+
+
+def _stop(block: Block) -> list:
+    return [_event("contentBlockStop", {"contentBlockIndex": block.index})]
+
+
+def _text(block: Block, script: Script, style: str, seed: str):
+    citations = [_delta(block, {"citation": citation}) for citation in block.citations]
+    return [], citations + [_delta(block, {"text": text}) for text in text_deltas(block, seed)], _stop(block)
+
+
+def _reasoning(block: Block, script: Script, style: str, seed: str):
+    deltas = [{"text": text} for text in reasoning_deltas(block, seed)]
+    if block.signature is not None:
+        deltas.append({"signature": block.signature})
+    return [], [_delta(block, {"reasoningContent": delta}) for delta in deltas], _stop(block)
+
+
+def _redacted(block: Block, script: Script, style: str, seed: str):
+    return [], [_delta(block, {"reasoningContent": {"redactedContent": block.data}})], _stop(block)
+
+
+def _tool(block: Block, script: Script, style: str, seed: str):
+    start = _start(block, {"toolUse": _tool_head(block, style, seed)})
+    fragments = input_fragments(block, seed, style)
+    return [start], [_delta(block, {"toolUse": {"input": fragment}}) for fragment in fragments], _stop(block)
+
+
+def _tool_result(block: Block, script: Script, style: str, seed: str):
+    delta = {"contentBlockIndex": block.index, "delta": {"toolResult": list(block.content)}}
+    start = _start(block, {"toolResult": _result_head(block, script, seed)})
+    return [start], [(_encode_in_order, "contentBlockDelta", delta)], _stop(block)
+
+
+_PARTS = {"text": _text, "reasoning": _reasoning, "redacted_reasoning": _redacted, "tool_use": _tool,
+          "server_tool_use": _tool, "tool_result": _tool_result}
+
+
+def _tool_head(block: Block, style: str, seed: str) -> dict:
+    """``{name, toolUseId?, type?}``: Nova marks client tools ``tool_use``, every server tool ``server_tool_use``."""
+    head = {"name": block.name}
+    if (tid := tool_id(block, seed)) is not None:
+        head["toolUseId"] = tid
+    kind = block.type if block.type is not AUTO else ("tool_use" if style == "nova" else None)
+    if block.kind == "server_tool_use":
+        kind = "server_tool_use"
+    return head if kind is None else {**head, "type": kind}
+
+
+def _result_head(block: Block, script: Script, seed: str) -> dict:
+    head = {"status": block.status}
+    if (tid := tool_id(script.blocks[block.ref], seed)) is not None:
+        head["toolUseId"] = tid
+    return head if block.type is None else {**head, "type": block.type}
+
+
+def _message_stop(script: Script) -> dict:
+    extra = script.additional_fields
+    return {"stopReason": script.stop_reason, **({"additionalModelResponseFields": extra} if extra is not None else {})}
+
+
+def usage_json(usage: Usage) -> dict:
+    """Bedrock TokenUsage; cache counts and serverToolUsage only when the script gives them."""
+    out = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens, "totalTokens": usage.total_tokens}
+    optional = {"cacheReadInputTokens": usage.cache_read_input_tokens,
+                "cacheWriteInputTokens": usage.cache_write_input_tokens, "serverToolUsage": usage.server_tool_usage}
+    return {**out, **{key: value for key, value in optional.items() if value is not None}}
+
+
+def render_converse(script: Any, *, style: str = "claude", seed: str) -> dict:
+    """The Converse response JSON for the same script and seed (same ids); ``exception`` is stream-only."""
+    script = parse_script(script)
+    check_style(style)
+    content = [_CONVERSE[block.kind](block, script, style, seed) for block in script.blocks]
+    usage = usage_json(script.usage)
+    # Real Converse responses carry each cache count twice: ...Tokens and the older ...TokenCount.
+    usage.update({key[:-6] + "TokenCount": usage[key] for key in ("cacheReadInputTokens", "cacheWriteInputTokens")
+                  if key in usage})
+    body = {"metrics": {"latencyMs": script.latency_ms},
+            "output": {"message": {"content": content, "role": "assistant"}},
+            "stopReason": script.stop_reason, "usage": dict(sorted(usage.items()))}
+    if script.additional_fields is not None:
+        body["additionalModelResponseFields"] = script.additional_fields
+    return dict(sorted(body.items()))
+
+
+def _converse_text(block: Block, script: Script, style: str, seed: str) -> dict:
+    text = "".join(text_deltas(block, seed))
+    if not block.citations:
+        return {"text": text}
+    return {"citationsContent": {"citations": list(block.citations), "content": [{"text": text}]}}
+
+
+def _converse_reasoning(block: Block, script: Script, style: str, seed: str) -> dict:
+    reasoning = {"text": "".join(reasoning_deltas(block, seed))}
+    if block.signature is not None:
+        reasoning["signature"] = block.signature
+    return {"reasoningContent": {"reasoningText": dict(sorted(reasoning.items()))}}
+
+
+def _converse_redacted(block: Block, script: Script, style: str, seed: str) -> dict:
+    return {"reasoningContent": {"redactedContent": block.data}}
+
+
+def _converse_tool(block: Block, script: Script, style: str, seed: str) -> dict:
+    return {"toolUse": dict(sorted({**_tool_head(block, style, seed), "input": parsed_input(block)}.items()))}
+
+
+def _converse_result(block: Block, script: Script, style: str, seed: str) -> dict:
+    result = {**_result_head(block, script, seed), "content": list(block.content)}
+    return {"toolResult": dict(sorted(result.items()))}
+
+
+_CONVERSE = {"text": _converse_text, "reasoning": _converse_reasoning, "redacted_reasoning": _converse_redacted,
+             "tool_use": _converse_tool, "server_tool_use": _converse_tool, "tool_result": _converse_result}

@@ -1,0 +1,69 @@
+"""What passes between the loopback server and its responders: the captured request, the planned reply, the
+one-method ``Responder`` protocol, and Bedrock's error shape. Both ``server`` and ``responders`` import it, so
+neither imports the other's internals (the server builds on the responders, never the reverse).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = ["ERROR_TYPE_SUFFIX", "INVALID_MODEL", "MALFORMED_INPUT", "CapturedRequest", "Reply", "RequestError",
+           "Responder", "error_reply"]
+
+ERROR_TYPE_SUFFIX = ":http://internal.amazon.com/coral/com.amazon.bedrock/"
+MALFORMED_INPUT = "Malformed input request, please reformat your input and try again."
+INVALID_MODEL = "The provided model identifier is invalid."
+
+
+@dataclass
+class CapturedRequest:
+    """One incoming request as the adapter sent it, with what the session made of it."""
+
+    method: str
+    path: str
+    operation: str  # ConverseStream | Converse | InvokeModelWithResponseStream | "" (not served)
+    model_id: str  # percent-decoded
+    headers: dict[str, str]
+    body_json: Any  # parsed JSON body, None when absent or malformed
+    raw_body: bytes = field(repr=False)
+    malformed: bool = False  # the body is not JSON (or its length is unreadable)
+    turn: int | None = None  # the turn this request was matched to (None: rejected before matching)
+    status: int | None = None  # the HTTP status it was answered with
+    problems: list = field(default_factory=list)  # harness.endpoint.rules.converse problems of the body
+
+
+@dataclass
+class Reply:
+    """A planned answer: status and headers, then event-stream frames or a JSON body."""
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    frames: list[bytes] | None = None
+    body: bytes = b""
+    offsets: list[float] | None = None  # recorded seconds from the response start to each frame
+
+    @classmethod
+    def json(cls, document: Any, status: int = 200, headers: dict | None = None) -> Reply:
+        body = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        return cls(status, {"Content-Type": "application/json", **(headers or {})}, body=body)
+
+
+class Responder(Protocol):
+    """What a session answers: one reply per request routed to the session's current turn."""
+
+    def respond(self, request: CapturedRequest) -> Reply: ...
+
+
+class RequestError(Exception):
+    """A request the session answers with a Bedrock error, without consuming the turn; ``detail`` is logged."""
+
+    def __init__(self, status: int, type: str, message: str, detail: str = ""):
+        super().__init__(message)
+        self.status, self.type, self.message, self.detail = status, type, message, detail or message
+
+
+def error_reply(status: int, type: str, message: str, **extra: Any) -> Reply:
+    """Bedrock's error shape: ``x-amzn-ErrorType`` header and a ``{"message": ...}`` body."""
+    return Reply.json({"message": message, **extra}, status, {"x-amzn-ErrorType": type + ERROR_TYPE_SUFFIX})

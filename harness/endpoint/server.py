@@ -1,0 +1,359 @@
+"""Loopback Bedrock endpoint: replay a cassette or run the emulator over HTTP/1.1 on 127.0.0.1.
+
+A ``BedrockServer`` is one session: its own port, turn cursor, faults and captured requests. What it answers
+comes from a responder, a one-method protocol (``respond(request) -> Reply``); the cassette and emulator
+responders (harness.endpoint.responders) are two implementations and a test double is a third. The session adds what every mode shares:
+Bedrock's error shapes, request rules, pre-stream HTTP faults, and delivery faults (harness.endpoint.faults).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import struct
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from harness.cassettes import cassette
+from harness.endpoint.exchange import (INVALID_MODEL, MALFORMED_INPUT, CapturedRequest, Reply, RequestError,
+                                       Responder, error_reply)
+from harness.endpoint.faults import Delivery, Faults
+from harness.endpoint.responders import CassetteResponder, EmulatorResponder
+from harness.endpoint.rules import converse as rules
+
+__all__ = ["OPERATIONS", "BedrockServer"]
+
+log = logging.getLogger("harness.endpoint.server")
+
+OPERATIONS = {
+    "converse-stream": "ConverseStream",
+    "converse": "Converse",
+    "invoke-with-response-stream": "InvokeModelWithResponseStream",
+}
+EVENT_STREAM = "application/vnd.amazon.eventstream"
+_RULED = ("ConverseStream", "Converse")
+
+
+def _check_rules(body: Any, operation: str, model_id: str) -> tuple[list, str]:
+    """Problems of a Converse/ConverseStream body and the text Bedrock would answer them with."""
+    problems = list(rules.check_request(body, operation, model_id))
+    return problems, rules.validation_message(problems) if problems else ""
+
+
+class _Session:
+    """Turn cursor, retry counters and captured requests of one server, behind one lock."""
+
+    def __init__(self, responder: Responder, faults: Faults, validate: bool):
+        self.responder, self.faults, self.validate = responder, faults, validate
+        self.requests: list[CapturedRequest] = []
+        self.turn = 0
+        self._attempts: Counter[int] = Counter()
+        self._lock = threading.Lock()
+
+    def answer(self, request: CapturedRequest) -> Reply:
+        with self._lock:
+            try:
+                reply = self._plan(request)
+            except Exception as error:  # noqa: BLE001 -- a responder bug: one log line and a Bedrock-shaped 500
+                log.error("%s %s: handler error: %s", request.method, request.path, _describe(error))
+                reply = error_reply(500, "InternalServerException", f"harness error: {_describe(error)}")
+            request.status = reply.status
+            self.requests.append(request)
+        return reply
+
+    def _plan(self, request: CapturedRequest) -> Reply:
+        if request.method != "POST" or not request.operation:
+            return _unknown_operation(request)
+        if not request.model_id:
+            return error_reply(400, "ValidationException", INVALID_MODEL)
+        if request.malformed or not isinstance(request.body_json, dict):
+            return error_reply(400, "ValidationException", MALFORMED_INPUT)
+        request.turn = self.turn
+        http_error = self.faults.http_error(self.turn, self._attempts[self.turn])
+        if http_error:
+            self._attempts[self.turn] += 1
+            return error_reply(http_error.status, http_error.type, http_error.message)
+        return self._serve_turn(request)
+
+    def _serve_turn(self, request: CapturedRequest) -> Reply:
+        message = ""
+        if request.operation in _RULED:
+            request.problems, message = _check_rules(request.body_json, request.operation, request.model_id)
+        try:
+            reply = self.responder.respond(request)
+        except RequestError as error:
+            log.warning("%s %s: %s", request.method, request.path, error.detail)
+            return error_reply(error.status, error.type, error.message)
+        self.turn += 1
+        if self.validate and request.problems and reply.status < 300:
+            return error_reply(400, "ValidationException", message)
+        return reply
+
+    def delivery(self, request: CapturedRequest, reply: Reply) -> Delivery:
+        """The reply's bytes with the session's faults, for a successful turn only."""
+        if reply.status >= 300 or request.turn is None:
+            return Delivery(((0.0, reply.body),))
+        if reply.frames is None:
+            return self.faults.deliver_json(reply.body, request.turn)
+        return self.faults.deliver(reply.frames, request.turn, reply.offsets)
+
+
+def _unknown_operation(request: CapturedRequest) -> Reply:
+    if request.method != "POST" and request.operation:
+        return error_reply(405, "UnknownOperationException", f"{request.method} is not allowed on {request.path}")
+    return error_reply(404, "UnknownOperationException", f"The harness serves no operation at {request.path}")
+
+
+def _parse_json(raw: bytes) -> tuple[Any, bool]:
+    """(parsed body, whether it is malformed); an empty body parses to None."""
+    try:
+        return (json.loads(raw) if raw else None), False
+    except ValueError:
+        return None, True
+
+
+def _route(path: str) -> tuple[str, str]:
+    """(operation, percent-decoded model id) of ``/model/{id}/{op}``; ("", "") when not served."""
+    raw = urlsplit(path).path
+    if not raw.startswith("/model/"):
+        return "", ""
+    model, _, suffix = raw[len("/model/"):].rpartition("/")
+    return OPERATIONS.get(suffix, ""), unquote(model)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, so SDKs reuse connections
+    server_version = "bedrock-harness"
+    timeout = 120  # an idle keep-alive connection is dropped after this many seconds
+
+    def setup(self):
+        super().setup()
+        # Many small chunks (1-byte chunking) must not wait on Nagle's algorithm.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def do_POST(self):
+        self._started = False
+        try:
+            request = self._capture()
+            reply = self.server.session.answer(request)
+            self._write(request, reply)
+        except (BrokenPipeError, ConnectionResetError) as error:
+            log.info("%s %s: client closed the connection (%s)", self.command, self.path, type(error).__name__)
+            self.close_connection = True
+        except Exception as error:  # noqa: BLE001 -- never a traceback or a bare 500: one line, a Bedrock-shaped answer
+            log.error("%s %s: handler error: %s", self.command, self.path, _describe(error))
+            self.close_connection = True
+            if not self._started:
+                self._send_head(error_reply(500, "InternalServerException", f"harness error: {_describe(error)}"), None)
+
+    do_GET = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_POST
+
+    def log_message(self, format, *args):
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def _capture(self) -> CapturedRequest:
+        operation, model_id = _route(self.path)
+        raw = self._read_body()
+        if raw is None:  # an unreadable length leaves the connection out of step
+            self.close_connection = True
+        body, malformed = _parse_json(raw or b"")
+        return CapturedRequest(self.command, self.path, operation, model_id, dict(self.headers.items()), body,
+                               raw or b"", malformed or raw is None)
+
+    def _read_body(self) -> bytes | None:
+        try:
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                return self._read_chunked()
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            return None
+        return self.rfile.read(length) if length >= 0 else None
+
+    def _read_chunked(self) -> bytes:
+        parts = []
+        while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+            parts.append(self.rfile.read(size))
+            self.rfile.readline()
+        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+            pass  # trailers
+        return b"".join(parts)
+
+    def _write(self, request: CapturedRequest, reply: Reply) -> None:
+        delivery = self.server.session.delivery(request, reply)
+        frames = "" if reply.frames is None else f" {len(reply.frames)} frames"
+        log.info("%s %s turn=%s -> %d%s", request.method, request.path, request.turn, reply.status, frames)
+        self._send_head(reply, delivery, request.operation)
+        if reply.frames is None:
+            self._write_plain(delivery)
+        else:
+            self._write_chunked(delivery)
+        if delivery.drop:
+            self.close_connection = True
+            if reply.frames is None:
+                # A clean EOF inside a Content-Length body is parsed silently by botocore (it reads without
+                # enforcing the length); a reset is what a dropped connection looks like, every time.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _send_head(self, reply: Reply, delivery: Delivery | None, operation: str = "") -> None:
+        self._started = True
+        self.log_request(reply.status)
+        self.send_response_only(reply.status)  # Bedrock sends Date but no Server header
+        self.send_header("Date", self.date_time_string())
+        headers = _response_headers(reply, operation)
+        if reply.frames is None:
+            headers["Content-Length"] = str(len(reply.body if delivery is None or delivery.drop else delivery.body))
+        else:
+            headers["Transfer-Encoding"] = "chunked"
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if delivery is None and self.command != "HEAD":
+            self.wfile.write(reply.body)
+
+    def _write_plain(self, delivery: Delivery) -> None:
+        if self.command != "HEAD":
+            self.wfile.write(delivery.body)
+
+    def _write_chunked(self, delivery: Delivery) -> None:
+        for delay, chunk in delivery.chunks:
+            if delay:
+                time.sleep(delay)
+            if chunk:  # an empty chunk would end the body
+                self.wfile.write(b"%x\r\n%b\r\n" % (len(chunk), chunk))
+        if not delivery.drop:
+            self.wfile.write(b"0\r\n\r\n")
+
+
+_FRAMING = {"content-length", "transfer-encoding", "connection", "date", "server", "keep-alive"}
+
+
+def _response_headers(reply: Reply, operation: str) -> dict[str, str]:
+    """The reply's headers without framing ones (the server frames the body), plus Bedrock's defaults."""
+    headers = {k: v for k, v in reply.headers.items() if k.lower() not in _FRAMING}
+    present = {k.lower() for k in headers}
+    defaults = {"x-amzn-RequestId": str(uuid.uuid4())}
+    if reply.frames is not None:
+        defaults["Content-Type"] = EVENT_STREAM
+        if operation == "InvokeModelWithResponseStream":
+            defaults["X-Amzn-Bedrock-Content-Type"] = "application/json"
+    return {**{k: v for k, v in defaults.items() if k.lower() not in present}, **headers}
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, session: _Session, port: int):
+        self.session = session
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+        super().__init__(("127.0.0.1", port), _Handler)
+
+    def process_request(self, request, client_address):
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request):
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        """End every open keep-alive connection, so no handler thread outlives the session."""
+        with self._open_lock:
+            sockets, self._open = list(self._open), set()
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed by the client
+
+    def handle_error(self, request, client_address):
+        error = sys.exc_info()[1]
+        # A client hanging up mid-reply is ordinary (an adapter stops reading a broken stream): debug, not error.
+        level = logging.DEBUG if isinstance(error, (ConnectionResetError, BrokenPipeError)) else logging.ERROR
+        log.log(level, "connection from %s:%s failed: %s", *client_address[:2], _describe(error))
+
+
+def _describe(error: BaseException | None) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+class BedrockServer:
+    """One loopback Bedrock session on 127.0.0.1 (``with BedrockServer(...) as server: server.endpoint_url``)."""
+
+    def __init__(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True, port: int = 0):
+        self._session = _Session(responder, faults or Faults(), validate)
+        self._port = port
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def reset(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True) -> None:
+        """Start a new session on the same port: new responder, faults, turn cursor and captured requests."""
+        self._session = _Session(responder, faults or Faults(), validate)
+        if self._httpd is not None:
+            self._httpd.session = self._session  # handlers read it per request, so kept-alive clients follow
+
+    @classmethod
+    def from_cassette(cls, path, *, faults: Faults | None = None, cross_operation: bool = True,
+                      **options) -> BedrockServer:
+        """Replay the cassette at ``path`` (harness.cassettes.cassette format); other operations are rendered from it."""
+        responder = CassetteResponder(cassette.load(path), cross_operation=cross_operation, faults=faults)
+        return cls(responder, faults=faults, **options)
+
+    @classmethod
+    def emulate(cls, scripts, *, style: str = "claude", seed: str = "", name: str = "emulator", **options):
+        """Run the emulator over per-turn scripts; ``seed`` (the scenario id) makes ids reproducible."""
+        return cls(EmulatorResponder(scripts, style, seed, name), **options)
+
+    @classmethod
+    def from_scenario(cls, scenario, *, faults: Faults | None = None, **options) -> BedrockServer:
+        """Emulate a harness.suite.scenario Scenario, with its ``faults:`` unless ``faults`` is given."""
+        faults = faults if faults is not None else Faults.from_scenario(scenario.faults)
+        scripts = [turn.script for turn in scenario.turns]
+        return cls.emulate(scripts, style=scenario.style, seed=scenario.id, name=scenario.id, faults=faults, **options)
+
+    @property
+    def requests(self) -> list[CapturedRequest]:
+        """Every request received so far, in arrival order."""
+        return self._session.requests
+
+    @property
+    def turn(self) -> int:
+        """The number of turns served so far (the next request gets this turn)."""
+        return self._session.turn
+
+    @property
+    def endpoint_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the server is not started; use it as a context manager or call start()")
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def start(self) -> BedrockServer:
+        self._httpd = _HTTPServer(self._session, self._port)
+        # A short poll interval keeps close() quick (one scenario = one server: it adds up over a suite).
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.005,), daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.close_connections()
+            self._httpd.server_close()
+            self._thread.join()
+            self._httpd = None
+
+    def __enter__(self) -> BedrockServer:  # noqa: PYI034 -- typing.Self needs Python 3.11
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()

@@ -1,0 +1,79 @@
+"""pytest plugin for bedrock-harness (entry point ``pytest11``).
+
+- ``pytest --bedrock-adapter SPEC`` adds every scenario as a test item whose id is the scenario id
+  (``harness.pytest.items``), narrowed by ``--bedrock-suite`` / ``--bedrock-scenario``, judged against
+  ``--bedrock-baseline``, from ``--bedrock-root``. Without ``--bedrock-adapter`` it adds nothing.
+- pytest-recording users: every VCR it builds learns the "bedrock" serializer, persister and matchers
+  (``pytest_recording_configure``), so a ``vcr_config`` fixture returning
+  ``harness.cassettes.vcr.vcr_config()`` is all a test suite needs.
+- ``bedrock_vcr`` / ``bedrock_cassette`` fixtures: record or replay a test's Bedrock calls in
+  ``cassettes/<test module>/<test name>.yaml`` beside the test file, in the record mode given by
+  pytest-recording's ``--record-mode`` (default ``none``: offline replay).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+__all__ = ["bedrock_cassette", "bedrock_vcr", "pytest_addoption", "pytest_collection_modifyitems", "pytest_configure",
+           "pytest_recording_configure"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("bedrock-harness", "bedrock-harness conformance scenarios (--record-mode once/new_episodes: "
+                            "record missing cassettes through the emulator; rewrite/all: record them again)")
+    group.addoption("--bedrock-adapter", metavar="SPEC",
+                    help="Run every scenario against this adapter: reference, a registered name or module:attribute.")
+    group.addoption("--bedrock-suite", action="append", metavar="S", help="Only this suite (repeatable).")
+    group.addoption("--bedrock-scenario", action="append", metavar="ID", help="Only this scenario (repeatable).")
+    group.addoption("--bedrock-root", metavar="DIR",
+                    help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the checkout).")
+    group.addoption("--bedrock-baseline", metavar="FILE", help="Known failures (YAML: scenario id -> reason).")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "bedrock: a bedrock-harness conformance scenario (added by --bedrock-adapter).")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect look at the items
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    """With ``--bedrock-adapter``, collect the scenarios (reported like any other collection)."""
+    if config.getoption("bedrock_adapter"):
+        from harness.pytest.items import ScenarioSuite
+
+        items.extend(session.genitems(ScenarioSuite.from_session(session)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_recording_configure(config, vcr) -> None:
+    """Teach each pytest-recording VCR the bedrock serializer, persister and matchers."""
+    # imported late: pytest-recording must see vcr first (assert rewriting)
+    from harness.cassettes import vcr as recording
+
+    recording.register(vcr)
+
+
+def _record_options(config: pytest.Config) -> dict:
+    """``--record-mode`` when pytest-recording provides it, else ``none``; "rewrite" records afresh."""
+    mode = config.getoption("--record-mode", default=None) or "none"
+    return {"record_mode": "all", "drop_unused_requests": True} if mode == "rewrite" else {"record_mode": mode}
+
+
+@pytest.fixture
+def bedrock_vcr(request: pytest.FixtureRequest):
+    """A vcrpy VCR for Bedrock cassettes in ``cassettes/<test module>/`` beside the test file."""
+    from harness.cassettes import vcr as recording
+
+    module = Path(str(request.node.fspath))
+    return recording.make_vcr(cassette_dir=module.parent / "cassettes" / module.stem, **_record_options(request.config))
+
+
+@pytest.fixture
+def bedrock_cassette(bedrock_vcr, request: pytest.FixtureRequest):
+    """Record or replay this test's Bedrock calls in ``<test name>.yaml``; yields the vcrpy cassette."""
+    name = re.sub(r"[<>?%*:|\"'/\\]", "-", request.node.name)
+    with bedrock_vcr.use_cassette(f"{name}.yaml") as cassette:
+        yield cassette

@@ -1,0 +1,216 @@
+"""Certification of an adapter: the run (harness.suite.runner.run) plus what makes its verdicts reproducible.
+
+A ``Certification`` is the results with the adapter's identity (name, version, capabilities, and the command
+or spec it ran as), the harness, botocore and boto3 versions, and the sha256 of every scenario's cassette.
+It renders as markdown (for a README or a release page), JSON (DESIGN.md's run report plus those fields),
+JUnit XML for CI (the run's JUnit plus the same fields as properties) and text.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import platform
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+import botocore
+
+from harness.version import __version__
+
+from harness.suite import report
+from harness.cassettes.cassette import write_atomic
+from harness.suite.results import Result
+from harness.suite.runner import cassette_path
+from harness.suite.runner import run as run_scenarios
+from harness.suite.scenario import Scenario
+
+__all__ = ["FILE_NAMES", "FORMATS", "Certification", "build", "cassette_sha256", "format_for", "render", "run",
+           "versions", "write_reports"]
+
+FILE_NAMES = {"markdown": "certification.md", "json": "certification.json", "junit": "certification.xml"}
+_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".xml": "junit", ".txt": "text"}
+REASON_WIDTH = 120  # the markdown table cuts reasons here; the findings below it hold them whole
+
+
+@dataclass(frozen=True)
+class Certification:
+    """Everything a certification report says."""
+
+    adapter: dict  # name, version, capabilities, and "command" (subprocess) or "spec" (in-process)
+    results: tuple[Result, ...]
+    cassettes: dict  # scenario id -> {"path": relative path, "sha256": hex or None when missing}
+    versions: dict  # harness, botocore, boto3, python
+    date: str  # UTC, ISO 8601, seconds
+
+
+def cassette_sha256(path: str | Path) -> str | None:
+    """The sha256 of a cassette file, or None when it does not exist."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def versions() -> dict[str, str]:
+    return {"harness": __version__, "botocore": botocore.__version__, "boto3": boto3.__version__,
+            "python": platform.python_version()}
+
+
+def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
+        progress: Callable[[int, int, Result], None] | None = None) -> list[Result]:
+    """harness.suite.runner.run; an adapter offering ``follow`` (the subprocess adapter: its turn messages carry
+    the scenario id) is told each scenario's id. Duck-typed: the suite never imports the adapters room."""
+    if hasattr(adapter, "follow"):
+        progress = adapter.follow(scenarios, progress)
+    return run_scenarios(scenarios, adapter, root, progress)
+
+
+def build(results: Sequence[Result], adapter: Any, scenarios: Sequence[Scenario], root: str | Path,
+          spec: str | None = None) -> Certification:
+    """The certification of ``results`` (run over ``scenarios`` under ``root``) for ``adapter``."""
+    identity = report.adapter_info(adapter)
+    command = getattr(adapter, "command", None)  # a subprocess adapter's command line
+    identity.update({"command": command} if command is not None else {"spec": spec or ""})
+    cassettes = {}
+    for scenario in scenarios:
+        path = cassette_path(root, scenario)
+        cassettes[scenario.id] = {"path": path.relative_to(root).as_posix(), "sha256": cassette_sha256(path)}
+    date = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+    return Certification(identity, tuple(results), cassettes, versions(), date)
+
+
+def _cassette(cert: Certification, sid: str) -> dict:
+    return cert.cassettes.get(sid) or {"path": None, "sha256": None}
+
+
+def _how(cert: Certification) -> str:
+    if "command" in cert.adapter:
+        return f"subprocess `{cert.adapter['command']}`"
+    return f"in-process `{cert.adapter.get('spec') or cert.adapter['name']}`"
+
+
+# ---- json ----
+
+def render_json(cert: Certification) -> str:
+    """DESIGN.md's run report, plus versions, date, how the adapter ran, and each result's cassette."""
+    document = json.loads(report.render_json(cert.results, cert.adapter))
+    document["adapter"] = cert.adapter
+    for entry in document["results"]:
+        cassette = _cassette(cert, entry["scenario"])
+        entry["cassette"], entry["cassette_sha256"] = cassette["path"], cassette["sha256"]
+    head = {"harness_version": __version__, "botocore_version": cert.versions["botocore"],
+            "boto3_version": cert.versions["boto3"], "python_version": cert.versions["python"], "date": cert.date}
+    return json.dumps({**head, **document}, indent=2, ensure_ascii=False) + "\n"
+
+
+# ---- junit ----
+
+def render_junit(cert: Certification) -> str:
+    """The run's JUnit XML, with versions and the adapter command as suite properties, cassette sha256 per case."""
+    root = ET.fromstring(report.render_junit(cert.results, cert.adapter))
+    suite = root.find("testsuite")
+    extra = {"botocore_version": cert.versions["botocore"], "boto3_version": cert.versions["boto3"],
+             "python_version": cert.versions["python"], "date": cert.date, "adapter_run_as": _how(cert)}
+    _add_properties(suite, extra)
+    for case in suite.iter("testcase"):
+        _add_properties(case, {"cassette_sha256": _cassette(cert, case.get("name"))["sha256"] or "missing"})
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _add_properties(parent: ET.Element, values: dict) -> None:
+    """Append to ``parent``'s properties element (created first in it when absent)."""
+    node = parent.find("properties")
+    if node is None:
+        node = ET.Element("properties")
+        parent.insert(0, node)
+    for name, value in values.items():
+        ET.SubElement(node, "property", {"name": name, "value": str(value)})
+
+
+# ---- markdown ----
+
+def _cell(text: str, width: int | None = None) -> str:
+    line = " ".join(str(text).split())
+    line = line if width is None or len(line) <= width else line[: width - 3] + "..."
+    return line.replace("|", "\\|")
+
+
+def _header(cert: Certification) -> list[str]:
+    info, v = cert.adapter, cert.versions
+    counts = ", ".join(f"{n} {status}" for status, n in report.summary(cert.results).items() if n)
+    return [f"# Certification: `{info['name']}` {info['version']}".rstrip(), "",
+            "| | |", "|---|---|",
+            f"| adapter | `{info['name']}` {info['version']}, {_cell(_how(cert))} |",
+            f"| capabilities | {', '.join(info['capabilities']) or 'none declared'} |",
+            (f"| harness | bedrock-harness {v['harness']}, botocore {v['botocore']}, boto3 {v['boto3']}, "
+             f"Python {v['python']} |"),
+            f"| date | {cert.date} |",
+            f"| verdict | {len(cert.results)} scenarios: {counts or 'none'} |", ""]
+
+
+def _findings(result: Result) -> list[str]:
+    """A failing scenario's reason and each failing turn's diff and request problems, as fenced blocks."""
+    lines = [f"### `{result.scenario}`: {result.status}", "", "```", result.reason, "```"]
+    for turn in (t for t in result.turns if not t.ok):
+        if turn.chunk_text():
+            lines += ["", f"turn {turn.index} chunks:", "", "```", turn.chunk_text(), "```"]
+        for problem in turn.request_texts():
+            lines += ["", f"turn {turn.index} request:", "", "```", problem, "```"]
+    return lines + [""]
+
+
+def render_markdown(cert: Certification) -> str:
+    """A header table (adapter, versions), a verdict per scenario with its cassette sha256, then the findings."""
+    lines = _header(cert) + ["## Verdicts", "", "| scenario | status | reason | cassette sha256 |", "|---|---|---|---|"]
+    for r in cert.results:
+        sha = _cassette(cert, r.scenario)["sha256"]
+        lines.append(f"| `{r.scenario}` | {r.status} | {_cell(r.reason, REASON_WIDTH)} | "
+                     f"{f'`{sha}`' if sha else 'missing'} |")
+    failing = [r for r in cert.results if r.failing]
+    if failing:
+        lines += ["", "## Findings", ""] + [line for r in failing for line in _findings(r)]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# ---- text ----
+
+def render_text(cert: Certification) -> str:
+    """The run's text table under one line of versions."""
+    v = cert.versions
+    head = f"certification, {_how(cert)}; bedrock-harness {v['harness']}, botocore {v['botocore']}, {cert.date}\n"
+    return head + report.render_text(cert.results, cert.adapter)
+
+
+FORMATS: dict[str, Callable[[Certification], str]] = {
+    "markdown": render_markdown, "json": render_json, "junit": render_junit, "text": render_text,
+}
+
+
+def render(cert: Certification, fmt: str = "markdown") -> str:
+    """The certification report in ``fmt`` (markdown, json, junit or text)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
+    return FORMATS[fmt](cert)
+
+
+def format_for(path: str | Path, default: str = "markdown") -> str:
+    """The format a file name asks for by its suffix (.md, .json, .xml, .txt), else ``default``."""
+    return _SUFFIXES.get(Path(path).suffix.lower(), default)
+
+
+def write_reports(cert: Certification, directory: str | Path) -> list[Path]:
+    """certification.md, .json and .xml in ``directory`` (created if needed), each written atomically."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fmt, name in FILE_NAMES.items():
+        write_atomic(directory / name, render(cert, fmt))
+        written.append(directory / name)
+    return written

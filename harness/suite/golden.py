@@ -1,0 +1,125 @@
+"""Goldens: ``suites/<suite>/<name>.golden.yaml`` beside each scenario, one entry per turn.
+
+A golden holds, per turn, the normalized chunk list and the normalized Bedrock request the reference
+implementation produced: ``{"turns": [{"index": 0, "chunks": [...], "request": {...}}]}``. Goldens are
+written atomically as safe, block-style YAML and compared through harness.suite.compare.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import yaml
+
+from harness.suite.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
+from harness.suite.normalize import ALL, comparable
+from harness.suite.scenario import GOLDEN_SUFFIX, SAFE_LOADER, Scenario
+
+__all__ = ["GoldenError", "check", "golden_path", "load_golden", "unused_goldens", "write_golden"]
+
+HEADER = "# Written by `bedrock-harness golden update`; review changes like code, do not edit by hand.\n"
+
+
+class GoldenError(ValueError):
+    """A golden file that cannot be used; the one-line message names the file and field."""
+
+
+def golden_path(scenario: Scenario) -> Path:
+    """``suites/<suite>/<name>.golden.yaml`` for ``suites/<suite>/<name>.yaml``."""
+    return scenario.path.with_name(scenario.path.name[: -len(".yaml")] + GOLDEN_SUFFIX)
+
+
+def load_golden(scenario: Scenario) -> list[dict] | None:
+    """The golden's turns, or None when the scenario has no golden yet."""
+    path = golden_path(scenario)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise GoldenError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
+    return _validated(data, path)
+
+
+def _validated(data: Any, path: Path) -> list[dict]:
+    """The turns of a parsed golden, each checked for index, chunks and request."""
+    if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
+        raise GoldenError(f"{path}: turns: expected a mapping with a list of turns")
+    for i, turn in enumerate(data["turns"]):
+        where = f"{path}: turns[{i}]"
+        if not isinstance(turn, dict) or turn.get("index") != i:
+            raise GoldenError(f"{where}.index: expected {i}")
+        chunks = turn.get("chunks")
+        if not isinstance(chunks, list) or not all(isinstance(c, dict) and "type" in c for c in chunks):
+            raise GoldenError(f"{where}.chunks: expected a list of chunks, each with a type")
+        if turn.get("request") is not None and not isinstance(turn["request"], dict):
+            raise GoldenError(f"{where}.request: expected a mapping")
+    return data["turns"]
+
+
+def write_golden(scenario: Scenario, turns: Sequence[Mapping]) -> bool:
+    """Write the golden for ``turns`` (each with chunks and request); True when the file changed."""
+    path = golden_path(scenario)
+    entries = [{"index": i, "chunks": list(turn["chunks"]), "request": turn.get("request")}
+               for i, turn in enumerate(turns)]
+    text = HEADER + yaml.dump({"turns": entries}, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    _atomic_write(path, text)
+    return True
+
+
+class _Dumper(yaml.SafeDumper):
+    """Safe YAML in block style: no anchors, multi-line strings as ``|`` blocks."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write through a temporary file in the same directory and os.replace it into place."""
+    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp", delete=False)
+    try:
+        with handle:
+            handle.write(text)
+        os.replace(handle.name, path)
+    except BaseException:
+        os.unlink(handle.name)
+        raise
+
+
+def unused_goldens(root: str | Path, scenarios: Iterable[Scenario]) -> list[Path]:
+    """Golden files under ``root`` that belong to none of ``scenarios`` (pass every discovered scenario)."""
+    used = {golden_path(scenario).resolve() for scenario in scenarios}
+    return sorted(p for p in Path(root).glob(f"*/*{GOLDEN_SUFFIX}") if p.resolve() not in used)
+
+
+def check(scenario: Scenario, actual_turns: Sequence[Mapping], capabilities: Iterable[str] = ALL) -> list[Diff]:
+    """Differences between the golden and a run's turns (each: normalized chunks, request or None).
+
+    Chunks are compared on what ``capabilities`` make comparable; a request only when both sides hold one.
+    """
+    expected = load_golden(scenario)
+    if expected is None:
+        return [note("golden", f"no golden at {golden_path(scenario)}; run `bedrock-harness golden update "
+                               f"{scenario.id}`", scenario=scenario.id)]
+    capabilities = frozenset(capabilities)
+    diffs = [diff_turn_count(len(expected), len(actual_turns), scenario=scenario.id)]
+    for index, (want, got) in enumerate(zip(expected, actual_turns)):
+        diffs.append(diff_chunks(comparable(want["chunks"], capabilities), comparable(got["chunks"], capabilities),
+                                 scenario=scenario.id, turn=index))
+        if want.get("request") is not None and got.get("request") is not None:
+            diffs.append(diff_request(want["request"], got["request"], scenario=scenario.id, turn=index))
+    return [diff for diff in diffs if diff is not None]

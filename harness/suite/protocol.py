@@ -1,0 +1,47 @@
+"""What the suite drives: the adapter protocol, the capability vocabulary, and an adapter's own failures.
+
+An adapter is any object with ``name``, ``version``, ``capabilities`` (a subset of ``CAPABILITIES``) and one
+method, ``stream(turn, endpoint)``, yielding stream chunks (see the README, "Adapter protocol").
+
+An exception an adapter raises is a finding about the scenario (the runner records it as a closing error
+chunk), except ``AdapterFailure``: the adapter itself broke (a subprocess crashed, hung, wrote garbage or
+broke the protocol), so the scenario's verdict is ``error`` (``AdapterSkip``: ``skip``) with that message.
+``harness.adapters`` re-exports all of these for adapter authors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
+__all__ = ["CAPABILITIES", "Adapter", "AdapterFailure", "AdapterSkip"]
+
+CAPABILITIES = frozenset({
+    "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
+    "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
+})
+
+
+class AdapterFailure(RuntimeError):
+    """The adapter itself failed, not the scenario: the scenario's verdict is ``status`` with this message."""
+
+    status = "error"
+
+
+class AdapterSkip(AdapterFailure):
+    """The adapter declined the scenario (a subprocess answered ``skip``), with its reason."""
+
+    status = "skip"
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """What the runner drives: identity, declared capabilities, and one streaming method."""
+
+    name: str
+    version: str
+    capabilities: frozenset[str]
+
+    def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
+        """Yield the stream chunks of one turn against ``endpoint``."""
+        ...

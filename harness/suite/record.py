@@ -1,0 +1,87 @@
+"""Capture a scenario's cassette through the real record path: reference adapter -> boto3 -> vcrpy -> endpoint.
+
+The endpoint is the local emulator (``--emulate``), real Bedrock (``--live``, default credential chain) or any
+URL. Every attempt records into a temporary file beside the cassette; the cassette is replaced only when the
+scenario's hard checks hold (soft checks retry while attempts remain, then warn), so a failed or refused
+recording never touches an existing cassette.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from harness.suite import checks
+from harness.endpoint.faults import Faults
+from harness.suite.normalize import normalize
+from harness.cassettes.vcr import use_cassette
+from harness.suite.runner import Run, cassette_path, loopback_endpoint, replay
+from harness.suite.scenario import Scenario
+from harness.endpoint.server import BedrockServer
+
+__all__ = ["MODES", "Outcome", "Target", "record_scenario"]
+
+# once: record only missing cassettes; rewrite/all: record again, replacing on success; none: record nothing.
+MODES = ("once", "rewrite", "all", "none")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where recordings go: the emulator, or an endpoint dict (live: no endpoint_url, default credentials)."""
+
+    source: str  # what the cassette metadata says: emulator | live
+    endpoint: dict | None = None  # None: run the local emulator; else an endpoint dict (no endpoint_url: AWS)
+    model_id: str | None = None  # overrides the scenario's model id (live)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    scenario: str
+    status: str  # recorded | exists | missing | failed
+    path: Path
+    attempts: int = 0
+    messages: tuple[str, ...] = ()
+
+
+def _attempt(scenario: Scenario, adapter: Any, target: Target, temp: Path) -> Run:
+    """One recording of ``scenario`` into ``temp``."""
+    with use_cassette(temp, record_mode="all", source=target.source):
+        if target.endpoint is not None:
+            return replay(scenario, adapter, target.endpoint)
+        with BedrockServer.from_scenario(scenario, faults=Faults()) as server:
+            return replay(scenario, adapter, loopback_endpoint(server), server)
+
+
+def _judge(scenario: Scenario, run: Run) -> checks.CheckOutcome:
+    return checks.evaluate(scenario.checks, [normalize(t["chunks"]) for t in run.turns], source=str(scenario.path))
+
+
+def record_scenario(scenario: Scenario, adapter: Any, root: Path, target: Target, mode: str = "once",
+                    attempts: int = 1, say: Callable[[str], None] = lambda _: None) -> Outcome:
+    """Record ``scenario``'s cassette per ``mode``, retrying up to ``attempts`` times on failed checks."""
+    path = cassette_path(root, scenario)
+    if mode not in MODES:
+        raise ValueError(f"unknown record mode {mode!r} (known: {', '.join(MODES)})")
+    if mode == "none" or (mode == "once" and path.exists()):
+        return Outcome(scenario.id, "exists" if path.exists() else "missing", path)
+    if target.model_id:
+        scenario = dataclasses.replace(scenario, model_id=target.model_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.stem}.recording.yaml")
+    outcome = None
+    try:
+        for n in range(1, attempts + 1):
+            temp.unlink(missing_ok=True)
+            verdict = _judge(scenario, _attempt(scenario, adapter, target, temp))
+            outcome = Outcome(scenario.id, "failed", path, n, tuple(verdict.hard_failures + verdict.soft_warnings))
+            for message in outcome.messages:
+                say(f"{scenario.id} attempt {n}/{attempts}: {message}")
+            if verdict.passed and (not verdict.soft_warnings or n == attempts):
+                os.replace(temp, path)
+                return dataclasses.replace(outcome, status="recorded")
+        return outcome
+    finally:
+        temp.unlink(missing_ok=True)

@@ -1,0 +1,72 @@
+"""What a run produces: one Result per scenario, one TurnResult per turn (the runner fills them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from harness.suite.compare import Diff
+
+__all__ = ["FAILING", "STATUSES", "Result", "TurnResult", "verdict"]
+
+STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass")
+FAILING = frozenset({"fail", "error", "xpass"})  # any of these makes the run exit 1
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """One turn's findings: golden diffs (chunks, request), stream-law violations, request-rule problems."""
+
+    index: int
+    diffs: tuple[Diff, ...] = ()
+    laws: tuple[str, ...] = ()
+    request_problems: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not (self.diffs or self.laws or self.request_problems)
+
+    @property
+    def headline(self) -> str:
+        """The first finding, for a result's one-line reason."""
+        # In the order things happened: what the adapter sent, what Bedrock said of it, what came back.
+        requests = [d.headline for d in self.diffs if d.subject == "request"]
+        chunks = [d.headline for d in self.diffs if d.subject != "request"]
+        found = requests + list(self.request_problems) + chunks + list(self.laws)
+        return found[0] if found else ""
+
+    def chunk_text(self) -> str:
+        """Chunk and turn-count diffs and law violations, rendered (the JSON report's ``diff``)."""
+        parts = [d.render() for d in self.diffs if d.subject != "request"] + list(self.laws)
+        return "\n\n".join(parts)
+
+    def request_texts(self) -> list[str]:
+        """Request-rule problems, then golden-request diffs rendered (the JSON report's ``request_problems``)."""
+        return list(self.request_problems) + [d.render() for d in self.diffs if d.subject == "request"]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One scenario's verdict; ``reason`` says why it is not a plain pass."""
+
+    scenario: str
+    status: str
+    reason: str = ""
+    turns: tuple[TurnResult, ...] = ()
+    duration_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"{self.scenario}: unknown status {self.status!r} (known: {', '.join(STATUSES)})")
+
+    @property
+    def failing(self) -> bool:
+        return self.status in FAILING
+
+
+def verdict(turns: Sequence[TurnResult]) -> tuple[str, str]:
+    """("pass", "") when every turn is clean, else ("fail", the first finding)."""
+    for turn in turns:
+        if not turn.ok:
+            return "fail", turn.headline
+    return "pass", ""

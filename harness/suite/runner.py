@@ -1,0 +1,212 @@
+"""Run scenarios against an adapter over the loopback endpoint and judge each one.
+
+Per scenario: skip when the adapter lacks a required capability; otherwise serve the scenario's cassette
+(with the scenario's transport faults) on 127.0.0.1, stream every turn through the adapter, build the next
+turn from the folded output, and judge the chunks (golden, stream laws) and the captured requests (Bedrock's
+rules, golden request). An adapter that raises is a closing error chunk, never a harness crash; one that raises
+``AdapterFailure`` (it broke itself: crash, hang, garbage) makes the scenario an ``error`` with its message.
+An adapter on another operation than the recorded one is served a rendering of the recording
+(harness.endpoint.responders); when that rendering cannot carry what the golden judges, the scenario is a skip saying so.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+from harness.cassettes import cassette
+from harness.suite import golden
+from harness.suite.protocol import AdapterFailure
+from harness.endpoint.emulator.derive import recorded_text_deltas
+from harness.endpoint.faults import Faults
+from harness.suite.compare import note
+from harness.suite.laws import laws
+from harness.suite.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, normalize
+from harness.suite.normalize_request import normalize_request
+from harness.endpoint.responders import CassetteResponder
+from harness.suite.results import Result, TurnResult, verdict
+from harness.suite.scenario import Scenario, first_turn, next_turn
+from harness.endpoint.server import BedrockServer, RequestError
+
+__all__ = ["ADAPTER_EXCEPTION", "Run", "cassette_path", "iter_runs", "judge", "loopback_endpoint", "project_root", "replay",
+           "run", "run_scenario", "stream_turn"]
+
+ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
+CONVERSE_OPERATIONS = ("ConverseStream", "Converse")  # the operations Bedrock's rules and goldens describe
+DUMMY_KEYS = {"aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake-secret-for-loopback"}
+
+
+def project_root(start: str | Path | None = None) -> Path:
+    """The folder holding suites/ and cassettes/: the working directory if it has suites/, else the checkout."""
+    here = Path(start or Path.cwd())
+    return here if (here / "suites").is_dir() else Path(__file__).resolve().parents[2]
+
+
+def cassette_path(root: str | Path, scenario: Scenario) -> Path:
+    return Path(root) / "cassettes" / f"{scenario.id}.yaml"
+
+
+@dataclass
+class Run:
+    """One scenario's raw material: per turn the adapter's chunks and the request Bedrock received."""
+
+    turns: list[dict]  # {"turn": adapter-level turn, "chunks": [...], "request": body or None, "problems": [...]}
+
+    def golden_turns(self, capabilities: Iterable[str] = ALL) -> list[dict]:
+        """What a golden holds: per turn the normalized chunks and the normalized request."""
+        return [{"index": i, "chunks": normalize(t["chunks"], capabilities),
+                 "request": normalize_request(t["request"]) if isinstance(t["request"], Mapping) else None}
+                for i, t in enumerate(self.turns)]
+
+
+def stream_turn(adapter: Any, turn: dict, endpoint: dict) -> list[dict]:
+    """All chunks of one turn; an exception raised by the adapter becomes a closing error chunk."""
+    chunks: list[dict] = []
+    try:
+        chunks.extend(dict(chunk) for chunk in adapter.stream(turn, endpoint))
+    except AdapterFailure:
+        raise  # not a finding about this turn's chunks: run_scenario gives the scenario its status
+    except Exception as exc:  # noqa: BLE001 - any adapter failure is a finding about this scenario
+        chunks.append({"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}"})
+    return chunks
+
+
+def loopback_endpoint(server: BedrockServer, region: str = "us-east-1") -> dict:
+    """The endpoint dict of DESIGN.md's adapter protocol for a loopback server (dummy credentials)."""
+    return {"endpoint_url": server.endpoint_url, "region": region, **DUMMY_KEYS}
+
+
+def _captured(server: BedrockServer | None, index: int, seen: int):
+    """The request turn ``index`` was answered from (its last attempt, after retried faults), if any."""
+    if server is None:
+        return None
+    matched = [r for r in server.requests if r.turn == index]
+    return matched[-1] if matched else (server.requests[-1] if len(server.requests) > seen else None)
+
+
+def _ended_in_error(chunks: Sequence[Mapping]) -> bool:
+    return any(chunk.get("type") == "error" for chunk in chunks)
+
+
+def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServer | None = None) -> Run:
+    """Stream every turn of ``scenario`` through ``adapter``; ``server`` (when local) supplies the requests."""
+    turns, turn = [], first_turn(scenario)
+    for index in range(len(scenario.turns)):
+        if index:
+            output = fold(turns[-1]["chunks"])
+            if not any(item["type"] in CONTENT for item in output):
+                break  # nothing to continue from: the missing content is the finding, shown by the diff
+            turn = next_turn(scenario, index, turn, output)
+        seen = len(server.requests) if server else 0
+        chunks = stream_turn(adapter, turn, endpoint)
+        captured = _captured(server, index, seen)
+        # Bedrock's Converse rules and the golden's Converse request say nothing about another operation's body
+        # (an Anthropic-native invoke body): such a request is neither checked nor compared, and no problem.
+        converse = captured is None or captured.operation in CONVERSE_OPERATIONS
+        turns.append({"turn": turn, "chunks": chunks, "operation": getattr(captured, "operation", None),
+                      "served": getattr(captured, "turn", None),
+                      "request": getattr(captured, "body_json", None) if converse else None,
+                      "problems": [str(p) for p in getattr(captured, "problems", [])] if converse else []})
+        if _ended_in_error(chunks):
+            break
+    return Run(turns)
+
+
+def _adapter_errors(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -> tuple:
+    """The adapter's own error text, which the comparison ignores, shown beside a failing turn's diff."""
+    return tuple(note("adapter error", f"adapter error {c.get('code')}: {c.get('message')}", scenario=scenario.id, turn=index)
+                 for c in chunks if c.get("type") == "error" and c.get("code") not in BEDROCK_ERROR_CODES)
+
+
+def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
+          text_deltas: Sequence[int | None] = ()) -> list[TurnResult]:
+    """Golden diffs, stream-law violations and request problems, per turn; ``text_deltas``: recorded, per turn."""
+    actual = run.golden_turns()
+    diffs = golden.check(scenario, actual, capabilities)
+    results = []
+    for index, turn in enumerate(run.turns):
+        mine = tuple(d for d in diffs if d.turn == index)
+        mine += _adapter_errors(scenario, index, turn["chunks"]) if mine else ()
+        deltas = text_deltas[index] if index < len(text_deltas) else None
+        found = laws(turn["chunks"], capabilities, text_deltas=deltas)
+        results.append(TurnResult(index, mine, tuple(found), tuple(turn["problems"])))
+    stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns))
+    if stray:
+        last = results[-1] if results else TurnResult(0)
+        results[-1:] = [TurnResult(last.index, last.diffs + stray, last.laws, last.request_problems)]
+    return results
+
+
+class _Idle:
+    """The responder of a run's server between scenarios: nothing is being served."""
+
+    def respond(self, request):
+        raise RequestError(400, "ValidationException", "no scenario is being served on this endpoint")
+
+
+def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: BedrockServer | None = None) -> Result:
+    """One scenario's verdict against ``adapter``, served from its cassette (on ``server`` when given)."""
+    start = time.monotonic()
+    unmet = scenario.unmet(adapter.capabilities)
+    if unmet:
+        return Result(scenario.id, "skip", f"adapter lacks {', '.join(sorted(unmet))}")
+    path = cassette_path(root, scenario)
+    if not path.is_file():
+        return Result(scenario.id, "error", f"no cassette at {path}; record it with "
+                                            f"`bedrock-harness record --emulate {scenario.id}`")
+    try:
+        loaded, responder, run_ = _served_run(scenario, adapter, path, server)
+    except AdapterFailure as exc:
+        return Result(scenario.id, exc.status, str(exc), duration_s=time.monotonic() - start)
+    except Exception as exc:  # noqa: BLE001 - a broken cassette or scenario is this scenario's error
+        return Result(scenario.id, "error", f"{type(exc).__name__}: {exc}", duration_s=time.monotonic() - start)
+    lost = [f"turn {r.turn}: {r.lost}" for r in responder.renderings if r.lost]
+    if lost:
+        return Result(scenario.id, "skip", f"the recording rendered as {responder.renderings[0].asked} loses what the "
+                                           f"golden judges ({'; '.join(lost)})", duration_s=time.monotonic() - start)
+    turns = judge(scenario, run_, frozenset(adapter.capabilities), _text_deltas(loaded, run_))
+    status, reason = verdict(turns)
+    return Result(scenario.id, status, reason, tuple(turns), time.monotonic() - start)
+
+
+def _served_run(scenario: Scenario, adapter: Any, path: Path, server: BedrockServer | None):
+    """(cassette, responder, run) of ``scenario`` served from the cassette at ``path``, on ``server`` or its own."""
+    loaded, faults = cassette.load(path), Faults.from_scenario(scenario.faults)
+    responder = CassetteResponder(loaded, faults=faults)
+    if server is None:
+        with BedrockServer(responder, faults=faults) as own:
+            return loaded, responder, replay(scenario, adapter, loopback_endpoint(own), own)
+    server.reset(responder, faults=faults)
+    try:
+        return loaded, responder, replay(scenario, adapter, loopback_endpoint(server), server)
+    finally:
+        server.reset(_Idle())
+
+
+def _text_deltas(loaded: cassette.Cassette, run_: Run) -> list[int | None]:
+    """Per turn, the text deltas Bedrock sent in the interaction that served it (for the incremental_text law)."""
+    items = loaded.interactions
+    return [recorded_text_deltas(items[t["served"]]) if t.get("served") is not None and t["served"] < len(items)
+            else None for t in run_.turns]
+
+
+def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
+        progress: Callable[[int, int, Result], None] | None = None) -> list[Result]:
+    """Every scenario's verdict, in order; ``progress(done, total, result)`` after each."""
+    results = []
+    # One endpoint for the whole run, a new session per scenario: adapters keep one client and its connections.
+    with BedrockServer(_Idle()) as server:
+        for done, scenario in enumerate(scenarios, 1):
+            results.append(run_scenario(scenario, adapter, root, server))
+            if progress:
+                progress(done, len(scenarios), results[-1])
+    return results
+
+
+def iter_runs(scenarios: Sequence[Scenario], adapter: Any, root: str | Path) -> Iterator[tuple[Scenario, Run]]:
+    """(scenario, raw run) for each scenario with a cassette: what `golden update` writes goldens from."""
+    with BedrockServer(_Idle()) as server:
+        for scenario in scenarios:
+            yield scenario, _served_run(scenario, adapter, cassette_path(root, scenario), server)[2]

@@ -1,0 +1,449 @@
+"""Scenarios: the data in ``suites/<suite>/<name>.yaml`` and the adapter-level turns built from it.
+
+A scenario is data only (briefs/scenario-format.md); its id is ``<suite>/<name>``. Loading validates every
+field and fails with one line naming the file and the field. The turn builder makes the adapter-level
+``turn`` of DESIGN.md's adapter protocol: turn 0 from the prompt, turn k from turn k-1's request messages,
+the assistant message rebuilt from turn k-1's normalized output, and one user message of tool results.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import string
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import yaml
+
+from harness.suite import checks
+from harness.suite.protocol import CAPABILITIES
+from harness.endpoint.emulator.script import EmulatorScriptError, parse_script
+
+
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader when PyYAML has it; safe either way
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "GOLDEN_SUFFIX",
+    "Scenario",
+    "ScenarioError",
+    "Turn",
+    "assistant_message",
+    "discover",
+    "effective_options",
+    "first_turn",
+    "initial_messages",
+    "load_scenario",
+    "next_turn",
+    "scenario_id",
+    "scenario_ids",
+    "select",
+    "turn_dict",
+]
+
+DEFAULT_OPTIONS = {"max_tokens": 1024, "temperature": None, "thinking_budget": None, "tool_choice": None}
+GOLDEN_SUFFIX = ".golden.yaml"
+OPERATIONS = ("converse-stream", "converse", "invoke-with-response-stream")
+STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
+                "malformed_model_output", "malformed_tool_use", "model_context_window_exceeded")
+FAULT_KINDS = ("http_error", "exception", "truncate_after_byte", "drop_after_byte")
+
+
+class ScenarioError(ValueError):
+    """A scenario file, id or turn that cannot be used; the one-line message names the file and field."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn: the messages it adds, its option overrides, the emulator script, the tool-result templates."""
+
+    messages: tuple[dict, ...]
+    options: dict
+    script: dict | None
+    tool_results: dict
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A loaded scenario; ``options`` already holds the defaults under the scenario's own options."""
+
+    id: str
+    path: Path
+    title: str
+    description: str
+    tags: tuple[str, ...]
+    requires: frozenset[str]
+    model_id: str
+    style: str
+    operation: str
+    tools: tuple[dict, ...]
+    system: str | None
+    options: dict
+    turns: tuple[Turn, ...]
+    checks: dict
+    faults: tuple[dict, ...]
+
+    def __hash__(self) -> int:  # the generated hash would fail on the nested dicts
+        return hash(self.id)
+
+    @property
+    def suite(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    def unmet(self, capabilities: Iterable[str]) -> frozenset[str]:
+        """The required capabilities the adapter does not declare (non-empty means skip)."""
+        return self.requires - frozenset(capabilities)
+
+
+def scenario_id(path: str | Path, root: str | Path = "suites") -> str:
+    """``<suite>/<name>`` for ``<root>/<suite>/<name>.yaml``."""
+    try:
+        parts = Path(path).resolve().relative_to(Path(root).resolve()).parts
+    except ValueError:
+        parts = ()
+    if len(parts) != 2 or not parts[1].endswith(".yaml"):
+        raise ScenarioError(f"{path}: a scenario lives at {root}/<suite>/<name>.yaml")
+    return f"{parts[0]}/{parts[1][: -len('.yaml')]}"
+
+
+def load_scenario(path: str | Path, root: str | Path = "suites") -> Scenario:
+    """Load and validate one scenario file."""
+    path = Path(path)
+    sid = scenario_id(path, root)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
+    try:
+        scenario = _scenario(data, sid, path)
+    except _Invalid as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+    _validate_parts(scenario)
+    return scenario
+
+
+def _validate_parts(scenario: Scenario) -> None:
+    """The checks and emulator scripts, by their own validators, so a misspelling fails at load."""
+    try:
+        checks.validate(scenario.checks, source=str(scenario.path))
+        for index, turn in enumerate(scenario.turns):
+            if turn.script is not None:
+                parse_script(turn.script, where=f"{scenario.path}: turns[{index}].script")
+    except (checks.CheckError, EmulatorScriptError) as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def discover(root: str | Path = "suites", suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Scenario]:
+    """The scenarios under ``root`` sorted by id: all, or those in ``suites`` plus those named in ``ids``."""
+    paths = _scenario_paths(root)
+    return [load_scenario(paths[sid], root) for sid in sorted(_select(paths, suites, ids))]
+
+
+def scenario_ids(root: str | Path = "suites") -> list[str]:
+    """Every scenario id under ``root``, from the file names alone (no file is parsed)."""
+    return sorted(_scenario_paths(root))
+
+
+def select(scenarios: Sequence[Scenario], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Scenario]:
+    """Those of already loaded ``scenarios`` that ``discover`` would pick for ``suites`` and ``ids``."""
+    known = {s.id: s for s in scenarios}
+    return [known[sid] for sid in sorted(_select(known, suites, ids))]
+
+
+def _scenario_paths(root: str | Path) -> dict[str, Path]:
+    root = Path(root)
+    if not root.is_dir():
+        raise ScenarioError(f"{root}: no such scenario directory")
+    return {scenario_id(p, root): p for p in root.glob("*/*.yaml") if not p.name.endswith(GOLDEN_SUFFIX)}
+
+
+def _select(known: Mapping[str, Any], suites: Sequence[str], ids: Sequence[str]) -> set[str]:
+    """Union of the named suites and ids; unknown names are errors listing the known ones."""
+    names = sorted({sid.split("/", 1)[0] for sid in known})
+    for suite in suites:
+        if suite not in names:
+            raise ScenarioError(f"unknown suite {suite!r} (known: {', '.join(names) or 'none'})")
+    for sid in ids:
+        if sid not in known:
+            raise ScenarioError(f"unknown scenario {sid!r} (known: {', '.join(sorted(known)) or 'none'})")
+    if not suites and not ids:
+        return set(known)
+    return {sid for sid in known if sid.split("/", 1)[0] in suites} | set(ids)
+
+
+_FIELDS = ("title", "description", "tags", "requires", "model_id", "style", "operation", "tools", "system",
+           "options", "turns", "checks", "faults")
+
+
+def _scenario(data: Any, sid: str, path: Path) -> Scenario:
+    """Validate the parsed YAML into a Scenario (raises _Invalid naming the field)."""
+    data = _fields(data, "", _FIELDS, required=("title", "model_id", "turns"))
+    tools = _items(data.get("tools", []), "tools", _tool)
+    names = {tool["name"] for tool in tools}
+    turns = _items(data["turns"], "turns", lambda value, where: _turn(value, where, names))
+    _check(bool(turns), "turns", "expected at least one turn")
+    _check(bool(turns[0].messages), "turns[0].messages", "the first turn needs at least one message (the prompt)")
+    return Scenario(
+        id=sid, path=path, title=_text(data["title"], "title"),
+        description=_optional(_string)(data.get("description"), "description") or "",
+        tags=tuple(_items(data.get("tags", []), "tags", _text)),
+        requires=frozenset(_items(data.get("requires", []), "requires", _choice(CAPABILITIES, "capability"))),
+        model_id=_text(data["model_id"], "model_id"),
+        style=_choice(("claude", "nova"), "style")(data.get("style", "claude"), "style"),
+        operation=_choice(OPERATIONS, "operation")(data.get("operation", "converse-stream"), "operation"),
+        tools=tuple(tools), system=_optional(_text)(data.get("system"), "system"),
+        options={**DEFAULT_OPTIONS, **_options(data.get("options", {}), "options")},
+        turns=tuple(turns), checks=_checks(data.get("checks", {}), "checks", len(turns)),
+        faults=tuple(_items(data.get("faults", []), "faults", lambda value, where: _fault(value, where, len(turns)))),
+    )
+
+
+def _turn(value: Any, where: str, tool_names: set[str]) -> Turn:
+    """Validate one entry of ``turns``."""
+    turn = _fields(value, where, ("messages", "options", "script", "tool_results"))
+    return Turn(
+        messages=tuple(_items(turn.get("messages", []), f"{where}.messages", _message)),
+        options=_options(turn.get("options", {}), f"{where}.options"),
+        script=_optional(_script)(turn.get("script"), f"{where}.script"),
+        tool_results=_tool_results(turn.get("tool_results", {}), f"{where}.tool_results", tool_names),
+    )
+
+
+# ---- field validators: each takes (value, where) and returns the value or raises _Invalid ----
+
+class _Invalid(Exception):
+    """A field that fails validation; the message is ``<field>: <problem>``."""
+
+
+def _check(ok: bool, where: str, problem: str) -> None:
+    if not ok:
+        raise _Invalid(f"{where or '(top level)'}: {problem}")
+
+
+def _fields(value: Any, where: str, allowed: Sequence[str], required: Sequence[str] = ()) -> dict:
+    """A mapping whose keys are all in ``allowed`` and include every ``required`` one."""
+    _check(isinstance(value, dict), where, "expected a mapping")
+    for key in value:
+        _check(key in allowed, f"{where}.{key}" if where else str(key), f"unknown field (known: {', '.join(allowed)})")
+    for key in required:
+        _check(key in value, f"{where}.{key}" if where else key, "missing (required)")
+    return value
+
+
+def _items(value: Any, where: str, item: Any) -> list:
+    """A list whose entries each pass ``item(entry, "where[i]")``."""
+    _check(isinstance(value, list), where, "expected a list")
+    return [item(entry, f"{where}[{i}]") for i, entry in enumerate(value)]
+
+
+def _string(value: Any, where: str) -> str:
+    _check(isinstance(value, str), where, "expected a string")
+    return value
+
+
+def _text(value: Any, where: str) -> str:
+    _check(isinstance(value, str) and value.strip() != "", where, "expected a non-empty string")
+    return value
+
+
+def _integer(value: Any, where: str, low: int = 0, high: int | None = None) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool) and low <= value and (high is None or value < high)
+    _check(ok, where, f"expected an integer {low}..{'' if high is None else high - 1}")
+    return value
+
+
+def _choice(known: Iterable[str], what: str) -> Any:
+    def check(value: Any, where: str) -> str:
+        _check(isinstance(value, str) and value in known, where, f"unknown {what} {value!r} (known: {', '.join(sorted(known))})")
+        return value
+    return check
+
+
+def _optional(check: Any) -> Any:
+    return lambda value, where: None if value is None else check(value, where)
+
+
+def _tool(value: Any, where: str) -> dict:
+    _fields(value, where, ("name", "description", "input_schema"), required=("name", "input_schema"))
+    _text(value["name"], f"{where}.name")
+    _optional(_text)(value.get("description"), f"{where}.description")
+    _mapping(value["input_schema"], f"{where}.input_schema")
+    return value
+
+
+def _message(value: Any, where: str) -> dict:
+    _fields(value, where, ("role", "content"), required=("role", "content"))
+    _choice(("user", "assistant"), "role")(value["role"], f"{where}.role")
+    if not isinstance(value["content"], str):
+        for i, block in enumerate(_items(value["content"], f"{where}.content", _mapping)):
+            _text(block.get("type"), f"{where}.content[{i}].type")
+    return value
+
+
+def _mapping(value: Any, where: str) -> dict:
+    _check(isinstance(value, dict), where, "expected a mapping")
+    return value
+
+
+def _tool_choice(value: Any, where: str) -> Any:
+    if isinstance(value, dict):
+        _fields(value, where, ("name",), required=("name",))
+        return {"name": _text(value["name"], f"{where}.name")}
+    return _choice(("auto", "any"), "tool_choice")(value, where)
+
+
+def _number(value: Any, where: str) -> float:
+    _check(isinstance(value, (int, float)) and not isinstance(value, bool), where, "expected a number")
+    return value
+
+
+_OPTION_CHECKS = {"max_tokens": lambda value, where: _integer(value, where, 1), "temperature": _optional(_number),
+                  "thinking_budget": _optional(lambda value, where: _integer(value, where, 1)),
+                  "tool_choice": _optional(_tool_choice)}
+
+
+def _options(value: Any, where: str) -> dict:
+    _fields(value, where, tuple(DEFAULT_OPTIONS))
+    return {key: _OPTION_CHECKS[key](item, f"{where}.{key}") for key, item in value.items()}
+
+
+def _script(value: Any, where: str) -> dict:
+    """The emulator owns the script's vocabulary; here only its outline is checked."""
+    _mapping(value, where)
+    _items(value.get("content", []), f"{where}.content", _mapping)
+    _optional(_choice(STOP_REASONS, "stop_reason"))(value.get("stop_reason"), f"{where}.stop_reason")
+    _optional(_mapping)(value.get("usage"), f"{where}.usage")
+    return value
+
+
+def _tool_results(value: Any, where: str, tool_names: set[str]) -> dict:
+    for name, spec in _mapping(value, where).items():
+        _check(name in tool_names, f"{where}.{name}", f"no such tool (tools: {', '.join(sorted(tool_names)) or 'none'})")
+        _fields(spec, f"{where}.{name}", ("content", "is_error"), required=("content",))
+        _check(isinstance(spec["content"], (str, list, dict)), f"{where}.{name}.content", "expected a string, list or mapping")
+        _check(isinstance(spec.get("is_error", False), bool), f"{where}.{name}.is_error", "expected true or false")
+    return value
+
+
+def _checks(value: Any, where: str, turns: int) -> dict:
+    """Live-recording checks: ``hard`` and ``soft`` lists; a check's ``turn`` must exist."""
+    _fields(value, where, ("hard", "soft"))
+    for kind in ("hard", "soft"):
+        for i, check in enumerate(_items(value.get(kind, []), f"{where}.{kind}", _mapping)):
+            if "turn" in check:
+                _integer(check["turn"], f"{where}.{kind}[{i}].turn", 0, turns)
+    return {"hard": list(value.get("hard", [])), "soft": list(value.get("soft", []))}
+
+
+def _fault(value: Any, where: str, turns: int) -> dict:
+    _fields(value, where, ("turn", *FAULT_KINDS), required=("turn",))
+    _integer(value["turn"], f"{where}.turn", 0, turns)
+    _check(len(value) == 2, where, f"expected exactly one of {', '.join(FAULT_KINDS)}")
+    return value
+
+
+# ---- turn building (the runner calls these) ----
+
+def effective_options(scenario: Scenario, index: int) -> dict:
+    """Options of turn ``index``; precedence: the turn's own > the scenario's > DEFAULT_OPTIONS."""
+    return {**scenario.options, **_turn_at(scenario, index).options}
+
+
+def turn_dict(scenario: Scenario, index: int, messages: Sequence[dict]) -> dict:
+    """The adapter-level turn (DESIGN.md adapter protocol) for turn ``index`` with these messages."""
+    return copy.deepcopy({
+        "model_id": scenario.model_id, "system": scenario.system, "messages": list(messages),
+        "tools": list(scenario.tools), "options": effective_options(scenario, index),
+    })
+
+
+def initial_messages(scenario: Scenario, index: int = 0) -> list[dict]:
+    """The messages turn ``index`` adds by itself (for turn 0: the prompt), as fresh copies."""
+    return copy.deepcopy(list(_turn_at(scenario, index).messages))
+
+
+def first_turn(scenario: Scenario) -> dict:
+    """Turn 0: the prompt alone."""
+    return turn_dict(scenario, 0, initial_messages(scenario, 0))
+
+
+def next_turn(scenario: Scenario, index: int, previous: Mapping, output: Sequence[Mapping]) -> dict:
+    """Turn ``index`` (>= 1) from the previous turn dict and that turn's normalized output."""
+    if not 1 <= index < len(scenario.turns):
+        raise ScenarioError(f"{scenario.id}: no turn {index} to build (turns 1..{len(scenario.turns) - 1})")
+    assistant = assistant_message(output)
+    if not assistant["content"]:
+        raise ScenarioError(f"{scenario.id}: turn {index - 1} produced no content to continue from")
+    results = [_tool_result(scenario, index - 1, item) for item in output if item["type"] == "tool_call"]
+    users = _user_messages(results, initial_messages(scenario, index))
+    return turn_dict(scenario, index, [*previous["messages"], assistant, *users])
+
+
+_REASONING = ("reasoning", "redacted_reasoning")
+_BLOCKS = {
+    "reasoning": lambda item: {"type": "thinking", "thinking": item["text"],
+                               **({"signature": item["signature"]} if item.get("signature") is not None else {})},
+    "redacted_reasoning": lambda item: {"type": "redacted_thinking", "data": item["data"]},
+    "text": lambda item: {"type": "text", "text": item["text"]},
+    "tool_call": lambda item: {"type": "tool_use", "id": item["id"], "name": item["name"],
+                               "input": copy.deepcopy(item.get("input", {}))},
+}
+
+
+def assistant_message(output: Sequence[Mapping]) -> dict:
+    """The assistant message for a normalized output: reasoning blocks first, the rest in stream order."""
+    items = [item for item in output if item["type"] in _BLOCKS]
+    ordered = sorted(items, key=lambda item: item["type"] not in _REASONING)  # stable: keeps stream order
+    return {"role": "assistant", "content": [_BLOCKS[item["type"]](item) for item in ordered]}
+
+
+def _user_messages(results: list[dict], own: list[dict]) -> list[dict]:
+    """One user message: the tool results, then the content of the turn's leading user messages."""
+    if not results:
+        return own
+    merged = {"role": "user", "content": results}
+    while own and own[0]["role"] == "user":
+        content = own.pop(0)["content"]
+        merged["content"] += [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return [merged, *own]
+
+
+def _tool_result(scenario: Scenario, index: int, call: Mapping) -> dict:
+    """The tool_result block answering ``call`` from turn ``index``'s templates."""
+    where = f"{scenario.path}: turns[{index}].tool_results"
+    spec = scenario.turns[index].tool_results.get(call["name"])
+    if spec is None:
+        raise ScenarioError(f"{where}: no template for tool {call['name']!r} (call {call['id']!r})")
+    try:
+        content = _render(spec["content"], call)
+    except (LookupError, ValueError, TypeError) as exc:
+        raise ScenarioError(f"{where}.{call['name']}.content: cannot fill in call {call['id']!r}: {exc!r}") from None
+    return {"type": "tool_result", "tool_use_id": call["id"], "content": content,
+            "is_error": spec.get("is_error", False)}
+
+
+class _Template(string.Formatter):
+    """str.format that indexes into the call (``{input[path]}``) but never reaches attributes."""
+
+    def get_field(self, field_name: str, args: Sequence, kwargs: Mapping) -> Any:
+        if "." in re.sub(r"\[[^\]]*\]", "", field_name):
+            raise ValueError(f"attribute access in {{{field_name}}}")
+        return super().get_field(field_name, args, kwargs)
+
+
+def _render(value: Any, call: Mapping) -> Any:
+    """Fill in every string of a template (a string, list or mapping) with the call's input, id, name."""
+    if isinstance(value, str):
+        return _Template().format(value, input=call.get("input", {}), id=call.get("id"), name=call.get("name"))
+    if isinstance(value, list):
+        return [_render(item, call) for item in value]
+    if isinstance(value, dict):
+        return {key: _render(item, call) for key, item in value.items()}
+    return copy.deepcopy(value)
+
+
+def _turn_at(scenario: Scenario, index: int) -> Turn:
+    if not 0 <= index < len(scenario.turns):
+        raise ScenarioError(f"{scenario.id}: no turn {index} (the scenario has {len(scenario.turns)})")
+    return scenario.turns[index]

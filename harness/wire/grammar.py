@@ -1,0 +1,138 @@
+"""The event order of Bedrock response streams (bedrock-wire.md §3.1), checked frame by frame.
+
+ConverseStream: ``messageStart``, then per content block an optional ``contentBlockStart``, its deltas
+and ``contentBlockStop`` (blocks start in index order; interleaved deltas of open blocks are accepted),
+then ``messageStop`` and ``metadata``. InvokeModelWithResponseStream: only ``chunk`` frames. In both, an
+exception or error frame may replace any suffix, and so may a frame that is corrupt on purpose.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from harness.wire.eventstream import Frame
+
+__all__ = ["stream_problems"]
+
+
+def _terminal(frame: Frame) -> bool:
+    """The client stops at this frame: an exception, an error, or a frame it cannot decode."""
+    return frame.message_type in ("exception", "error") or not frame.headers
+
+
+def _body(frame: Frame) -> dict:
+    try:
+        body = frame.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+class _ConverseStream:
+    """messageStart (blocks) messageStop metadata, one frame at a time."""
+
+    def __init__(self) -> None:
+        self.state, self.open, self.closed, self.last = "start", set(), set(), -1
+
+    def step(self, frame: Frame) -> str | None:
+        missing = None
+        if self.state == "start" and frame.type != "messageStart":
+            self.state, missing = "blocks", "the stream must begin with messageStart"
+        handler = getattr(self, f"_{frame.type}", None)
+        problem = handler(_body(frame)) if handler else f"unknown event type {frame.type!r}"
+        return missing or problem
+
+    def _messageStart(self, body: dict) -> str | None:
+        problem = None if self.state == "start" else "a second messageStart"
+        self.state = "blocks"
+        return problem
+
+    def _index(self, body: dict) -> tuple[int | None, str | None]:
+        index = body.get("contentBlockIndex")
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            return None, "no valid contentBlockIndex"
+        return index, None if self.state == "blocks" else "a content block event after messageStop"
+
+    def _open(self, index: int) -> str | None:
+        if index in self.closed or index in self.open:
+            return f"block {index} starts again"
+        problem = None if index > self.last else f"block {index} starts after block {self.last}"
+        self.open.add(index)
+        self.last = max(self.last, index)
+        return problem
+
+    def _contentBlockStart(self, body: dict) -> str | None:
+        index, problem = self._index(body)
+        return problem or self._open(index)
+
+    def _contentBlockDelta(self, body: dict) -> str | None:
+        index, problem = self._index(body)
+        if problem or index in self.open:
+            return problem
+        return f"a delta for block {index} after its contentBlockStop" if index in self.closed else self._open(index)
+
+    def _contentBlockStop(self, body: dict) -> str | None:
+        index, problem = self._index(body)
+        if problem or index not in self.open:
+            return problem or f"contentBlockStop for block {index}, which is not open"
+        self.open.discard(index)
+        self.closed.add(index)
+        return None
+
+    def _messageStop(self, body: dict) -> str | None:
+        problem = None if self.state == "blocks" else "messageStop in the wrong place"
+        if self.open:
+            problem = f"messageStop while block(s) {sorted(self.open)} are still open"
+        self.state = "stopped"
+        return problem or (None if "stopReason" in body else "messageStop without stopReason")
+
+    def _metadata(self, body: dict) -> str | None:
+        problem = None if self.state == "stopped" else "metadata before messageStop"
+        self.state = "done"
+        return problem or (None if "usage" in body else "metadata without usage")
+
+    def end(self) -> str | None:
+        expected = {"start": "messageStart", "blocks": "messageStop", "stopped": "metadata"}.get(self.state)
+        return f"the stream ends before {expected}" if expected else None
+
+
+class _Chunks:
+    """InvokeModelWithResponseStream: chunk frames carrying base64 model events."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def step(self, frame: Frame) -> str | None:
+        self.count += 1
+        if frame.type != "chunk":
+            return f"unexpected event type {frame.type!r} (only chunk)"
+        try:
+            base64.b64decode(_body(frame)["bytes"], validate=True)
+        except (KeyError, TypeError, binascii.Error):
+            return "chunk without valid base64 bytes"
+        return None
+
+    def end(self) -> str | None:
+        return None if self.count else "the stream has no chunk frames"
+
+
+_CHECKERS = {"ConverseStream": _ConverseStream, "InvokeModelWithResponseStream": _Chunks}
+
+
+def stream_problems(operation: str, frames) -> list[tuple[int | None, str]]:
+    """(frame index, problem) for every grammar violation; index None means the stream's end."""
+    checker_class = _CHECKERS.get(operation)
+    if checker_class is None:
+        return []
+    checker, out = checker_class(), []
+    for k, frame in enumerate(frames):
+        if _terminal(frame):
+            return out
+        problem = checker.step(frame)
+        if problem:
+            out.append((k, problem))
+        if getattr(checker, "state", "") == "done" and k + 1 < len(frames):
+            return [*out, (k + 1, "a frame after metadata")]
+    problem = checker.end()
+    return [*out, (None, problem)] if problem else out
