@@ -1,6 +1,7 @@
 import base64
 import binascii
 import json
+import re
 import struct
 
 import pytest
@@ -138,9 +139,19 @@ def test_interaction_api():
 
 def test_metadata_header():
     meta = make(stream_interaction(GOOD_STREAM)).metadata
-    assert list(meta)[:7] == ["format_version", "recorded", "source", "region", "model_id", "botocore", "harness"]
+    assert list(meta) == ["format_version", "source", "region", "model_id", "botocore", "harness"]
     assert (meta["format_version"], meta["source"], meta["region"], meta["model_id"]) == \
         (1, "emulator", "us-east-1", MODEL)
+
+
+def test_only_an_emulator_recording_goes_without_a_date():
+    interactions = (stream_interaction(GOOD_STREAM),)
+    live = cs.metadata_for(interactions, source="live")
+    assert list(live)[:3] == ["format_version", "recorded", "source"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", live["recorded"])
+    kept = cs.metadata_for(interactions, {"recorded": "2026-01-02T03:04:05Z"}, source="emulator")
+    assert kept["recorded"] == "2026-01-02T03:04:05Z"  # an existing cassette's header survives new episodes
+    assert "recorded" not in cs.metadata_for(interactions, source="emulator")
 
 
 def test_the_file_reads_well():

@@ -181,6 +181,20 @@ def request(uri: str, body) -> Request:
     return Request("POST", uri, body if isinstance(body, bytes) else json.dumps(body).encode(), {})
 
 
+def test_headers_are_kept_in_one_order_whatever_order_they_came_in():
+    names = ["x-amzn-bedrock-x", "Content-Type", "amz-Extra", "Connection"]
+    orders = [names, names[::-1], names[1:] + names[:1]]
+    made = [recording.from_http({"method": "POST", "uri": "http://127.0.0.1:9/model/m/converse", "body": b"{}",
+                                 "headers": {n: ["1"] for n in order}},
+                                {"status": {"code": 200, "message": "OK"}, "body": {"string": b"{}"},
+                                 "headers": {n: ["1"] for n in order}}) for order in orders]
+    assert {tuple(it.response_headers) for it in made} == {("amz-Extra", "Connection", "Content-Type",
+                                                             "x-amzn-bedrock-x")}
+    assert {tuple(it.request_headers) for it in made} == {("amz-Extra", "Connection", "Content-Type",
+                                                            "x-amzn-bedrock-x")}
+    assert {it.uri for it in made} == {"http://127.0.0.1/model/m/converse"}
+
+
 def test_path_matcher_ignores_percent_encoding_and_account_ids():
     base = "http://127.0.0.1:1/model/"
     recording.path_matcher(request(base + "a.b-v1%3A0/converse", {}), request(base + "a.b-v1:0/converse", {}))

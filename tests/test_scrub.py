@@ -21,7 +21,8 @@ def signed_request(body: bytes = b'{"messages": []}') -> Request:
           "%3Ainference-profile%2Fus.anthropic.claude-3-haiku-v1%3A0/converse-stream"
     headers = {"Authorization": SIGV4.encode(), "X-Amz-Security-Token": TOKEN.encode(),
                "X-Amz-Date": b"20261122T045639Z", "amz-sdk-invocation-id": b"2c9c4fd7-2cee-4c96-b0ec-f317cdd10bc9",
-               "User-Agent": b"Boto3/1.43.11", "Content-Type": b"application/json"}
+               "User-Agent": b"Boto3/1.43.11", "amz-sdk-request": b"attempt=2; max=3",
+               "Content-Type": b"application/json"}
     return Request("POST", uri, body, headers)
 
 
@@ -33,9 +34,11 @@ def test_every_scrubber_names_what_it_removes():
 def test_request_scrubbing_removes_credentials_and_noise():
     scrubbed = scrub.scrub_request(signed_request(json.dumps({"note": ACCOUNT_ARN}).encode()))
     text = repr(dict(scrubbed.headers)) + scrubbed.uri + scrubbed.body.decode()
-    for secret in (KEY_ID, TOKEN, "987654321098", "ab12ab12", "20261122T045639Z", "2c9c4fd7", "Boto3"):
+    for secret in (KEY_ID, TOKEN, "987654321098", "ab12ab12", "20261122", "2c9c4fd7", "Boto3", "attempt="):
         assert secret not in text
-    assert scrubbed.headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=SCRUBBED/20261122/us-east-1/")
+    assert scrubbed.headers["Authorization"] == ("AWS4-HMAC-SHA256 Credential=SCRUBBED/SCRUBBED/us-east-1/bedrock/"
+                                                 "aws4_request, SignedHeaders=content-type;host;x-amz-date, "
+                                                 "Signature=SCRUBBED")
     assert "%3A111111111111%3Ainference-profile" in scrubbed.uri
     assert json.loads(scrubbed.body) == {"note": ACCOUNT_ARN.replace("987654321098", "111111111111")}
     assert scrubbed.headers["Content-Type"] == b"application/json"
@@ -75,9 +78,11 @@ def response(body: bytes, content_type="application/json") -> dict:
             "headers": {"Content-Type": [content_type], "x-amzn-RequestId": ["6b7e1c2a-uuid"]}}
 
 
-def test_response_scrubbing_drops_request_id_and_account_ids_in_json():
-    scrubbed = scrub.scrub_response(response(json.dumps({"message": f"not authorized on {ACCOUNT_ARN}"}).encode()))
-    assert "x-amzn-RequestId" not in scrubbed["headers"]
+def test_response_scrubbing_drops_request_id_date_and_account_ids_in_json():
+    dated = response(json.dumps({"message": f"not authorized on {ACCOUNT_ARN}"}).encode())
+    dated["headers"]["Date"] = ["Sun, 22 Nov 2026 13:13:00 GMT"]
+    scrubbed = scrub.scrub_response(dated)
+    assert list(scrubbed["headers"]) == ["Content-Type"]
     assert b"987654321098" not in scrubbed["body"]["string"] and b"111111111111" in scrubbed["body"]["string"]
     assert scrub.scrub_response(scrubbed) == scrubbed
 

@@ -1,7 +1,7 @@
 """Readable Bedrock cassettes: the data model, the YAML file (load/save), its metadata header, and verify.
 
-A cassette is YAML: ``metadata`` (format_version, recorded, source live|emulator|imported, region,
-model_id, botocore and harness versions), then ``interactions``, each a ``request`` (method, uri,
+A cassette is YAML: ``metadata`` (format_version, recorded (not for emulator recordings), source
+live|emulator|imported, region, model_id, botocore and harness versions), then ``interactions``, each a ``request`` (method, uri,
 headers, the JSON body as structured YAML under ``json``) and a ``response`` (status, headers, and
 either ``frames``, one decoded item per event-stream frame (see harness.cassettes.frames), or a JSON body
 under ``json``). Loading re-encodes frames with fresh CRCs, byte for byte as recorded; JSON response
@@ -213,18 +213,25 @@ def _now() -> str:
 
 def _region(it: Interaction) -> str | None:
     host = re.match(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com", urlparse(it.uri).hostname or "")
-    scope = re.search(r"Credential=[^/]*/\d{8}/([a-z0-9-]+)/", _header(it.request_headers, "authorization"))
+    scope = re.search(r"Credential=[^/]*/[^/]*/([a-z0-9-]+)/", _header(it.request_headers, "authorization"))
     return (host or scope).group(1) if host or scope else None
 
 
 def metadata_for(interactions, given: dict | None = None, source: str | None = None) -> dict:
-    """The metadata header: format version, recorded date, source, region, model id, versions."""
+    """The metadata header: format version, recorded date (not for the emulator), source, region, model id, versions.
+
+    An emulator recording is a function of the scenario and the versions: without a date, recording it
+    again gives the same bytes.
+    """
     first = interactions[0] if interactions else None
     live = bool(first) and (urlparse(first.uri).hostname or "").endswith(".amazonaws.com")
-    base = {"format_version": FORMAT_VERSION, "recorded": _now(), "source": source or ("live" if live else "emulator"),
+    given = given or {}
+    source = given.get("source") or source or ("live" if live else "emulator")
+    base = {"format_version": FORMAT_VERSION, "recorded": None if source == "emulator" else _now(), "source": source,
             "region": _region(first) if first else None, "model_id": first.model_id if first else None,
             "botocore": botocore.__version__, "harness": __version__}
-    return {**base, **(given or {}), "format_version": FORMAT_VERSION}
+    merged = {**base, **given, "format_version": FORMAT_VERSION}
+    return {k: v for k, v in merged.items() if k != "recorded" or v is not None}
 
 
 # ------------------------------------------------------------------------------------- YAML

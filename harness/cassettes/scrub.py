@@ -46,7 +46,7 @@ _ARN_ACCOUNT = re.compile(r"(arn(?::|%3A)aws[a-z-]*(?::|%3A)[a-z0-9-]*(?::|%3A)[
 # A bare 12-digit path segment in a URI (`/`, `:` and their encodings delimit it).
 _URI_ACCOUNT = re.compile(r"(/|:|%3A|%2F)\d{12}(?=/|:|%3A|%2F|$)", re.I)
 _LOOPBACK_PORT = re.compile(r"^(https?://(?:127\.0\.0\.1|localhost|\[::1\])):\d+(?=/|$)")
-_VOLATILE_REQUEST_HEADERS = ("X-Amz-Date", "amz-sdk-invocation-id", "User-Agent", "X-Amzn-Trace-Id")
+_VOLATILE_REQUEST_HEADERS = ("X-Amz-Date", "amz-sdk-invocation-id", "amz-sdk-request", "User-Agent", "X-Amzn-Trace-Id")
 
 
 def _text(value: Any) -> str:
@@ -67,13 +67,14 @@ def _without_headers(request, names):
 
 
 def scrub_authorization(request):
-    """The SigV4 access key id and signature (or a bearer token) in ``Authorization``."""
+    """The SigV4 access key id, scope date and signature (or a bearer token) in ``Authorization``."""
     if "Authorization" not in request.headers:
         return request
     request = copy.deepcopy(request)
     value = _text(request.headers["Authorization"])
     if value.startswith("AWS4-"):
         value = re.sub(r"Credential=[^/,\s]*", f"Credential={SCRUBBED}", value)
+        value = re.sub(rf"(Credential={SCRUBBED}/)\d{{8}}(?=/)", rf"\g<1>{SCRUBBED}", value)
         value = re.sub(r"Signature=[^,\s]*", f"Signature={SCRUBBED}", value)
     else:
         value = f"Bearer {SCRUBBED}" if value.lower().startswith("bearer ") else SCRUBBED
@@ -87,7 +88,7 @@ def drop_security_token(request):
 
 
 def drop_volatile_request_headers(request):
-    """``X-Amz-Date``, ``amz-sdk-invocation-id``, ``User-Agent``, ``X-Amzn-Trace-Id``: new on every call."""
+    """``X-Amz-Date``, ``amz-sdk-invocation-id``, ``amz-sdk-request`` (retry counter), ``User-Agent``: per call."""
     return _without_headers(request, _VOLATILE_REQUEST_HEADERS)
 
 
@@ -179,7 +180,14 @@ def scrub_response_account_ids(response: dict) -> dict:
     return response if new == raw else {**response, "body": {**response["body"], "string": new}}
 
 
-RESPONSE_SCRUBBERS = (drop_request_id, scrub_response_account_ids)
+def drop_response_date(response: dict) -> dict:
+    """``Date``: the time of the call (a live cassette's metadata says when it was recorded)."""
+    headers = response.get("headers") or {}
+    kept = {k: v for k, v in headers.items() if k.lower() != "date"}
+    return response if len(kept) == len(headers) else {**response, "headers": kept}
+
+
+RESPONSE_SCRUBBERS = (drop_request_id, drop_response_date, scrub_response_account_ids)
 
 
 def scrub_response(response: dict) -> dict:

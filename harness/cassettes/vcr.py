@@ -62,9 +62,12 @@ def _values(value: Any) -> list[str]:
 
 
 def _headers(headers: dict | None, single: bool) -> dict:
-    """Header values as str (one value stays a plain string), without the framing headers."""
+    """Header values as str (one value stays a plain string), without the framing headers, sorted by name.
+
+    Sorted because vcrpy collects a response's headers through a set: their order changes from run to run.
+    """
     out = {}
-    for name, value in (headers or {}).items():
+    for name, value in sorted((headers or {}).items(), key=lambda item: item[0].lower()):
         values = _values(value)
         if name.lower() not in _FRAMING_HEADERS and values:
             out[name] = values[0] if single or len(values) == 1 else values

@@ -236,7 +236,8 @@ def render(loaded: cassettes.Cassette, full: bool = False) -> Iterator[str]:
     """The cassette as a readable conversation, line by line."""
     meta = loaded.metadata
     yield (f"{loaded.path}: {len(loaded.interactions)} interaction(s); source {meta.get('source')}, "
-           f"model {meta.get('model_id')}, region {meta.get('region')}, recorded {meta.get('recorded')}")
+           f"model {meta.get('model_id')}, region {meta.get('region')}"
+           + (f", recorded {meta['recorded']}" if meta.get("recorded") else ""))
     for n, it in enumerate(loaded.interactions):
         yield f"\n[{n}] {it.operation or it.method + ' ' + it.uri} {it.model_id} -> HTTP {it.status}"
         yield "  request"
