@@ -242,9 +242,11 @@ def test_save_is_atomic_and_refuses_to_overwrite(tmp_path):
     with pytest.raises(FileExistsError, match="refusing to overwrite"):
         cs.save(path, make(json_interaction({})))
     assert path.read_bytes() == before
+    path.chmod(0o644)
     cs.save(path, make(json_interaction({})), overwrite=True)
     assert cs.load(path).interactions[0].operation == "Converse"
     assert [p.name for p in path.parent.iterdir()] == ["c.yaml"]
+    assert path.stat().st_mode & 0o777 == 0o644  # a rewritten cassette keeps its mode
 
 
 def test_a_secret_is_refused_and_nothing_is_written(tmp_path):

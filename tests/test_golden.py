@@ -166,3 +166,10 @@ def test_check_missing_golden_and_turn_count(scenario):
     write_golden(scenario, TURNS)
     short = check(scenario, actual_from(TURNS[:1]))
     assert [d.headline for d in short] == ["core/round-trip expected 2 turn(s) / actual 1"]
+
+
+def test_a_rewritten_golden_keeps_its_mode(scenario):
+    write_golden(scenario, TURNS)
+    golden_path(scenario).chmod(0o664)
+    assert write_golden(scenario, TURNS[:1]) is True
+    assert golden_path(scenario).stat().st_mode & 0o777 == 0o664

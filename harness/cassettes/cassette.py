@@ -18,9 +18,7 @@ from __future__ import annotations
 import base64
 import datetime
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from harness.version import __version__
 from harness.wire import eventstream
 from harness.wire import grammar
 from harness.cassettes import scrub
+from harness.cassettes.files import write_atomic
 from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
 from harness.wire.eventstream import Frame
 
@@ -346,19 +345,6 @@ def verify(path) -> list[str]:
         return [str(err)]
     return _frame_problems(cassette) + [p for n in range(len(cassette.interactions))
                                         for p in _grammar_problems(cassette, n)]
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temp file in the same directory and ``os.replace``: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def save(path, cassette: Cassette, overwrite: bool = False) -> Path:

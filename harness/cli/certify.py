@@ -11,8 +11,8 @@ from harness.suite import certify as certification
 from harness.suite import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
-from harness.cassettes.cassette import write_atomic
 from harness.cli.common import every_id, load, root_option, scenarios, selection_options
+from harness.cli.output import choose_format, output_option, write_output
 
 __all__ = ["certify"]
 
@@ -39,17 +39,16 @@ def _progress(enabled: bool | None):
     return lambda done, total, result: click.echo(f"[{done}/{total}] {result.scenario} {result.status}", err=True)
 
 
-def _emit(cert: certification.Certification, fmt: str | None, output: Path | None, output_dir: Path | None) -> None:
+def _emit(cert: certification.Certification, fmt: str, output: Path | None, output_dir: Path | None) -> None:
     """Print the report, write it to ``output``, or write all three formats into ``output_dir``."""
     if output_dir is not None:
         written = certification.write_reports(cert, output_dir)
         click.echo(certification.render_text(cert).rstrip("\n"))
         click.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
-    elif output is not None:
-        write_atomic(output, certification.render(cert, fmt or certification.format_for(output)))
+        return
+    write_output(certification.render(cert, fmt), output)
+    if output is not None and str(output) != "-":
         click.echo(f"wrote {output}", err=True)
-    else:
-        click.echo(certification.render(cert, fmt or "markdown").rstrip("\n"))
 
 
 @click.command()
@@ -60,7 +59,7 @@ def _emit(cert: certification.Certification, fmt: str | None, output: Path | Non
               help="Known failures (YAML: scenario id -> reason).")
 @click.option("--format", "fmt", type=click.Choice(certification.FORMATS), default=None,
               help="Report format [default: from --output's suffix, else markdown].")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@output_option
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write certification.md, certification.json and certification.xml (JUnit) here.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
@@ -73,6 +72,7 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
     if output is not None and output_dir is not None:
         raise click.UsageError("give --output or --output-dir, not both")
+    fmt = choose_format(fmt, output, "markdown", certification.FORMATS)
     root, selected = scenarios(root, suites, ids)
     known = _baseline(baseline)
     adapter = load(spec) if spec is not None else _start(command, timeout)

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from harness.suite import report
-from harness.cassettes.cassette import write_atomic
 from harness.cli.common import adapter_option, every_id, load, root_option, scenarios, selection_options
+from harness.cli.output import choose_format, output_option, write_output
 from harness.suite.runner import run as run_scenarios
 
 __all__ = ["list_scenarios", "run"]
@@ -22,24 +22,19 @@ def _progress(enabled: bool):
     return lambda done, total, result: click.echo(f"[{done}/{total}] {result.scenario} {result.status}", err=True)
 
 
-def _write(text: str, output: Path | None) -> None:
-    if output is None:
-        click.echo(text.rstrip("\n"))
-        return
-    write_atomic(output, text if text.endswith("\n") else text + "\n")
-
-
 @click.command()
 @adapter_option
 @selection_options
-@click.option("--format", "fmt", type=click.Choice(report.FORMATS), default="text", show_default=True)
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option("--format", "fmt", type=click.Choice(report.FORMATS), default=None,
+              help="Report format [default: from --output's suffix, else text].")
+@output_option
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures (YAML: scenario id -> reason).")
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @root_option
 def run(spec, suites, ids, fmt, output, baseline, progress, root):
     """Replay every scenario against an adapter and print the conformance table."""
+    fmt = choose_format(fmt, output, "text", report.FORMATS)
     root, selected = scenarios(root, suites, ids)
     adapter = load(spec)
     try:
@@ -49,7 +44,7 @@ def run(spec, suites, ids, fmt, output, baseline, progress, root):
     results = run_scenarios(selected, adapter, root, _progress(sys.stderr.isatty() if progress is None else progress))
     if baseline:
         results = report.apply_baseline(results, known, every_id(root))
-    _write(report.render(results, adapter, fmt), output)
+    write_output(report.render(results, adapter, fmt), output)
     sys.exit(report.exit_code(results))
 
 

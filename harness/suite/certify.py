@@ -30,11 +30,10 @@ from harness.suite.runner import cassette_path
 from harness.suite.runner import run as run_scenarios
 from harness.suite.scenario import Scenario
 
-__all__ = ["FILE_NAMES", "FORMATS", "Certification", "build", "cassette_sha256", "format_for", "render", "run",
+__all__ = ["FILE_NAMES", "FORMATS", "Certification", "build", "cassette_sha256", "render", "run",
            "versions", "write_reports"]
 
 FILE_NAMES = {"markdown": "certification.md", "json": "certification.json", "junit": "certification.xml"}
-_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".xml": "junit", ".txt": "text"}
 REASON_WIDTH = 120  # the markdown table cuts reasons here; the findings below it hold them whole
 
 
@@ -198,11 +197,6 @@ def render(cert: Certification, fmt: str = "markdown") -> str:
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
     return FORMATS[fmt](cert)
-
-
-def format_for(path: str | Path, default: str = "markdown") -> str:
-    """The format a file name asks for by its suffix (.md, .json, .xml, .txt), else ``default``."""
-    return _SUFFIXES.get(Path(path).suffix.lower(), default)
 
 
 def write_reports(cert: Certification, directory: str | Path) -> list[Path]:

@@ -7,13 +7,12 @@ written atomically as safe, block-style YAML and compared through harness.suite.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
+from harness.cassettes.files import write_atomic
 from harness.suite.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
 from harness.suite.normalize import ALL, comparable
 from harness.suite.scenario import GOLDEN_SUFFIX, SAFE_LOADER, Scenario
@@ -68,7 +67,7 @@ def write_golden(scenario: Scenario, turns: Sequence[Mapping]) -> bool:
     text = HEADER + yaml.dump({"turns": entries}, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return False
-    _atomic_write(path, text)
+    write_atomic(path, text)
     return True
 
 
@@ -85,19 +84,6 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 
 
 _Dumper.add_representer(str, _represent_str)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write through a temporary file in the same directory and os.replace it into place."""
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".tmp", delete=False)
-    try:
-        with handle:
-            handle.write(text)
-        os.replace(handle.name, path)
-    except BaseException:
-        os.unlink(handle.name)
-        raise
 
 
 def unused_goldens(root: str | Path, scenarios: Iterable[Scenario]) -> list[Path]:

@@ -30,18 +30,23 @@ from harness.suite.results import Result, TurnResult, verdict
 from harness.suite.scenario import Scenario, first_turn, next_turn
 from harness.endpoint.server import BedrockServer, RequestError
 
-__all__ = ["ADAPTER_EXCEPTION", "Run", "cassette_path", "iter_runs", "judge", "loopback_endpoint", "project_root", "replay",
-           "run", "run_scenario", "stream_turn"]
+__all__ = ["ADAPTER_EXCEPTION", "Run", "SHIPPED_ROOT", "cassette_path", "iter_runs", "judge", "loopback_endpoint",
+           "project_root", "replay", "run", "run_scenario", "stream_turn"]
 
 ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
 CONVERSE_OPERATIONS = ("ConverseStream", "Converse")  # the operations Bedrock's rules and goldens describe
+SHIPPED_ROOT = Path(__file__).resolve().parents[1] / "shipped"  # the wheel's copy of suites/ and cassettes/ (setup.py)
 DUMMY_KEYS = {"aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake-secret-for-loopback"}
 
 
 def project_root(start: str | Path | None = None) -> Path:
-    """The folder holding suites/ and cassettes/: the working directory if it has suites/, else the checkout."""
-    here = Path(start or Path.cwd())
-    return here if (here / "suites").is_dir() else Path(__file__).resolve().parents[2]
+    """The folder holding suites/ and cassettes/: the working directory if it has suites/, else the checkout
+    (an editable install), else the suite shipped inside the installed package."""
+    here, checkout = Path(start or Path.cwd()), Path(__file__).resolve().parents[2]
+    for candidate in (here, checkout):
+        if (candidate / "suites").is_dir():
+            return candidate
+    return SHIPPED_ROOT
 
 
 def cassette_path(root: str | Path, scenario: Scenario) -> Path:

@@ -154,7 +154,8 @@ def select(scenarios: Sequence[Scenario], suites: Sequence[str] = (), ids: Seque
 def _scenario_paths(root: str | Path) -> dict[str, Path]:
     root = Path(root)
     if not root.is_dir():
-        raise ScenarioError(f"{root}: no such scenario directory")
+        raise ScenarioError(f"{root}: no such scenario directory (--root / --bedrock-root DIR names a folder "
+                            "holding suites/ and cassettes/)")
     return {scenario_id(p, root): p for p in root.glob("*/*.yaml") if not p.name.endswith(GOLDEN_SUFFIX)}
 
 

@@ -1,0 +1,47 @@
+"""Atomic file writes (temp file + rename) that keep a rewritten file's mode and give a new one the umask's."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+__all__ = ["file_mode", "write_atomic"]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temp file in the same directory and ``os.replace``: readers never see half a file.
+
+    A rewritten file keeps its mode; a new one gets the mode ``open()`` would give it (0666 less the umask).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = file_mode(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(tmp, mode)  # mkstemp makes 0600 whatever the umask
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def file_mode(path: Path) -> int:
+    """The permission bits ``path`` has, or those a new file gets under the process umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux tells it (else set and restored at once)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1], 8) for line in status if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return mask

@@ -1,0 +1,113 @@
+"""The wheel carries the suite (setup.py's build hook): built offline, installed into a fresh virtual environment,
+it runs ``run``, ``list``, ``certify``, ``serve --emulate`` and the pytest plugin from a folder with no suites/.
+
+Fast and offline: the wheel is built without build isolation from a copy of the checkout, installed with
+``--no-deps --no-index``, and the fresh environment reaches its dependencies through a ``.pth`` line naming this
+environment's site-packages (only the installed wheel provides ``harness``).
+"""
+
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "harness", "suites", "cassettes")
+DEPENDENCIES = ("boto3", "botocore", "vcr", "deepdiff", "click", "yaml", "pytest", "pytest_recording", "_pytest")
+SCENARIOS = len([p for p in (REPO / "suites").glob("*/*.yaml") if not p.name.endswith(".golden.yaml")])
+
+
+def _bin(venv: Path, name: str) -> Path:
+    return venv / ("Scripts" if os.name == "nt" else "bin") / name
+
+
+def _build_wheel(tmp: Path) -> Path:
+    pytest.importorskip("setuptools", minversion="70.1", reason="building the wheel offline needs setuptools>=70.1")
+    source = tmp / "src"
+    for name in SOURCES:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            source.mkdir(exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+                    "-w", str(tmp / "dist"), str(source)], check=True, capture_output=True, text=True)
+    return next((tmp / "dist").glob("bedrock_harness-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A fresh venv with only the wheel installed; its dependencies come from this environment."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    wheel = _build_wheel(tmp)
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = _bin(venv, "python")
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    deps = dict.fromkeys(str(Path(importlib.import_module(name).__file__).parents[1]) for name in DEPENDENCIES)
+    Path(purelib, "dependencies.pth").write_text("".join(f"{d}\n" for d in deps))
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index",
+                    str(wheel)], check=True, capture_output=True, text=True)
+    return venv
+
+
+def _run(venv: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return subprocess.run([str(_bin(venv, "bedrock-harness")), *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_the_installed_package_imports_from_the_wheel(installed, tmp_path):
+    where = subprocess.run([str(_bin(installed, "python")), "-c", "import harness; print(harness.__file__)"],
+                           cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+    assert Path(where).is_relative_to(installed) and "shipped" not in where
+
+
+def test_run_from_any_folder_passes_every_shipped_scenario(installed, tmp_path):
+    result = _run(installed, "run", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f'"pass": {SCENARIOS}' in result.stdout and not list(tmp_path.iterdir())
+
+
+def test_list_and_certify_from_any_folder(installed, tmp_path):
+    listed = _run(installed, "list", cwd=tmp_path)
+    assert listed.returncode == 0 and len(listed.stdout.splitlines()) == SCENARIOS
+    certified = _run(installed, "certify", "--adapter", "reference", "--suite", "core", cwd=tmp_path)
+    assert certified.returncode == 0, certified.stderr
+    assert "cassettes/core/single-call.yaml" in certified.stdout or "core/single-call" in certified.stdout
+
+
+def test_serve_emulate_from_any_folder(installed, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    server = subprocess.Popen([str(_bin(installed, "bedrock-harness")), "serve", "--emulate", "core/single-call"],
+                              cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().startswith("http://127.0.0.1:")
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+
+
+def test_the_pytest_plugin_from_any_folder(installed, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    result = subprocess.run([str(_bin(installed, "python")), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "--bedrock-adapter", "reference", "--bedrock-suite", "core"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "6 passed" in result.stdout
+
+
+def test_root_runs_a_users_own_suite(installed, tmp_path):
+    """--root names a folder with the user's suites/ and cassettes/; the shipped suite is not needed for it."""
+    shutil.copytree(REPO / "suites" / "core", tmp_path / "mine" / "suites" / "mine", ignore=lambda d, n: [
+        x for x in n if not x.startswith("smoke-text")])
+    shutil.copytree(REPO / "cassettes" / "core", tmp_path / "mine" / "cassettes" / "mine", ignore=lambda d, n: [
+        x for x in n if not x.startswith("smoke-text")])
+    result = _run(installed, "run", "--root", "mine", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "mine/smoke-text" in result.stdout and "1 scenarios: 1 pass" in result.stdout
