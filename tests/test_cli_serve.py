@@ -117,7 +117,13 @@ def test_serve_cassette_with_faults_and_sigterm(tmp_path, no_backoff):
 @pytest.mark.parametrize(
     "args, fragment",
     [
-        ([], "exactly one of --cassette PATH or --emulate SCENARIO"),
+        ([], "exactly one of --cassette PATH, --emulate SCENARIO or --record DIR"),
+        (["--record", "out", "--emulate", "core/x"], "exactly one of"),
+        (["--record", "out"], "give exactly one of --upstream URL or --live"),
+        (["--record", "out", "--live", "--upstream", "http://127.0.0.1:9"], "exactly one of --upstream URL or --live"),
+        (["--record", "out", "--upstream", "ftp://x"], "--upstream: upstream must be an http:// or https:// URL"),
+        (["--record", "out", "--live", "--fault", "http:429"], "--record forwards what the upstream sends"),
+        (["--emulate", "{scenario}", "--upstream", "http://127.0.0.1:9"], "--upstream and --live go with --record"),
         (["--cassette", "x.yaml", "--emulate", "core/x"], "exactly one of"),
         (["--cassette", "/nonexistent/c.yaml"], "/nonexistent/c.yaml"),
         (["--emulate", "nosuch/scenario"], "unknown scenario 'nosuch/scenario'"),
@@ -161,3 +167,35 @@ def test_a_vcrpy_recording_of_the_emulator_replays_through_serve_cassette(tmp_pa
     finally:
         code, _, _ = serving.stop()
     assert replayed == live == expected_events("demo/one-call") and code == 0
+
+
+def test_serve_record_forwards_signed_and_writes_one_cassette_per_conversation(tmp_path):
+    from botocore.credentials import Credentials
+    from live_upstream import HistoryEmulator
+    from harness.suite.scenario import load_scenario
+
+    scenario = load_scenario(ROOT / "suites" / "core" / "single-call.yaml", ROOT / "suites")
+    emulator = HistoryEmulator(scenario, credentials=Credentials("testing", "testing"))  # conftest's dummy chain
+    with BedrockServer(emulator) as upstream:
+        serving = Serving("--record", str(tmp_path / "out"), "--upstream", upstream.endpoint_url)
+        try:
+            for _ in range(2):
+                events = list(serving.client().converse_stream(modelId=MODEL, messages=USER)["stream"])
+        finally:
+            code, out, err = serving.stop()
+    assert code == 0 and out == "" and emulator.signature_problems == ["", ""]
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == ["conversation-0001.yaml", "conversation-0002.yaml"]
+    assert f"{tmp_path / 'out' / 'conversation-0002.yaml'}: 1 interaction(s)" in err
+    replayed = cassette.load(tmp_path / "out" / "conversation-0001.yaml").interactions[0]
+    assert list(decode_events(replayed.response_body())) == events
+
+
+@pytest.mark.parametrize("how", [["--live"], ["--upstream", "http://127.0.0.1:9"]])
+def test_serve_record_without_credentials_is_the_one_line_refusal(tmp_path, monkeypatch, how):
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    result = CliRunner().invoke(main, ["serve", "--record", str(tmp_path / "out"), *how])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert "no AWS credentials found" in result.output and "`serve --record" in result.output
+    assert not (tmp_path / "out").exists()

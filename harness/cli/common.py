@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import os
+
+import botocore.session
 import click
 
 from harness.adapters import AdapterLoadError, load_adapter
 from harness.suite.runner import project_root
 from harness.suite.scenario import ScenarioError, discover, scenario_ids
 
-__all__ = ["adapter_option", "every_id", "load", "root_option", "scenarios", "selection_options"]
+__all__ = ["BadUsage", "adapter_option", "default_region", "every_id", "live_credentials", "load", "region_option",
+           "root_option", "scenarios", "selection_options"]
+
+
+class BadUsage(click.ClickException):
+    """Bad options or configuration: one ``Error:`` line on stderr, exit code 2."""
+
+    exit_code = 2
 
 
 def root_option(fn):
@@ -53,3 +63,22 @@ def load(spec: str):
         return load_adapter(spec)
     except AdapterLoadError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def default_region() -> str:
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+
+
+def region_option(fn):
+    return click.option("--region", default=default_region, show_default="AWS_REGION or us-east-1")(fn)
+
+
+def live_credentials(profile: str | None, needs: str, offline: str):
+    """The default chain's credentials (``--profile`` first); none is the one-line refusal every live command gives."""
+    if profile:
+        os.environ["AWS_PROFILE"] = profile
+    credentials = botocore.session.Session().get_credentials()
+    if credentials is None:
+        raise BadUsage("no AWS credentials found (default chain: environment, AWS_PROFILE, SSO, "
+                               f"instance role); `{needs}` needs them, `{offline}` does not")
+    return credentials

@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 import sys
 
-import boto3
 import click
 
-from harness.cli.common import load, root_option, scenarios
+from harness.cli.common import live_credentials, load, root_option, scenarios
 from harness.suite.record import MODES, Target, record_scenario
 
 __all__ = ["record"]
@@ -21,11 +20,7 @@ def _target(live: bool, emulate: bool, endpoint_url: str | None, region: str, mo
         raise click.UsageError("choose exactly one of --live, --emulate, --endpoint-url URL")
     if emulate:
         return Target("emulator")
-    if profile:
-        os.environ["AWS_PROFILE"] = profile
-    if boto3.session.Session().get_credentials() is None:
-        raise click.UsageError("no AWS credentials found (default chain: environment, AWS_PROFILE, SSO, "
-                               "instance role); `record --live` needs them, `record --emulate` does not")
+    live_credentials(profile, "record --live", "record --emulate")
     endpoint = {"region": region, **({"endpoint_url": endpoint_url} if endpoint_url else {})}
     return Target("live" if live else "emulator" if "127.0.0.1" in (endpoint_url or "") else "live", endpoint, model)
 

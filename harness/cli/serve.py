@@ -11,20 +11,16 @@ from pathlib import Path
 import click
 
 from harness.cassettes.cassette import CassetteError
-from harness.cli.common import root_option
+from harness.cli.common import BadUsage, default_region, live_credentials, root_option
 from harness.endpoint.emulator.render import EmulatorScriptError
 from harness.endpoint.faults import FaultError, Faults, parse_fault
 from harness.suite.runner import project_root
 from harness.suite.scenario import Scenario, ScenarioError, load_scenario
+from harness.endpoint.proxy import Conversations, RecordingProxy, describe, source_of
 from harness.endpoint.server import BedrockServer
+from harness.endpoint.upstream import Upstream, live_url
 
-__all__ = ["resolve_scenario", "serve"]
-
-
-class BadUsage(click.ClickException):
-    """Bad options or configuration: one ``Error:`` line on stderr, exit code 2."""
-
-    exit_code = 2
+__all__ = ["recording_upstream", "resolve_scenario", "serve"]
 
 
 def resolve_scenario(name: str, root: Path) -> Scenario:
@@ -57,7 +53,23 @@ def _build(cassette, scenario_name, root, options) -> BedrockServer:
         raise BadUsage(str(error)) from None
 
 
-def _serve_until_signalled(server: BedrockServer) -> None:
+def recording_upstream(url: str | None, region: str, profile: str | None, command: str, offline: str) -> Upstream:
+    """The upstream of a recording proxy: ``url``, or real Bedrock in ``region`` when None, signed with the default
+    credential chain (none found: the one-line refusal of every live command)."""
+    credentials = live_credentials(profile, command, offline)
+    try:
+        return Upstream(url or live_url(region), region, credentials)
+    except ValueError as error:
+        raise BadUsage(f"--upstream: {error}") from None
+
+
+def _recording(directory: Path, upstream: Upstream, port: int) -> tuple[BedrockServer, Conversations]:
+    """The recording proxy's server: Bedrock's rules are reported, never enforced (Bedrock answers for itself)."""
+    recorder = Conversations(directory, source=source_of(upstream.url))
+    return BedrockServer(RecordingProxy(upstream, recorder), validate=False, port=port), recorder
+
+
+def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None = None) -> None:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -71,6 +83,8 @@ def _serve_until_signalled(server: BedrockServer) -> None:
         pass
     server.close()
     logging.getLogger("harness.endpoint.server").info("stopped after %d requests", len(server.requests))
+    if recorder is not None:
+        click.echo(describe(recorder.tapes) or "recorded nothing", err=True)
 
 
 @click.command()
@@ -86,10 +100,30 @@ def _serve_until_signalled(server: BedrockServer) -> None:
 @click.option("--delay", default=0.0, show_default=True, type=click.FloatRange(min=0), help="Seconds before each frame.")
 @click.option("--scale", default=1.0, show_default=True, type=click.FloatRange(min=0), help="Multiply every delay.")
 @click.option("--no-validate", is_flag=True, help="Serve requests that break Bedrock's rules.")
-def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, scale, no_validate):
+@click.option("--record", "record_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Recording proxy: forward to --upstream or --live, write one cassette per conversation in DIR.")
+@click.option("--upstream", metavar="URL", help="With --record: forward to this Bedrock endpoint.")
+@click.option("--live", is_flag=True, help="With --record: forward to real Bedrock (default credential chain).")
+@click.option("--region", default=default_region, show_default="AWS_REGION or us-east-1",
+              help="With --record: the region to sign for (and of real Bedrock with --live).")
+@click.option("--profile", help="With --record: AWS profile (same as AWS_PROFILE).")
+def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, scale, no_validate, record_dir,
+          upstream, live, region, profile):
     """Serve Bedrock on 127.0.0.1 until interrupted; the first stdout line is the endpoint URL."""
-    if bool(cassette) == bool(scenario):
-        raise BadUsage("give exactly one of --cassette PATH or --emulate SCENARIO")
+    if sum(map(bool, (cassette, scenario, record_dir))) != 1:
+        raise BadUsage("give exactly one of --cassette PATH, --emulate SCENARIO or --record DIR")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if record_dir:
+        if fault_texts or chunking != "frame" or delay or scale != 1.0 or no_validate:
+            raise BadUsage("--record forwards what the upstream sends: no --fault, --chunking, --delay, --scale "
+                           "or --no-validate")
+        if bool(upstream) == live:
+            raise BadUsage("serve --record: give exactly one of --upstream URL or --live")
+        command = "serve --record --live" if live else "serve --record"
+        forward = recording_upstream(upstream, region, profile, command, "serve --emulate")
+        _serve_until_signalled(*_recording(record_dir, forward, port))
+        return
+    if upstream or live:
+        raise BadUsage("--upstream and --live go with --record DIR")
     options = (fault_texts, chunking, delay, scale, not no_validate, port)
     _serve_until_signalled(_build(cassette, scenario, root, options))

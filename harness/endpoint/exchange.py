@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Iterable, Protocol
 
 __all__ = ["ERROR_TYPE_SUFFIX", "INVALID_MODEL", "MALFORMED_INPUT", "CapturedRequest", "Reply", "RequestError",
            "Responder", "error_reply"]
@@ -43,6 +43,8 @@ class Reply:
     frames: list[bytes] | None = None
     body: bytes = b""
     offsets: list[float] | None = None  # recorded seconds from the response start to each frame
+    stream: Iterable[bytes] | None = field(default=None, repr=False)  # body bytes as they arrive (a forwarded
+    # upstream stream): written as chunked HTTP piece by piece, never buffered, no delivery faults
 
     @classmethod
     def json(cls, document: Any, status: int = 200, headers: dict | None = None) -> Reply:

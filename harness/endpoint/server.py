@@ -186,6 +186,8 @@ class _Handler(BaseHTTPRequestHandler):
         return b"".join(parts)
 
     def _write(self, request: CapturedRequest, reply: Reply) -> None:
+        if reply.stream is not None:
+            return self._write_stream(request, reply)
         delivery = self.server.session.delivery(request, reply)
         frames = "" if reply.frames is None else f" {len(reply.frames)} frames"
         log.info("%s %s turn=%s -> %d%s", request.method, request.path, request.turn, reply.status, frames)
@@ -202,13 +204,27 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.shutdown(socket.SHUT_RDWR)
 
+    def _write_stream(self, request: CapturedRequest, reply: Reply) -> None:
+        """A body that is still arriving: each piece goes out as its own HTTP chunk the moment it is there."""
+        log.info("%s %s turn=%s -> %d (streamed)", request.method, request.path, request.turn, reply.status)
+        self._send_head(reply, Delivery(()), request.operation)
+        try:
+            for piece in reply.stream:
+                if piece:  # an empty chunk would end the body
+                    self.wfile.write(b"%x\r\n%b\r\n" % (len(piece), piece))
+            self.wfile.write(b"0\r\n\r\n")
+        finally:
+            close = getattr(reply.stream, "close", None)
+            if close:
+                close()
+
     def _send_head(self, reply: Reply, delivery: Delivery | None, operation: str = "") -> None:
         self._started = True
         self.log_request(reply.status)
         self.send_response_only(reply.status)  # Bedrock sends Date but no Server header
         self.send_header("Date", self.date_time_string())
         headers = _response_headers(reply, operation)
-        if reply.frames is None:
+        if reply.frames is None and reply.stream is None:
             headers["Content-Length"] = str(len(reply.body if delivery is None or delivery.drop else delivery.body))
         else:
             headers["Transfer-Encoding"] = "chunked"
@@ -240,7 +256,7 @@ def _response_headers(reply: Reply, operation: str) -> dict[str, str]:
     headers = {k: v for k, v in reply.headers.items() if k.lower() not in _FRAMING}
     present = {k.lower() for k in headers}
     defaults = {"x-amzn-RequestId": str(uuid.uuid4())}
-    if reply.frames is not None:
+    if reply.frames is not None or reply.stream is not None:
         defaults["Content-Type"] = EVENT_STREAM
         if operation == "InvokeModelWithResponseStream":
             defaults["X-Amzn-Bedrock-Content-Type"] = "application/json"
