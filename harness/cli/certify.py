@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -11,7 +12,8 @@ from harness.suite import certify as certification
 from harness.suite import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
-from harness.cli.common import every_id, load, root_option, scenarios, selection_options
+from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
+from harness.cli.common import BadUsage, default_region, every_id, load, root_option, scenarios, selection_options
 from harness.cli.output import choose_format, output_option, write_output
 
 __all__ = ["certify"]
@@ -30,6 +32,17 @@ def _start(command: str, timeout: float) -> SubprocessAdapter:
         return SubprocessAdapter(command, timeout=timeout)
     except (AdapterLoadError, ValueError) as exc:  # ValueError: shlex cannot split the command
         raise click.UsageError(f"--command: {exc}") from None
+
+
+@contextmanager
+def _adapter(spec: str | None, command: str | None, timeout: float):
+    """The in-process adapter for ``spec`` or the started ``command``, closed (a subprocess) at the end."""
+    adapter = load(spec) if spec is not None else _start(command, timeout)
+    try:
+        yield adapter
+    finally:
+        if isinstance(adapter, SubprocessAdapter):
+            adapter.close()
 
 
 def _progress(enabled: bool | None):
@@ -58,29 +71,46 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures (YAML: scenario id -> reason).")
 @click.option("--format", "fmt", type=click.Choice(certification.FORMATS), default=None,
-              help="Report format [default: from --output's suffix, else markdown].")
+              help="Report format [default: from --output's suffix, else markdown; --live: text or json].")
 @output_option
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write certification.md, certification.json and certification.xml (JUnit) here.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
               help="Seconds a --command adapter may take for one turn before it is killed.")
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
+@click.option("--live", is_flag=True, help="Against real Bedrock through the recording proxy (needs credentials): "
+                                           "checks, laws and rules instead of goldens, with retries.")
+@click.option("--attempts", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="With --live: tries per scenario (pass@1 and pass@K).")
+@click.option("--upstream", metavar="URL", help="With --live: forward to this endpoint instead of real Bedrock.")
+@click.option("--region", default=default_region, show_default="AWS_REGION or us-east-1", help="With --live.")
+@click.option("--profile", help="With --live: AWS profile (same as AWS_PROFILE).")
+@click.option("--model", help="With --live: use this model id instead of each scenario's.")
+@click.option("--keep-failures", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="With --live: keep failed attempts' recordings here [default: live-failures/<UTC time>].")
 @root_option
-def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, progress, root):
+def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, progress, live, attempts,
+            upstream, region, profile, model, keep_failures, root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
     if output is not None and output_dir is not None:
         raise click.UsageError("give --output or --output-dir, not both")
-    fmt = choose_format(fmt, output, "markdown", certification.FORMATS)
+    if live and (baseline or output_dir):
+        raise BadUsage("--live writes one report (--output or stdout) and takes no --baseline")
+    if not live and (upstream or profile or model or keep_failures):
+        raise BadUsage("--upstream, --profile, --model and --keep-failures go with --live")
+    fmt = choose_format(fmt, output, "text" if live else "markdown", tuple(LIVE_FORMATS) if live else
+                        certification.FORMATS)
     root, selected = scenarios(root, suites, ids)
+    if live:
+        forward = live_upstream(upstream, region, profile)  # no credentials: refused before any adapter starts
+        with _adapter(spec, command, timeout) as adapter:
+            certify_live(selected, adapter, forward, model=model, attempts=attempts, keep_failures=keep_failures,
+                         fmt=fmt, output=output, progress=_progress(progress))
     known = _baseline(baseline)
-    adapter = load(spec) if spec is not None else _start(command, timeout)
-    try:
+    with _adapter(spec, command, timeout) as adapter:
         results = certification.run(selected, adapter, root, _progress(progress))
-    finally:
-        if isinstance(adapter, SubprocessAdapter):
-            adapter.close()
     if baseline:
         results = report.apply_baseline(results, known, every_id(root))
     _emit(certification.build(results, adapter, selected, root, spec), fmt, output, output_dir)
