@@ -21,3 +21,4 @@ from harness.cli.run import list_scenarios, run; main.add_command(run); main.add
 from harness.cli.golden import golden_group; main.add_command(golden_group)  # noqa: E402,E702
 from harness.cli.record import record; main.add_command(record)  # noqa: E402,E702
 from harness.cli.certify import certify; main.add_command(certify)  # noqa: E402,E702
+from harness.cli.drift import drift; main.add_command(drift)  # noqa: E402,E702

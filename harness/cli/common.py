@@ -73,12 +73,12 @@ def region_option(fn):
     return click.option("--region", default=default_region, show_default="AWS_REGION or us-east-1")(fn)
 
 
-def live_credentials(profile: str | None, needs: str, offline: str):
+def live_credentials(profile: str | None, needs: str, offline: str | None = None):
     """The default chain's credentials (``--profile`` first); none is the one-line refusal every live command gives."""
     if profile:
         os.environ["AWS_PROFILE"] = profile
     credentials = botocore.session.Session().get_credentials()
     if credentials is None:
         raise BadUsage("no AWS credentials found (default chain: environment, AWS_PROFILE, SSO, "
-                               f"instance role); `{needs}` needs them, `{offline}` does not")
+                       f"instance role); `{needs}` needs them" + (f", `{offline}` does not" if offline else ""))
     return credentials

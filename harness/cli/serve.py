@@ -53,7 +53,8 @@ def _build(cassette, scenario_name, root, options) -> BedrockServer:
         raise BadUsage(str(error)) from None
 
 
-def recording_upstream(url: str | None, region: str, profile: str | None, command: str, offline: str) -> Upstream:
+def recording_upstream(url: str | None, region: str, profile: str | None, command: str,
+                       offline: str | None = None) -> Upstream:
     """The upstream of a recording proxy: ``url``, or real Bedrock in ``region`` when None, signed with the default
     credential chain (none found: the one-line refusal of every live command)."""
     credentials = live_credentials(profile, command, offline)
