@@ -222,3 +222,15 @@ def test_the_node_example_records_through_the_proxy_and_the_cassette_replays_eve
     assert len(recorded.turns) == 2 and emulator.signature_problems == ["", ""]
     assert all(CLIENT_KEY not in str(r.headers) for r in upstream.requests)
     assert "aws-sdk-js" in str(loaded.interactions[0].request_headers)  # the SDK's own request, as it sent it
+
+
+def test_a_client_hanging_up_mid_stream_still_leaves_the_whole_answer_in_the_cassette(tmp_path):
+    gated, tape = Gated(), Tape(tmp_path / "hung-up.yaml")
+    with proxied(gated, tape) as (_, proxy):
+        stream = client(proxy.endpoint_url).converse_stream(modelId=SINGLE.model_id, messages=USER)["stream"]
+        next(iter(stream))
+        stream.close()  # the client walks away after the first event
+        gated.client_has_first_event.set()
+        assert tape.wait()
+    frames = cassette.load(tape.path).interactions[0].frames
+    assert len(frames) == 10 and frames[-1].type == "metadata"
