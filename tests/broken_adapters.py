@@ -49,7 +49,7 @@ class Variant(ConverseAdapter):
         """Stream chunks for ConverseStream events."""
         return chunks_from_events(events)
 
-    def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
+    def _stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
         yield from self._run(self.client(endpoint).converse_stream, self.request(turn), "stream", self.chunks)
 
 

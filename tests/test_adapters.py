@@ -11,7 +11,10 @@ import harness
 import harness.converse
 from harness.adapters import (
     CAPABILITIES,
+    DECLARATIONS,
     ENTRY_POINT_GROUP,
+    FEATURES,
+    OWN_HISTORY,
     Adapter,
     AdapterLoadError,
     known_adapters,
@@ -55,7 +58,21 @@ def adapter_module(tmp_path, monkeypatch):
 def test_builtin_names(spec, cls):
     adapter = load_adapter(spec)
     assert type(adapter) is cls and adapter.name == spec and adapter.version == harness.__version__
-    assert adapter.capabilities == CAPABILITIES and isinstance(adapter, Adapter)
+    assert adapter.capabilities == FEATURES and isinstance(adapter, Adapter)
+    assert adapter.conversation is None
+
+
+@pytest.mark.parametrize("spec, cls", [("reference-conversation", ConverseAdapter),
+                                       ("reference-invoke-conversation", InvokeAdapter)])
+def test_builtin_conversation_names_own_their_history(spec, cls):
+    adapter = load_adapter(spec)
+    assert type(adapter) is cls and adapter.name == spec
+    assert adapter.capabilities == FEATURES | {OWN_HISTORY} and adapter.conversation is not None
+    assert load_adapter(spec).conversation is not adapter.conversation  # each load starts its own history
+
+
+def test_capabilities_are_the_features_and_the_declarations():
+    assert CAPABILITIES == FEATURES | {"own_history", "usage_input_includes_cache"} and not FEATURES & DECLARATIONS
 
 
 def test_public_from_the_package():
@@ -69,6 +86,7 @@ def test_builtins_are_registered_entry_points():
     registered = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
     assert registered["reference"] == "harness.converse:ConverseAdapter"
     assert registered["reference-invoke"] == "harness.converse:InvokeAdapter"
+    assert registered["reference-conversation"] == "harness.converse:conversation_reference"
 
 
 @pytest.mark.parametrize("attribute", ["instance", "Echo", "factory"])
@@ -85,7 +103,8 @@ def test_third_party_entry_point(adapter_module, monkeypatch):
     fake = EntryPoint(name="echo", value=f"{adapter_module}:Echo", group=ENTRY_POINT_GROUP)
     monkeypatch.setattr(registry, "entry_points", lambda group: [fake] if group == ENTRY_POINT_GROUP else [])
     assert load_adapter("echo").name == "echo"
-    assert known_adapters() == ["echo", "reference", "reference-invoke"]
+    assert known_adapters() == ["echo", "reference", "reference-conversation", "reference-invoke",
+                                "reference-invoke-conversation"]
 
 
 def test_entry_point_that_fails_to_load(monkeypatch):
@@ -117,4 +136,4 @@ def test_unknown_name_lists_the_known_ones():
     with pytest.raises(AdapterLoadError) as info:
         load_adapter("langchian")
     assert str(info.value) == f"unknown adapter 'langchian' (known: {', '.join(known_adapters())})"
-    assert "reference, reference-invoke" in str(info.value)
+    assert "reference, reference-conversation, reference-invoke, reference-invoke-conversation" in str(info.value)

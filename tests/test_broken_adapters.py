@@ -169,7 +169,8 @@ def _dummy_aws(mp: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def runs() -> dict:
     """key -> (adapter, results, text report) for the reference and every variant, each over the whole suite."""
-    adapters = {"reference": ConverseAdapter(), **{key: cls() for key, cls in VARIANTS.items()}}
+    adapters = {"reference": ConverseAdapter(), "reference-conversation": ConverseAdapter(conversation=True),
+                **{key: cls() for key, cls in VARIANTS.items()}}
     scenarios = discover(ROOT / "suites")
     with pytest.MonkeyPatch.context() as mp:
         _dummy_aws(mp)
@@ -216,8 +217,9 @@ def test_variant_names_are_distinct():
 
 # ---- the reference passes; each variant fails exactly what exercises its bug -----------------------------
 
-def test_the_reference_passes_every_scenario(runs):
-    _, results, report = runs["reference"]
+@pytest.mark.parametrize("key", ["reference", "reference-conversation"])
+def test_the_reference_passes_every_scenario(runs, key):
+    _, results, report = runs[key]
     assert {r.scenario for r in results} == {s.id for s in discover(ROOT / "suites")}
     assert [(r.scenario, r.status, r.reason) for r in results if r.status != "pass"] == [], report
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness.adapters import CAPABILITIES
+from harness.adapters import FEATURES
 from harness.cli import main
 from harness.suite.scenario import discover
 
@@ -32,7 +32,7 @@ def certify_whole_suite(command: str) -> tuple[int, dict]:
 
 def assert_certified(exit_code: int, report: dict, name: str) -> None:
     """Every scenario of the suite ran and passed; nothing skipped, since the example declares everything."""
-    assert report["adapter"]["name"] == name and set(report["adapter"]["capabilities"]) == CAPABILITIES
+    assert report["adapter"]["name"] == name and set(report["adapter"]["capabilities"]) == FEATURES
     statuses = {r["scenario"]: (r["status"], r["reason"]) for r in report["results"]}
     assert set(statuses) == {s.id for s in discover(ROOT / "suites")}
     assert {sid: status for sid, status in statuses.items() if status[0] != "pass"} == {}

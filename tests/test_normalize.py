@@ -47,6 +47,13 @@ def test_consecutive_text_joins_and_empty_text_is_dropped():
     assert normalize([text("")]) == []
 
 
+def test_the_assembled_message_and_native_openai_chunks_are_not_content():
+    beside = [{"type": "openai_chunk", "chunk": {"choices": [{"index": 0, "delta": {"content": "Hi"}}]}},
+              {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "Hi"}]}}]
+    assert fold([text("Hi"), *beside, {"type": "stop", "reason": "end_turn"}]) == fold(
+        [text("Hi"), {"type": "stop", "reason": "end_turn"}])
+
+
 def test_text_separated_by_another_item_stays_separate():
     chunks = [text("explain "), tc(id="t1", name="f", input_delta="{}"), text("more")]
     assert [item["type"] for item in normalize(chunks)] == ["text", "tool_call", "text"]

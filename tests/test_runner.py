@@ -1,10 +1,18 @@
-"""The runner's own decisions: exceptions as findings, capability skips, broken inputs as error results."""
+"""The runner's own decisions: exceptions as findings, capability skips, broken inputs as error results, conversation
+mode, and runs cut short that keep their earlier turns' findings."""
 
+import copy
+import shutil
 from pathlib import Path
+
+import pytest
+import yaml
 
 from harness.suite import report
 from harness.converse import ConverseAdapter
-from harness.suite.runner import ADAPTER_EXCEPTION, project_root, run_scenario, stream_turn
+from harness.suite.golden import load_golden
+from harness.suite.protocol import AdapterFailure
+from harness.suite.runner import ADAPTER_EXCEPTION, NO_REQUEST, project_root, run_scenario, stream_turn
 from harness.suite.scenario import discover
 
 REPO = Path(__file__).resolve().parents[1]
@@ -63,3 +71,126 @@ def test_project_root_prefers_a_working_directory_with_suites(tmp_path):
     (tmp_path / "suites").mkdir()
     assert project_root(tmp_path) == tmp_path
     assert project_root(tmp_path / "elsewhere") == REPO
+
+
+# ---- conversation mode: the adapter owns its history -------------------------------------------------------
+
+class Recording(ConverseAdapter):
+    """The reference in conversation mode, keeping the turns the runner handed it."""
+
+    name = "recording"
+
+    def __init__(self, rename=None):
+        super().__init__(conversation=True)
+        self.given, self.rename = [], rename or {}
+
+    def stream(self, turn, endpoint=None):
+        self.given.append(copy.deepcopy(turn))
+        for chunk in super().stream(turn, endpoint):
+            yield {**chunk, "id": self.rename.get(chunk["id"], chunk["id"])} if "id" in chunk else chunk
+
+
+def test_an_own_history_adapter_gets_the_opening_messages_then_only_what_is_new():
+    adapter = Recording()
+    result = run_scenario(BY_ID["core/round-trip"], adapter, REPO)
+    assert result.status == "pass", result.reason
+    first, second = adapter.given
+    assert first["messages"] == [{"role": "user", "content": "What is in /tmp/test.txt?"}]
+    assert first["conversation"] == second["conversation"] == "core/round-trip"
+    (call_id,) = [c["id"] for c in load_golden(BY_ID["core/round-trip"])[0]["chunks"] if c["type"] == "tool_call"]
+    assert second["messages"] == [{"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": call_id, "content": "Hello, this is the file content.", "is_error": False}]}]
+    assert {k: v for k, v in second.items() if k != "messages"} == {k: v for k, v in first.items() if k != "messages"}
+
+
+def test_tool_results_carry_the_ids_the_adapter_reported():
+    sid = "core/round-trip"
+    (call_id,) = [c["id"] for c in load_golden(BY_ID[sid])[0]["chunks"] if c["type"] == "tool_call"]
+    adapter = Recording(rename={call_id: "renamed-id"})
+    result = run_scenario(BY_ID[sid], adapter, REPO)
+    assert adapter.given[1]["messages"][0]["content"][0]["tool_use_id"] == "renamed-id"
+    assert result.status == "fail" and result.reason.startswith(f"{sid} turn 0 chunk 0 (tool_call): expected id")
+
+
+def test_a_stateless_adapter_still_gets_the_whole_history():
+    given = []
+
+    class Stateless(ConverseAdapter):
+        def stream(self, turn, endpoint=None):
+            given.append(turn)
+            yield from super().stream(turn, endpoint)
+    assert run_scenario(BY_ID["core/round-trip"], Stateless(), REPO).status == "pass"
+    assert [m["role"] for m in given[1]["messages"]] == ["user", "assistant", "user"]
+    assert given[1]["conversation"] == "core/round-trip"
+
+
+# ---- a run cut short keeps the findings of the turns before ------------------------------------------------
+
+class MisnamedCall(ConverseAdapter):
+    """Reports its tool call under a name the scenario has no tool-result template for."""
+
+    name = "misnamed-call"
+
+    def stream(self, turn, endpoint=None):
+        for chunk in super().stream(turn, endpoint):
+            yield {**chunk, "name": "read_fil"} if chunk.get("name") else chunk
+
+
+@pytest.mark.parametrize("conversation", [False, True])
+def test_a_next_turn_that_cannot_be_built_keeps_the_first_turns_diff(conversation):
+    adapter = MisnamedCall(conversation=conversation)
+    result = run_scenario(BY_ID["core/round-trip"], adapter, REPO)
+    assert result.status == "fail" and len(result.turns) == 1
+    assert result.reason == "core/round-trip turn 0 chunk 0 (tool_call): expected name 'read_file' / actual 'read_fil'"
+    text = report.render_text([result])
+    assert "core/round-trip turn 1 cannot be built: " in text and "no template for tool 'read_fil'" in text
+
+
+def test_a_broken_scenario_after_a_clean_turn_is_an_error_with_that_turn_judged(tmp_path):
+    scenario = BY_ID["core/round-trip"]
+    for part in ("suites", "cassettes"):
+        (tmp_path / part / "core").mkdir(parents=True)
+    shutil.copy(REPO / "cassettes" / "core" / "round-trip.yaml", tmp_path / "cassettes" / "core")
+    shutil.copy(REPO / "suites" / "core" / "round-trip.golden.yaml", tmp_path / "suites" / "core")
+    data = yaml.safe_load(scenario.path.read_text())
+    del data["turns"][0]["tool_results"]
+    (tmp_path / "suites" / "core" / "round-trip.yaml").write_text(yaml.safe_dump(data))
+    (broken,) = discover(tmp_path / "suites")
+    result = run_scenario(broken, ConverseAdapter(conversation=True), tmp_path)
+    assert result.status == "error" and result.reason.startswith("turn 1 cannot be built: ")
+    assert "turns[0].tool_results: no template for tool 'read_file'" in result.reason
+    assert [t.index for t in result.turns] == [0] and result.turns[0].diffs[0].subject == "turns"
+
+
+class BreaksOnTurnOne(ConverseAdapter):
+    """Answers turn 0 wrongly, then breaks itself (a crashed subprocess) on turn 1."""
+
+    name = "breaks-on-turn-one"
+
+    def stream(self, turn, endpoint=None):
+        if len(turn["messages"]) > 1:
+            raise AdapterFailure("subprocess adapter 'x' crashed: exited with code 1 during core/round-trip turn 1")
+        yield from (c for c in super().stream(turn, endpoint) if c["type"] != "usage")
+
+
+def test_an_adapter_breaking_on_a_later_turn_keeps_the_earlier_turns_findings():
+    result = run_scenario(BY_ID["core/round-trip"], BreaksOnTurnOne(), REPO)
+    assert result.status == "error" and result.reason.startswith("turn 1: subprocess adapter 'x' crashed")
+    assert len(result.turns) == 1 and "turn 0 chunk 2 (usage): missing" in result.turns[0].chunk_text()
+
+
+class NoFollowUp(ConverseAdapter):
+    """An agent that answers the tool results itself, without asking the model again."""
+
+    name = "no-follow-up"
+
+    def stream(self, turn, endpoint=None):
+        if len(turn["messages"]) > 1:
+            yield {"type": "text", "text": "The file holds: Hello, this is the file content."}
+            return
+        yield from super().stream(turn, endpoint)
+
+
+def test_a_turn_that_never_reaches_the_endpoint_says_so():
+    result = run_scenario(BY_ID["core/round-trip"], NoFollowUp(), REPO)
+    assert result.status == "fail" and result.turns[1].request_problems == (NO_REQUEST,)

@@ -15,6 +15,7 @@ from harness.suite.scenario import (
     first_turn,
     initial_messages,
     load_scenario,
+    new_messages,
     next_turn,
     scenario_id,
     scenario_ids,
@@ -231,6 +232,7 @@ def test_first_turn_is_the_adapter_level_turn(parallel):
         "messages": [{"role": "user", "content": PROMPT}],
         "tools": [READ_FILE],
         "options": {"max_tokens": 2048, "temperature": None, "thinking_budget": None, "tool_choice": "auto"},
+        "conversation": "core/parallel-calls",
     }
     assert first_turn(parallel) == turn_dict(parallel, 0, initial_messages(parallel, 0))
 
@@ -324,6 +326,24 @@ def test_turn_without_tool_calls_appends_its_messages(tmp_path):
     messages = next_turn(s, 1, first_turn(s), [{"type": "text", "text": "Hello."}])["messages"]
     assert messages[1:] == [{"role": "assistant", "content": [{"type": "text", "text": "Hello."}]},
                             {"role": "user", "content": "And then?"}]
+
+
+def test_new_messages_hold_only_the_tool_results_and_the_turns_own_content(tmp_path):
+    s = thinking_scenario(tmp_path, turn1_messages=[{"role": "user", "content": "Now summarize."}])
+    output = [{"type": "reasoning", "text": "r", "signature": SIGNATURE}, call("my-id-1", "/a"), call("my-id-2", "/b")]
+    assert new_messages(s, 1, output) == [{"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "my-id-1", "content": "contents of /a", "is_error": False},
+        {"type": "tool_result", "tool_use_id": "my-id-2", "content": "contents of /b", "is_error": False},
+        {"type": "text", "text": "Now summarize."}]}]
+    assert turn_dict(s, 1, new_messages(s, 1, output))["conversation"] == "core/thinking-tools"
+
+
+def test_new_messages_without_calls_or_content_name_the_turns(tmp_path):
+    s = thinking_scenario(tmp_path)
+    with pytest.raises(ScenarioError, match=r"core/thinking-tools: turn 0 surfaced no tool call and turn 1 adds no"):
+        new_messages(s, 1, [{"type": "text", "text": "Hello."}])
+    with pytest.raises(ScenarioError, match="no turn 2 to build"):
+        new_messages(s, 2, [call("t", "/a")])
 
 
 def test_templates_fill_lists_and_mappings_with_input_id_and_name(tmp_path):

@@ -23,7 +23,7 @@ from haystack.dataclasses import (
 )
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES
+from harness.adapters import FEATURES
 from harness.adapters.shims import haystack as shim
 from harness.suite.runner import run_scenario
 from harness.suite.scenario import discover
@@ -52,7 +52,7 @@ def adapter():
 def test_identity_is_the_library_and_capabilities_are_what_it_exposes(adapter):
     assert adapter.name == "haystack"
     assert adapter.version == importlib.metadata.version("amazon-bedrock-haystack")
-    assert adapter.capabilities == CAPABILITIES - {"redacted_reasoning"}
+    assert adapter.capabilities == FEATURES - {"redacted_reasoning"}
 
 
 def test_baseline_lists_exactly_the_findings():

@@ -6,7 +6,16 @@ reference adapter ``harness.converse``; the protocol itself is defined where the
 """
 
 from harness.adapters.registry import ENTRY_POINT_GROUP, AdapterLoadError, known_adapters, load_adapter
-from harness.suite.protocol import CAPABILITIES, Adapter, AdapterFailure, AdapterSkip
+from harness.suite.protocol import (
+    CAPABILITIES,
+    DECLARATIONS,
+    FEATURES,
+    OWN_HISTORY,
+    USAGE_INCLUDES_CACHE,
+    Adapter,
+    AdapterFailure,
+    AdapterSkip,
+)
 
-__all__ = ["CAPABILITIES", "ENTRY_POINT_GROUP", "Adapter", "AdapterFailure", "AdapterLoadError", "AdapterSkip",
-           "known_adapters", "load_adapter"]
+__all__ = ["CAPABILITIES", "DECLARATIONS", "ENTRY_POINT_GROUP", "FEATURES", "OWN_HISTORY", "USAGE_INCLUDES_CACHE",
+           "Adapter", "AdapterFailure", "AdapterLoadError", "AdapterSkip", "known_adapters", "load_adapter"]

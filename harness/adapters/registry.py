@@ -1,4 +1,5 @@
-"""Adapter lookup by name or dotted path: ``reference``, ``reference-invoke``, an entry point, ``module:attribute``."""
+"""Adapter lookup by name or dotted path: ``reference``, ``reference-invoke`` (and each ``-conversation``), an entry
+point, ``module:attribute``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ __all__ = ["ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adap
 
 ENTRY_POINT_GROUP = "bedrock_harness.adapters"
 # Built in, so they resolve even from a source checkout without installed metadata, and cannot be shadowed.
-_BUILTIN = {"reference": "harness.converse:ConverseAdapter", "reference-invoke": "harness.converse:InvokeAdapter"}
+_BUILTIN = {"reference": "harness.converse:ConverseAdapter", "reference-invoke": "harness.converse:InvokeAdapter",
+            "reference-conversation": "harness.converse:conversation_reference",
+            "reference-invoke-conversation": "harness.converse:conversation_reference_invoke"}
 _PROTOCOL = ("name", "version", "capabilities", "stream")
 
 

@@ -7,7 +7,14 @@ pure stages a test can drive one at a time:
          (tools, history)                                     response ──chunks_from_response──► chunks
 """
 
-from harness.converse.adapter import ConverseAdapter, InvokeAdapter, make_client
+from harness.converse.adapter import (
+    ConverseAdapter,
+    InvokeAdapter,
+    conversation_reference,
+    conversation_reference_invoke,
+    make_client,
+)
+from harness.converse.conversation import Conversation, assemble_message, message_chunk
 from harness.converse.errors import BedrockResponseError, TurnError
 from harness.converse.history import canonical_messages, to_converse_messages
 from harness.converse.invoke import (
@@ -21,10 +28,12 @@ from harness.converse.tools import anthropic_tools, tool_config
 
 __all__ = [
     "BedrockResponseError",
+    "Conversation",
     "ConverseAdapter",
     "InvokeAdapter",
     "TurnError",
     "anthropic_tools",
+    "assemble_message",
     "build_invoke_body",
     "build_invoke_request",
     "build_request",
@@ -32,7 +41,10 @@ __all__ = [
     "chunks_from_events",
     "chunks_from_invoke_events",
     "chunks_from_response",
+    "conversation_reference",
+    "conversation_reference_invoke",
     "make_client",
+    "message_chunk",
     "to_converse_messages",
     "tool_config",
 ]

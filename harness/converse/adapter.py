@@ -1,4 +1,9 @@
-"""The reference adapters: ``reference`` (ConverseStream) and ``reference-invoke`` (InvokeModelWithResponseStream)."""
+"""The reference adapters: ``reference`` (ConverseStream) and ``reference-invoke`` (InvokeModelWithResponseStream).
+
+Each runs stateless (the caller hands it the whole history every turn) or, made with ``conversation=True``
+(registered as ``reference-conversation`` and ``reference-invoke-conversation``), in conversation mode: it
+declares ``own_history``, keeps the history itself and sends back the assistant message it assembled.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
 from harness.version import __version__
+from harness.converse.conversation import Conversation, assemble_message
 from harness.converse.invoke import build_invoke_request, chunks_from_invoke_events
 from harness.converse.request import build_request
 from harness.converse.stream import (
@@ -20,13 +26,15 @@ from harness.converse.stream import (
     error_chunk,
 )
 
-__all__ = ["ConverseAdapter", "InvokeAdapter", "make_client"]
+__all__ = ["OWN_HISTORY", "ConverseAdapter", "InvokeAdapter", "conversation_reference",
+           "conversation_reference_invoke", "make_client"]
 
 # Failures before the stream starts that an application sees as an error chunk (Bedrock's 4xx/5xx after
 # retries, a dropped connection); a botocore ParamValidationError is a bug and still raises.
 PRE_STREAM_ERRORS = (ClientError, HTTPClientError, ConnectionError)
 _LOCK = threading.Lock()
 KEPT_CLIENTS = 4
+OWN_HISTORY = "own_history"  # the capability of conversation mode (harness.suite.protocol.OWN_HISTORY)
 
 
 @functools.cache
@@ -53,15 +61,18 @@ class _BedrockAdapter:
 
     name = "?"
     version = __version__
-    # Every capability of the protocol (harness.suite.protocol.CAPABILITIES; a test holds them equal): this is
-    # the full implementation. Spelled out because the reference imports nothing of the harness but wire helpers.
+    # Every feature of the protocol (harness.suite.protocol.FEATURES; a test holds them equal): this is the full
+    # implementation. Spelled out because the reference imports nothing of the harness but wire helpers.
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
         "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
     })
 
-    def __init__(self, client: Any = None, *, max_attempts: int = 3):
+    def __init__(self, client: Any = None, *, max_attempts: int = 3, conversation: bool = False):
         self._client, self._max_attempts, self._clients = client, max_attempts, {}
+        self.conversation = Conversation() if conversation else None
+        if conversation:
+            self.name, self.capabilities = f"{type(self).name}-conversation", self.capabilities | {OWN_HISTORY}
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} {self.version}>"
@@ -78,6 +89,23 @@ class _BedrockAdapter:
                 self._clients.pop(next(iter(self._clients)))
             self._clients[key] = make_client(endpoint, max_attempts=self._max_attempts)
         return self._clients[key]
+
+    def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
+        """Stream chunks for one turn; in conversation mode ``turn`` holds only the new messages."""
+        yield from self._converse_on(turn, lambda full: self._stream(full, endpoint))
+
+    def assemble(self, chunks: list[dict]) -> dict:
+        """The assistant message this adapter sends back in conversation mode (its own assembly)."""
+        return assemble_message(chunks)
+
+    def _stream(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
+        raise NotImplementedError
+
+    def _converse_on(self, turn: dict, send: Callable[[dict], Iterable[dict]]) -> Iterator[dict]:
+        """``send(turn)`` as it is (stateless), or with the conversation's whole history (conversation mode)."""
+        if self.conversation is None:
+            return iter(send(turn))
+        return self.conversation.stream(turn, send, self.assemble)
 
     def _run(self, call: Callable[..., dict], request: dict, member: str | None,
              to_chunks: Callable[[Any], Iterable[dict]]) -> Iterator[dict]:
@@ -99,13 +127,16 @@ class ConverseAdapter(_BedrockAdapter):
 
     name = "reference"
 
-    def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
-        """Stream chunks for one turn through ``converse_stream``."""
+    def _stream(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
+        """Chunks for one whole-history turn through ``converse_stream``."""
         request = build_request(turn)
         yield from self._run(self.client(endpoint).converse_stream, request, "stream", chunks_from_events)
 
     def converse(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
         """The same chunks through non-streaming ``converse`` (text and tool input whole per block)."""
+        yield from self._converse_on(turn, lambda full: self._converse(full, endpoint))
+
+    def _converse(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
         request = build_request(turn)
         yield from self._run(self.client(endpoint).converse, request, None, chunks_from_response)
 
@@ -115,8 +146,18 @@ class InvokeAdapter(_BedrockAdapter):
 
     name = "reference-invoke"
 
-    def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
-        """Stream chunks for one turn through ``invoke_model_with_response_stream``."""
+    def _stream(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
+        """Chunks for one whole-history turn through ``invoke_model_with_response_stream``."""
         request = build_invoke_request(turn)
         yield from self._run(self.client(endpoint).invoke_model_with_response_stream, request, "body",
                              chunks_from_invoke_events)
+
+
+def conversation_reference() -> ConverseAdapter:
+    """``reference-conversation``: the reference over ConverseStream in conversation mode."""
+    return ConverseAdapter(conversation=True)
+
+
+def conversation_reference_invoke() -> InvokeAdapter:
+    """``reference-invoke-conversation``: the reference over InvokeModelWithResponseStream in conversation mode."""
+    return InvokeAdapter(conversation=True)

@@ -13,11 +13,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from harness.suite.protocol import CAPABILITIES
+from harness.suite.protocol import FEATURES
 
 __all__ = [
     "ALL",
     "BEDROCK_ERROR_CODES",
+    "BESIDE",
     "COMPARISON",
     "comparable",
     "CONTENT",
@@ -30,9 +31,12 @@ __all__ = [
     "restrict",
 ]
 
-ALL = CAPABILITIES
+ALL = FEATURES  # every comparable field; the declarations (own_history, the usage convention) are not fields
 CONTENT = ("text", "reasoning", "redacted_reasoning", "tool_call")
 CLOSING = ("stop", "usage", "error")
+# Reports beside the stream, judged on their own (harness.suite.assembly, harness.suite.openai_laws): the
+# assembled assistant message and an OpenAI-format adapter's native chunks say nothing new about the content.
+BESIDE = ("message", "openai_chunk")
 UNPARSED = "__unparsed__"
 
 
@@ -96,6 +100,8 @@ def fold(chunks: Iterable[Mapping]) -> list[dict]:
             _FOLDERS[kind](content, chunk)
         elif kind in CLOSING:
             closing[kind].append(_CLOSERS[kind](chunk))
+        elif kind in BESIDE:
+            continue
         else:  # outside the vocabulary: kept so the diff shows it
             content.append(dict(chunk))
     items = [entry.item() if isinstance(entry, _Call) else _unmarked(entry) for entry in content]

@@ -6,6 +6,10 @@ method, ``stream(turn, endpoint)``, yielding stream chunks (see the README, "Ada
 An exception an adapter raises is a finding about the scenario (the runner records it as a closing error
 chunk), except ``AdapterFailure``: the adapter itself broke (a subprocess crashed, hung, wrote garbage or
 broke the protocol), so the scenario's verdict is ``error`` (``AdapterSkip``: ``skip``) with that message.
+Two capabilities are not features but declarations about the adapter: ``own_history`` (conversation mode: the
+adapter keeps its conversation and sends the assistant message its library assembled; the README, "Conversation
+mode") and ``usage_input_includes_cache`` (its ``input_tokens`` count cache reads and writes, which Bedrock's
+``inputTokens`` does not). ``FEATURES`` is everything else: what a full implementation does all of.
 ``harness.adapters`` re-exports all of these for adapter authors.
 """
 
@@ -14,12 +18,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-__all__ = ["CAPABILITIES", "Adapter", "AdapterFailure", "AdapterSkip"]
+__all__ = ["CAPABILITIES", "DECLARATIONS", "FEATURES", "OWN_HISTORY", "USAGE_INCLUDES_CACHE", "Adapter",
+           "AdapterFailure", "AdapterSkip"]
 
-CAPABILITIES = frozenset({
+FEATURES = frozenset({
     "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
     "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
 })
+OWN_HISTORY = "own_history"  # conversation mode: turn N >= 1 carries only the new messages
+USAGE_INCLUDES_CACHE = "usage_input_includes_cache"  # input_tokens include cache read + write tokens
+DECLARATIONS = frozenset({OWN_HISTORY, USAGE_INCLUDES_CACHE})
+CAPABILITIES = FEATURES | DECLARATIONS
 
 
 class AdapterFailure(RuntimeError):

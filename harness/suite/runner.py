@@ -2,8 +2,10 @@
 
 Per scenario: skip when the adapter lacks a required capability; otherwise serve the scenario's cassette
 (with the scenario's transport faults) on 127.0.0.1, stream every turn through the adapter, build the next
-turn from the folded output, and judge the chunks (golden, stream laws) and the captured requests (Bedrock's
-rules, golden request). An adapter that raises is a closing error chunk, never a harness crash; one that raises
+turn from the folded output (the whole history for a stateless adapter; only the new user message for one that
+owns its history, which sends the assistant message its library assembled), and judge the chunks (golden,
+stream laws) and the captured requests (Bedrock's rules, golden request). A next turn that cannot be built,
+or an adapter that breaks during it, ends the run there: the turns before it are still judged and reported. An adapter that raises is a closing error chunk, never a harness crash; one that raises
 ``AdapterFailure`` (it broke itself: crash, hang, garbage) makes the scenario an ``error`` with its message.
 An adapter on another operation than the recorded one is served a rendering of the recording
 (harness.endpoint.responders); when that rendering cannot carry what the golden judges, the scenario is a skip saying so.
@@ -18,7 +20,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from harness.cassettes import cassette
 from harness.suite import golden
-from harness.suite.protocol import AdapterFailure
+from harness.suite.protocol import OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import recorded_text_deltas
 from harness.endpoint.faults import Faults
 from harness.suite.compare import note
@@ -27,11 +29,11 @@ from harness.suite.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, nor
 from harness.suite.normalize_request import normalize_request
 from harness.endpoint.responders import CassetteResponder
 from harness.suite.results import Result, TurnResult, verdict
-from harness.suite.scenario import Scenario, first_turn, next_turn
+from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_messages, next_turn, turn_dict
 from harness.endpoint.server import BedrockServer, RequestError
 
-__all__ = ["ADAPTER_EXCEPTION", "Run", "SHIPPED_ROOT", "cassette_path", "iter_runs", "judge", "loopback_endpoint",
-           "project_root", "replay", "run", "run_scenario", "stream_turn"]
+__all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "Run", "SHIPPED_ROOT", "cassette_path", "iter_runs", "judge",
+           "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "stream_turn"]
 
 ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
 CONVERSE_OPERATIONS = ("ConverseStream", "Converse")  # the operations Bedrock's rules and goldens describe
@@ -58,6 +60,8 @@ class Run:
     """One scenario's raw material: per turn the adapter's chunks and the request Bedrock received."""
 
     turns: list[dict]  # {"turn": adapter-level turn, "chunks": [...], "request": body or None, "problems": [...]}
+    unbuilt: ScenarioError | None = None  # why the turn after the last one could not be built
+    failure: AdapterFailure | None = None  # the adapter broke itself during the turn after the last one
 
     def golden_turns(self, capabilities: Iterable[str] = ALL) -> list[dict]:
         """What a golden holds: per turn the normalized chunks and the normalized request."""
@@ -97,26 +101,53 @@ def _ended_in_error(chunks: Sequence[Mapping]) -> bool:
 
 def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServer | None = None) -> Run:
     """Stream every turn of ``scenario`` through ``adapter``; ``server`` (when local) supplies the requests."""
-    turns, turn = [], first_turn(scenario)
+    run_, turn = Run([]), first_turn(scenario)
+    own_history = OWN_HISTORY in adapter.capabilities
     for index in range(len(scenario.turns)):
         if index:
-            output = fold(turns[-1]["chunks"])
+            output = fold(run_.turns[-1]["chunks"])
             if not any(item["type"] in CONTENT for item in output):
                 break  # nothing to continue from: the missing content is the finding, shown by the diff
-            turn = next_turn(scenario, index, turn, output)
+            try:
+                turn = _following(scenario, index, turn, output, own_history)
+            except ScenarioError as exc:
+                run_.unbuilt = exc
+                break
         seen = len(server.requests) if server else 0
-        chunks = stream_turn(adapter, turn, endpoint)
-        captured = _captured(server, index, seen)
-        # Bedrock's Converse rules and the golden's Converse request say nothing about another operation's body
-        # (an Anthropic-native invoke body): such a request is neither checked nor compared, and no problem.
-        converse = captured is None or captured.operation in CONVERSE_OPERATIONS
-        turns.append({"turn": turn, "chunks": chunks, "operation": getattr(captured, "operation", None),
-                      "served": getattr(captured, "turn", None),
-                      "request": getattr(captured, "body_json", None) if converse else None,
-                      "problems": [str(p) for p in getattr(captured, "problems", [])] if converse else []})
+        try:
+            chunks = stream_turn(adapter, turn, endpoint)
+        except AdapterFailure as exc:
+            if not index:
+                raise
+            run_.failure = exc
+            break
+        run_.turns.append(_turn_record(turn, chunks, _captured(server, index, seen), server is not None))
         if _ended_in_error(chunks):
             break
-    return Run(turns)
+    return run_
+
+
+def _following(scenario: Scenario, index: int, previous: dict, output: list[dict], own_history: bool) -> dict:
+    """Turn ``index``: the whole history (stateless), or only what is new (the adapter owns its history)."""
+    if own_history:
+        return turn_dict(scenario, index, new_messages(scenario, index, output))
+    return next_turn(scenario, index, previous, output)
+
+
+NO_REQUEST = "no request reached the endpoint for this turn (the adapter streamed without calling Bedrock)"
+
+
+def _turn_record(turn: dict, chunks: list[dict], captured: Any, local: bool) -> dict:
+    """One turn of a Run: its chunks and the request it was served for (Converse operations are judged)."""
+    # Bedrock's Converse rules and the golden's Converse request say nothing about another operation's body
+    # (an Anthropic-native invoke body): such a request is neither checked nor compared, and no problem.
+    converse = captured is None or captured.operation in CONVERSE_OPERATIONS
+    problems = [str(p) for p in getattr(captured, "problems", [])] if converse else []
+    if local and captured is None and not _ended_in_error(chunks):
+        problems.append(NO_REQUEST)
+    return {"turn": turn, "chunks": chunks, "operation": getattr(captured, "operation", None),
+            "served": getattr(captured, "turn", None),
+            "request": getattr(captured, "body_json", None) if converse else None, "problems": problems}
 
 
 def _adapter_errors(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -> tuple:
@@ -137,11 +168,18 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
         deltas = text_deltas[index] if index < len(text_deltas) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
         results.append(TurnResult(index, mine, tuple(found), tuple(turn["problems"])))
-    stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns))
+    stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns)) + _cut_short(scenario, run)
     if stray:
         last = results[-1] if results else TurnResult(0)
         results[-1:] = [TurnResult(last.index, last.diffs + stray, last.laws, last.request_problems)]
     return results
+
+
+def _cut_short(scenario: Scenario, run: Run) -> tuple:
+    """Why the run has fewer turns than the scenario, when the harness or a broken adapter ended it."""
+    why = (f"cannot be built: {run.unbuilt}" if run.unbuilt is not None
+           else f"failed: {run.failure}" if run.failure is not None else None)
+    return (note("turns", f"turn {len(run.turns)} {why}", scenario=scenario.id),) if why else ()
 
 
 class _Idle:
@@ -172,8 +210,23 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
         return Result(scenario.id, "skip", f"the recording rendered as {responder.renderings[0].asked} loses what the "
                                            f"golden judges ({'; '.join(lost)})", duration_s=time.monotonic() - start)
     turns = judge(scenario, run_, frozenset(adapter.capabilities), _text_deltas(loaded, run_))
-    status, reason = verdict(turns)
+    status, reason = _ended(scenario, run_, turns)
     return Result(scenario.id, status, reason, tuple(turns), time.monotonic() - start)
+
+
+def _ended(scenario: Scenario, run_: Run, turns: list[TurnResult]) -> tuple[str, str]:
+    """The verdict; a run cut short by the harness or a broken adapter keeps its earlier turns' findings."""
+    status, reason = verdict(turns)
+    if run_.failure is not None:  # the adapter broke itself: that is the verdict, the turns before show why
+        return run_.failure.status, f"turn {len(run_.turns)}: {run_.failure}"
+    if run_.unbuilt is not None and not any(_explains(t) for t in turns):  # the scenario itself is broken
+        return "error", f"turn {len(run_.turns)} cannot be built: {run_.unbuilt}"
+    return status, reason
+
+
+def _explains(turn: TurnResult) -> bool:
+    """A finding besides the missing turns themselves: what made the next turn impossible to build."""
+    return bool(turn.laws or turn.request_problems or any(d.subject != "turns" for d in turn.diffs))
 
 
 def _served_run(scenario: Scenario, adapter: Any, path: Path, server: BedrockServer | None):

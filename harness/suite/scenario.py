@@ -2,8 +2,10 @@
 
 A scenario is data only (briefs/scenario-format.md); its id is ``<suite>/<name>``. Loading validates every
 field and fails with one line naming the file and the field. The turn builder makes the adapter-level
-``turn`` of DESIGN.md's adapter protocol: turn 0 from the prompt, turn k from turn k-1's request messages,
-the assistant message rebuilt from turn k-1's normalized output, and one user message of tool results.
+``turn`` of DESIGN.md's adapter protocol, ``conversation`` naming the scenario: turn 0 from the prompt; for a
+stateless adapter turn k from turn k-1's request messages, the assistant message rebuilt from turn k-1's
+normalized output, and one user message of tool results; for an adapter that owns its history (conversation
+mode) turn k holds only that new user message, since the adapter appends the assistant message itself.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = [
     "first_turn",
     "initial_messages",
     "load_scenario",
+    "new_messages",
     "next_turn",
     "scenario_id",
     "scenario_ids",
@@ -355,7 +358,7 @@ def turn_dict(scenario: Scenario, index: int, messages: Sequence[dict]) -> dict:
     """The adapter-level turn (DESIGN.md adapter protocol) for turn ``index`` with these messages."""
     return copy.deepcopy({
         "model_id": scenario.model_id, "system": scenario.system, "messages": list(messages),
-        "tools": list(scenario.tools), "options": effective_options(scenario, index),
+        "tools": list(scenario.tools), "options": effective_options(scenario, index), "conversation": scenario.id,
     })
 
 
@@ -376,9 +379,24 @@ def next_turn(scenario: Scenario, index: int, previous: Mapping, output: Sequenc
     assistant = assistant_message(output)
     if not assistant["content"]:
         raise ScenarioError(f"{scenario.id}: turn {index - 1} produced no content to continue from")
+    return turn_dict(scenario, index, [*previous["messages"], assistant, *_added(scenario, index, output)])
+
+
+def new_messages(scenario: Scenario, index: int, output: Sequence[Mapping]) -> list[dict]:
+    """What turn ``index`` (>= 1) adds after the assistant message: one user message with a tool result per call
+    in the previous turn's normalized ``output`` (ids as the adapter reported them), then the turn's own content."""
+    if not 1 <= index < len(scenario.turns):
+        raise ScenarioError(f"{scenario.id}: no turn {index} to build (turns 1..{len(scenario.turns) - 1})")
+    users = _added(scenario, index, output)
+    if not users:
+        raise ScenarioError(f"{scenario.id}: turn {index - 1} surfaced no tool call and turn {index} adds no message, "
+                            "so there is nothing to continue with")
+    return users
+
+
+def _added(scenario: Scenario, index: int, output: Sequence[Mapping]) -> list[dict]:
     results = [_tool_result(scenario, index - 1, item) for item in output if item["type"] == "tool_call"]
-    users = _user_messages(results, initial_messages(scenario, index))
-    return turn_dict(scenario, index, [*previous["messages"], assistant, *users])
+    return _user_messages(results, initial_messages(scenario, index))
 
 
 _REASONING = ("reasoning", "redacted_reasoning")
