@@ -17,7 +17,7 @@ from broken_adapters import VARIANTS
 from harness.adapters import AdapterFailure, AdapterSkip, bridge
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.suite.certify import run
-from harness.converse import ConverseAdapter
+from harness.converse import ConverseAdapter, conversation_reference
 from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,12 +43,15 @@ def focus(key: str) -> list[str]:
     return ["core/smoke-text", *FOCUS.get(key, DEFAULT_FOCUS)]
 
 
+REFERENCES = {"reference": ConverseAdapter, "reference-conversation": conversation_reference}
+
+
 def _both_ways(key: str, cls: type, scenarios: dict) -> tuple:
     """(in-process results, subprocess results) of one variant (or the reference) on its focus scenarios."""
-    chosen = [scenarios[sid] for sid in (focus(key) if key != "reference" else sorted({s for k in FOCUS
-                                                                                       for s in focus(k)}))]
+    chosen = [scenarios[sid] for sid in (focus(key) if key not in REFERENCES else sorted({s for k in FOCUS
+                                                                                          for s in focus(k)}))]
     command = [sys.executable, "-m", "harness.adapters.bridge", f"tests.broken_adapters:{cls.__name__}"
-               if key != "reference" else "reference"]
+               if key not in REFERENCES else key]
     with SubprocessAdapter(command, cwd=str(ROOT), timeout=60) as adapter:
         through = run(chosen, adapter, ROOT)
         name = adapter.name
@@ -59,7 +62,7 @@ def _both_ways(key: str, cls: type, scenarios: dict) -> tuple:
 def runs() -> dict:
     """key -> (in-process results, subprocess results, adapter name), all runs in parallel threads."""
     scenarios = {s.id: s for s in discover(ROOT / "suites")}
-    adapters = {"reference": ConverseAdapter, **VARIANTS}
+    adapters = {**REFERENCES, **VARIANTS}
     with ThreadPoolExecutor(len(adapters)) as pool:
         done = pool.map(lambda item: _both_ways(item[0], item[1], scenarios), adapters.items())
         return dict(zip(adapters, done))
@@ -73,7 +76,7 @@ def findings(result) -> list:
     return [(t.index, t.chunk_text(), t.request_texts()) for t in result.turns]
 
 
-@pytest.mark.parametrize("key", ["reference", *VARIANTS])
+@pytest.mark.parametrize("key", [*REFERENCES, *VARIANTS])
 def test_a_variant_gets_the_same_verdicts_through_the_subprocess_protocol(runs, key):
     in_process, through, name = runs[key]
     assert [r.scenario for r in through] == [r.scenario for r in in_process]
@@ -81,7 +84,7 @@ def test_a_variant_gets_the_same_verdicts_through_the_subprocess_protocol(runs, 
            [(r.scenario, r.status, first_line(r.reason, name)) for r in in_process]
 
 
-@pytest.mark.parametrize("key", ["reference", *VARIANTS])
+@pytest.mark.parametrize("key", [*REFERENCES, *VARIANTS])
 def test_a_variant_gets_the_same_findings_per_turn_through_the_subprocess_protocol(runs, key):
     in_process, through, _ = runs[key]
     assert [findings(r) for r in through] == [findings(r) for r in in_process]
@@ -95,9 +98,10 @@ def test_each_variant_is_caught_and_passes_smoke_text(runs, key):
     assert [r.status for r in through if r.scenario == "core/smoke-text"] == ["pass"]
 
 
-def test_the_reference_passes_through_the_bridge(runs):
-    _, through, name = runs["reference"]
-    assert name == "reference" and [(r.scenario, r.status, r.reason) for r in through if r.status != "pass"] == []
+@pytest.mark.parametrize("key", REFERENCES)
+def test_the_reference_passes_through_the_bridge(runs, key):
+    _, through, name = runs[key]
+    assert name == key and [(r.scenario, r.status, r.reason) for r in through if r.status != "pass"] == []
 
 
 # ---- the bridge itself -------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from harness.adapters.subprocess import (
 )
 from harness.suite.certify import run
 from harness.suite.runner import ADAPTER_EXCEPTION, run_scenario
-from harness.suite.scenario import discover
+from harness.suite.scenario import discover, first_turn
 
 ROOT = Path(__file__).resolve().parents[1]
 ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_access_key_id": "AKIAFAKETURN",
@@ -51,6 +51,9 @@ FAKE = textwrap.dedent(r'''
                 sys.exit(4)
             elif hello == "hang":
                 time.sleep(3600)
+            elif hello == "echo-protocol":
+                send({"type": "hello", "name": f"fake-protocol-{message.get('protocol')}", "version": "0.0.1",
+                      "capabilities": caps})
             else:
                 send({"type": "hello", "name": "fake", "version": "0.0.1",
                       "capabilities": caps + (["telepathy"] if hello == "unknown-caps" else [])})
@@ -130,6 +133,18 @@ def test_the_hello_gives_name_version_and_capabilities(fake):
     adapter = fake(FAKE_CAPS='["text", "tool_use", "usage"]')
     assert (adapter.name, adapter.version, adapter.capabilities) == ("fake", "0.0.1", {"text", "tool_use", "usage"})
     assert adapter.command.endswith("fake_adapter.py") and "fake" in repr(adapter)
+
+
+def test_the_hello_announces_protocol_2(fake):
+    assert fake(FAKE_HELLO="echo-protocol").name == "fake-protocol-2"
+
+
+def test_a_protocol_1_adapter_gets_the_conversation_id_and_may_ignore_it(fake):
+    adapter = fake()  # answers any hello alike and echoes turns: it knows nothing of conversation mode
+    turn = first_turn(discover(ROOT / "suites", ids=["core/smoke-text"])[0])
+    echoed = json.loads(texts(adapter.stream(turn, ENDPOINT))[0])
+    assert echoed["turn"] == turn and turn["conversation"] == "core/smoke-text"
+    assert "own_history" not in adapter.capabilities
 
 
 def test_a_turn_message_carries_scenario_index_the_stable_endpoint_and_the_turn(fake):

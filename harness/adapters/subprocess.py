@@ -29,7 +29,7 @@ from harness.suite.runner import ADAPTER_EXCEPTION, DUMMY_KEYS
 __all__ = ["DEFAULT_TIMEOUT", "PROTOCOL", "TAIL_LINES", "AdapterStartError", "ProcessFailure", "SubprocessAdapter",
            "child_env"]
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: turns carry ``conversation``; adapters declaring own_history get only the new messages
 DEFAULT_TIMEOUT = 60.0  # seconds per turn
 START_TIMEOUT = 30.0  # at least this long for start-up and the hello (an SDK import can be slow)
 _ENDS_TURN = ("done", "error", "skip")
