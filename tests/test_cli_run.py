@@ -152,7 +152,7 @@ def test_json_report_follows_the_design_schema(recorded):
     assert report["adapter"]["name"] == "reference" and "tool_use" in report["adapter"]["capabilities"]
     first = report["results"][0]
     assert set(first) == {"scenario", "status", "reason", "turns", "duration_s"}
-    assert set(first["turns"][0]) == {"index", "diff", "request_problems"}
+    assert set(first["turns"][0]) == {"index", "diff", "request_problems", "request_notes"}
     assert report["summary"] == {"pass": 3, "fail": 0, "error": 0, "skip": 0, "xfail": 0, "xpass": 0}
 
 

@@ -66,6 +66,8 @@ def test_turn_results_and_verdict():
     assert verdict([clean]) == ("pass", "") and verdict([clean, dirty]) == ("fail", CHUNK_DIFF.headline)
     assert dirty.chunk_text() == CHUNK_DIFF.render() + "\n\n" + LAW
     assert TurnResult(1, (REQUEST_DIFF,), (), (RULE,)).request_texts() == [RULE, REQUEST_DIFF.render()]
+    noted = TurnResult(4, request_notes=("warning alternating-roles (not enforced ...): ...",))
+    assert noted.ok and verdict([noted]) == ("pass", "")  # a warning is shown, never a failure
 
 
 # ---- text ----
@@ -111,12 +113,13 @@ def test_json_follows_the_design_schema():
         assert list(entry) == ["scenario", "status", "reason", "turns", "duration_s"]
         assert isinstance(entry["reason"], str) and isinstance(entry["duration_s"], float)
         for turn in entry["turns"]:
-            assert list(turn) == ["index", "diff", "request_problems"]
+            assert list(turn) == ["index", "diff", "request_problems", "request_notes"]
             assert isinstance(turn["diff"], str) and all(isinstance(p, str) for p in turn["request_problems"])
     first, second = report["results"][0], report["results"][1]
-    assert first["turns"] == [{"index": 0, "diff": CHUNK_DIFF.render() + "\n\n" + LAW, "request_problems": []}]
-    assert second["turns"][1] == {"index": 1, "diff": "", "request_problems": [RULE, REQUEST_DIFF.render()]}
-    assert second["turns"][0] == {"index": 0, "diff": "", "request_problems": []}
+    assert first["turns"] == [{"index": 0, "diff": CHUNK_DIFF.render() + "\n\n" + LAW, "request_problems": [], "request_notes": []}]
+    assert second["turns"][1] == {"index": 1, "diff": "", "request_problems": [RULE, REQUEST_DIFF.render()],
+                                  "request_notes": []}
+    assert second["turns"][0] == {"index": 0, "diff": "", "request_problems": [], "request_notes": []}
 
 
 def test_json_without_adapter():

@@ -15,6 +15,7 @@ from harness.endpoint.rules.converse import RULES, Problem, check_request, valid
 SIG = base64.b64encode(b"signature-of-the-first-thinking-block").decode()  # ends with "=" padding
 PROMPT_ARN = "arn:aws:bedrock:us-east-1:123456789012:prompt/PROMPT1234"
 WRAP = "The model returned the following errors: "
+KIMI = "moonshotai.kimi-k2-thinking"
 
 
 def rule_id(rule) -> str:
@@ -240,6 +241,13 @@ BAD = [
     ("reasoning-signature-invalid", round_trip([reasoning("")], thinking=think()),
      [("messages.1.content.0.reasoningContent.reasoningText.signature", WRAP + ("messages.1.content.0: Invalid "
        "`signature` in `thinking` block"))]),
+    ("tool-result-status", tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A", status="success")),
+                                  modelId=KIMI),
+     [("messages.2.content.0.toolResult.status", "This model doesn't support the status field. Remove status and try "
+       "again.")]),
+    ("reasoning-signature-empty", req(user(text()), assistant(reasoning(""), text("Walk.")), user(text("Ok"))),
+     [("messages.1.content.0.reasoningContent.reasoningText.signature", "The signature field in the reasoningText "
+       "block at messages.1.content.0 is blank. Leave signature out when the model returned none, and try again.")]),
 ]
 
 # (rule id, a body Bedrock accepts that exercises the rule); every rule must find nothing in it.
@@ -314,6 +322,11 @@ GOOD = [
         user(text("And Rome?")), additionalModelRequestFields=think())),
     ("reasoning-signature-missing", req(user(text()), assistant(reasoning(None), text("Walk.")), user(text("Ok")))),
     ("reasoning-signature-invalid", round_trip([reasoning()], thinking=think())),
+    ("tool-result-status", {**round_trip(), "modelId": KIMI}),
+    ("tool-result-status", {**tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A", status="error"))),
+                            "modelId": "us.amazon.nova-pro-v1:0"}),
+    ("reasoning-signature-empty", req(user(text()), assistant(reasoning(None), text("Walk.")), user(text("Ok")),
+                                      modelId="openai.gpt-oss-120b-1:0")),
 ]
 
 

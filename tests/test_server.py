@@ -7,6 +7,7 @@ harness.wire.eventstream.decode_events yields over the bytes the server sent (re
 from __future__ import annotations
 
 import http.client
+import dataclasses
 import json
 import logging
 import socket
@@ -524,6 +525,34 @@ def test_emulator_past_the_last_turn_is_a_clear_error(caplog):
     assert any("request 2 (turn 1)" in r.getMessage() for r in caplog.records)
 
 
+def test_emulator_runs_the_rules_before_the_script():
+    with BedrockServer.emulate(SCRIPTS[:1], seed="s", name="core/one") as server:
+        bedrock = client(server)
+        outcome(converse_stream(bedrock)["stream"])
+        with pytest.raises(bedrock.exceptions.ValidationException) as caught:  # past the turns, and malformed
+            converse_stream(bedrock, messages=[{"role": "assistant", "content": [{"text": "I start"}]}])
+    assert caught.value.response["Error"]["Message"] == (
+        "A conversation must start with a user message. Try again with a conversation that starts with a user message.")
+    assert server.requests[1].problems and server.requests[1].status == 400
+
+
+TWO_USERS = USER + [{"role": "user", "content": [{"text": "and /tmp/b.txt"}]}]
+
+
+def test_a_rule_outside_its_evidence_is_a_warning_in_the_notes_not_a_400():
+    with BedrockServer.emulate(SCRIPTS, seed="s") as server:
+        bedrock = client(server)
+        events, error = outcome(converse_stream(bedrock, "amazon.titan-text-express-v1", messages=TWO_USERS)["stream"])
+        with pytest.raises(bedrock.exceptions.ValidationException, match="must alternate"):
+            converse_stream(bedrock, messages=TWO_USERS)  # Claude: the evidence covers it
+    titan, claude = server.requests
+    assert error is None and events and (titan.status, titan.problems) == (200, [])
+    [note] = titan.notes
+    assert note.startswith("warning alternating-roles (not enforced: its evidence covers anthropic, the model "
+                           "amazon.titan-text-express-v1 is of family titan)") and "must alternate" in note
+    assert claude.status == 400 and claude.notes == [] and claude.problems[0].rule == "alternating-roles"
+
+
 def test_emulate_refuses_a_bad_script_at_start():
     with pytest.raises(emulator.EmulatorScriptError, match=r"turns\[1\]"):
         BedrockServer.emulate([SCRIPTS[0], {"content": [{"sound": "beep"}], "stop_reason": "end_turn"}])
@@ -657,6 +686,22 @@ def test_cassette_mode_runs_the_rules(tmp_path):
         with pytest.raises(bedrock.exceptions.ValidationException, match="must start with a user message"):
             converse_stream(bedrock, messages=[{"role": "assistant", "content": [{"text": "hi"}]}])
         assert outcome(converse_stream(bedrock)["stream"]) == (FULL_EVENTS, None)
+
+
+def test_replay_accepts_the_recorded_request_where_a_rule_objects_and_says_so(tmp_path):
+    recorded = interaction()
+    odd = json.dumps({"messages": TWO_USERS}).encode()
+    path = write_cassette(tmp_path, dataclasses.replace(recorded, request_body=odd), recorded)
+    with BedrockServer.from_cassette(path) as server:
+        bedrock = client(server)
+        assert outcome(converse_stream(bedrock, messages=TWO_USERS)["stream"]) == (FULL_EVENTS, None)
+        with pytest.raises(bedrock.exceptions.ValidationException, match="must alternate"):
+            converse_stream(bedrock, messages=TWO_USERS)  # turn 1 recorded another request: Bedrock's rule holds
+    accepted, rejected = server.requests
+    assert (accepted.status, accepted.problems) == (200, [])
+    assert accepted.notes and accepted.notes[0].startswith("accepted as recorded: ") and \
+        "alternating-roles" in accepted.notes[0]
+    assert rejected.status == 400 and not rejected.notes
 
 
 # ---------------------------------------------------------------- the vcrpy record path

@@ -44,6 +44,7 @@ __all__ = [
     "to_http",
     "path_matcher",
     "body_matcher",
+    "same_body",
     "register",
     "vcr_config",
     "make_vcr",
@@ -193,6 +194,12 @@ def body_matcher(r1, r2) -> None:
     a, b = _semantic_body(r1), _semantic_body(r2)
     if a != b:
         raise AssertionError(_difference(a, b))
+
+
+def same_body(recorded: bytes, sent: bytes) -> bool:
+    """Whether a sent request body equals a recorded one after the matcher's normalization."""
+    first, second = (Request("POST", "http://127.0.0.1/", body, {}) for body in (recorded, sent))
+    return _semantic_body(first) == _semantic_body(second)
 
 
 def register(recorder: vcr.VCR, source: str | None = None) -> vcr.VCR:

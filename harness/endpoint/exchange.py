@@ -31,7 +31,8 @@ class CapturedRequest:
     malformed: bool = False  # the body is not JSON (or its length is unreadable)
     turn: int | None = None  # the turn this request was matched to (None: rejected before matching)
     status: int | None = None  # the HTTP status it was answered with
-    problems: list = field(default_factory=list)  # harness.endpoint.rules.converse problems of the body
+    problems: list = field(default_factory=list)  # rule problems Bedrock rejects for this model
+    notes: list = field(default_factory=list)  # rule warnings outside their evidence, acceptances as recorded
 
 
 @dataclass

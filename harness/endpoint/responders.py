@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.cassettes.vcr import same_body
 from harness.endpoint.emulator import render as emulator
 from harness.endpoint.emulator.derive import (
     delivered,
@@ -88,6 +89,13 @@ class CassetteResponder:
         if recorded.operation == request.operation or recorded.status >= 300:
             return _as_recorded(recorded)
         return self._rendered(recorded, request)
+
+    def recorded_same(self, request: CapturedRequest) -> bool:
+        """Whether the request equals the one recorded for its turn (same operation, model and normalized body)."""
+        items = self.cassette.interactions
+        recorded = items[request.turn] if request.turn is not None and request.turn < len(items) else None
+        return recorded is not None and recorded.operation == request.operation and \
+            recorded.model_id == request.model_id and same_body(recorded.request_body, request.raw_body)
 
     def _where(self, request: CapturedRequest) -> str:
         return f"cassette {self.name}, request {request.turn + 1} (turn {request.turn})"

@@ -27,6 +27,7 @@ from harness.endpoint.exchange import (INVALID_MODEL, MALFORMED_INPUT, CapturedR
 from harness.endpoint.faults import Delivery, Faults
 from harness.endpoint.responders import CassetteResponder, EmulatorResponder
 from harness.endpoint.rules import converse as rules
+from harness.endpoint.rules import scope
 
 __all__ = ["OPERATIONS", "BedrockServer"]
 
@@ -41,10 +42,22 @@ EVENT_STREAM = "application/vnd.amazon.eventstream"
 _RULED = ("ConverseStream", "Converse")
 
 
-def _check_rules(body: Any, operation: str, model_id: str) -> tuple[list, str]:
-    """Problems of a Converse/ConverseStream body and the text Bedrock would answer them with."""
-    problems = list(rules.check_request(body, operation, model_id))
-    return problems, rules.validation_message(problems) if problems else ""
+def _check_rules(request: CapturedRequest) -> None:
+    """The request's problems Bedrock rejects for its model; problems outside a rule's evidence become notes."""
+    found = rules.check_request(request.body_json, request.operation, request.model_id)
+    request.problems, warnings = scope.split(found, request.model_id)
+    request.notes.extend(warnings)
+
+
+def _as_recorded(request: CapturedRequest, responder: Responder) -> bool:
+    """Whether the responder recorded this very request (then Bedrock accepted it): its problems become notes."""
+    same = getattr(responder, "recorded_same", None)
+    if not request.problems or same is None or not same(request):
+        return False
+    request.notes.extend(f"accepted as recorded: the cassette holds this request, which Bedrock answered, so "
+                         f"{p.rule} does not reject it ({p.message})" for p in request.problems)
+    request.problems = []
+    return True
 
 
 class _Session:
@@ -83,17 +96,20 @@ class _Session:
         return self._serve_turn(request)
 
     def _serve_turn(self, request: CapturedRequest) -> Reply:
-        message = ""
+        # Bedrock validates before the model runs: a request it rejects gets its text whatever the script holds
+        # (and uses up its turn, as a real conversation would have moved on).
         if request.operation in _RULED:
-            request.problems, message = _check_rules(request.body_json, request.operation, request.model_id)
+            _check_rules(request)
+            _as_recorded(request, self.responder)
+        if self.validate and request.problems:
+            self.turn += 1
+            return error_reply(400, "ValidationException", rules.validation_message(request.problems))
         try:
             reply = self.responder.respond(request)
         except RequestError as error:
             log.warning("%s %s: %s", request.method, request.path, error.detail)
             return error_reply(error.status, error.type, error.message)
         self.turn += 1
-        if self.validate and request.problems and reply.status < 300:
-            return error_reply(400, "ValidationException", message)
         return reply
 
     def delivery(self, request: CapturedRequest, reply: Reply) -> Delivery:

@@ -101,7 +101,8 @@ def _indent(text: str, spaces: int) -> list[str]:
 # ---- json ----
 
 def _result_json(result: Result) -> dict:
-    turns = [{"index": t.index, "diff": t.chunk_text(), "request_problems": t.request_texts()} for t in result.turns]
+    turns = [{"index": t.index, "diff": t.chunk_text(), "request_problems": t.request_texts(),
+              "request_notes": list(t.request_notes)} for t in result.turns]
     return {"scenario": result.scenario, "status": result.status, "reason": result.reason, "turns": turns,
             "duration_s": float(round(result.duration_s, 6))}
 

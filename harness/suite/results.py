@@ -21,6 +21,7 @@ class TurnResult:
     diffs: tuple[Diff, ...] = ()
     laws: tuple[str, ...] = ()
     request_problems: tuple[str, ...] = ()
+    request_notes: tuple[str, ...] = ()  # rule warnings outside their evidence, requests accepted as recorded
 
     @property
     def ok(self) -> bool:

@@ -59,7 +59,7 @@ def cassette_path(root: str | Path, scenario: Scenario) -> Path:
 class Run:
     """One scenario's raw material: per turn the adapter's chunks and the request Bedrock received."""
 
-    turns: list[dict]  # {"turn": adapter-level turn, "chunks": [...], "request": body or None, "problems": [...]}
+    turns: list[dict]  # {"turn", "chunks", "request": body or None, "problems": [...], "notes": [...]}
     unbuilt: ScenarioError | None = None  # why the turn after the last one could not be built
     failure: AdapterFailure | None = None  # the adapter broke itself during the turn after the last one
 
@@ -147,7 +147,8 @@ def _turn_record(turn: dict, chunks: list[dict], captured: Any, local: bool) -> 
         problems.append(NO_REQUEST)
     return {"turn": turn, "chunks": chunks, "operation": getattr(captured, "operation", None),
             "served": getattr(captured, "turn", None),
-            "request": getattr(captured, "body_json", None) if converse else None, "problems": problems}
+            "request": getattr(captured, "body_json", None) if converse else None, "problems": problems,
+            "notes": list(getattr(captured, "notes", [])) if converse else []}
 
 
 def _adapter_errors(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -> tuple:
@@ -167,11 +168,12 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
         mine += _adapter_errors(scenario, index, turn["chunks"]) if mine else ()
         deltas = text_deltas[index] if index < len(text_deltas) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
-        results.append(TurnResult(index, mine, tuple(found), tuple(turn["problems"])))
+        results.append(TurnResult(index, mine, tuple(found), tuple(turn["problems"]), tuple(turn.get("notes", ()))))
     stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns)) + _cut_short(scenario, run)
     if stray:
         last = results[-1] if results else TurnResult(0)
-        results[-1:] = [TurnResult(last.index, last.diffs + stray, last.laws, last.request_problems)]
+        results[-1:] = [TurnResult(last.index, last.diffs + stray, last.laws, last.request_problems,
+                                   last.request_notes)]
     return results
 
 

@@ -22,12 +22,14 @@ from harness.endpoint.rules.shape import (
     messages,
     prompt_arn,
 )
+from harness.endpoint.rules.scope import family
 from harness.endpoint.rules.thinking import THINKING_RULES
 
 __all__ = ["RULES", "Problem", "check_request", "validation_message"]
 
 OPERATIONS = ("Converse", "ConverseStream")
 MAX_IMAGES, MAX_DOCUMENTS = 20, 5
+STATUS_FAMILIES = ("anthropic", "nova")  # the families ToolResultBlock.status is documented for
 
 
 def _items(body: dict) -> list:
@@ -177,6 +179,18 @@ def tool_use_input_object(body: dict) -> Iterable[Problem]:
                               "Input should be a valid dictionary")
 
 
+def tool_result_status(body: dict) -> Iterable[Problem]:
+    """toolResult.status is left out for models other than Nova and Claude (ToolResultBlock.status doc, §2.3)."""
+    if not body.get("modelId") or family(body["modelId"]) in STATUS_FAMILIES:
+        return
+    for i, message in messages(body):
+        for j, block in blocks(message):
+            if isinstance(block.get("toolResult"), dict) and block["toolResult"].get("status") is not None:
+                # Not verbatim: the wording of Bedrock's real "doesn't support the s3Uri field" (§9 rule 19).
+                yield Problem("tool-result-status", f"messages.{i}.content.{j}.toolResult.status",
+                              "This model doesn't support the status field. Remove status and try again.")
+
+
 def document_needs_text(body: dict) -> Iterable[Problem]:
     """A message with a document block also holds a text block (§9 rule 18, Message.content doc)."""
     for i, message in messages(body):
@@ -255,7 +269,7 @@ def tool_choice_unknown(body: dict) -> Iterable[Problem]:
 
 CONVERSATION_RULES = (first_message_user, alternating_roles, content_empty, text_blank, toolconfig_required,
                       tool_use_duplicate_id, tool_result_exceeds, tool_result_missing, tool_result_unknown_id,
-                      tool_result_first, tool_use_input_object, document_needs_text, media_in_user, media_limit,
+                      tool_result_first, tool_use_input_object, tool_result_status, document_needs_text, media_in_user, media_limit,
                       tool_schema_object, tool_name_duplicate, tool_choice_unknown)
 RULES = (*SHAPE_RULES, *CONVERSATION_RULES, *THINKING_RULES)
 

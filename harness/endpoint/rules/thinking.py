@@ -182,6 +182,16 @@ def reasoning_signature_invalid(body: dict) -> Iterable[Problem]:
                           WRAP + f"{path}: Invalid `signature` in `thinking` block")
 
 
+def reasoning_signature_empty(body: dict) -> Iterable[Problem]:
+    """Without Claude's thinking, an unsigned reasoning block leaves signature out rather than sending "" (issue 13)."""
+    for path, signature in () if thinking(body) else _signatures(body):
+        if signature == "":
+            # Not verbatim: Bedrock's text for this was not captured.
+            yield Problem("reasoning-signature-empty", f"{path}.reasoningContent.reasoningText.signature",
+                          f"The signature field in the reasoningText block at {path} is blank. Leave signature "
+                          "out when the model returned none, and try again.")
+
+
 THINKING_RULES = (thinking_forced_tool, thinking_temperature, thinking_top_p, thinking_top_k, thinking_budget_min,
                   thinking_budget, thinking_prefill, thinking_block_first, reasoning_signature_missing,
-                  reasoning_signature_invalid)
+                  reasoning_signature_invalid, reasoning_signature_empty)
