@@ -67,6 +67,10 @@ def family(model_id: str | None) -> str | None:
     return _PROVIDERS.get(provider, provider)
 
 
+# Bedrock's own wording (its Converse layer, not the model's); Nova pairs tool uses and results the same way in
+# the real recordings and rejects a misplaced toolResult itself (§1.5: "extraneous key [toolResult]").
+TOOL_PAIRING = frozenset({"anthropic", "nova"})
+_NOVA_TOOLS = "; Nova: real round trips in pydantic-ai's recordings, its own 400 on a misplaced toolResult (§1.5)"
 _CORAL = Evidence(ALL, "Coral validation of the service model's shapes (§2, §2.4 [M]); model-independent")
 _DOC = Evidence(ALL, "Message.content / ToolSpecification documentation in the service model (§2.3 [M])")
 _ANTHROPIC_TEXT = Evidence(ANTHROPIC, "Anthropic's own error text relayed by Bedrock (§9 [I]); "
@@ -83,11 +87,11 @@ EVIDENCE: dict[str, Evidence] = {
     "content-empty": Evidence(ANTHROPIC, "§9 rule 4: langchain#26968 (Claude)"),
     "text-blank": Evidence(frozenset({"anthropic", "nova", "meta"}),
                            "§9 rule 5: OpenHands#5339, litellm#7169 (Claude), epam dial adapter tests (Nova, Llama)"),
-    "toolconfig-required": Evidence(ANTHROPIC, "§9 rule 9: many reports, all on Claude"),
-    "tool-use-duplicate-id": Evidence(ANTHROPIC, "§9 rule 8 (Claude logs)"),
-    "tool-result-exceeds": Evidence(ANTHROPIC, "§9 rule 7 (Claude logs)"),
-    "tool-result-missing": Evidence(ANTHROPIC, "§9 rule 6: agno#6698 (Claude)"),
-    "tool-result-unknown-id": Evidence(ANTHROPIC, "§9 rule 7 (Claude logs)"),
+    "toolconfig-required": Evidence(TOOL_PAIRING, "§9 rule 9: many reports (Claude)" + _NOVA_TOOLS),
+    "tool-use-duplicate-id": Evidence(TOOL_PAIRING, "§9 rule 8 (Claude logs)" + _NOVA_TOOLS),
+    "tool-result-exceeds": Evidence(TOOL_PAIRING, "§9 rule 7 (Claude logs)" + _NOVA_TOOLS),
+    "tool-result-missing": Evidence(TOOL_PAIRING, "§9 rule 6: agno#6698 (Claude)" + _NOVA_TOOLS),
+    "tool-result-unknown-id": Evidence(TOOL_PAIRING, "§9 rule 7 (Claude logs)" + _NOVA_TOOLS),
     "tool-result-first": _ANTHROPIC_TEXT,
     "tool-use-input-object": _ANTHROPIC_TEXT,
     "document-needs-text": _DOC,
