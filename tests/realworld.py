@@ -176,8 +176,15 @@ def streams(operation: str | None = None) -> list[Interaction]:
     return [i for i in interactions() if i.is_stream and (operation is None or i.operation == operation)]
 
 
+def recording_files() -> list[Path]:
+    """Every recording file, whatever its format (`cassette import` accepts them all)."""
+    if not ROOT.is_dir():
+        return []
+    return sorted(p for p in ROOT.rglob("*") if p.is_file() and p.name != "README.md" and _reader(p))
+
+
 def cassette_files() -> list[Path]:
-    """The recordings in a format `cassette import` accepts (vcrpy YAML and langchain-aws gzip)."""
+    """The recordings that keep their requests and model ids (vcrpy YAML and langchain-aws gzip)."""
     if not ROOT.is_dir():
         return []
     return sorted(p for p in ROOT.rglob("*") if p.name.endswith((".yaml", ".yaml.gz")))

@@ -137,7 +137,9 @@ def test_import_refuses_to_overwrite_without_force(tmp_path):
 def test_import_of_an_unknown_format_is_one_line(tmp_path):
     (tmp_path / "x.json").write_text("[1, 2]")
     result = run("import", tmp_path / "x.json", tmp_path / "out.yaml")
-    assert result.exit_code == 1 and result.output.count("\n") == 1 and "x.json: not a vcrpy" in result.output
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert "x.json: unrecognised fixture format: found a list of 2 item(s) (int) that are not decoded events; " \
+           "expected one of: vcrpy YAML/JSON" in result.output and "decoded events, one JSON object per line" in result.output
     assert not (tmp_path / "out.yaml").exists()
 
 

@@ -18,7 +18,7 @@ from harness.cassettes import vcr as recording
 
 from harness.cassettes import scrub
 from harness.wire import eventstream as es
-from realworld import cassette_files, ids, interactions, requires_realworld
+from realworld import cassette_files, ids, interactions, recording_files, requires_realworld
 
 OPERATIONS = ("ConverseStream", "Converse", "InvokeModelWithResponseStream")
 _MODEL = botocore.session.get_session().get_service_model("bedrock-runtime")
@@ -191,7 +191,8 @@ def test_import_refuses_to_overwrite_and_foreign_input_errors_name_the_file(tmp_
     with pytest.raises(cassette.CassetteError, match=r"out.yaml: already a bedrock-harness cassette"):
         importer.import_file(dest)
     (tmp_path / "other.json").write_text('{"hello": 1}')
-    with pytest.raises(cassette.CassetteError, match=r"other.json: not a vcrpy .* or langchain-aws"):
+    with pytest.raises(cassette.CassetteError, match=r"other.json: unrecognised fixture format: found a mapping with "
+                                                     r"keys hello; expected one of: vcrpy YAML/JSON"):
         importer.import_file(tmp_path / "other.json")
 
 
@@ -201,3 +202,141 @@ def test_an_unscrubbable_secret_refuses_the_import(tmp_path):
     with pytest.raises(scrub.SecretFound, match="AWS access key id"):
         importer.import_cassette(src, tmp_path / "out.yaml")
     assert not (tmp_path / "out.yaml").exists()
+
+
+# ------------------------------------------------------------------ every real fixture format, through the server
+
+def _served(server, it):
+    """What boto3 gets from the loopback endpoint for one imported interaction (its own request and model)."""
+    client = boto3.client("bedrock-runtime", region_name="us-east-1", endpoint_url=server.endpoint_url,
+                          aws_access_key_id="x", aws_secret_access_key="x",
+                          config=Config(retries={"total_max_attempts": 1}))
+    original = type("Call", (), {"operation": it.operation, "model_id": it.model_id, "request": it.request_json})
+    return replayed(client, original)
+
+
+def _model_of(path):
+    return next((o.model_id for o in originals(path) if o.model_id), None)
+
+
+@requires_realworld
+@pytest.mark.parametrize("path", recording_files(), ids=ids(recording_files()))
+def test_every_real_recording_imports_verifies_and_replays_event_identical_through_the_server(path, tmp_path):
+    from harness.endpoint.server import BedrockServer
+
+    dest = tmp_path / "imported.yaml"
+    importer.import_cassette(path, dest, model=_model_of(path))
+    assert cassette.verify(dest) == []
+    loaded = cassette.load(dest)
+    wanted = [o for o in originals(path) if o.operation in OPERATIONS]
+    assert [(i.operation, i.status) for i in loaded.interactions] == [(o.operation, o.status) for o in wanted]
+    with BedrockServer.from_cassette(dest) as server:
+        for it, original in zip(loaded.interactions, wanted):
+            got, want = _served(server, it), expected(original)
+            if original.status >= 300:  # the oracle reads the body alone; the replay keeps x-amzn-ErrorType too
+                got, want = got["Error"]["Message"], want["Error"]["Message"]
+            assert got == want, original.id
+    assert all(r.problems == [] for r in server.requests)  # every request Bedrock answered passes the rules
+    recorded = [o.request for o in wanted]
+    if any(r is None for r in recorded):
+        assert "request" in loaded.metadata["synthesised"]
+    else:
+        assert [i.request_json for i in loaded.interactions] == recorded and "synthesised" not in loaded.metadata
+
+
+@requires_realworld
+def test_every_real_rejection_is_still_rejected_with_bedrocks_text_on_replay(tmp_path):
+    from harness.endpoint.server import BedrockServer
+
+    files = sorted({o.file for o in interactions() if o.status == 400 and o.operation in OPERATIONS})
+    assert files
+    for n, path in enumerate(files):
+        dest = tmp_path / f"{n}.yaml"
+        importer.import_cassette(path, dest, model=_model_of(path))
+        wanted = [o for o in originals(path) if o.operation in OPERATIONS]
+        with BedrockServer.from_cassette(dest) as server:
+            for it, original in zip(cassette.load(dest).interactions, wanted):
+                got = _served(server, it)
+                if original.status == 400:
+                    assert got == {"Error": {"Code": "ValidationException", "Message": original.json()["message"]}}
+
+
+# ------------------------------------------------------------------ more synthetic foreign formats
+
+EVENTS = [{"messageStart": {"role": "assistant"}},
+          {"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": {"name": "glob_search",
+                                                                              "toolUseId": "functions.glob_search:0"}}}},
+          {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": "{\"pattern\":"}}}},
+          {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": " \"*.py\"}"}}}},
+          {"contentBlockStop": {"contentBlockIndex": 0}},
+          {"messageStop": {"stopReason": "tool_use"}},
+          {"metadata": {"usage": {"inputTokens": 5, "outputTokens": 7, "totalTokens": 12},
+                        "metrics": {"latencyMs": 40}}}]
+
+
+def test_decoded_event_json_lines_import_with_a_synthesised_request(tmp_path):
+    src = tmp_path / "kimi.jsonl"
+    src.write_text("\n".join(json.dumps(e) for e in EVENTS) + "\n")
+    loaded = importer.import_cassette(src, tmp_path / "out.yaml", model="moonshotai.kimi-k2-thinking")
+    [it] = loaded.interactions
+    assert (it.operation, it.model_id) == ("ConverseStream", "moonshotai.kimi-k2-thinking")
+    assert list(es.decode_events(it.response_body())) == EVENTS
+    assert all(f.json()["p"] for f in it.frames)  # framed the way Bedrock writes it, padding included
+    assert loaded.metadata["synthesised"] == ["request"] and it.request_json["messages"][0]["role"] == "user"
+    assert cassette.verify(tmp_path / "out.yaml") == []
+    again = importer.import_file(src, model="moonshotai.kimi-k2-thinking").interactions[0]
+    assert again.response_body() == it.response_body()  # reproducible
+
+
+def test_decoded_events_with_a_supplied_request_and_no_model(tmp_path):
+    src, body = tmp_path / "events.jsonl", tmp_path / "request.json"
+    src.write_text("\n".join(json.dumps(e) for e in EVENTS))
+    body.write_text(json.dumps(REQUEST))
+    loaded = importer.import_cassette(src, tmp_path / "out.yaml", request=body.read_bytes())
+    [it] = loaded.interactions
+    assert it.request_json == REQUEST and it.model_id == "imported.unknown-model"
+    assert loaded.metadata["synthesised"] == ["model_id", "request supplied"]
+
+
+def test_json_lines_that_are_not_events_name_the_line(tmp_path):
+    src = tmp_path / "log.jsonl"
+    src.write_text(json.dumps(EVENTS[0]) + "\n" + json.dumps({"level": "info"}) + "\n")
+    with pytest.raises(cassette.CassetteError, match=r"log.jsonl: unrecognised fixture format: found JSON lines "
+                                                     r"whose line 2 is not a decoded stream event"):
+        importer.import_file(src)
+
+
+def test_raw_stream_bytes_and_anthropic_chunks_are_recognised(tmp_path):
+    (tmp_path / "s.bin").write_bytes(STREAM)
+    [it] = importer.import_file(tmp_path / "s.bin", model="anthropic.claude-3-haiku-20240307-v1:0").interactions
+    assert it.operation == "ConverseStream" and it.response_body() == STREAM
+    chunk = es.encode_chunk({"type": "message_start", "message": {"role": "assistant"}}, 3)
+    (tmp_path / "i.bin").write_bytes(chunk)
+    [invoke] = importer.import_file(tmp_path / "i.bin").interactions
+    assert invoke.operation == "InvokeModelWithResponseStream" and invoke.response_body() == chunk
+
+
+def test_nock_capture_and_response_tables_import(tmp_path):
+    nock = [{"scope": "https://bedrock-runtime.us-east-1.amazonaws.com:443", "method": "POST",
+             "path": "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse-stream", "body": REQUEST,
+             "status": 200, "response": STREAM.hex(), "responseIsBinary": True,
+             "rawHeaders": ["Date", "Tue, 19 Aug 2025 14:22:34 GMT", "Content-Type", "application/vnd.amazon.eventstream"]}]
+    (tmp_path / "nock.json").write_text(json.dumps(nock))
+    loaded = importer.import_file(tmp_path / "nock.json")
+    assert loaded.interactions[0].request_json == REQUEST and loaded.interactions[0].response_body() == STREAM
+    assert loaded.metadata["recorded"] == "2025-08-19T14:22:34Z" and "synthesised" not in loaded.metadata
+    capture = {"capturedAt": "2026-08-18T21:17:05Z", "modelId": "eu.anthropic.claude-sonnet-4-6",
+               "region": "eu-central-1", "prompt": "Reply OK.",
+               "response": {"status": 200, "bodyBase64": base64.b64encode(STREAM).decode()}}
+    (tmp_path / "capture.json").write_text(json.dumps(capture))
+    captured = importer.import_file(tmp_path / "capture.json")
+    assert (captured.metadata["recorded"], captured.metadata["region"], captured.interactions[0].model_id) == \
+        ("2026-08-18T21:17:05Z", "eu-central-1", "eu.anthropic.claude-sonnet-4-6")
+    assert captured.interactions[0].request_json["messages"][0]["content"] == [{"text": "Reply OK."}]
+    tables = {"STREAMED_RESPONSES": {"Hi?": [{"Content-Type": "application/vnd.amazon.eventstream"}, 200,
+                                             [STREAM[:7].hex(), STREAM[7:].hex()]]},
+              "RESPONSES": {"Hi?": [{"Content-Type": "application/json"}, 200, CONVERSE]}}
+    (tmp_path / "tables.json").write_text(json.dumps(tables))
+    stream, reply = importer.import_file(tmp_path / "tables.json", model="m.x-v1:0").interactions
+    assert (stream.operation, reply.operation) == ("ConverseStream", "Converse") and stream.response_body() == STREAM
+    assert reply.response_json == CONVERSE and stream.model_id == "m.x-v1:0"

@@ -1,9 +1,11 @@
-"""Convert foreign cassettes into the bedrock-harness format (metadata ``source: imported``).
+"""Convert foreign Bedrock fixtures into the bedrock-harness format (metadata ``source: imported``).
 
-Reads vcrpy YAML or JSON (``!!binary`` bodies as pydantic-ai, opentelemetry and traceloop store them,
-pydantic-ai's ``parsed_body``, plain JSON string bodies as crewAI stores them) and langchain-aws's
-gzipped ``requests:``/``responses:`` format, whose header values are all ``**REDACTED**`` (an event
-stream is then recognised by its URI). Everything is scrubbed on the way in, exactly like a recording.
+``read_foreign`` recognises the format by content, not by name (harness.cassettes.foreign reads each one):
+raw event-stream bytes by their CRC-checked prelude, decoded events one JSON object per line, then JSON or
+YAML documents by their shape. A file that is none of them is refused with one line naming what was recognised
+and what was expected. Where a format holds no request or no model id, ``request`` (a JSON body) and ``model``
+supply them; otherwise they are synthesised and the metadata's ``synthesised`` says so. Everything is
+scrubbed on the way in, exactly like a recording.
 """
 
 from __future__ import annotations
@@ -17,88 +19,123 @@ from typing import Any
 
 import yaml
 
-from harness.cassettes import cassette
-
+from harness.cassettes import cassette, foreign
 from harness.cassettes import vcr as recording
 from harness.cassettes.cassette import Cassette, CassetteError
+from harness.cassettes.foreign import Foreign
+from harness.wire import eventstream
 
-__all__ = ["read_foreign", "import_file", "import_cassette"]
+__all__ = ["import_cassette", "import_file", "read_foreign"]
 
-_REDACTED = "**REDACTED**"
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _load(src: Path) -> Any:
+def _bytes(src: Path) -> bytes:
     try:
         data = src.read_bytes()
-        return yaml.load(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data, Loader=_Loader)
+        return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
     except (OSError, EOFError, gzip.BadGzipFile) as err:
         raise CassetteError(f"{src}: cannot read ({type(err).__name__}: {err})") from None
+
+
+def _is_stream(data: bytes) -> bool:
+    """Whether the bytes are an event stream: the first frame's prelude passes its CRC."""
+    try:
+        return bool(data) and bool(eventstream.decode_frames(data))
+    except Exception:  # noqa: BLE001 -- botocore's parser errors: not an event stream
+        return False
+
+
+def _json_lines(data: bytes) -> list | None:
+    """The JSON values of a text with one JSON value per non-blank line, or None when it is not one."""
+    try:
+        lines = [line for line in data.decode("utf-8").splitlines() if line.strip()]
+        return [json.loads(line) for line in lines] if len(lines) > 1 else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def _document(src: Path, data: bytes) -> Any:
+    try:
+        return yaml.load(data, Loader=_Loader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise CassetteError(f"{src}: {where}broken YAML: {getattr(err, 'problem', err)}") from None
+        where = f" (line {mark.line + 1}, column {mark.column + 1}: {getattr(err, 'problem', err)})" if mark else ""
+        raise _unknown(src, f"text that is neither YAML, JSON nor one JSON event per line{where}") from None
 
 
-def _headers(headers: Any) -> dict:
-    """Header values as lists, without the ones a recorder replaced by ``**REDACTED**``."""
-    out = {}
-    for name, value in (headers or {}).items():
-        values = [v for v in (value if isinstance(value, list) else [value]) if v != _REDACTED]
-        if values:
-            out[str(name)] = values
-    return out
+def _unknown(src: Path, recognised: str) -> CassetteError:
+    return CassetteError(f"{src}: unrecognised fixture format: found {recognised}; expected one of: "
+                         f"{'; '.join(foreign.FORMATS)}")
 
 
-def _json_bytes(value: Any, compact: bool) -> bytes:
-    style = {"separators": (",", ":"), "ensure_ascii": False} if compact else {}
-    return json.dumps(value, **style).encode()
+def _describe(doc: Any) -> str:
+    """What a document that matches no reader looks like, for the error."""
+    if isinstance(doc, dict):
+        return f"a mapping with keys {', '.join(map(str, list(doc)[:6])) or '(none)'}"
+    if isinstance(doc, list):
+        kinds = sorted({type(item).__name__ for item in doc})
+        return f"a list of {len(doc)} item(s) ({', '.join(kinds) or 'empty'}) that are not decoded events"
+    return f"a single {type(doc).__name__} value"
 
 
-def _request(item: dict) -> dict:
-    body = _json_bytes(item["parsed_body"], False) if "parsed_body" in item else item.get("body")
-    if isinstance(body, dict):
-        body = body.get("string")
-    headers = _headers(item.get("headers"))
-    return {"method": item.get("method", "POST"), "uri": item["uri"], "body": body, "headers": headers}
-
-
-def _content_type(uri: str, status: int) -> str:
-    stream = status < 300 and cassette.operation_of(uri) in cassette.STREAM_OPERATIONS
-    return cassette.EVENTSTREAM if stream else "application/json"
-
-
-def _response(item: dict, uri: str) -> dict:
-    status = item["status"] if isinstance(item["status"], dict) else {"code": int(item["status"]), "message": ""}
-    body = item.get("body")
-    body = _json_bytes(item["parsed_body"], True) if "parsed_body" in item else body
-    body = body.get("string") if isinstance(body, dict) else body
-    headers = _headers(item.get("headers"))
-    if not any(k.lower() == "content-type" for k in headers):
-        headers["Content-Type"] = [_content_type(uri, int(status["code"]))]
-    return {"status": status, "headers": headers, "body": {"string": body}}
-
-
-def read_foreign(src: Path) -> list[tuple[dict, dict]]:
-    """vcrpy-shaped (request, response) pairs from a vcrpy or langchain-aws cassette file."""
-    doc = _load(Path(src))
+def _from_document(src: Path, doc: Any, model: str | None) -> Foreign:
     if isinstance(doc, dict) and isinstance(doc.get("metadata"), dict) and "format_version" in doc["metadata"]:
         raise CassetteError(f"{src}: already a bedrock-harness cassette")
     if isinstance(doc, dict) and isinstance(doc.get("interactions"), list):
-        pairs = [(i["request"], i["response"]) for i in doc["interactions"]]
-    elif isinstance(doc, dict) and isinstance(doc.get("requests"), list) and isinstance(doc.get("responses"), list):
-        pairs = list(zip(doc["requests"], doc["responses"]))
-    else:
-        raise CassetteError(f"{src}: not a vcrpy (interactions:) or langchain-aws (requests:/responses:) cassette")
+        return foreign.vcrpy(doc)
+    if isinstance(doc, dict) and isinstance(doc.get("requests"), list) and isinstance(doc.get("responses"), list):
+        return foreign.langchain(doc)
+    if isinstance(doc, dict) and isinstance(doc.get("response"), dict) and "bodyBase64" in doc["response"]:
+        return foreign.vercel(doc, model)
+    if isinstance(doc, dict) and ({"STREAMED_RESPONSES", "RESPONSES"} & set(doc)):
+        return foreign.newrelic(doc, model)
+    if isinstance(doc, list) and doc and all(isinstance(i, dict) and {"scope", "path"} <= set(i) for i in doc):
+        return foreign.nock(doc)
+    if foreign.is_event(doc) or isinstance(doc, list) and doc and all(foreign.is_event(i) for i in doc):
+        return foreign.decoded_events(doc if isinstance(doc, list) else [doc], model, seed=src.name)
+    raise _unknown(src, _describe(doc))
+
+
+def _read(src: Path, model: str | None) -> Foreign:
+    data = _bytes(src)
+    if _is_stream(data):
+        return foreign.raw_stream(data, model)
+    lines = _json_lines(data)
+    if lines is not None and all(foreign.is_event(item) for item in lines):
+        return foreign.decoded_events(lines, model, seed=src.name)
+    if lines is not None:
+        bad = next(n for n, item in enumerate(lines, 1) if not foreign.is_event(item))
+        raise _unknown(src, f"JSON lines whose line {bad} is not a decoded stream event ({_describe(lines[bad - 1])})")
+    return _from_document(src, _document(src, data), model)
+
+
+def _supplied(found: Foreign, request: bytes | None) -> Foreign:
+    """The supplied request body in place of a synthesised one."""
+    if request is not None and "request" in found.synthesised:
+        for item, _ in found.pairs:
+            item["body"] = request
+        found.synthesised.remove("request")
+        found.synthesised.append("request supplied")
+    return found
+
+
+def read_foreign(src, model: str | None = None, request: bytes | None = None) -> Foreign:
+    """The pairs of a foreign fixture file in any format ``foreign.FORMATS`` names."""
+    src = Path(src)
     try:
-        return [(_request(q), _response(r, q["uri"])) for q, r in pairs]
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        return _supplied(_read(src, model), request)
+    except CassetteError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
         raise CassetteError(f"{src}: an interaction lacks {err} or has the wrong shape") from None
 
 
-def _recorded(pairs: list[tuple[dict, dict]]) -> str | None:
-    """When the first response was served, from its Date header (None when the recorder dropped it)."""
-    dates = [v[0] for _, r in pairs for k, v in r["headers"].items() if k.lower() == "date"]
+def _recorded(found: Foreign) -> str | None:
+    """When the first response was served: the capture's own date, else its Date header (None without)."""
+    if found.recorded:
+        return found.recorded
+    dates = [v[0] for _, r in found.pairs for k, v in r["headers"].items() if k.lower() == "date"]
     try:
         when = email.utils.parsedate_to_datetime(str(dates[0]))
     except (IndexError, TypeError, ValueError):
@@ -106,21 +143,26 @@ def _recorded(pairs: list[tuple[dict, dict]]) -> str | None:
     return when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def import_file(src) -> Cassette:
-    """A foreign cassette file as a (scrubbed) bedrock-harness Cassette, not yet written anywhere."""
+def import_file(src, model: str | None = None, request: bytes | None = None) -> Cassette:
+    """A foreign fixture file as a (scrubbed) bedrock-harness Cassette, not yet written anywhere."""
     src = Path(src)
-    pairs = read_foreign(src)
+    found = read_foreign(src, model, request)
     try:
-        interactions = tuple(recording.from_http(q, r) for q, r in pairs)
+        interactions = tuple(recording.from_http(q, r) for q, r in found.pairs)
     except (KeyError, TypeError, ValueError) as err:
         raise CassetteError(f"{src}: an interaction cannot be converted ({type(err).__name__}: {err})") from None
-    given = {"recorded": _recorded(pairs), "source": "imported", "imported_from": src.name}
+    given = {"recorded": _recorded(found), "source": "imported", "imported_from": src.name}
+    if found.region:
+        given["region"] = found.region
+    if found.synthesised:
+        given["synthesised"] = list(found.synthesised)
     return Cassette(None, cassette.metadata_for(interactions, given), interactions)
 
 
-def import_cassette(src, dest, overwrite: bool = False) -> Cassette:
+def import_cassette(src, dest, overwrite: bool = False, model: str | None = None,
+                    request: bytes | None = None) -> Cassette:
     """Convert ``src`` into ``dest`` (atomic; refuses an existing ``dest`` unless ``overwrite``)."""
-    imported = import_file(src)
+    imported = import_file(src, model, request)
     dest = Path(dest)
     if dest.exists() and not overwrite:
         raise FileExistsError(f"{dest}: exists; refusing to overwrite it")

@@ -6,6 +6,7 @@ Exit codes: 0 fine, 1 corruption / a secret / an unreadable file (one line namin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -79,14 +80,31 @@ def scan(paths: tuple[Path, ...]) -> None:
     click.echo(f"ok: no secrets in {len(paths)} file(s)")
 
 
+def _request_body(path: Path | None) -> bytes | None:
+    """The supplied request: a JSON object, checked here so a typo is a usage error naming the file."""
+    if path is None:
+        return None
+    data = path.read_bytes()
+    try:
+        valid = isinstance(json.loads(data), dict)
+    except ValueError as err:
+        raise _UsageFailure(f"{path}: --request is not JSON ({err})") from None
+    if not valid:
+        raise _UsageFailure(f"{path}: --request must be a JSON object (a request body)")
+    return data
+
+
 @cassette.command("import")
 @click.argument("src", type=_FILE)
 @click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite DEST if it exists.")
-def import_(src: Path, dest: Path, force: bool) -> None:
-    """Convert a foreign cassette (vcrpy YAML, langchain-aws .yaml.gz) into this format."""
+@click.option("--model", "model", default=None, help="Model id, for formats that record none.")
+@click.option("--request", "request", type=_FILE, default=None,
+              help="JSON request body, for formats that record none (else one is synthesised).")
+def import_(src: Path, dest: Path, force: bool, model: str | None, request: Path | None) -> None:
+    """Convert a foreign fixture (vcrpy, langchain-aws, nock, captures, raw or decoded events) into this format."""
     try:
-        imported = importer.import_cassette(src, dest, overwrite=force)
+        imported = importer.import_cassette(src, dest, overwrite=force, model=model, request=_request_body(request))
     except FileExistsError as err:
         raise _UsageFailure(f"{err} (pass --force)") from None
     except (cassettes.CassetteError, scrub.SecretFound) as err:
@@ -94,6 +112,8 @@ def import_(src: Path, dest: Path, force: bool) -> None:
     problems = cassettes.verify(dest)
     for problem in problems:
         click.echo(problem)
-    click.echo(f"imported {src} -> {dest}: {len(imported.interactions)} interaction(s)")
+    made = imported.metadata.get("synthesised")
+    click.echo(f"imported {src} -> {dest}: {len(imported.interactions)} interaction(s)"
+               + (f"; synthesised: {', '.join(made)} (metadata.synthesised)" if made else ""))
     if problems:
         raise SystemExit(1)
