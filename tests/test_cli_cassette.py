@@ -187,3 +187,16 @@ def test_show_on_an_imported_real_tool_use_cassette_prints_every_tool_call(path,
     for tool_id, name, tool_input in expected:
         line = f"tool call {tool_id} {name} {json.dumps(tool_input, ensure_ascii=False, separators=(', ', ': '))}"
         assert line in result.output
+
+
+def test_import_of_decoded_event_lines_takes_model_and_request_and_says_what_was_synthesised(tmp_path):
+    events = [{"messageStart": {"role": "assistant"}}, {"contentBlockDelta": {"contentBlockIndex": 0,
+                                                                             "delta": {"text": "Hi"}}},
+              {"contentBlockStop": {"contentBlockIndex": 0}}, {"messageStop": {"stopReason": "end_turn"}}]
+    (tmp_path / "e.jsonl").write_text("\n".join(json.dumps(e) for e in events))
+    result = run("import", tmp_path / "e.jsonl", tmp_path / "out.yaml", "--model", "openai.gpt-oss-120b-1:0")
+    assert result.exit_code == 0 and "synthesised: request (metadata.synthesised)" in result.output
+    assert cs.load(tmp_path / "out.yaml").interactions[0].model_id == "openai.gpt-oss-120b-1:0"
+    (tmp_path / "bad.json").write_text("[1]")
+    refused = run("import", tmp_path / "e.jsonl", tmp_path / "x.yaml", "--request", tmp_path / "bad.json")
+    assert refused.exit_code == 2 and "bad.json: --request must be a JSON object" in refused.output
