@@ -192,7 +192,8 @@ def test_show_on_an_imported_real_tool_use_cassette_prints_every_tool_call(path,
 def test_import_of_decoded_event_lines_takes_model_and_request_and_says_what_was_synthesised(tmp_path):
     events = [{"messageStart": {"role": "assistant"}}, {"contentBlockDelta": {"contentBlockIndex": 0,
                                                                              "delta": {"text": "Hi"}}},
-              {"contentBlockStop": {"contentBlockIndex": 0}}, {"messageStop": {"stopReason": "end_turn"}}]
+              {"contentBlockStop": {"contentBlockIndex": 0}}, {"messageStop": {"stopReason": "end_turn"}},
+              {"metadata": {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1}}}]
     (tmp_path / "e.jsonl").write_text("\n".join(json.dumps(e) for e in events))
     result = run("import", tmp_path / "e.jsonl", tmp_path / "out.yaml", "--model", "openai.gpt-oss-120b-1:0")
     assert result.exit_code == 0 and "synthesised: request (metadata.synthesised)" in result.output
@@ -200,3 +201,64 @@ def test_import_of_decoded_event_lines_takes_model_and_request_and_says_what_was
     (tmp_path / "bad.json").write_text("[1]")
     refused = run("import", tmp_path / "e.jsonl", tmp_path / "x.yaml", "--request", tmp_path / "bad.json")
     assert refused.exit_code == 2 and "bad.json: --request must be a JSON object" in refused.output
+
+
+SIGNATURE = "EqQBCkgIBhABGAIiQM" + "x" * 300 + "=="
+REDACTED = base64.b64encode(b"opaque-redacted-thinking-" * 20).decode()
+TRACE = {"guardrail": {"inputAssessment": {"gr1": {"topicPolicy": {"topics": [
+    {"name": "licence", "type": "DENY", "action": "BLOCKED"}]}}}, "actionReason": "Guardrail blocked."}}
+DETAILED_STREAM = [
+    es.encode_event("messageStart", {"role": "assistant"}, 7),
+    es.encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": "Hm."}}}, 3),
+    es.encode_event("contentBlockDelta", {"contentBlockIndex": 0,
+                                          "delta": {"reasoningContent": {"signature": SIGNATURE}}}, 3),
+    es.encode_event("contentBlockStop", {"contentBlockIndex": 0}, 2),
+    es.encode_event("contentBlockDelta", {"contentBlockIndex": 1,
+                                          "delta": {"reasoningContent": {"redactedContent": REDACTED}}}, 3),
+    es.encode_event("contentBlockStop", {"contentBlockIndex": 1}, 2),
+    es.encode_event("messageStop", {"stopReason": "guardrail_intervened"}, 4),
+    es.encode_event("metadata", {"usage": {"inputTokens": 3, "outputTokens": 4, "totalTokens": 7,
+                                           "cacheReadInputTokens": 5, "cacheReadInputTokenCount": 5,
+                                           "serverToolUsage": {}},
+                                 "metrics": {"latencyMs": 9}, "trace": TRACE}, 5),
+]
+DETAILED_REQUEST = {
+    "messages": [{"role": "user", "content": [{"text": "Hi"}]},
+                 {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]},
+                 {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "ok"}]}},
+                                              {"text": "and?"}]}],
+    "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+    "guardrailConfig": {"guardrailIdentifier": "gr1", "guardrailVersion": "1", "trace": "enabled"}}
+
+
+def test_show_prints_settings_trace_usage_and_full_signatures_without_none_placeholders(tmp_path):
+    import dataclasses
+
+    it = dataclasses.replace(stream_interaction(DETAILED_STREAM), request_body=json.dumps(DETAILED_REQUEST).encode())
+    path = cs.save(tmp_path / "d.yaml", cs.Cassette(None, {**make(it).metadata, "recorded": None, "region": None},
+                                                     (it,)))
+    short, full = run("show", path).output, run("show", path, "--full").output
+    assert "None" not in short and "None" not in full and "recorded" not in short.splitlines()[0]
+    assert "    user: tool result t1: ok" in short.splitlines()  # no status was sent, so none is shown
+    assert '    thinking: {"type": "enabled", "budget_tokens": 1024}' in short.splitlines()
+    assert '    guardrail: {"guardrailIdentifier": "gr1", "guardrailVersion": "1", "trace": "enabled"}' in short
+    assert "    usage: input 3, output 4, total 7, cache read 5, server tool usage {}" in short.splitlines()
+    [trace] = [line for line in short.splitlines() if line.startswith("    trace guardrail: {")]
+    assert "Guardrail blocked." in trace and '"action": "BLOCKED"' in trace
+    assert SIGNATURE not in short and f"[signature {SIGNATURE}]" in full
+    assert "redacted reasoning (500 bytes)" in short and f"redacted reasoning: {REDACTED}" in full
+
+
+def test_show_tells_an_empty_signature_from_a_missing_one(tmp_path):
+    import dataclasses
+
+    request = {"messages": [{"role": "user", "content": [{"text": "Hi"}]},
+                            {"role": "assistant", "content": [
+                                {"reasoningContent": {"reasoningText": {"text": "a", "signature": ""}}},
+                                {"reasoningContent": {"reasoningText": {"text": "b"}}}, {"text": "c"}]},
+                            {"role": "user", "content": [{"toolResult": {"toolUseId": "x", "status": "error",
+                                                                         "content": [{"text": "no"}]}}]}]}
+    it = dataclasses.replace(stream_interaction(GOOD_STREAM), request_body=json.dumps(request).encode())
+    lines = run("show", saved(tmp_path, it)).output.splitlines()
+    assert '    assistant: reasoning: a [signature "" (empty)]' in lines
+    assert "    assistant: reasoning: b [no signature]" in lines and "    user: tool result x (error): no" in lines

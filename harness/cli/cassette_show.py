@@ -8,6 +8,7 @@ input), tool results, the stop reason, usage and errors for all three. Events co
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any, Iterator
 
@@ -49,7 +50,8 @@ def _block(block: dict, full: bool) -> str:
         return f"tool call {value.get('toolUseId')} {value.get('name')} {_compact(value.get('input'))}"
     if kind == "toolResult":
         content = "; ".join(_short(c.get("text", "") or _compact(c), full) for c in value.get("content") or [])
-        return f"tool result {value.get('toolUseId')} ({value.get('status', 'success')}): {content}"
+        status = f" ({value['status']})" if value.get("status") else ""  # only what was sent
+        return f"tool result {value.get('toolUseId')}{status}: {content}"
     if kind == "reasoningContent":
         return _reasoning(value, full)
     return f"{kind}: {_short(_compact(value), full, 120)}"
@@ -57,11 +59,24 @@ def _block(block: dict, full: bool) -> str:
 
 def _reasoning(value: dict, full: bool) -> str:
     if "redactedContent" in value:
-        return f"redacted reasoning ({len(value['redactedContent'])} bytes)"
+        data = value["redactedContent"]
+        shown = base64.b64encode(data).decode() if isinstance(data, bytes) else str(data)
+        size = len(data) if isinstance(data, bytes) else len(base64.b64decode(shown + "==="[len(shown) % 4:]))
+        return f"redacted reasoning: {shown}" if full else f"redacted reasoning ({size} bytes)"
     text = value.get("reasoningText") or {}
-    signature = text.get("signature")
-    sig = f" [signature {signature[:6]}…{signature[-4:]}, {len(signature)} chars]" if signature else " [no signature]"
-    return f"reasoning: {_short(text.get('text', ''), full)}{sig}"
+    return f"reasoning: {_short(text.get('text', ''), full)}{_signature(text, full)}"
+
+
+def _signature(text: dict, full: bool) -> str:
+    """The signature: whole with --full, else its ends; an empty one and a missing one are told apart."""
+    if text.get("signature") is None:
+        return " [no signature]"
+    signature = text["signature"]
+    if not signature:
+        return ' [signature "" (empty)]'
+    if full:
+        return f" [signature {signature}]"
+    return f" [signature {signature[:6]}…{signature[-4:]}, {len(signature)} chars]"
 
 
 # ------------------------------------------------------------------------------ request side
@@ -77,8 +92,8 @@ def _anthropic_block(block: Any) -> dict:
     if kind == "tool_result":
         content = block.get("content")
         content = [{"text": content}] if isinstance(content, str) else [_anthropic_block(c) for c in content or []]
-        return {"toolResult": {"toolUseId": block.get("tool_use_id"), "content": content,
-                               "status": "error" if block.get("is_error") else "success"}}
+        status = {"status": "error"} if block.get("is_error") else {}  # Anthropic sends is_error, never success
+        return {"toolResult": {"toolUseId": block.get("tool_use_id"), "content": content, **status}}
     if kind in ("thinking", "redacted_thinking"):
         inner = {"redactedContent": block.get("data", "")} if kind == "redacted_thinking" else \
             {"reasoningText": {"text": block.get("thinking", ""), "signature": block.get("signature")}}
@@ -103,11 +118,22 @@ def _request_lines(it: cassettes.Interaction, full: bool) -> Iterator[str]:
     choice = body.get("tool_choice") if anthropic else (body.get("toolConfig") or {}).get("toolChoice")
     if choice:
         yield f"tool choice: {_compact(choice)}"
+    yield from _settings(body, anthropic)
     for message in body.get("messages") or []:
         content = message.get("content")
         blocks = [_anthropic_block(b) for b in ([content] if isinstance(content, str) else content or [])] \
             if anthropic else content or []
         yield from (f"{message.get('role')}: {_block(b, full)}" for b in blocks)
+
+
+def _settings(body: dict, anthropic: bool) -> Iterator[str]:
+    """The thinking and guardrail configuration of a request, when it has them."""
+    fields = body if anthropic else body.get("additionalModelRequestFields") or {}
+    for key in ("thinking", "reasoning_config", "reasoning_effort"):
+        if isinstance(fields, dict) and fields.get(key) is not None:
+            yield f"{key.replace('_', ' ')}: {_compact(fields[key])}"
+    if body.get("guardrailConfig"):
+        yield f"guardrail: {_compact(body['guardrailConfig'])}"
 
 
 # ----------------------------------------------------------------------------- response side
@@ -179,13 +205,16 @@ def _fold_anthropic(events) -> tuple[list[dict], dict]:
 
 
 _USAGE = (("input", ("inputTokens", "input_tokens")), ("output", ("outputTokens", "output_tokens")),
-          ("total", ("totalTokens",)), ("cache read", ("cacheReadInputTokens", "cache_read_input_tokens")),
-          ("cache write", ("cacheWriteInputTokens", "cache_creation_input_tokens")))
+          ("total", ("totalTokens",)),
+          ("cache read", ("cacheReadInputTokens", "cacheReadInputTokenCount", "cache_read_input_tokens")),
+          ("cache write", ("cacheWriteInputTokens", "cacheWriteInputTokenCount", "cache_creation_input_tokens")),
+          ("server tool usage", ("serverToolUsage",)))
 
 
 def _usage(usage: dict) -> str:
     found = ((label, next((usage[k] for k in keys if k in usage), None)) for label, keys in _USAGE)
-    return ", ".join(f"{label} {value}" for label, value in found if value is not None)
+    return ", ".join(f"{label} {_compact(value) if isinstance(value, dict) else value}" for label, value in found
+                     if value is not None)
 
 
 def _http_error(it: cassettes.Interaction) -> str:
@@ -202,8 +231,22 @@ def _fold(it: cassettes.Interaction) -> tuple[list[dict], dict, list[str]]:
         body = it.response_json if isinstance(it.response_json, dict) else {}
         return ((body.get("output") or {}).get("message") or {}).get("content") or [], body, []
     errors: list[str] = []
-    fold = _fold_anthropic if it.operation == "InvokeModelWithResponseStream" else _fold_converse_stream
-    return (*fold(list(_events(it, errors))), errors)
+    if it.operation == "InvokeModelWithResponseStream":
+        return (*_fold_anthropic(list(_events(it, errors))), errors)
+    blocks, tail = _fold_converse_stream(list(_events(it, errors)))
+    return blocks, {**tail, **_raw_metadata(it)}, errors
+
+
+def _raw_metadata(it: cassettes.Interaction) -> dict:
+    """The metadata event as Bedrock sent it: botocore drops keys outside the model (serverToolUsage)."""
+    for frame in it.frames:
+        if frame.type == "metadata" and frame.message_type == "event":
+            try:
+                body = frame.json()
+            except ValueError:
+                return {}
+            return {key: body[key] for key in ("usage", "trace") if isinstance(body.get(key), dict)}
+    return {}
 
 
 def _response_lines(it: cassettes.Interaction, full: bool) -> Iterator[str]:
@@ -219,6 +262,9 @@ def _response_lines(it: cassettes.Interaction, full: bool) -> Iterator[str]:
         yield f"stop: {tail['stopReason']}"
     if tail.get("usage"):
         yield f"usage: {_usage(tail['usage'])}"
+    trace = tail.get("trace")
+    for name, value in (trace or {}).items() if isinstance(trace, dict) else ():
+        yield f"trace {name}: {_short(_compact(value), full)}"
     yield from errors
 
 
@@ -232,12 +278,16 @@ def _events(it: cassettes.Interaction, errors: list) -> Iterator[dict]:
         errors.append(f"error: the stream breaks ({type(err).__name__}: {err})")
 
 
+_ABOUT = (("source", "source"), ("model", "model_id"), ("region", "region"), ("recorded", "recorded"))
+
+
 def render(loaded: cassettes.Cassette, full: bool = False) -> Iterator[str]:
     """The cassette as a readable conversation, line by line."""
     meta = loaded.metadata
-    yield (f"{loaded.path}: {len(loaded.interactions)} interaction(s); source {meta.get('source')}, "
-           f"model {meta.get('model_id')}, region {meta.get('region')}"
-           + (f", recorded {meta['recorded']}" if meta.get("recorded") else ""))
+    about = [f"{label} {meta[key]}" for label, key in _ABOUT if meta.get(key) not in (None, "", [])]
+    made = meta.get("synthesised")
+    about += [f"synthesised {', '.join(made)}"] if made else []
+    yield f"{loaded.path}: {len(loaded.interactions)} interaction(s)" + (f"; {', '.join(about)}" if about else "")
     for n, it in enumerate(loaded.interactions):
         yield f"\n[{n}] {it.operation or it.method + ' ' + it.uri} {it.model_id} -> HTTP {it.status}"
         yield "  request"
