@@ -51,3 +51,13 @@ def test_bench_scale_generates_records_and_runs(benchmarks, tmp_path, capsys):
     assert len(list((tmp_path / "suites" / "gen").glob("*.golden.yaml"))) == 2
     row = next(line for line in out.splitlines() if line.startswith("2 "))
     assert " 2/2 " in row  # both generated scenarios pass against their goldens
+
+
+def test_bench_proxy_measures_the_proxy_and_its_first_event(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_proxy
+
+    assert bench_proxy.main(["--limit", "1", "--repetitions", "1", "--frame-delay", "0.01"]) == 0
+    out = capsys.readouterr().out
+    for row in ("direct (emulator)", "through the recording proxy", "ratio proxy / direct", "first event"):
+        assert row in out

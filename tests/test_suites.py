@@ -94,6 +94,12 @@ def test_fault_scenarios_are_tagged_for_the_recorder():
     assert faults <= {sc.id for sc in SCENARIOS if "emulator_only" in sc.tags}
 
 
+def test_scenarios_needing_injected_faults_are_emulator_only_for_live_runs():
+    """`certify --live`, `drift` and `record --live` skip them: real Bedrock does not fail on demand."""
+    needs = {sc.id for sc in SCENARIOS if sc.faults or any((t.script or {}).get("exception") for t in sc.turns)}
+    assert len(needs) >= 4 and needs <= {sc.id for sc in SCENARIOS if "emulator_only" in sc.tags}
+
+
 @by_id(SCENARIOS)
 def test_checks_use_known_names_with_valid_arguments(sc):
     entries = checks.validate(sc.checks, source=str(sc.path))
