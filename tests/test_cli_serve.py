@@ -183,6 +183,7 @@ def test_serve_record_forwards_signed_and_writes_one_cassette_per_conversation(t
                 events = list(serving.client().converse_stream(modelId=MODEL, messages=USER)["stream"])
         finally:
             code, out, err = serving.stop()
+    assert serving.url.startswith("http://127.0.0.1:")  # loopback only
     assert code == 0 and out == "" and emulator.signature_problems == ["", ""]
     written = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert written == ["conversation-0001.yaml", "conversation-0002.yaml"]
