@@ -156,3 +156,11 @@ def test_certify_live_usage_errors_end_in_one_error_line(tmp_path, monkeypatch, 
                                      *[a.replace("{baseline}", str(baseline)) for a in args]])
     last = done.output.strip().splitlines()[-1]
     assert done.exit_code == 2 and last.startswith("Error: ") and fragment in last
+
+
+def test_an_adapter_owning_its_history_is_certified_live_in_conversation_mode(tmp_path):
+    adapter = load_adapter("reference-conversation")
+    assert "own_history" in adapter.capabilities
+    [result], emulator = certify("core/round-trip", adapter, tmp_path, flaky=1)
+    assert (result.status, result.pass_at(1), result.pass_at(2)) == ("pass", 0, 1)
+    assert emulator.conversations == 2 and len(emulator.replies) == 3  # the refused attempt ends after turn 0

@@ -117,10 +117,16 @@ def judge(scenario: Scenario, session: Session, capabilities: frozenset[str]) ->
     return failures, list(outcome.soft_warnings)
 
 
+def _fresh_conversation(scenario: Scenario, number: int) -> Scenario:
+    """The scenario as attempt ``number`` runs it: from the second attempt on, its turns name another conversation
+    (``<id>#attempt-N``), so an adapter that owns its history starts afresh instead of continuing the last try."""
+    return scenario if number == 1 else dataclasses.replace(scenario, id=f"{scenario.id}#attempt-{number}")
+
+
 def _attempt(scenario: Scenario, adapter: Any, server: BedrockServer, upstream: Upstream, path: Path,
              number: int) -> tuple[Attempt, Session | None]:
     try:
-        session = live_session(scenario, adapter, server, upstream, path)
+        session = live_session(_fresh_conversation(scenario, number), adapter, server, upstream, path)
     except AdapterSkip:
         raise
     except AdapterFailure as error:
