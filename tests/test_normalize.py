@@ -319,6 +319,33 @@ def test_equivalent_requests_normalize_alike():
     assert normalize_request(error) != normalize_request(plain)
 
 
+def assistant(*blocks):
+    return {"messages": [{"role": "user", "content": [{"text": "Go."}]}, {"role": "assistant", "content": list(blocks)}]}
+
+
+REASONED = {"reasoningContent": {"reasoningText": {"text": "r", "signature": "S"}}}
+CALL = {"toolUse": {"toolUseId": "t1", "name": "read_file", "input": {}}}
+
+
+def test_an_assistant_turns_text_compares_as_one_block_before_its_tool_uses():
+    """Acceptable variation in a library-assembled turn: merged, moved and omitted-empty text blocks."""
+    canonical = normalize_request(assistant(REASONED, {"text": "I will read. Done."}, CALL))
+    assert canonical == assistant(REASONED, {"text": "I will read. Done."}, CALL)
+    assert normalize_request(assistant(REASONED, {"text": "I will read."}, {"text": " Done."}, CALL)) == canonical
+    assert normalize_request(assistant(REASONED, {"text": "I will read."}, CALL, {"text": " Done."})) == canonical
+    assert normalize_request(assistant(REASONED, {"text": ""}, {"text": "I will read. Done."}, CALL)) == canonical
+    assert normalize_request(assistant(REASONED, CALL)) == assistant(REASONED, CALL)
+
+
+def test_reasoning_tool_uses_and_user_text_stay_as_sent():
+    """Material: reasoning position, tool-use order, and the user's own text blocks."""
+    other = {"toolUse": {"toolUseId": "t2", "name": "read_file", "input": {}}}
+    assert normalize_request(assistant(CALL, REASONED)) == assistant(CALL, REASONED)
+    assert normalize_request(assistant(other, CALL)) != normalize_request(assistant(CALL, other))
+    user = {"messages": [{"role": "user", "content": [{"text": "a"}, {"text": "b"}]}]}
+    assert normalize_request(user) == user
+
+
 def test_pinned_fields_survive():
     pinned = normalize_request(RAW_REQUEST, pinned=("inferenceConfig", "cachePoint"))
     assert pinned["inferenceConfig"] == {"maxTokens": 4096}

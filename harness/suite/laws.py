@@ -2,7 +2,8 @@
 
 Each law is ``(chunks, capabilities) -> violation messages`` naming the chunk index (DESIGN.md, Normalized
 chunks: tool-call deltas arrive before the stream ends, text arrives incrementally, nothing follows an error,
-ids never change or go empty, a broken stream never presents partial JSON as a complete call).
+ids never change or go empty, a broken stream never presents partial JSON as a complete call), plus the OpenAI
+streaming laws on an OpenAI-format adapter's native chunks (harness.suite.openai_laws).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from harness.suite.normalize import ALL, CONTENT, UNPARSED, call_keys, parse_input
+from harness.suite.openai_laws import openai_laws
 
 __all__ = ["LAWS", "count_text_deltas", "incremental_text", "laws"]
 
@@ -115,9 +117,10 @@ def incremental_text(chunks: Sequence[Mapping], capabilities: frozenset[str], te
 
 
 def laws(chunks: Iterable[Mapping], capabilities: Iterable[str] = ALL, text_deltas: int | None = None) -> list[str]:
-    """Every law violated by a raw chunk stream; ``text_deltas`` (the recorded count) enables incremental_text."""
+    """Every law violated by a raw chunk stream (OpenAI laws included); ``text_deltas`` (the recorded count) enables
+    incremental_text."""
     chunks, capabilities = list(chunks), frozenset(capabilities)
     problems = [problem for law in LAWS for problem in law(chunks, capabilities)]
-    return problems + incremental_text(chunks, capabilities, text_deltas)
+    return problems + incremental_text(chunks, capabilities, text_deltas) + openai_laws(chunks)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["PINNABLE", "REQUEST_STEPS", "blobs_as_base64", "normalize_request"]
+__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "normalize_request"]
 
 
 def _b64(data: bytes) -> str:
@@ -125,13 +125,35 @@ def implicit_success_status(body: dict) -> dict:
     return _map_blocks(body, _no_success_status)
 
 
+def _text_before_tool_uses(blocks: list) -> list:
+    texts = [b for b in blocks if isinstance(b, dict) and list(b) == ["text"] and isinstance(b["text"], str)]
+    rest = [b for b in blocks if not any(b is t for t in texts)]
+    joined = "".join(t["text"] for t in texts)
+    at = next((i for i, b in enumerate(rest) if isinstance(b, dict) and "toolUse" in b), len(rest))
+    return rest[:at] + ([{"text": joined}] if joined.strip() else []) + rest[at:]
+
+
+def assistant_text_layout(body: dict) -> dict:
+    """An assistant turn's text compares as one block before its tool uses (merged, moved, blank ones omitted)."""
+    # A library's own assembly may merge text blocks, omit an empty one or put text after the calls before them:
+    # Bedrock accepts each, and the model reads the same words and calls (README, "What the request comparison
+    # treats as material"). Reasoning blocks, tool uses and tool results are left exactly as sent.
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return body
+    return {**body, "messages": [{**m, "content": _text_before_tool_uses(m["content"])}
+                                 if isinstance(m, dict) and m.get("role") == "assistant"
+                                 and isinstance(m.get("content"), list) else m for m in messages]}
+
+
 def drop_empty_members(body: dict) -> dict:
     """Empty members ("system": [], "inferenceConfig": {}, null) mean the same as absent ones."""
     return {key: value for key, value in body.items() if value not in (None, [], {})}
 
 
 REQUEST_STEPS = (pinned_members, drop_inference_config, thinking_only, drop_cache_points, tool_spec_fields,
-                 implicit_auto_tool_choice, empty_required_lists, implicit_success_status, drop_empty_members)
+                 implicit_auto_tool_choice, empty_required_lists, implicit_success_status, assistant_text_layout,
+                 drop_empty_members)
 PINNABLE = {"inferenceConfig": drop_inference_config, "cachePoint": drop_cache_points}
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from harness.cassettes import cassette
 from harness.suite import golden
+from harness.suite.assembly import check_assembly
 from harness.suite.protocol import OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import recorded_text_deltas
 from harness.endpoint.faults import Faults
@@ -159,12 +160,15 @@ def _adapter_errors(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -
 
 def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
           text_deltas: Sequence[int | None] = ()) -> list[TurnResult]:
-    """Golden diffs, stream-law violations and request problems, per turn; ``text_deltas``: recorded, per turn."""
+    """Golden diffs, assembled-message disagreements, stream-law violations and request problems, per turn;
+    ``text_deltas``: recorded, per turn."""
     actual = run.golden_turns()
     diffs = golden.check(scenario, actual, capabilities)
     results = []
     for index, turn in enumerate(run.turns):
         mine = tuple(d for d in diffs if d.turn == index)
+        assembled = check_assembly(turn["chunks"], capabilities, scenario=scenario.id, turn=index)
+        mine += (assembled,) if assembled else ()
         mine += _adapter_errors(scenario, index, turn["chunks"]) if mine else ()
         deltas = text_deltas[index] if index < len(text_deltas) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
