@@ -194,3 +194,32 @@ class NoFollowUp(ConverseAdapter):
 def test_a_turn_that_never_reaches_the_endpoint_says_so():
     result = run_scenario(BY_ID["core/round-trip"], NoFollowUp(), REPO)
     assert result.status == "fail" and result.turns[1].request_problems == (NO_REQUEST,)
+
+
+# ---- the usage convention ------------------------------------------------------------------------------------
+
+class CacheInInputTokens(ConverseAdapter):
+    """Reports input_tokens including cache reads and writes (as some libraries do); ``drop`` loses the counts."""
+
+    name = "cache-in-input-tokens"
+
+    def __init__(self, declares=True, drop=False):
+        super().__init__()
+        self.capabilities = self.capabilities | ({"usage_input_includes_cache"} if declares else set())
+        self.drop = drop
+
+    def stream(self, turn, endpoint=None):
+        for chunk in super().stream(turn, endpoint):
+            if chunk["type"] == "usage":
+                cache = chunk["cache_read_input_tokens"] + chunk["cache_write_input_tokens"]
+                chunk = {**chunk, "input_tokens": chunk["input_tokens"] + cache}
+                chunk.update({"cache_read_input_tokens": 0, "cache_write_input_tokens": 0} if self.drop else {})
+            yield chunk
+
+
+@pytest.mark.parametrize("declares, drop, status", [(True, False, "pass"), (False, False, "fail"), (True, True, "fail")])
+def test_both_usage_conventions_pass_when_the_cache_counts_are_right(declares, drop, status):
+    result = run_scenario(BY_ID["edge/cache-usage"], CacheInInputTokens(declares, drop), REPO)
+    assert result.status == status, result.reason
+    if status == "fail":
+        assert "(usage): expected " in result.reason

@@ -13,12 +13,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from harness.suite.protocol import FEATURES
+from harness.suite.protocol import FEATURES, USAGE_INCLUDES_CACHE
 
 __all__ = [
     "ALL",
     "BEDROCK_ERROR_CODES",
     "BESIDE",
+    "bedrock_input_tokens",
     "COMPARISON",
     "comparable",
     "CONTENT",
@@ -41,8 +42,19 @@ UNPARSED = "__unparsed__"
 
 
 def normalize(chunks: Iterable[Mapping], capabilities: Iterable[str] = ALL) -> list[dict]:
-    """The normalized list of DESIGN.md, restricted to what ``capabilities`` make comparable."""
-    return restrict(fold(chunks), capabilities)
+    """The normalized list of DESIGN.md in Bedrock's usage convention, restricted to what ``capabilities`` make
+    comparable."""
+    return restrict(bedrock_input_tokens(fold(chunks), frozenset(capabilities)), capabilities)
+
+
+def bedrock_input_tokens(items: list[dict], capabilities: frozenset[str]) -> list[dict]:
+    """An adapter declaring ``usage_input_includes_cache`` counts cache reads and writes in ``input_tokens``;
+    Bedrock's ``inputTokens`` (and so the golden) does not: its count less both cache counts."""
+    if USAGE_INCLUDES_CACHE not in capabilities:
+        return items
+    return [{**item, "input_tokens": item["input_tokens"] - item["cache_read_input_tokens"]
+             - item["cache_write_input_tokens"]} if item["type"] == "usage" and isinstance(item["input_tokens"], int)
+            else item for item in items]
 
 
 def parse_input(raw: str) -> Any:

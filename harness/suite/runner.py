@@ -162,7 +162,7 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
           text_deltas: Sequence[int | None] = ()) -> list[TurnResult]:
     """Golden diffs, assembled-message disagreements, stream-law violations and request problems, per turn;
     ``text_deltas``: recorded, per turn."""
-    actual = run.golden_turns()
+    actual = run.golden_turns(capabilities)  # in Bedrock's usage convention, whichever the adapter declares
     diffs = golden.check(scenario, actual, capabilities)
     results = []
     for index, turn in enumerate(run.turns):
