@@ -223,3 +223,29 @@ def test_both_usage_conventions_pass_when_the_cache_counts_are_right(declares, d
     assert result.status == status, result.reason
     if status == "fail":
         assert "(usage): expected " in result.reason
+
+
+# ---- a stop reason the scenario accepts besides the golden's ---------------------------------------------------
+
+class RewritesEndTurn(ConverseAdapter):
+    """Reports ``end_turn`` as ``reason`` whenever the turn made calls (as strands does with ``tool_use``)."""
+
+    name = "rewrites-end-turn"
+
+    def __init__(self, reason):
+        super().__init__()
+        self.reason = reason
+
+    def stream(self, turn, endpoint=None):
+        chunks = list(super().stream(turn, endpoint))
+        called = any(c["type"] == "tool_call" for c in chunks)
+        yield from ({**c, "reason": self.reason} if c["type"] == "stop" and called else c for c in chunks)
+
+
+def test_end_turn_with_tool_use_accepts_tool_use_but_no_other_rewrite():
+    scenario = BY_ID["edge/end-turn-with-tool-use"]
+    assert scenario.turns[0].accepted_stop_reasons == ("tool_use",)
+    assert run_scenario(scenario, RewritesEndTurn("tool_use"), REPO).status == "pass"
+    wrong = run_scenario(scenario, RewritesEndTurn("stop_sequence"), REPO)
+    assert wrong.reason == ("edge/end-turn-with-tool-use turn 0 chunk 2 (stop): expected reason 'end_turn' / "
+                            "actual 'stop_sequence'")

@@ -141,7 +141,7 @@ BAD_FIELDS = [
     (mutate("turns[0].messages", []), "turns[0].messages: the first turn needs at least one message (the prompt)"),
     (mutate("turns[0].messages[0].role", "system"), "turns[0].messages[0].role: unknown role 'system' (known: assistant, user)"),
     (mutate("turns[0].messages[0].content", [{"text": "no type"}]), "turns[0].messages[0].content[0].type: expected a non-empty string"),
-    (mutate("turns[0].extra", 1), "turns[0].extra: unknown field (known: messages, options, script, tool_results)"),
+    (mutate("turns[0].extra", 1), "turns[0].extra: unknown field (known: messages, options, script, tool_results, accepted_stop_reasons)"),
     (mutate("options.max_tokens", 0), "options.max_tokens: expected an integer 1.."),
     (mutate("options.temperature", True), "options.temperature: expected a number"),
     (mutate("options.top_k", 5), "options.top_k: unknown field (known: max_tokens, temperature, thinking_budget, tool_choice)"),
@@ -326,6 +326,14 @@ def test_turn_without_tool_calls_appends_its_messages(tmp_path):
     messages = next_turn(s, 1, first_turn(s), [{"type": "text", "text": "Hello."}])["messages"]
     assert messages[1:] == [{"role": "assistant", "content": [{"type": "text", "text": "Hello."}]},
                             {"role": "user", "content": "And then?"}]
+
+
+def test_accepted_stop_reasons_are_stop_reasons(tmp_path):
+    data = parallel_data()
+    data["turns"][0]["accepted_stop_reasons"] = ["tool_use", "done"]
+    root = tmp_path / "suites"
+    with pytest.raises(ScenarioError, match=r"turns\[0\]\.accepted_stop_reasons\[1\]: unknown stop_reason 'done'"):
+        load_scenario(write(root, "core/stops", data), root)
 
 
 def test_new_messages_hold_only_the_tool_results_and_the_turns_own_content(tmp_path):

@@ -17,7 +17,7 @@ from harness.suite.compare import Diff, diff_chunks, diff_request, diff_turn_cou
 from harness.suite.normalize import ALL, comparable
 from harness.suite.scenario import GOLDEN_SUFFIX, SAFE_LOADER, Scenario
 
-__all__ = ["GoldenError", "check", "golden_path", "load_golden", "unused_goldens", "write_golden"]
+__all__ = ["GoldenError", "accept_stop_reasons", "check", "golden_path", "load_golden", "unused_goldens", "write_golden"]
 
 HEADER = "# Written by `bedrock-harness golden update`; review changes like code, do not edit by hand.\n"
 
@@ -92,10 +92,18 @@ def unused_goldens(root: str | Path, scenarios: Iterable[Scenario]) -> list[Path
     return sorted(p for p in Path(root).glob(f"*/*{GOLDEN_SUFFIX}") if p.resolve() not in used)
 
 
+def accept_stop_reasons(actual: list[dict], expected: Sequence[Mapping], accepted: Sequence[str]) -> list[dict]:
+    """A stop reason the scenario's turn accepts besides the golden's compares as the golden's."""
+    wanted = next((item["reason"] for item in expected if item["type"] == "stop"), None)
+    return [{**item, "reason": wanted} if item["type"] == "stop" and wanted is not None and item["reason"] in accepted
+            else item for item in actual]
+
+
 def check(scenario: Scenario, actual_turns: Sequence[Mapping], capabilities: Iterable[str] = ALL) -> list[Diff]:
     """Differences between the golden and a run's turns (each: normalized chunks, request or None).
 
-    Chunks are compared on what ``capabilities`` make comparable; a request only when both sides hold one.
+    Chunks are compared on what ``capabilities`` make comparable, a stop reason the turn accepts besides the
+    golden's as the golden's; a request only when both sides hold one.
     """
     expected = load_golden(scenario)
     if expected is None:
@@ -104,8 +112,10 @@ def check(scenario: Scenario, actual_turns: Sequence[Mapping], capabilities: Ite
     capabilities = frozenset(capabilities)
     diffs = [diff_turn_count(len(expected), len(actual_turns), scenario=scenario.id)]
     for index, (want, got) in enumerate(zip(expected, actual_turns)):
-        diffs.append(diff_chunks(comparable(want["chunks"], capabilities), comparable(got["chunks"], capabilities),
-                                 scenario=scenario.id, turn=index))
+        accepted = scenario.turns[index].accepted_stop_reasons if index < len(scenario.turns) else ()
+        actual = accept_stop_reasons(comparable(got["chunks"], capabilities), comparable(want["chunks"], capabilities),
+                                     accepted)
+        diffs.append(diff_chunks(comparable(want["chunks"], capabilities), actual, scenario=scenario.id, turn=index))
         if want.get("request") is not None and got.get("request") is not None:
             diffs.append(diff_request(want["request"], got["request"], scenario=scenario.id, turn=index))
     return [diff for diff in diffs if diff is not None]

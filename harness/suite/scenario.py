@@ -65,6 +65,7 @@ class Turn:
     options: dict
     script: dict | None
     tool_results: dict
+    accepted_stop_reasons: tuple[str, ...] = ()  # besides the golden's own: what an adapter may report instead
 
 
 @dataclass(frozen=True)
@@ -205,12 +206,14 @@ def _scenario(data: Any, sid: str, path: Path) -> Scenario:
 
 def _turn(value: Any, where: str, tool_names: set[str]) -> Turn:
     """Validate one entry of ``turns``."""
-    turn = _fields(value, where, ("messages", "options", "script", "tool_results"))
+    turn = _fields(value, where, ("messages", "options", "script", "tool_results", "accepted_stop_reasons"))
     return Turn(
         messages=tuple(_items(turn.get("messages", []), f"{where}.messages", _message)),
         options=_options(turn.get("options", {}), f"{where}.options"),
         script=_optional(_script)(turn.get("script"), f"{where}.script"),
         tool_results=_tool_results(turn.get("tool_results", {}), f"{where}.tool_results", tool_names),
+        accepted_stop_reasons=tuple(_items(turn.get("accepted_stop_reasons", []), f"{where}.accepted_stop_reasons",
+                                           _choice(STOP_REASONS, "stop_reason"))),
     )
 
 
