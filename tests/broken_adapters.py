@@ -1,7 +1,9 @@
 """Deliberately broken variants of the reference adapter, one real-world bug each (DESIGN.md's bug list).
 
 Each variant is the reference ``ConverseAdapter`` with ONE stage swapped by composition: ``request`` (turn ->
-boto3 kwargs, i.e. history formatting) or ``chunks`` (ConverseStream events -> stream chunks). Nothing is
+boto3 kwargs, i.e. history formatting), ``chunks`` (ConverseStream events -> stream chunks) or, in conversation
+mode, ``assemble`` (the streamed turn -> the assistant message the adapter sends back) or its agent loop; the
+OpenAI-format ones also report native chat-completion chunks (``OpenAIFormat`` is their correct base). Nothing is
 patched globally, so a variant cannot leak into another test. ``VARIANTS`` maps a short key to its class.
 """
 
@@ -14,13 +16,26 @@ from typing import Any
 
 from harness.converse import (
     ConverseAdapter,
+    assemble_message,
     build_request,
     chunks_from_events,
     to_converse_messages,
 )
 
 __all__ = [
+    "CONVERSATION",
+    "OPENAI",
     "VARIANTS",
+    "AgentLoopStopsOnEndTurn",
+    "ConversationVariant",
+    "OpenAIFormat",
+    "OpenAIIndexFromContentBlockIndex",
+    "OpenAISecondChoiceIndex",
+    "OpenAIStream",
+    "SignatureOnlyBlockDroppedAtAssembly",
+    "SignaturesConcatenatedAtAssembly",
+    "ToolInputStringAtAssembly",
+    "ZeroArgCallDroppedAtAssembly",
     "ConcatenatedSignatures",
     "DroppedSignature",
     "EmptyZeroArgInput",
@@ -262,6 +277,210 @@ class SwallowedStreamError(Variant):
         return (chunk for chunk in chunks_from_events(events) if chunk["type"] != "error")
 
 
+# ==== conversation mode: correct chunks, a broken assembly (the issue-10 bug classes) ========================
+#
+# Each variant below streams exactly the reference's chunks; only what its "library" assembles and sends back
+# is wrong. Made with conversation=False (stateless: the harness supplies the history) it passes everything.
+
+class ConversationVariant(Variant):
+    """The reference in conversation mode (``own_history``) with one step of its assembly swapped."""
+
+    def __init__(self, conversation: bool = True, **kwargs: Any):
+        super().__init__(conversation=conversation, **kwargs)
+
+
+# ---- 10. signatures concatenated when the message is assembled (strands #3425 on the assembly side) ------
+
+class SignaturesConcatenatedAtAssembly(ConversationVariant):
+    """The assembler's signature buffer is never reset between reasoning blocks: block 2 goes back as SIG1SIG2."""
+
+    name = "broken-assembly-concatenated-signatures"
+    bug = "signatures concatenated when the message is assembled"
+
+    def assemble(self, chunks: list[dict]) -> dict:
+        buffer, kept = "", []
+        for chunk in chunks:
+            if chunk["type"] == "reasoning" and "signature" in chunk:
+                buffer += chunk["signature"]
+                chunk = {**chunk, "signature": buffer}
+            kept.append(chunk)
+        return assemble_message(kept)
+
+
+# ---- 11. a signature-only reasoning block dropped from the assembled message ------------------------------
+
+class SignatureOnlyBlockDroppedAtAssembly(ConversationVariant):
+    """Reasoning blocks with no text are skipped when the message is assembled (their signature goes with them)."""
+
+    name = "broken-assembly-drops-signature-only-block"
+    bug = "a signature-only reasoning block dropped from the assembled message"
+
+    def assemble(self, chunks: list[dict]) -> dict:
+        message = assemble_message(chunks)
+        keep = [b for b in message["content"] if not (b["type"] == "thinking" and not b["thinking"])]
+        return {**message, "content": keep}
+
+
+# ---- 12. tool input kept as the JSON string it was streamed as ---------------------------------------------
+
+class ToolInputStringAtAssembly(ConversationVariant):
+    """The assembled tool use keeps its joined argument text, and the history goes out with that string input."""
+
+    name = "broken-assembly-input-as-json-string"
+    bug = "tool input kept as a JSON string when the message is assembled"
+
+    def assemble(self, chunks: list[dict]) -> dict:
+        message = assemble_message(chunks)
+        raw = {c["id"]: "" for c in chunks if c["type"] == "tool_call"}
+        for chunk in chunks:
+            if chunk["type"] == "tool_call":
+                raw[chunk["id"]] += chunk.get("input_delta") or ""
+        for block in message["content"]:
+            if block["type"] == "tool_use":
+                block["input"] = raw[block["id"]]
+        return message
+
+    def request(self, turn: dict) -> dict:
+        """The library's serializer sends whatever input the message holds (the reference would parse it)."""
+        strings = {b["id"]: b["input"] for m in turn["messages"] if isinstance(m.get("content"), list)
+                   for b in m["content"] if b.get("type") == "tool_use" and isinstance(b.get("input"), str)}
+        request = build_request(turn)
+        for message in request["messages"]:
+            for block in message["content"]:
+                if "toolUse" in block and block["toolUse"]["toolUseId"] in strings:
+                    block["toolUse"]["input"] = strings[block["toolUse"]["toolUseId"]]
+        return request
+
+
+# ---- 13. a zero-argument call dropped from the assembled reply ---------------------------------------------
+
+class ZeroArgCallDroppedAtAssembly(ConversationVariant):
+    """A call whose joined arguments are empty is skipped when the message is assembled ("malformed JSON")."""
+
+    name = "broken-assembly-drops-zero-arg-call"
+    bug = "a zero-argument call dropped from the assembled message"
+
+    def assemble(self, chunks: list[dict]) -> dict:
+        with_input = {c["id"] for c in chunks if c["type"] == "tool_call" and c.get("input_delta")}
+        return assemble_message([c for c in chunks if c["type"] != "tool_call" or c["id"] in with_input])
+
+
+# ---- 14. an agent loop that stops on end_turn although calls were made -------------------------------------
+
+class AgentLoopStopsOnEndTurn(ConversationVariant):
+    """The loop runs tools only when the stop reason is tool_use: after end_turn it returns, tools never run."""
+
+    name = "broken-agent-loop-stops-on-end-turn"
+    bug = "an agent loop that stops on end_turn with calls present"
+
+    def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
+        if self.conversation is not None and turn.get("conversation") == getattr(self, "_finished", None):
+            return  # the loop ended with the previous turn: the tool results are never sent to the model
+        chunks = []
+        for chunk in super().stream(turn, endpoint):
+            chunks.append(chunk)
+            yield chunk
+        stops = [c["reason"] for c in chunks if c["type"] == "stop"]
+        self._finished = turn.get("conversation") if stops[-1:] == ["end_turn"] else None
+
+
+# ---- OpenAI format: the native chat-completion chunks beside the stream ------------------------------------
+
+FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
+          "guardrail_intervened": "content_filter", "content_filtered": "content_filter"}
+
+
+class OpenAIStream:
+    """Harness chunks -> chat.completion.chunk dicts, the way a correct OpenAI-format library streams them."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, int] = {}  # call id -> tool_calls[].index, dense in order of first appearance
+        self.arguments: dict[str, str] = {}
+
+    def tool_index(self, chunk: dict) -> int:
+        return self.calls.setdefault(chunk["id"], len(self.calls))
+
+    def choice_index(self, chunk: dict) -> int:
+        return 0
+
+    def natives(self, chunk: dict) -> list[dict]:
+        """The native chunks standing for one harness chunk (none for what OpenAI's format does not carry)."""
+        kind = chunk["type"]
+        if kind == "text":
+            return [self._choice({"content": chunk["text"]})]
+        if kind == "reasoning" and chunk.get("text"):
+            return [self._choice({"reasoning_content": chunk["text"]})]
+        if kind == "tool_call":
+            return [self._choice({"tool_calls": [self._call(chunk)]}, chunk)]
+        if kind == "stop":  # a call that streamed no arguments gets its "{}" before the finish
+            empty = [self._choice({"tool_calls": [{"index": i, "function": {"arguments": "{}"}}]})
+                     for cid, i in self.calls.items() if not self.arguments[cid].strip()]
+            reason = "tool_calls" if self.calls else FINISH.get(chunk.get("reason"), "stop")
+            return [*empty, self._choice({}, finish=reason)]
+        if kind == "usage":
+            return [{"object": "chat.completion.chunk", "choices": [], "usage": {
+                "prompt_tokens": chunk["input_tokens"], "completion_tokens": chunk["output_tokens"]}}]
+        return []
+
+    def _call(self, chunk: dict) -> dict:
+        first = chunk["id"] not in self.calls
+        call = {"index": self.tool_index(chunk), "function": {"arguments": chunk.get("input_delta") or ""}}
+        self.arguments[chunk["id"]] = self.arguments.get(chunk["id"], "") + call["function"]["arguments"]
+        if first:
+            call.update(id=chunk["id"], type="function")
+            call["function"]["name"] = chunk["name"]
+        return call
+
+    def _choice(self, delta: dict, chunk: dict | None = None, finish: str | None = None) -> dict:
+        index = self.choice_index(chunk) if chunk else 0
+        return {"object": "chat.completion.chunk",
+                "choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
+
+
+class OpenAIFormat(ConversationVariant):
+    """A correct OpenAI-format adapter: each native chunk as an ``openai_chunk`` before the harness chunk."""
+
+    name = "openai-format"
+    stream_class = OpenAIStream
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        native = self.stream_class()
+        for chunk in chunks_from_events(events):
+            yield from ({"type": "openai_chunk", "chunk": n} for n in native.natives(chunk))
+            yield chunk
+
+
+class _IndexFromContentBlock(OpenAIStream):
+    def tool_index(self, chunk: dict) -> int:
+        self.calls.setdefault(chunk["id"], chunk["index"])
+        return chunk["index"]
+
+
+class _ChoicePerCall(OpenAIStream):
+    def choice_index(self, chunk: dict) -> int:
+        return self.calls[chunk["id"]]
+
+
+# ---- 15. OpenAI tool-call index taken from contentBlockIndex (litellm #11842, #19506) ----------------------
+
+class OpenAIIndexFromContentBlockIndex(OpenAIFormat):
+    """``tool_calls[].index`` is Bedrock's contentBlockIndex: a call after text starts at 1, not 0."""
+
+    name = "broken-openai-index-from-content-block"
+    bug = "OpenAI tool-call index taken from contentBlockIndex"
+    stream_class = _IndexFromContentBlock
+
+
+# ---- 16. a second choice index ------------------------------------------------------------------------------
+
+class OpenAISecondChoiceIndex(OpenAIFormat):
+    """Each parallel call goes out under a choice of its own: the second call's deltas carry ``choices[].index`` 1."""
+
+    name = "broken-openai-second-choice"
+    bug = "a parallel tool call streamed under a second choice index"
+    stream_class = _ChoicePerCall
+
+
 VARIANTS: dict[str, type[Variant]] = {
     "no_tool_calls": NoToolCallsWhileStreaming,
     "last_started_slot": SingleLastStartedSlot,
@@ -273,4 +492,13 @@ VARIANTS: dict[str, type[Variant]] = {
     "separate_tool_results": SeparateToolResultMessages,
     "zero_arg_input_empty_string": EmptyZeroArgInput,
     "swallowed_stream_error": SwallowedStreamError,
+    "assembly_concatenated_signatures": SignaturesConcatenatedAtAssembly,
+    "assembly_drops_signature_only_block": SignatureOnlyBlockDroppedAtAssembly,
+    "assembly_input_as_json_string": ToolInputStringAtAssembly,
+    "assembly_drops_zero_arg_call": ZeroArgCallDroppedAtAssembly,
+    "agent_loop_stops_on_end_turn": AgentLoopStopsOnEndTurn,
+    "openai_index_from_content_block": OpenAIIndexFromContentBlockIndex,
+    "openai_second_choice": OpenAISecondChoiceIndex,
 }
+CONVERSATION = frozenset(key for key, cls in VARIANTS.items() if issubclass(cls, ConversationVariant))
+OPENAI = frozenset(key for key, cls in VARIANTS.items() if issubclass(cls, OpenAIFormat))

@@ -35,6 +35,13 @@ FOCUS = {
     "separate_tool_results": ["edge/parallel-results-round-trip"],
     "zero_arg_input_empty_string": ["edge/zero-arg-tool"],
     "swallowed_stream_error": ["faults/throttling-mid-tool", "faults/truncated-stream"],
+    "assembly_concatenated_signatures": ["edge/two-signed-reasoning-blocks"],
+    "assembly_drops_signature_only_block": ["edge/signature-only-reasoning"],
+    "assembly_input_as_json_string": ["core/round-trip"],
+    "assembly_drops_zero_arg_call": ["edge/zero-arg-tool"],
+    "agent_loop_stops_on_end_turn": ["edge/end-turn-with-tool-use"],
+    "openai_index_from_content_block": ["core/interleaved-text"],
+    "openai_second_choice": ["core/parallel-calls"],
 }
 DEFAULT_FOCUS = ["core/round-trip", "core/thinking-tools", "edge/parallel-results-round-trip", "faults/truncated-stream"]
 

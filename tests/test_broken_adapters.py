@@ -1,5 +1,7 @@
 """The suite catches the bugs it exists for: each broken variant of the reference adapter (tests/broken_adapters.py)
-fails exactly the scenarios that exercise its bug, with a report that says where and what, and nothing else.
+fails exactly the scenarios that exercise its bug, with a report that says where and what, and nothing else. The
+conversation-mode variants stream correct chunks: run stateless (the harness supplies the history) the assembly
+ones pass everything, and the OpenAI-format ones are caught by OpenAI laws alone.
 
 Every variant runs the whole suite once (module fixture, in threads: each run has its own loopback servers).
 A catch whose status, report or reason the harness cannot give yet is marked xfail(strict) naming the part
@@ -15,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from broken_adapters import VARIANTS
+from broken_adapters import CONVERSATION, OPENAI, VARIANTS, OpenAIFormat
 
 from harness import load_adapter
 from harness.converse import ConverseAdapter
 from harness.suite.golden import load_golden
 from harness.suite.report import render_text
-from harness.suite.runner import run
+from harness.suite.runner import NO_REQUEST, run
 from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +35,7 @@ class Catch:
     turn: int  # the first turn the bug shows in
     where: tuple[str, ...]  # texts the scenario's part of the report must hold (chunk diff lines, rule texts)
     reason: str  # a regex the result's reason must match: it says what is wrong
+    prefixed: bool = True  # the reason starts with "<scenario> turn <n> " (a law finding names only its chunk)
 
 
 def missing_call(chunk: int, turn: int = 0) -> str:
@@ -64,6 +67,37 @@ def error_swallowed(code: str) -> Catch:
     return Catch(0, (f'turn 0 chunk 1 (error): missing; expected error {{"code": "{code}"}} / actual nothing',),
                  r"\(error\): missing; expected error")
 
+
+def assembled(what: str, *also: str, reason: str) -> Catch:
+    """Caught at turn 0 by the assembled message the variant reports, and in turn 1 by what its library sent."""
+    return Catch(0, (f"turn 0 assembled message{what}", *also), reason)
+
+
+INPUT_NOT_A_DICT = "tool_use.input: Input should be a valid dictionary"
+ROUND_TRIPS = ("core/round-trip", "core/thinking-tools", "edge/cache-usage", "edge/end-turn-with-tool-use",
+               "edge/nova-style", "edge/parallel-results-round-trip", "edge/redacted-reasoning-tool",
+               "edge/signature-only-reasoning", "edge/tool-result-is-error", "edge/two-signed-reasoning-blocks",
+               "edge/zero-arg-tool")
+ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-call", "edge/interleaved-parallel-deltas",
+                  "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
+
+
+def input_as_string(sid: str) -> Catch:
+    also = (INPUT_NOT_A_DICT, "turn 1 request expected messages[1].content[") if sid in ROUND_TRIPS else ()
+    return assembled(" block ", "(tool_call): streamed input ", *also,
+                     reason=r"assembled message block \d+ \(tool_call\): streamed input \{.* / assembled '(\{|')")
+
+
+def law(name: str, text: str) -> Catch:
+    """Caught by an OpenAI streaming law alone (the law names the chunk; the report names the turn)."""
+    return Catch(0, (f"{name}: chunk ", text), rf"^{name}: chunk \d+ \(openai_chunk\) ", prefixed=False)
+
+
+CONTENT_BLOCK_INDEX = ("core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use",
+                       "edge/interleaved-parallel-deltas", "edge/max-tokens-mid-tool", "edge/nova-style",
+                       "edge/redacted-reasoning-tool", "edge/server-tool-then-client-tool",
+                       "edge/signature-only-reasoning", "edge/two-signed-reasoning-blocks",
+                       "faults/model-stream-error-mid-tool", "faults/throttling-mid-tool", "faults/truncated-stream")
 
 CATCHES: dict[str, dict[str, Catch]] = {
     "no_tool_calls": {
@@ -97,6 +131,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "core/round-trip": tool_use_dropped(EMPTY_MESSAGE),
         "core/thinking-tools": tool_use_dropped(),
         "edge/cache-usage": tool_use_dropped(EMPTY_MESSAGE),
+        "edge/end-turn-with-tool-use": tool_use_dropped(),
         "edge/nova-style": tool_use_dropped(),
         "edge/parallel-results-round-trip": tool_use_dropped(EMPTY_MESSAGE),
         "edge/redacted-reasoning-tool": tool_use_dropped(),
@@ -153,6 +188,35 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "faults/throttling-mid-tool": error_swallowed("throttlingException"),
         "faults/truncated-stream": error_swallowed("adapter_error"),  # a transport failure: the adapter's own code
     },
+    # ---- conversation mode: correct chunks, a broken assembly ----
+    "assembly_concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below
+        "edge/two-signed-reasoning-blocks": assembled(
+            " block 1 (reasoning): streamed signature '", SIGNATURE_DIFF.replace("[0]", "[1]"),
+            reason=r"assembled message block 1 \(reasoning\): streamed signature '\S+' / assembled '\S+'"),
+    },
+    "assembly_drops_signature_only_block": {
+        "edge/signature-only-reasoning": assembled(
+            ': streamed reasoning {"text": "", "signature": "', THINKING_FIRST,
+            'turn 1 request expected messages[1].content[0] {"reasoningContent": {"reasoningText": {"text": "", ',
+            reason=r'assembled message: streamed reasoning \{"text": "", "signature": .* / assembled nothing'),
+    },
+    "assembly_input_as_json_string": {sid: input_as_string(sid) for sid in sorted(ROUND_TRIPS + ONE_TURN_CALLS)},
+    "assembly_drops_zero_arg_call": {
+        "edge/zero-arg-tool": assembled(
+            ': streamed tool_call {"id": "tooluse_', '"name": "list_files", "input": {}} / assembled nothing',
+            "The number of toolResult blocks at messages.0.content exceeds the number of toolUse blocks",
+            reason=r'assembled message: streamed tool_call \{.*"input": \{\}\} / assembled nothing'),
+    },
+    "agent_loop_stops_on_end_turn": {
+        "edge/end-turn-with-tool-use": Catch(1, (f"turn 1 {NO_REQUEST}", "turn 1 chunk 0 (text): missing"),
+                                             r"^no request reached the endpoint"),
+    },
+    "openai_index_from_content_block": {
+        sid: law("openai_tool_call_index", "; expected 0 (indexes run 0..n-1 in order of first appearance, never "
+                                           "Bedrock's contentBlockIndex)") for sid in CONTENT_BLOCK_INDEX},
+    "openai_second_choice": {
+        sid: law("openai_single_choice", "has choices[0].index 1; a single-choice stream uses index 0 only")
+        for sid in ("core/parallel-calls", "edge/interleaved-parallel-deltas", "edge/parallel-results-round-trip")},
 }
 
 
@@ -170,7 +234,8 @@ def _dummy_aws(mp: pytest.MonkeyPatch) -> None:
 def runs() -> dict:
     """key -> (adapter, results, text report) for the reference and every variant, each over the whole suite."""
     adapters = {"reference": ConverseAdapter(), "reference-conversation": ConverseAdapter(conversation=True),
-                **{key: cls() for key, cls in VARIANTS.items()}}
+                **{key: cls() for key, cls in VARIANTS.items()},
+                **{f"{key}@stateless": VARIANTS[key](conversation=False) for key in CONVERSATION}}
     scenarios = discover(ROOT / "suites")
     with pytest.MonkeyPatch.context() as mp:
         _dummy_aws(mp)
@@ -207,7 +272,8 @@ def test_a_variant_loads_as_an_adapter_spec_like_any_other(key):
     adapter = load_adapter(f"broken_adapters:{VARIANTS[key].__name__}")
     assert isinstance(adapter, VARIANTS[key])
     assert adapter.name.startswith("broken-") and adapter.bug
-    assert adapter.capabilities == ConverseAdapter.capabilities  # it claims everything the reference does
+    # it claims everything the reference does, and owns its history when it is a conversation-mode variant
+    assert adapter.capabilities == ConverseAdapter.capabilities | ({"own_history"} if key in CONVERSATION else set())
 
 
 def test_variant_names_are_distinct():
@@ -248,9 +314,52 @@ def test_the_report_names_scenario_turn_and_chunk_or_rule(runs, key, sid, catch)
 
 @pytest.mark.parametrize("key, sid, catch", catch_params("reason"))
 def test_the_reason_says_what_is_wrong(runs, key, sid, catch):
-    result, where = result_of(runs, key, sid), f"{sid} turn {catch.turn} "
+    result, where = result_of(runs, key, sid), f"{sid} turn {catch.turn} " if catch.prefixed else ""
     assert result.reason.startswith(where), result.reason
     assert re.search(catch.reason, result.reason[len(where):]), result.reason  # not in the scenario id
+
+
+# ---- conversation mode: each variant streams correct chunks ------------------------------------------------
+
+@pytest.mark.parametrize("key", sorted(CONVERSATION - OPENAI))
+def test_an_assembly_variant_passes_every_scenario_when_the_harness_supplies_the_history(runs, key):
+    """Stateless, the variant's own assembly never runs: only conversation mode sees the bug."""
+    adapter, results, report = runs[f"{key}@stateless"]
+    assert "own_history" not in adapter.capabilities
+    assert [(r.scenario, r.status, r.reason) for r in results if r.status != "pass"] == [], report
+
+
+@pytest.mark.parametrize("key", sorted(OPENAI))
+@pytest.mark.parametrize("mode", ["", "@stateless"])
+def test_an_openai_variant_is_caught_by_the_openai_laws_alone(runs, key, mode):
+    """Its harness chunks, requests and assembled messages are right: every finding is an OpenAI law on a native
+    chunk, in either mode (the native chunks are reported either way)."""
+    _, results, report = runs[key + mode]
+    failing = [r for r in results if r.status != "pass"]
+    assert {r.scenario for r in failing} == set(CATCHES[key]), report
+    findings = [t for r in failing for t in r.turns if not t.ok]
+    assert findings and all(not t.diffs and not t.request_problems for t in findings)
+    assert all(law.startswith("openai_") for t in findings for law in t.laws)
+
+
+def test_the_correct_openai_format_base_breaks_no_law():
+    adapter = OpenAIFormat()
+    scenarios = discover(ROOT / "suites")
+    with pytest.MonkeyPatch.context() as mp:
+        _dummy_aws(mp)
+        results = run(scenarios, adapter, ROOT)
+    assert [(r.scenario, r.reason) for r in results if r.status != "pass"] == []
+
+
+def test_concatenated_signatures_at_assembly_send_sig1sig2_back(runs):
+    sid = "edge/two-signed-reasoning-blocks"
+    scenario = next(s for s in discover(ROOT / "suites") if s.id == sid)
+    first, second = [c["signature"] for c in load_golden(scenario)[0]["chunks"] if c["type"] == "reasoning"]
+    part = section(runs["assembly_concatenated_signatures"][2], sid)
+    assert (f"turn 0 assembled message block 1 (reasoning): streamed signature {second!r} / assembled "
+            f"{first + second!r}") in part
+    assert (f"turn 1 request expected messages[1].content[1].reasoningContent.reasoningText.signature {second!r} / "
+            f"actual {first + second!r}") in part
 
 
 # ---- details a generic catch does not spell out ------------------------------------------------------------

@@ -193,7 +193,8 @@ class NoFollowUp(ConverseAdapter):
 
 def test_a_turn_that_never_reaches_the_endpoint_says_so():
     result = run_scenario(BY_ID["core/round-trip"], NoFollowUp(), REPO)
-    assert result.status == "fail" and result.turns[1].request_problems == (NO_REQUEST,)
+    assert result.status == "fail" and result.reason == f"core/round-trip turn 1 {NO_REQUEST}"
+    assert result.turns[1].request_texts() == [f"core/round-trip turn 1 {NO_REQUEST}"]
 
 
 # ---- the usage convention ------------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ def _differences(streamed: list[dict], assembled: list[dict], where: str) -> lis
 def _fields(streamed: Mapping, assembled: Mapping, label: str) -> list[str]:
     if streamed.get("type") != assembled.get("type"):
         return [f"{label}: streamed {_cell(streamed)} / assembled {_cell(assembled)}"]
-    return [f"{label}: streamed {key} {_show(streamed.get(key))} / assembled {_show(assembled.get(key))}"
+    return [f"{label}: streamed {key} {_show(streamed.get(key), None)} / assembled {_show(assembled.get(key), None)}"
             for key in sorted(set(streamed) | set(assembled))
             if _key(streamed.get(key)) != _key(assembled.get(key))]
 
@@ -103,9 +103,10 @@ def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=repr)
 
 
-def _show(value: Any, width: int = 120) -> str:
+def _show(value: Any, width: int | None = 200) -> str:
+    """A value on one line; whole blocks are cut at ``width``, a differing field is shown whole (its evidence)."""
     text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return text if width is None or len(text) <= width else text[: width - 3] + "..."
 
 
 def _cell(item: Mapping) -> str:

@@ -143,12 +143,10 @@ def _turn_record(turn: dict, chunks: list[dict], captured: Any, local: bool) -> 
     # Bedrock's Converse rules and the golden's Converse request say nothing about another operation's body
     # (an Anthropic-native invoke body): such a request is neither checked nor compared, and no problem.
     converse = captured is None or captured.operation in CONVERSE_OPERATIONS
-    problems = [str(p) for p in getattr(captured, "problems", [])] if converse else []
-    if local and captured is None and not _ended_in_error(chunks):
-        problems.append(NO_REQUEST)
     return {"turn": turn, "chunks": chunks, "operation": getattr(captured, "operation", None),
-            "served": getattr(captured, "turn", None),
-            "request": getattr(captured, "body_json", None) if converse else None, "problems": problems,
+            "served": getattr(captured, "turn", None), "unsent": local and captured is None and not _ended_in_error(chunks),
+            "request": getattr(captured, "body_json", None) if converse else None,
+            "problems": [str(p) for p in getattr(captured, "problems", [])] if converse else [],
             "notes": list(getattr(captured, "notes", [])) if converse else []}
 
 
@@ -169,6 +167,7 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
         mine = tuple(d for d in diffs if d.turn == index)
         assembled = check_assembly(turn["chunks"], capabilities, scenario=scenario.id, turn=index)
         mine += (assembled,) if assembled else ()
+        mine += (note("request", NO_REQUEST, scenario=scenario.id, turn=index),) if turn.get("unsent") else ()
         mine += _adapter_errors(scenario, index, turn["chunks"]) if mine else ()
         deltas = text_deltas[index] if index < len(text_deltas) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
