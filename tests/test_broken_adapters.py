@@ -83,7 +83,8 @@ ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-c
 
 
 def input_as_string(sid: str) -> Catch:
-    also = (INPUT_NOT_A_DICT, "turn 1 request expected messages[1].content[") if sid in ROUND_TRIPS else ()
+    also = ("turn 1 request expected messages[1].content[",) if sid in ROUND_TRIPS else ()
+    also += (INPUT_NOT_A_DICT,) if sid in ROUND_TRIPS and sid != "edge/nova-style" else ()  # Claude's rule text
     return assembled(" block ", "(tool_call): streamed input ", *also,
                      reason=r"assembled message block \d+ \(tool_call\): streamed input \{.* / assembled '(\{|')")
 
