@@ -1,4 +1,5 @@
-"""The worked examples certify through the subprocess protocol on the whole suite: examples/python_adapter
+"""The worked examples certify through the subprocess protocol on the whole suite, stateless and in conversation
+mode (``--conversation``: they keep the history and send back the message they assembled): examples/python_adapter
 (stdlib + boto3) and examples/node_adapter (@aws-sdk/client-bedrock-runtime, installed by its own script;
 skipped when node is missing or the npm registry cannot be reached)."""
 
@@ -30,18 +31,21 @@ def certify_whole_suite(command: str) -> tuple[int, dict]:
     return done.exit_code, json.loads(done.stdout)
 
 
-def assert_certified(exit_code: int, report: dict, name: str) -> None:
+def assert_certified(exit_code: int, report: dict, name: str, conversation: bool = False) -> None:
     """Every scenario of the suite ran and passed; nothing skipped, since the example declares everything."""
-    assert report["adapter"]["name"] == name and set(report["adapter"]["capabilities"]) == FEATURES
+    declared = FEATURES | ({"own_history"} if conversation else set())
+    assert report["adapter"]["name"] == name and set(report["adapter"]["capabilities"]) == declared
     statuses = {r["scenario"]: (r["status"], r["reason"]) for r in report["results"]}
     assert set(statuses) == {s.id for s in discover(ROOT / "suites")}
     assert {sid: status for sid, status in statuses.items() if status[0] != "pass"} == {}
     assert exit_code == 0
 
 
-def test_the_python_example_passes_the_whole_suite():
-    exit_code, report = certify_whole_suite(f"{shlex.quote(sys.executable)} {shlex.quote(str(PYTHON_EXAMPLE))}")
-    assert_certified(exit_code, report, "example-python-boto3")
+@pytest.mark.parametrize("mode", ["", " --conversation"])
+def test_the_python_example_passes_the_whole_suite(mode):
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(PYTHON_EXAMPLE))}{mode}"
+    exit_code, report = certify_whole_suite(command)
+    assert_certified(exit_code, report, "example-python-boto3", conversation=bool(mode))
 
 
 def test_the_python_example_imports_only_the_standard_library_and_boto3():
@@ -76,9 +80,10 @@ def node_example() -> str:
     return f"node {shlex.quote(str(NODE_EXAMPLE / 'adapter.mjs'))}"
 
 
-def test_the_node_example_passes_the_whole_suite(node_example):
-    exit_code, report = certify_whole_suite(node_example)
-    assert_certified(exit_code, report, "example-node-aws-sdk-v3")
+@pytest.mark.parametrize("mode", ["", " --conversation"])
+def test_the_node_example_passes_the_whole_suite(node_example, mode):
+    exit_code, report = certify_whole_suite(node_example + mode)
+    assert_certified(exit_code, report, "example-node-aws-sdk-v3", conversation=bool(mode))
 
 
 def test_the_node_example_pins_its_dependencies_in_a_lock_file():

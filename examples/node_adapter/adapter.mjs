@@ -4,6 +4,10 @@
 //
 //   sh examples/node_adapter/install.sh
 //   bedrock-harness certify --command "node examples/node_adapter/adapter.mjs"
+//   bedrock-harness certify --command "node examples/node_adapter/adapter.mjs --conversation"
+//
+// With --conversation it owns its history (capability own_history): each turn after the first brings only the
+// new messages, and it sends back the assistant message it assembled from its own stream.
 //
 // {"type":"hello"} is answered with name, version and capabilities; each {"type":"turn"} with
 // {"type":"chunk"} lines and a closing {"type":"done"} (or {"type":"error"}). EOF on stdin: exit 0.
@@ -170,6 +174,63 @@ async function* streamTurn(client, turn) {
   }
 }
 
+// ---- conversation mode: the history is ours, and so is the assistant message we send back ----
+
+// The assistant message of one streamed turn: a block per contentBlockIndex, in stream order.
+function assemble(chunks) {
+  const blocks = new Map();
+  const args = new Map();
+  for (const chunk of chunks) {
+    const key = `${chunk.type}:${chunk.index}`;
+    if (chunk.type === "text") {
+      if (!blocks.has(key)) blocks.set(key, { type: "text", text: "" });
+      blocks.get(key).text += chunk.text;
+    } else if (chunk.type === "reasoning") {
+      if (!blocks.has(key)) blocks.set(key, { type: "thinking", thinking: "" });
+      blocks.get(key).thinking += chunk.text ?? "";
+      if (chunk.signature) blocks.get(key).signature = chunk.signature;
+    } else if (chunk.type === "redacted_reasoning") {
+      blocks.set(`${key}:${blocks.size}`, { type: "redacted_thinking", data: chunk.data });
+    } else if (chunk.type === "tool_call") {
+      if (!blocks.has(key)) blocks.set(key, { type: "tool_use", id: chunk.id, name: chunk.name });
+      args.set(key, (args.get(key) ?? "") + chunk.input_delta);
+    }
+  }
+  for (const [key, text] of args) {
+    try { // a zero-argument call streams no input at all: its input is {}
+      blocks.get(key).input = text.trim() ? JSON.parse(text) : {};
+    } catch { // cut off by max_tokens: it cannot be executed or sent back
+      blocks.delete(key);
+    }
+  }
+  return { role: "assistant", content: [...blocks.values()] };
+}
+
+// The history of the conversation a turn names; a new name starts afresh.
+class Conversation {
+  constructor() { this.name = null; this.messages = []; this.assistant = null; }
+
+  turn(turn) {
+    if (turn.conversation !== this.name) {
+      this.name = turn.conversation; this.messages = []; this.assistant = null;
+    }
+    if (this.assistant) this.messages.push(this.assistant);
+    this.messages.push(...turn.messages);
+    return { ...turn, messages: [...this.messages] };
+  }
+
+  async* stream(client, turn) {
+    const chunks = [];
+    for await (const chunk of streamTurn(client, this.turn(turn))) {
+      chunks.push(chunk);
+      yield chunk;
+    }
+    this.assistant = chunks.some((c) => c.type === "error") ? null : assemble(chunks);
+    // reported, so the harness compares it with what was streamed
+    if (this.assistant) yield { type: "message", message: this.assistant };
+  }
+}
+
 // The bedrock-runtime client defaults to HTTP/2, which real Bedrock negotiates over TLS; the harness's loopback
 // endpoint is plain-text HTTP/1.1, so the client gets the HTTP/1.1 handler.
 function makeClient(endpoint) {
@@ -184,17 +245,20 @@ function makeClient(endpoint) {
 }
 
 async function main() {
+  const conversation = process.argv.includes("--conversation") ? new Conversation() : null;
+  const capabilities = conversation ? [...CAPABILITIES, "own_history"] : CAPABILITIES;
   let client;
   for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
     if (!line.trim()) continue;
     const message = JSON.parse(line);
     if (message.type === "hello") {
-      send({ type: "hello", name: NAME, version: VERSION, capabilities: CAPABILITIES });
+      send({ type: "hello", name: NAME, version: VERSION, capabilities });
     } else if (message.type === "turn") {
       console.error(`${message.scenario} turn ${message.index}`);
       client ??= makeClient(message.endpoint);
+      const chunks = conversation ? conversation.stream(client, message.turn) : streamTurn(client, message.turn);
       try {
-        for await (const chunk of streamTurn(client, message.turn)) send({ type: "chunk", chunk });
+        for await (const chunk of chunks) send({ type: "chunk", chunk });
         send({ type: "done" });
       } catch (error) { // a turn this adapter cannot send: say so, keep serving
         send({ type: "error", message: `${error.name}: ${error.message}` });

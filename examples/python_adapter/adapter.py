@@ -2,6 +2,8 @@
 """A minimal Bedrock ConverseStream adapter speaking bedrock-harness's subprocess protocol (stdlib + boto3).
 
 Certify it:  bedrock-harness certify --command "python examples/python_adapter/adapter.py"
+Conversation mode (the adapter keeps the history and sends back the message it assembled itself):
+             bedrock-harness certify --command "python examples/python_adapter/adapter.py --conversation"
 
 The protocol is JSON lines: the harness writes one message per line on stdin, the adapter answers on stdout
 (and logs on stderr only). {"type": "hello"} is answered with the adapter's name, version and capabilities;
@@ -185,6 +187,58 @@ def stream(client, turn):
         yield error_chunk(exc)
 
 
+# ---- conversation mode: the history is ours, and so is the assistant message we send back ----
+
+def assemble(chunks):
+    """The assistant message of one streamed turn: a block per contentBlockIndex, in stream order."""
+    blocks, arguments = {}, {}
+    for chunk in chunks:
+        kind, key = chunk["type"], (chunk["type"], chunk.get("index"))
+        if kind == "text":
+            blocks.setdefault(key, {"type": "text", "text": ""})["text"] += chunk["text"]
+        elif kind == "reasoning":
+            block = blocks.setdefault(key, {"type": "thinking", "thinking": ""})
+            block["thinking"] += chunk.get("text", "")
+            if chunk.get("signature"):
+                block["signature"] = chunk["signature"]
+        elif kind == "redacted_reasoning":
+            blocks[(kind, len(blocks))] = {"type": "redacted_thinking", "data": chunk["data"]}
+        elif kind == "tool_call":
+            blocks.setdefault(key, {"type": "tool_use", "id": chunk["id"], "name": chunk["name"]})
+            arguments[key] = arguments.get(key, "") + chunk["input_delta"]
+    for key, text in arguments.items():
+        try:  # a zero-argument call streams no input at all: its input is {}
+            blocks[key]["input"] = json.loads(text) if text.strip() else {}
+        except ValueError:  # cut off by max_tokens: it cannot be executed or sent back
+            del blocks[key]
+    return {"role": "assistant", "content": list(blocks.values())}
+
+
+class Conversation:
+    """The history of the conversation a turn names; a new name starts afresh."""
+
+    def __init__(self):
+        self.name, self.messages, self.assistant = None, [], None
+
+    def turn(self, turn):
+        """The turn with the whole history: what came before, our assembled message, then the new messages."""
+        if turn["conversation"] != self.name:
+            self.name, self.messages, self.assistant = turn["conversation"], [], None
+        if self.assistant:
+            self.messages.append(self.assistant)
+        self.messages += turn["messages"]
+        return {**turn, "messages": list(self.messages)}
+
+    def stream(self, client, turn):
+        chunks = []
+        for chunk in stream(client, self.turn(turn)):
+            chunks.append(chunk)
+            yield chunk
+        self.assistant = None if any(c["type"] == "error" for c in chunks) else assemble(chunks)
+        if self.assistant:  # reported, so the harness compares it with what we streamed
+            yield {"type": "message", "message": self.assistant}
+
+
 def make_client(endpoint):
     """boto3 reads AWS_ENDPOINT_URL_BEDROCK_RUNTIME, AWS_REGION and the keys from the environment the harness
     sets; the turn's endpoint is the fallback when the adapter runs without it."""
@@ -194,17 +248,20 @@ def make_client(endpoint):
     return boto3.client("bedrock-runtime", config=Config(retries={"mode": "standard", "max_attempts": 3}), **fallback)
 
 
-def main():
+def main(argv):
+    conversation = Conversation() if "--conversation" in argv else None
+    capabilities = CAPABILITIES + (["own_history"] if conversation else [])
     client = None
     for line in sys.stdin:
         message = json.loads(line)
         if message["type"] == "hello":
-            send({"type": "hello", "name": NAME, "version": VERSION, "capabilities": CAPABILITIES})
+            send({"type": "hello", "name": NAME, "version": VERSION, "capabilities": capabilities})
         elif message["type"] == "turn":
             print(f"{message['scenario']} turn {message['index']}", file=sys.stderr)
             client = client or make_client(message["endpoint"])
+            turn = conversation.stream(client, message["turn"]) if conversation else stream(client, message["turn"])
             try:
-                for chunk in stream(client, message["turn"]):
+                for chunk in turn:
                     send({"type": "chunk", "chunk": chunk})
             except Exception as exc:  # noqa: BLE001 - a turn this adapter cannot send: say so, keep serving
                 send({"type": "error", "message": f"{type(exc).__name__}: {exc}"})
@@ -214,4 +271,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
