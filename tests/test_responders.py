@@ -227,13 +227,17 @@ CONVERSE_SKIPS = {"faults/model-stream-error-mid-tool": "cannot hold the content
 
 @pytest.fixture(scope="module")
 def results():
-    adapters = {"invoke": load_adapter("reference-invoke"), "converse": NonStreaming()}
+    adapters = {"invoke": load_adapter("reference-invoke"), "converse": NonStreaming(),
+                "invoke-conversation": load_adapter("reference-invoke-conversation"),
+                "converse-conversation": NonStreaming(conversation=True)}
     with ThreadPoolExecutor(len(adapters)) as pool:  # each run has its own loopback servers
         runs = dict(zip(adapters, pool.map(lambda adapter: run(SCENARIOS, adapter, ROOT), adapters.values())))
     return {key: {result.scenario: result for result in found} for key, found in runs.items()}
 
 
-@pytest.mark.parametrize("key, skips", [("invoke", INVOKE_SKIPS), ("converse", CONVERSE_SKIPS)])
+@pytest.mark.parametrize("key, skips", [("invoke", INVOKE_SKIPS), ("converse", CONVERSE_SKIPS),
+                                        ("invoke-conversation", INVOKE_SKIPS),
+                                        ("converse-conversation", CONVERSE_SKIPS)])
 def test_every_shipped_scenario_passes_on_another_operation(results, key, skips):
     assert len(results[key]) == len(SCENARIOS) == 26
     assert {sid: r.status for sid, r in results[key].items() if r.status != "pass"} == dict.fromkeys(skips, "skip")
