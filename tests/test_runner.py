@@ -250,3 +250,14 @@ def test_end_turn_with_tool_use_accepts_tool_use_but_no_other_rewrite():
     wrong = run_scenario(scenario, RewritesEndTurn("stop_sequence"), REPO)
     assert wrong.reason == ("edge/end-turn-with-tool-use turn 0 chunk 2 (stop): expected reason 'end_turn' / "
                             "actual 'stop_sequence'")
+
+
+def test_the_same_scenario_twice_in_a_row_is_a_new_conversation_each_time():
+    """record and certify --live retry a scenario with the same adapter: each attempt starts a fresh history."""
+    adapter = Recording()
+    first, second, third = (run_scenario(BY_ID["core/round-trip"], adapter, REPO) for _ in range(3))
+    assert [r.status for r in (first, second, third)] == ["pass"] * 3
+    names = [turn["conversation"] for turn in adapter.given]
+    assert names == ["core/round-trip"] * 2 + ["core/round-trip#2"] * 2 + ["core/round-trip"] * 2
+    assert run_scenario(BY_ID["core/single-call"], adapter, REPO).status == "pass"
+    assert adapter.given[-1]["conversation"] == "core/single-call"

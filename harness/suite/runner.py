@@ -14,6 +14,7 @@ An adapter on another operation than the recorded one is served a rendering of t
 from __future__ import annotations
 
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -103,7 +104,7 @@ def _ended_in_error(chunks: Sequence[Mapping]) -> bool:
 def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServer | None = None) -> Run:
     """Stream every turn of ``scenario`` through ``adapter``; ``server`` (when local) supplies the requests."""
     run_, turn = Run([]), first_turn(scenario)
-    own_history = OWN_HISTORY in adapter.capabilities
+    own_history, conversation = OWN_HISTORY in adapter.capabilities, _conversation(adapter, scenario)
     for index in range(len(scenario.turns)):
         if index:
             output = fold(run_.turns[-1]["chunks"])
@@ -114,6 +115,7 @@ def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServ
             except ScenarioError as exc:
                 run_.unbuilt = exc
                 break
+        turn["conversation"] = conversation
         seen = len(server.requests) if server else 0
         try:
             chunks = stream_turn(adapter, turn, endpoint)
@@ -126,6 +128,21 @@ def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServ
         if _ended_in_error(chunks):
             break
     return run_
+
+
+_LAST_CONVERSATION: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _conversation(adapter: Any, scenario: Scenario) -> str:
+    """The scenario id, or ``<id>#2`` when this adapter's previous conversation had that id (a retried attempt):
+    a new value tells an adapter that owns its history to start afresh."""
+    name = scenario.id
+    try:
+        name = f"{scenario.id}#2" if _LAST_CONVERSATION.get(adapter) == scenario.id else scenario.id
+        _LAST_CONVERSATION[adapter] = name
+    except TypeError:  # an adapter object that cannot be weakly referenced: the id alone
+        pass
+    return name
 
 
 def _following(scenario: Scenario, index: int, previous: dict, output: list[dict], own_history: bool) -> dict:
