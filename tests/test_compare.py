@@ -105,6 +105,25 @@ def test_long_cells_are_cut_in_the_listing_but_not_in_the_changes():
     assert all(len(row) < 150 for row in diff.listing) and "..." in diff.listing[1]
 
 
+def test_a_cut_cell_starts_both_sides_at_the_differing_key():
+    def long_call(path):
+        return {"type": "tool_call", "id": "tooluse_" + "Q" * 30, "name": "read_file",
+                "input": {"note": "n" * 40, "path": path}}
+    diff = diff_chunks([long_call("/tmp/a.txt"), STOP], [long_call("/tmp/b.txt"), STOP])
+    row = diff.listing[1]
+    assert row.startswith("!   0 tool_call ...\"path\": \"/tmp/a.txt\"}}") and row.endswith('tool_call ..."path": "/tmp/b.txt"}}')
+    assert row.index("/tmp/a.txt") < row.index("|") < row.index("/tmp/b.txt")
+    assert diff.listing[2].startswith("    1 stop {\"reason\": \"tool_use\"}")
+    same = diff_chunks([long_call("/tmp/a.txt"), TEXT], [long_call("/tmp/a.txt"), STOP]).listing[1]
+    assert same.startswith('    0 tool_call {"id": "tooluse_QQQ') and "..." in same  # equal rows: a plain cut
+
+
+def test_a_difference_deep_in_a_long_value_stays_in_view_with_what_precedes_it():
+    diff = diff_chunks([{"type": "text", "text": "y" * 300 + "A tail"}], [{"type": "text", "text": "y" * 300 + "B tail"}])
+    left, right = diff.listing[1][1:].split("|")
+    assert "yyyyyyyyyyyyA tail" in left and "yyyyyyyyyyyyB tail" in right and "text ..." in left
+
+
 def test_request_diff_names_paths_and_lists_messages():
     assistant = {"role": "assistant", "content": [{"toolUse": {"toolUseId": "A", "name": "f", "input": {}}},
                                                   {"toolUse": {"toolUseId": "B", "name": "f", "input": {}}}]}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -19,7 +21,7 @@ __all__ = ["DEEPDIFF_OPTIONS", "Diff", "diff_chunks", "diff_request", "diff_turn
 # Lists compare in order (stream order is semantic). Types are strict: deepdiff's numeric-type options
 # would also equate True with 1. Keys starting with "__" (the normalizer's "__unparsed__") are data here.
 DEEPDIFF_OPTIONS = {"ignore_order": False, "verbose_level": 2, "view": "tree", "ignore_private_variables": False}
-COLUMN = 60  # widest expected/actual cell in a listing; longer cells are cut with "..."
+COLUMN = 60  # widest expected/actual cell in a listing; longer cells are cut with "...", never hiding a difference
 
 
 @dataclass(frozen=True)
@@ -207,14 +209,31 @@ def _block_name(block: Any) -> str:
 
 def _listing(rows: list, expected: list, actual: list, cell: Callable, title: str) -> tuple[str, ...]:
     """Expected and actual in two aligned columns; rows that differ are marked with ``!``."""
-    left = [cell(expected[i]) if i is not None else "" for i, _ in rows]
-    width = max([len(f"expected {title}")] + [len(text) for text in left])
+    cells = [_row_cells(i, j, expected, actual, cell) for i, j in rows]
+    width = max([len(f"expected {title}")] + [len(left) for left, _ in cells])
     lines = [f"      {'expected ' + title:<{width}} |     actual {title}"]
-    for (i, j), text in zip(rows, left):
+    for (i, j), (left, right) in zip(rows, cells):
         same = i is not None and j is not None and _key(expected[i]) == _key(actual[j])
-        right = cell(actual[j]) if j is not None else ""
-        lines.append(f"{' ' if same else '!'} {_index(i)} {text:<{width}} | {_index(j)} {right}".rstrip())
+        lines.append(f"{' ' if same else '!'} {_index(i)} {left:<{width}} | {_index(j)} {right}".rstrip())
     return tuple(lines)
+
+
+def _row_cells(i: int | None, j: int | None, expected: list, actual: list, cell: Callable) -> tuple[str, str]:
+    """A row's two cells; when both sides are there, cut so that where they differ stays in view."""
+    if i is None or j is None:
+        return (cell(expected[i]) if i is not None else ""), (cell(actual[j]) if j is not None else "")
+    return _window(cell(expected[i], None), cell(actual[j], None))
+
+
+def _window(left: str, right: str, width: int = COLUMN) -> tuple[str, str]:
+    """Both cells cut to ``width``; when a plain cut would hide the difference, both start at the differing key."""
+    same = len(os.path.commonprefix([left, right]))
+    if left == right or same <= width - 8:  # the plain cut shows the difference and a few characters of it
+        return _cut(left, width), _cut(right, width)
+    head = left.split(" ", 1)[0]  # the chunk type or the message role stays in front
+    keys = [m.end() - 1 for m in re.finditer(r'[{,\[]\s*"', left[:same])]
+    start = keys[-1] if keys and same - keys[-1] <= width // 2 else max(same - 12, len(head))
+    return _cut(f"{head} ...{left[start:]}", width), _cut(f"{head} ...{right[start:]}", width)
 
 
 def _index(i: int | None) -> str:
