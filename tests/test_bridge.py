@@ -144,9 +144,12 @@ def test_a_turn_streams_its_chunks_then_done():
                        {"type": "done"}]
 
 
-def test_an_exception_is_the_closing_error_line_with_the_runners_text():
+def test_an_exception_is_the_closing_error_line_with_the_runners_text_and_traceback():
     replies = list(bridge.answer(Scripted(), {**TURN, "turn": {"raise": True}}))
-    assert replies[-1] == {"type": "error", "message": "KeyError: 'toolUseId'"} and len(replies) == 2
+    assert replies[-1]["message"] == "KeyError: 'toolUseId'" and len(replies) == 2
+    trace = replies[-1]["traceback"]
+    assert trace.startswith(f'  File "{__file__}", line ') and trace.endswith('raise KeyError("toolUseId")')
+    assert "adapters/bridge.py" not in trace
 
 
 def test_adapter_skip_is_a_skip_line_and_adapter_failure_propagates():

@@ -34,17 +34,75 @@ class TextOnly(ConverseAdapter):
     capabilities = frozenset({"text", "stop_reason", "usage", "streaming"})
 
 
-def test_an_exception_from_the_adapter_closes_the_turn_as_an_error_chunk():
-    chunks = stream_turn(Raising(), {"messages": []}, {})
-    assert chunks == [{"type": "error", "code": ADAPTER_EXCEPTION, "message": "RuntimeError: boom while parsing"}]
+class Yields:
+    """Yields whatever its list holds: chunks, and things that are not chunks."""
+
+    name, version, capabilities = "yields", "1", frozenset({"text", "stop_reason", "usage", "streaming"})
+
+    def __init__(self, *chunks):
+        self.chunks = chunks
+
+    def stream(self, turn, endpoint=None):
+        yield from self.chunks
 
 
-def test_a_raising_adapter_fails_and_the_report_shows_its_error_text():
-    result = run_scenario(BY_ID["core/smoke-text"], Raising(), REPO)
+def _parse(text):
+    return _deep(text)
+
+
+def _deep(text):
+    raise ValueError(f"cannot parse {text!r}")
+
+
+class RaisingDeep(ConverseAdapter):
+    """Raises three calls down: the traceback tail shows where."""
+
+    name = "raising-deep"
+
+    def stream(self, turn, endpoint=None):
+        yield {"type": "text", "text": "partial"}
+        _parse("{")
+
+
+def test_an_exception_from_the_adapter_closes_the_turn_as_an_error_chunk_with_its_traceback_tail():
+    (chunk,) = stream_turn(Raising(), {"messages": []}, {})
+    assert {k: chunk[k] for k in ("type", "code", "message")} == {
+        "type": "error", "code": ADAPTER_EXCEPTION, "message": "RuntimeError: boom while parsing"}
+    assert chunk["traceback"] == (f'  File "{__file__}", line {Raising.stream.__code__.co_firstlineno + 1}, in stream\n'
+                                  '    raise RuntimeError("boom while parsing")')
+
+
+def test_the_traceback_tail_keeps_the_innermost_frames_and_none_of_the_runners():
+    *_, chunk = stream_turn(RaisingDeep(), {"messages": []}, {})
+    frames = [line.split(", in ")[-1] for line in chunk["traceback"].splitlines() if line.startswith("  File ")]
+    assert frames == ["stream", "_parse", "_deep"] and "suite/runner.py" not in chunk["traceback"]
+
+
+def test_a_raising_adapter_fails_and_the_report_shows_its_error_text_and_traceback():
+    result = run_scenario(BY_ID["core/smoke-text"], RaisingDeep(), REPO)
     assert result.status == "fail"
     text = report.render_text([result])
-    assert "core/smoke-text turn 0 chunk 0 (text): missing" in text
-    assert "adapter error" in text and "RuntimeError: boom while parsing" in text
+    assert "core/smoke-text turn 0 chunk 0 (text" in text
+    assert "adapter error adapter_exception: ValueError: cannot parse '{'" in text
+    assert "Traceback (innermost frames last):" in text and ", in _deep\n" in text
+    assert "raise ValueError(f\"cannot parse {text!r}\")" in text
+
+
+@pytest.mark.parametrize("chunk, what, shown", [
+    ("hello", "is a str", "'hello'"),
+    (["text", "hi"], "is a list", "['text', 'hi']"),
+    ({"text": "hi"}, 'has no string "type"', "{'text': 'hi'}"),
+    ("x" * 5000, "is a str", "'" + "x" * 99 + "... (5002 characters)"),
+])
+def test_a_chunk_that_is_not_a_chunk_is_a_protocol_error_naming_it(chunk, what, shown):
+    adapter = Yields({"type": "text", "text": "fine"}, chunk)
+    with pytest.raises(AdapterFailure) as error:
+        stream_turn(adapter, {"messages": []}, {}, index=1)
+    message = str(error.value)
+    assert message.startswith(f"adapter protocol error: turn 1 chunk 1 {what}; a chunk is a dict like ")
+    assert message.endswith(": " + shown) and "dictionary update sequence" not in message
+    result = run_scenario(BY_ID["core/smoke-text"], adapter, REPO)
+    assert result.status == "error" and result.reason.startswith("adapter protocol error: turn 0 chunk 1 ")
 
 
 def test_a_passing_turn_carries_no_adapter_error_note():

@@ -68,6 +68,9 @@ FAKE = textwrap.dedent(r'''
             chunk("partial")
             send({"type": "error", "message": "ValueError: boom"})
             continue
+        elif action == "error-with-trace":
+            send({"type": "error", "message": "TypeError: bad", "traceback": "  at parse (adapter.mjs:12:5)"})
+            continue
         elif action == "skip":
             send({"type": "skip", "reason": "images are not supported"})
             continue
@@ -184,6 +187,9 @@ def test_an_error_message_is_the_closing_error_chunk_like_an_in_process_exceptio
     assert chunks == [{"type": "text", "text": "partial"},
                       {"type": "error", "code": ADAPTER_EXCEPTION, "message": "ValueError: boom"}]
     assert texts(adapter.stream({"action": "pid"}, ENDPOINT))  # still in step
+    assert list(adapter.stream({"action": "error-with-trace"}, ENDPOINT)) == [
+        {"type": "error", "code": ADAPTER_EXCEPTION, "message": "TypeError: bad",
+         "traceback": "  at parse (adapter.mjs:12:5)"}]
 
 
 def test_skip_raises_adapter_skip_with_the_reason_and_keeps_the_process(fake):

@@ -2,8 +2,9 @@
 
 SPEC is what ``load_adapter`` takes (``reference``, a registered name, ``module:attribute``). The bridge
 answers the hello with the adapter's name, version and capabilities, streams each turn's chunks as they come,
-and reports an exception the adapter raises as ``{"type": "error", "message": "<Type>: <text>"}``, the text
-the runner records for it in-process, so an adapter gets the same verdicts both ways. Protocol lines go to
+and reports an exception the adapter raises as ``{"type": "error", "message": "<Type>: <text>", "traceback":
+"<its innermost frames>"}``, what the runner records for it in-process, so an adapter gets the same verdicts both
+ways. Protocol lines go to
 the real stdout only: whatever the adapter or its libraries print lands on stderr.
 """
 
@@ -15,10 +16,11 @@ import io
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TextIO
 
 from harness.adapters import AdapterFailure, AdapterLoadError, AdapterSkip, load_adapter
+from harness.suite.runner import exception_chunk
 
 __all__ = ["answer", "main", "serve"]
 
@@ -37,14 +39,16 @@ def _turn(adapter: Any, message: dict) -> Iterator[dict]:
     """Chunk lines, then done; an exception is the closing error line, as the runner records it in-process."""
     try:
         for chunk in adapter.stream(message["turn"], message["endpoint"]):
-            yield {"type": "chunk", "chunk": dict(chunk)}
+            # A chunk that is not a mapping goes out as it is: the harness names it as a protocol error.
+            yield {"type": "chunk", "chunk": dict(chunk) if isinstance(chunk, Mapping) else chunk}
     except AdapterSkip as exc:
         yield {"type": "skip", "reason": str(exc)}
         return
     except AdapterFailure:
         raise  # the adapter broke itself: the bridge exits, and the harness reports it with the stderr tail
     except Exception as exc:  # noqa: BLE001 - reported over the protocol, like the runner does in-process
-        yield {"type": "error", "message": f"{type(exc).__name__}: {exc}"}
+        chunk = exception_chunk(exc, __file__)
+        yield {"type": "error", "message": chunk["message"], "traceback": chunk["traceback"]}
         return
     yield {"type": "done"}
 

@@ -203,8 +203,9 @@ class SubprocessAdapter:
         if kind == "chunk" and isinstance(message.get("chunk"), dict) and isinstance(message["chunk"].get("type"), str):
             return message["chunk"]
         if kind == "error":
-            text = message.get("message")
-            return {"type": "error", "code": ADAPTER_EXCEPTION, "message": text if isinstance(text, str) else str(text)}
+            text, trace = message.get("message"), message.get("traceback")
+            return {"type": "error", "code": ADAPTER_EXCEPTION, "message": text if isinstance(text, str) else str(text),
+                    **({"traceback": trace} if isinstance(trace, str) and trace else {})}
         if kind == "done":
             return None
         if kind == "skip":

@@ -14,8 +14,9 @@ An adapter on another operation than the recorded one is served a rendering of t
 from __future__ import annotations
 
 import time
+import traceback
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -34,10 +35,11 @@ from harness.suite.results import Result, TurnResult, verdict
 from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_messages, next_turn, turn_dict
 from harness.endpoint.server import BedrockServer, RequestError
 
-__all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "Run", "SHIPPED_ROOT", "cassette_path", "iter_runs", "judge",
-           "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "stream_turn"]
+__all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "Run", "SHIPPED_ROOT", "cassette_path", "exception_chunk", "iter_runs",
+           "judge", "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "stream_turn"]
 
 ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
+TRACEBACK_FRAMES = 6  # the innermost frames an adapter exception's chunk keeps: where the adapter broke
 CONVERSE_OPERATIONS = ("ConverseStream", "Converse")  # the operations Bedrock's rules and goldens describe
 SHIPPED_ROOT = Path(__file__).resolve().parents[1] / "shipped"  # the wheel's copy of suites/ and cassettes/ (setup.py)
 DUMMY_KEYS = {"aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake-secret-for-loopback"}
@@ -72,16 +74,35 @@ class Run:
                 for i, t in enumerate(self.turns)]
 
 
-def stream_turn(adapter: Any, turn: dict, endpoint: dict) -> list[dict]:
-    """All chunks of one turn; an exception raised by the adapter becomes a closing error chunk."""
+def stream_turn(adapter: Any, turn: dict, endpoint: dict, index: int = 0) -> list[dict]:
+    """All chunks of turn ``index``; an exception raised by the adapter becomes a closing error chunk."""
     chunks: list[dict] = []
     try:
-        chunks.extend(dict(chunk) for chunk in adapter.stream(turn, endpoint))
+        chunks.extend(_checked(chunk, index, n) for n, chunk in enumerate(adapter.stream(turn, endpoint)))
     except AdapterFailure:
         raise  # not a finding about this turn's chunks: run_scenario gives the scenario its status
     except Exception as exc:  # noqa: BLE001 - any adapter failure is a finding about this scenario
-        chunks.append({"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}"})
+        chunks.append(exception_chunk(exc))
     return chunks
+
+
+def _checked(chunk: Any, turn: int, n: int) -> dict:
+    """The chunk as a dict; anything but a mapping with a string ``type`` breaks the adapter protocol."""
+    if isinstance(chunk, Mapping) and isinstance(chunk.get("type"), str):
+        return dict(chunk)
+    shown = repr(chunk)
+    shown = shown if len(shown) <= 120 else f"{shown[:100]}... ({len(shown)} characters)"
+    what = "has no string \"type\"" if isinstance(chunk, Mapping) else f"is a {type(chunk).__name__}"
+    raise AdapterFailure(f"adapter protocol error: turn {turn} chunk {n} {what}; a chunk is a dict like "
+                         f'{{"type": "text", "text": "..."}}: {shown}')
+
+
+def exception_chunk(exc: BaseException, caller: str = __file__) -> dict:
+    """The closing error chunk of an exception the adapter raised, with its traceback's tail (``caller``'s frames
+    left out: they are the harness calling the adapter)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != caller][-TRACEBACK_FRAMES:]
+    return {"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}",
+            "traceback": "".join(traceback.format_list(frames)).rstrip("\n")}
 
 
 def loopback_endpoint(server: BedrockServer, region: str = "us-east-1") -> dict:
@@ -118,7 +139,7 @@ def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServ
         turn["conversation"] = conversation
         seen = len(server.requests) if server else 0
         try:
-            chunks = stream_turn(adapter, turn, endpoint)
+            chunks = stream_turn(adapter, turn, endpoint, index)
         except AdapterFailure as exc:
             if not index:
                 raise
@@ -168,9 +189,16 @@ def _turn_record(turn: dict, chunks: list[dict], captured: Any, local: bool) -> 
 
 
 def _adapter_errors(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -> tuple:
-    """The adapter's own error text, which the comparison ignores, shown beside a failing turn's diff."""
-    return tuple(note("adapter error", f"adapter error {c.get('code')}: {c.get('message')}", scenario=scenario.id, turn=index)
+    """The adapter's own error text (and traceback tail), which the comparison ignores, beside a failing turn's diff."""
+    return tuple(replace(note("adapter error", f"adapter error {c.get('code')}: {c.get('message')}", scenario=scenario.id,
+                              turn=index), listing=_traceback_lines(c.get("traceback")))
                  for c in chunks if c.get("type") == "error" and c.get("code") not in BEDROCK_ERROR_CODES)
+
+
+def _traceback_lines(text: Any) -> tuple[str, ...]:
+    if not isinstance(text, str) or not text:
+        return ()
+    return ("Traceback (innermost frames last):", *text.splitlines())
 
 
 def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
