@@ -92,7 +92,8 @@ def test_the_junit_report_carries_versions_and_a_cassette_hash_per_testcase(pass
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert set(cases) == {"core/smoke-text", "core/round-trip"} and suite.get("failures") == "0"
     for sid, case in cases.items():
-        assert case.find("properties/property[@name='cassette_sha256']").get("value") == sha256_of(sid)
+        values = {p.get("name"): p.get("value") for p in case.find("properties")}
+        assert values == {"cassette": f"cassettes/{sid}.yaml", "cassette_sha256": sha256_of(sid)}
 
 
 # ---- a failing in-process certification: findings, baseline ----------------------------------------------
@@ -203,6 +204,8 @@ def test_a_crashing_adapter_is_an_error_verdict_and_exit_1(tmp_path):
     ("report.md", None, lambda text: text.startswith("# Certification: `reference`")),
     ("report.out", "junit", lambda text: ET.fromstring(text).tag == "testsuites"),
     ("report.txt", None, lambda text: "core/smoke-text" in text and text.startswith("certification, in-process")),
+    ("report.html", None, lambda text: text.startswith("<!DOCTYPE html>") and "run as</th><td>in-process reference"
+     in text and f"{sha256_of('core/smoke-text')[:12]}…" in text),
 ])
 def test_output_takes_its_format_from_the_suffix_unless_given(tmp_path, name, fmt, check):
     output = tmp_path / name
@@ -232,9 +235,16 @@ def test_a_missing_cassette_shows_as_missing(tmp_path):
 
 
 def test_unknown_formats():
-    with pytest.raises(ValueError, match="unknown report format 'html'"):
-        render(build([], {"name": "a"}, [], ROOT), "html")
+    with pytest.raises(ValueError, match="unknown report format 'pdf'"):
+        render(build([], {"name": "a"}, [], ROOT), "pdf")
 
 
 def test_the_module_exports_what_it_names():
     assert all(hasattr(certify_module, name) for name in certify_module.__all__)
+
+
+def test_verbose_text_shows_the_skips_findings():
+    args = ("--adapter", "test_certify:TextOnly", "--scenario", "core/round-trip", "--format", "text")
+    plain, verbose = certify(*args).stdout, certify(*args, "-v").stdout
+    assert "== core/round-trip: skip\n  adapter lacks round_trip, tool_use" in verbose
+    assert "== core/round-trip" not in plain and plain.startswith("certification, in-process")

@@ -1,5 +1,6 @@
 """The main job and its neighbours as a user runs them: record --emulate, golden update/check, run, list."""
 
+import hashlib
 import json
 import shutil
 import xml.etree.ElementTree as ET
@@ -10,6 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from harness.cli import main
+from harness.converse import ConverseAdapter
 from harness.endpoint.server import BedrockServer
 from harness.suite.scenario import load_scenario
 
@@ -151,16 +153,42 @@ def test_json_report_follows_the_design_schema(recorded):
     assert set(report) == {"harness_version", "adapter", "results", "summary"}
     assert report["adapter"]["name"] == "reference" and "tool_use" in report["adapter"]["capabilities"]
     first = report["results"][0]
-    assert set(first) == {"scenario", "status", "reason", "turns", "duration_s"}
+    assert set(first) == {"scenario", "status", "reason", "turns", "duration_s", "cassette", "cassette_sha256"}
     assert set(first["turns"][0]) == {"index", "diff", "request_problems", "request_notes"}
+    path = recorded / first["cassette"]
+    assert first["cassette"] == f"cassettes/{first['scenario']}.yaml"
+    assert first["cassette_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     assert report["summary"] == {"pass": 3, "fail": 0, "error": 0, "skip": 0, "xfail": 0, "xpass": 0}
+
+
+class TextOnly(ConverseAdapter):
+    """The reference, declaring text only: every tool scenario is a skip with its (long) reason."""
+
+    name = "text-only"
+    capabilities = frozenset({"text", "stop_reason", "usage", "streaming"})
+
+
+def test_verbose_text_shows_whole_reasons_and_the_skips_findings(recorded):
+    plain = invoke("run", "--adapter", "test_cli_run:TextOnly", root=recorded).output
+    verbose = invoke("run", "-v", "--adapter", "test_cli_run:TextOnly", root=recorded).output
+    assert "== core/round-trip: skip\n  adapter lacks round_trip, tool_use" in verbose
+    assert "== core/round-trip" not in plain
+    (recorded / "cassettes" / "core" / "single-call.yaml").unlink()  # an error with a long reason
+    rows = [invoke("run", *flag, root=recorded).output.splitlines() for flag in ((), ("--verbose",))]
+    cut, whole = (next(line for line in lines if line.startswith("core/single-call ")) for lines in rows)
+    assert cut.endswith("...") and whole.endswith("record it with `bedrock-harness record --emulate core/single-call`")
 
 
 def test_junit_and_markdown_reports_and_output_file(recorded):
     out = recorded / "report.xml"
     assert invoke("run", "--format", "junit", "--output", str(out), root=recorded).exit_code == 0
-    cases = ET.parse(out).getroot().iter("testcase")
+    cases = list(ET.parse(out).getroot().iter("testcase"))
     assert sorted(c.get("name") for c in cases) == sorted(PICKED)
+    for case in cases:
+        props = {p.get("name"): p.get("value") for p in case.find("properties")}
+        path = recorded / "cassettes" / f"{case.get('name')}.yaml"
+        assert props == {"cassette": f"cassettes/{case.get('name')}.yaml",
+                         "cassette_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
     markdown = invoke("run", "--format", "markdown", root=recorded).output
     assert "| core/single-call |" in markdown.replace("`", "")
 

@@ -33,6 +33,8 @@ REQUEST_DIFF = diff_request({"messages": [{"role": "user", "content": [{"text": 
                             scenario="core/round-trip", turn=1)
 LAW = "nothing_after_error: chunk 4 (usage) arrives after the error at chunk 3"
 RULE = "messages.2.content: Expected toolResult blocks at messages.2.content for the following Ids: tooluse_B"
+CASSETTES = {"core/parallel-calls": {"path": "cassettes/core/parallel-calls.yaml", "sha256": "ab" * 32},
+             "core/round-trip": {"path": "cassettes/core/round-trip.yaml", "sha256": None}}
 
 
 def results():
@@ -100,6 +102,25 @@ def test_text_reason_is_cut_in_the_table():
     assert "y" * 500 in render_text([long])
 
 
+def test_a_skip_reason_cut_in_the_table_says_how_to_see_it_whole():
+    long = "adapter lacks reasoning; " + "the library folds thinking into text, " * 6 + "END"
+    skipped = [Result("edge/thinking", "skip", long), Result("core/x", "pass")]
+    text = render_text(skipped)
+    assert "END" not in text and "(reasons cut at 100 characters; -v shows them whole)" in text
+    assert "-v shows" not in render_text([Result("core/x", "fail", "y" * 500)])  # its findings hold it whole
+
+
+def test_verbose_text_shows_every_reason_whole_with_findings_for_skips_and_xfails():
+    long = "adapter lacks reasoning; " + "the library folds thinking into text, " * 6 + "END"
+    verbose = render_text(results() + [Result("edge/long", "skip", long)], ADAPTER, verbose=True)
+    row = next(line for line in verbose.splitlines() if line.startswith("edge/long "))
+    assert row.endswith("END") and "..." not in row and "-v shows" not in verbose
+    details = [d.splitlines()[0] for d in verbose.split("\n== ")[1:]]
+    assert details == ["core/parallel-calls: fail", "core/round-trip: fail", "edge/thinking: skip",
+                       "faults/throttle: error", "edge/zero-args: xfail", "edge/nova: xpass", "edge/long: skip"]
+    assert "\n  " + long + "\n" in verbose + "\n"
+
+
 # ---- json ----
 
 def test_json_follows_the_design_schema():
@@ -120,6 +141,14 @@ def test_json_follows_the_design_schema():
     assert second["turns"][1] == {"index": 1, "diff": "", "request_problems": [RULE, REQUEST_DIFF.render()],
                                   "request_notes": []}
     assert second["turns"][0] == {"index": 0, "diff": "", "request_problems": [], "request_notes": []}
+
+
+def test_json_with_cassettes_names_each_results_file_and_hash():
+    entries = json.loads(render_json(results(), ADAPTER, CASSETTES))["results"]
+    assert list(entries[0]) == ["scenario", "status", "reason", "turns", "duration_s", "cassette", "cassette_sha256"]
+    assert (entries[0]["cassette"], entries[0]["cassette_sha256"]) == ("cassettes/core/parallel-calls.yaml", "ab" * 32)
+    assert (entries[1]["cassette"], entries[1]["cassette_sha256"]) == ("cassettes/core/round-trip.yaml", None)
+    assert (entries[2]["cassette"], entries[2]["cassette_sha256"]) == (None, None)
 
 
 def test_json_without_adapter():
@@ -174,10 +203,12 @@ def test_markdown_table():
 
 
 def test_render_dispatches_and_refuses_unknown_formats():
-    assert set(FORMATS) == {"text", "json", "junit", "markdown"}
+    assert set(FORMATS) == {"text", "json", "junit", "markdown", "html"}
     assert render(results(), ADAPTER, "markdown") == render_markdown(results(), ADAPTER)
-    with pytest.raises(ValueError, match=r"unknown report format 'html' \(known: text, json, junit, markdown\)"):
-        render(results(), ADAPTER, "html")
+    assert render(results(), ADAPTER, "junit", cassettes=CASSETTES) == render_junit(results(), ADAPTER, CASSETTES)
+    assert render(results(), ADAPTER, "text", verbose=True) == render_text(results(), ADAPTER, True)
+    with pytest.raises(ValueError, match=r"unknown report format 'pdf' \(known: text, json, junit, markdown, html\)"):
+        render(results(), ADAPTER, "pdf")
 
 
 # ---- baseline and exit code ----
@@ -236,3 +267,14 @@ def test_apply_baseline_in_a_filtered_run_knows_every_scenario():
     baseline = {"core/a": "bug", "core/not-run": "bug", "core/gone": "old"}
     applied = apply_baseline(run, baseline, known={"core/a", "core/not-run"})
     assert [(r.scenario, r.status) for r in applied] == [("core/a", "xfail"), ("core/gone", "error")]
+
+
+def test_junit_with_cassettes_carries_cassette_and_sha256_per_testcase():
+    suite = ET.fromstring(render_junit(results(), ADAPTER, CASSETTES)).find("testsuite")
+    cases = {case.attrib["name"]: case for case in suite.findall("testcase")}
+    props = {sid: {p.get("name"): p.get("value") for p in case.find("properties")} for sid, case in cases.items()}
+    assert props["core/parallel-calls"] == {"cassette": "cassettes/core/parallel-calls.yaml", "cassette_sha256": "ab" * 32}
+    assert props["core/round-trip"] == {"cassette": "cassettes/core/round-trip.yaml", "cassette_sha256": "missing"}
+    assert props["edge/zero-args"] == {"xfail": "known failure: sends '' (#12)", "cassette": "none",
+                                       "cassette_sha256": "missing"}
+    assert [child.tag for child in cases["core/parallel-calls"]] == ["properties", "failure"]

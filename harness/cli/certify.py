@@ -52,14 +52,15 @@ def _progress(enabled: bool | None):
     return lambda done, total, result: click.echo(f"[{done}/{total}] {result.scenario} {result.status}", err=True)
 
 
-def _emit(cert: certification.Certification, fmt: str, output: Path | None, output_dir: Path | None) -> None:
+def _emit(cert: certification.Certification, fmt: str, output: Path | None, output_dir: Path | None,
+          verbose: bool = False) -> None:
     """Print the report, write it to ``output``, or write all three formats into ``output_dir``."""
     if output_dir is not None:
         written = certification.write_reports(cert, output_dir)
-        click.echo(certification.render_text(cert).rstrip("\n"))
+        click.echo(certification.render_text(cert, verbose).rstrip("\n"))
         click.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
         return
-    write_output(certification.render(cert, fmt), output)
+    write_output(certification.render(cert, fmt, verbose), output)
     if output is not None and str(output) != "-":
         click.echo(f"wrote {output}", err=True)
 
@@ -88,9 +89,10 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @click.option("--model", help="With --live: use this model id instead of each scenario's.")
 @click.option("--keep-failures", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="With --live: keep failed attempts' recordings here [default: live-failures/<UTC time>].")
+@click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
 @root_option
 def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, progress, live, attempts,
-            upstream, region, profile, model, keep_failures, root):
+            upstream, region, profile, model, keep_failures, verbose, root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
@@ -113,5 +115,5 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         results = certification.run(selected, adapter, root, _progress(progress))
     if baseline:
         results = report.apply_baseline(results, known, every_id(root))
-    _emit(certification.build(results, adapter, selected, root, spec), fmt, output, output_dir)
+    _emit(certification.build(results, adapter, selected, root, spec), fmt, output, output_dir, verbose)
     sys.exit(report.exit_code(results))

@@ -31,8 +31,9 @@ def _progress(enabled: bool):
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures (YAML: scenario id -> reason).")
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
+@click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
 @root_option
-def run(spec, suites, ids, fmt, output, baseline, progress, root):
+def run(spec, suites, ids, fmt, output, baseline, progress, verbose, root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
     root, selected = scenarios(root, suites, ids)
@@ -44,7 +45,8 @@ def run(spec, suites, ids, fmt, output, baseline, progress, root):
     results = run_scenarios(selected, adapter, root, _progress(sys.stderr.isatty() if progress is None else progress))
     if baseline:
         results = report.apply_baseline(results, known, every_id(root))
-    write_output(report.render(results, adapter, fmt), output)
+    write_output(report.render(results, adapter, fmt, cassettes=report.cassette_files(selected, root),
+                               verbose=verbose), output)
     sys.exit(report.exit_code(results))
 
 

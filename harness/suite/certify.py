@@ -3,30 +3,27 @@
 A ``Certification`` is the results with the adapter's identity (name, version, capabilities, and the command
 or spec it ran as), the harness, botocore and boto3 versions, and the sha256 of every scenario's cassette.
 It renders as markdown (for a README or a release page), JSON (DESIGN.md's run report plus those fields),
-JUnit XML for CI (the run's JUnit plus the same fields as properties) and text.
+JUnit XML for CI (the run's JUnit plus the same fields as properties), HTML (the run's HTML report under the
+same header) and text.
 """
 
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
-import platform
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import boto3
-import botocore
-
 from harness.version import __version__
 
 from harness.suite import report
 from harness.cassettes.cassette import write_atomic
+from harness.suite.report.as_junit import add_properties
+from harness.suite.report.common import cassette_sha256, versions
 from harness.suite.results import Result
-from harness.suite.runner import cassette_path
 from harness.suite.runner import run as run_scenarios
 from harness.suite.scenario import Scenario
 
@@ -48,19 +45,6 @@ class Certification:
     date: str  # UTC, ISO 8601, seconds
 
 
-def cassette_sha256(path: str | Path) -> str | None:
-    """The sha256 of a cassette file, or None when it does not exist."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return None
-
-
-def versions() -> dict[str, str]:
-    return {"harness": __version__, "botocore": botocore.__version__, "boto3": boto3.__version__,
-            "python": platform.python_version()}
-
-
 def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
         progress: Callable[[int, int, Result], None] | None = None) -> list[Result]:
     """harness.suite.runner.run; an adapter offering ``follow`` (the subprocess adapter: its turn messages carry
@@ -76,12 +60,8 @@ def build(results: Sequence[Result], adapter: Any, scenarios: Sequence[Scenario]
     identity = report.adapter_info(adapter)
     command = getattr(adapter, "command", None)  # a subprocess adapter's command line
     identity.update({"command": command} if command is not None else {"spec": spec or ""})
-    cassettes = {}
-    for scenario in scenarios:
-        path = cassette_path(root, scenario)
-        cassettes[scenario.id] = {"path": path.relative_to(root).as_posix(), "sha256": cassette_sha256(path)}
     date = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    return Certification(identity, tuple(results), cassettes, versions(), date)
+    return Certification(identity, tuple(results), report.cassette_files(scenarios, root), versions(), date)
 
 
 def _cassette(cert: Certification, sid: str) -> dict:
@@ -98,11 +78,8 @@ def _how(cert: Certification) -> str:
 
 def render_json(cert: Certification) -> str:
     """DESIGN.md's run report, plus versions, date, how the adapter ran, and each result's cassette."""
-    document = json.loads(report.render_json(cert.results, cert.adapter))
+    document = json.loads(report.render_json(cert.results, cert.adapter, cert.cassettes))
     document["adapter"] = cert.adapter
-    for entry in document["results"]:
-        cassette = _cassette(cert, entry["scenario"])
-        entry["cassette"], entry["cassette_sha256"] = cassette["path"], cassette["sha256"]
     head = {"harness_version": __version__, "botocore_version": cert.versions["botocore"],
             "boto3_version": cert.versions["boto3"], "python_version": cert.versions["python"], "date": cert.date}
     return json.dumps({**head, **document}, indent=2, ensure_ascii=False) + "\n"
@@ -111,26 +88,23 @@ def render_json(cert: Certification) -> str:
 # ---- junit ----
 
 def render_junit(cert: Certification) -> str:
-    """The run's JUnit XML, with versions and the adapter command as suite properties, cassette sha256 per case."""
-    root = ET.fromstring(report.render_junit(cert.results, cert.adapter))
-    suite = root.find("testsuite")
+    """The run's JUnit XML (cassette and sha256 per case), with versions and the adapter command as suite properties."""
+    root = ET.fromstring(report.render_junit(cert.results, cert.adapter, cert.cassettes))
     extra = {"botocore_version": cert.versions["botocore"], "boto3_version": cert.versions["boto3"],
              "python_version": cert.versions["python"], "date": cert.date, "adapter_run_as": _how(cert)}
-    _add_properties(suite, extra)
-    for case in suite.iter("testcase"):
-        _add_properties(case, {"cassette_sha256": _cassette(cert, case.get("name"))["sha256"] or "missing"})
+    add_properties(root.find("testsuite"), extra)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _add_properties(parent: ET.Element, values: dict) -> None:
-    """Append to ``parent``'s properties element (created first in it when absent)."""
-    node = parent.find("properties")
-    if node is None:
-        node = ET.Element("properties")
-        parent.insert(0, node)
-    for name, value in values.items():
-        ET.SubElement(node, "property", {"name": name, "value": str(value)})
+# ---- html ----
+
+def render_html(cert: Certification) -> str:
+    """The run's HTML report under the certification's header: how the adapter ran, versions, date."""
+    v = cert.versions
+    facts = {"run as": _how(cert).replace("`", ""), "versions": f"bedrock-harness {v['harness']}, botocore "
+             f"{v['botocore']}, boto3 {v['boto3']}, Python {v['python']}", "date": cert.date}
+    return report.render_html(cert.results, cert.adapter, cert.cassettes, facts)
 
 
 # ---- markdown ----
@@ -180,23 +154,23 @@ def render_markdown(cert: Certification) -> str:
 
 # ---- text ----
 
-def render_text(cert: Certification) -> str:
-    """The run's text table under one line of versions."""
+def render_text(cert: Certification, verbose: bool = False) -> str:
+    """The run's text table under one line of versions (``verbose``: reasons never cut)."""
     v = cert.versions
     head = f"certification, {_how(cert)}; bedrock-harness {v['harness']}, botocore {v['botocore']}, {cert.date}\n"
-    return head + report.render_text(cert.results, cert.adapter)
+    return head + report.render_text(cert.results, cert.adapter, verbose)
 
 
 FORMATS: dict[str, Callable[[Certification], str]] = {
-    "markdown": render_markdown, "json": render_json, "junit": render_junit, "text": render_text,
+    "markdown": render_markdown, "json": render_json, "junit": render_junit, "text": render_text, "html": render_html,
 }
 
 
-def render(cert: Certification, fmt: str = "markdown") -> str:
-    """The certification report in ``fmt`` (markdown, json, junit or text)."""
+def render(cert: Certification, fmt: str = "markdown", verbose: bool = False) -> str:
+    """The certification report in ``fmt`` (markdown, json, junit, text or html); ``verbose`` is for text."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
-    return FORMATS[fmt](cert)
+    return render_text(cert, verbose) if fmt == "text" else FORMATS[fmt](cert)
 
 
 def write_reports(cert: Certification, directory: str | Path) -> list[Path]:

@@ -1,0 +1,173 @@
+"""The HTML report: one self-contained file (inline style and script, no network asset) a person can browse.
+
+A header (adapter, capabilities, versions, the verdict counts), then a row per scenario with its status, whole
+reason and cassette; below a row with findings, a collapsed ``<details>`` holds each failing turn's aligned
+expected/actual diff, its request problems and any request notes. ``#all`` in the address expands every
+finding, ``#none`` collapses them again.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Any, Iterable, Mapping, Sequence
+
+from harness.suite.report.common import adapter_info, summary, versions
+from harness.suite.results import Result, TurnResult
+
+__all__ = ["render_html"]
+
+_STYLE = """
+:root { --pass: #1a7f37; --fail: #cf222e; --error: #bc4c00; --skip: #6e7781; --xfail: #8250df; --xpass: #cf222e;
+        --line: #d0d7de; --soft: #f6f8fa; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+body { margin: 1.5rem auto; max-width: 1200px; padding: 0 1rem; color: #1f2328; line-height: 1.4; }
+h1 { font-size: 1.4rem; margin: 0 0 .5rem; } h1 small { color: #59636e; font-weight: normal; }
+table { border-collapse: collapse; width: 100%; }
+.results { table-layout: fixed; } .results col.scenario { width: 17rem; } .results col.status { width: 5.5rem; }
+.results col.time { width: 4.5rem; } .results col.cassette { width: 9.5rem; }
+.facts { width: auto; margin: .5rem 0 1rem; } .facts th { text-align: left; padding-right: 1rem; color: #59636e; }
+.facts th, .facts td { font-weight: normal; padding: .1rem 1rem .1rem 0; vertical-align: top; }
+.verdict { font-size: 1.05rem; margin: .25rem 0; } .verdict b { font-size: 1.2rem; }
+.count { display: inline-block; margin-right: .6rem; } .count.zero { color: #8c959f; }
+.results th { text-align: left; border-bottom: 2px solid var(--line); padding: .35rem .5rem; }
+.results td { border-bottom: 1px solid var(--line); padding: .35rem .5rem; vertical-align: top; }
+.results td.time { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.results td.reason, .results td.scenario { overflow-wrap: anywhere; }
+tr.failing > td { background: #fff5f5; } tr.failing > td:first-child { box-shadow: inset 4px 0 var(--fail); }
+tr.finding > td { padding: 0 .5rem .6rem 1.5rem; border-bottom: 1px solid var(--line); }
+.badge { display: inline-block; min-width: 3.2rem; text-align: center; border-radius: 1rem; padding: 0 .5rem;
+         color: #fff; font-weight: 600; font-size: .85rem; }
+.s-pass { background: var(--pass); } .s-fail { background: var(--fail); } .s-error { background: var(--error); }
+.s-skip { background: var(--skip); } .s-xfail { background: var(--xfail); } .s-xpass { background: var(--xpass); }
+code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .85rem; }
+details > summary { cursor: pointer; color: #0969da; margin: .3rem 0; }
+h3 { font-size: .9rem; margin: .6rem 0 .2rem; color: #59636e; }
+pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem;
+      overflow-x: auto; margin: 0; }
+pre .change { font-weight: 600; white-space: pre-wrap; overflow-wrap: anywhere; } pre.wrap { white-space: pre-wrap; } pre .head { color: #59636e; } pre .differ { background: #ffebe9; }
+.controls a { margin-right: 1rem; } footer { margin-top: 1.5rem; color: #59636e; font-size: .85rem; }
+"""
+
+_SCRIPT = """
+function sync() {
+  var hash = location.hash;
+  if (hash !== "#all" && hash !== "#none") return;
+  document.querySelectorAll("details").forEach(function (d) { d.open = hash === "#all"; });
+}
+addEventListener("hashchange", sync);
+sync();
+"""
+
+_COLUMNS = ("scenario", "status", "time", "reason", "cassette")
+
+
+def render_html(results: Sequence[Result], adapter: Any = None, cassettes: Mapping[str, dict] | None = None,
+                facts: Mapping[str, str] | None = None) -> str:
+    """The report as one HTML file; ``facts`` (label -> text) replace the default versions line."""
+    info = adapter_info(adapter)
+    title = f"bedrock-harness: {info['name'] or 'adapter'} {info['version']}".rstrip()
+    body = [*_header(results, info, facts), *_table(results, cassettes or {}),
+            f"<footer>{escape(_versions_text(versions()))}</footer>"]
+    return "\n".join(["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+                      '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                      f"<title>{escape(title)}</title>", f"<style>{_STYLE}</style>", "</head>", "<body>", *body,
+                      f"<script>{_SCRIPT}</script>", "</body>", "</html>"]) + "\n"
+
+
+def _versions_text(values: Mapping[str, str]) -> str:
+    return (f"bedrock-harness {values['harness']}, botocore {values['botocore']}, boto3 {values['boto3']}, "
+            f"Python {values['python']}")
+
+
+def _header(results: Sequence[Result], info: dict, facts: Mapping[str, str] | None) -> list[str]:
+    rows = {"adapter": f"{info['name'] or '?'} {info['version']}".rstrip(),
+            "capabilities": ", ".join(info["capabilities"]) or "none declared",
+            **(facts if facts is not None else {"versions": _versions_text(versions())})}
+    return [f"<h1>bedrock-harness report <small>{escape(rows['adapter'])}</small></h1>", _verdict(results),
+            '<table class="facts">', *(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows.items()),
+            "</table>", '<p class="controls"><a href="#all">expand all findings</a><a href="#none">collapse all</a></p>']
+
+
+def _verdict(results: Sequence[Result]) -> str:
+    counts = summary(results)
+    chips = " ".join(f'<span class="count{"" if n else " zero"}"><b>{n}</b> {status}</span>'
+                     for status, n in counts.items())
+    seconds = sum(r.duration_s for r in results)
+    return f'<p class="verdict">{len(results)} scenarios: {chips} in {seconds:.2f}s</p>'
+
+
+def _table(results: Sequence[Result], cassettes: Mapping[str, dict]) -> list[str]:
+    cols = "".join(f'<col class="{name}">' for name in _COLUMNS)
+    head = "".join(f"<th>{name}</th>" for name in _COLUMNS)
+    rows = [line for result in results for line in _rows(result, cassettes.get(result.scenario))]
+    return ['<table class="results">', f"<colgroup>{cols}</colgroup>", f"<thead><tr>{head}</tr></thead>", "<tbody>",
+            *rows, "</tbody>", "</table>"]
+
+
+def _anchor(scenario: str) -> str:
+    return "s-" + re.sub(r"[^A-Za-z0-9_-]", "-", scenario)
+
+
+def _rows(result: Result, cassette: Mapping | None) -> list[str]:
+    """The scenario's row, then (when it has findings) a row holding them, collapsed."""
+    classes = "row failing" if result.failing else "row"
+    first = _unprefixed(result.scenario, result.reason.splitlines()[0] if result.reason.strip() else "")
+    cells = [f"<code>{escape(result.scenario)}</code>", f'<span class="badge s-{result.status}">{result.status}</span>',
+             f"{result.duration_s:.2f}s", escape(first), _cassette_cell(cassette)]
+    row = "".join(f'<td class="{name}">{cell}</td>' for name, cell in zip(_COLUMNS, cells))
+    findings = _findings(result)
+    extra = [f'<tr class="finding"><td colspan="{len(_COLUMNS)}">{findings}</td></tr>'] if findings else []
+    return [f'<tr class="{classes}" id="{_anchor(result.scenario)}">{row}</tr>', *extra]
+
+
+def _cassette_cell(cassette: Mapping | None) -> str:
+    if not cassette:
+        return ""
+    sha = cassette.get("sha256")
+    label = f"{sha[:12]}…" if sha else "missing"
+    return f'<code title="{escape(str(cassette.get("path")))} sha256 {escape(sha or "missing")}">{escape(label)}</code>'
+
+
+def _unprefixed(scenario: str, line: str) -> str:
+    """A finding without the scenario id it starts with: its row names the scenario already."""
+    return line[len(scenario) + 1:] if line.startswith(scenario + " ") else line
+
+
+def _findings(result: Result) -> str:
+    """A collapsed ``<details>``: the whole reason when it says more than its row, then each failing turn."""
+    failing = [turn for turn in result.turns if not turn.ok or turn.request_notes]
+    reason = result.reason.strip()
+    sections = [] if failing or "\n" not in reason else [_section("reason", reason, result.scenario, True)]
+    sections += [section for turn in failing for section in _turn_sections(turn, result.scenario)]
+    if not sections:
+        return ""
+    what = ", ".join(f"turn {t.index}" for t in failing) or "the whole reason"
+    return f"<details><summary>findings: {escape(what)}</summary>{''.join(sections)}</details>"
+
+
+def _turn_sections(turn: TurnResult, scenario: str) -> list[str]:
+    """The turn's chunk diff and laws, the rules its request broke, its request's diff from the golden, its notes."""
+    diffs = turn.request_texts()[len(turn.request_problems):]
+    parts = [(f"turn {turn.index} · chunks", turn.chunk_text(), False),
+             (f"turn {turn.index} · request: what Bedrock rejects", "\n".join(turn.request_problems), True),
+             (f"turn {turn.index} · request: against the golden", "\n\n".join(diffs), False),
+             (f"turn {turn.index} · request: notes (not failures)", "\n".join(turn.request_notes), True)]
+    return [_section(title, text, scenario, wrap) for title, text, wrap in parts if text]
+
+
+def _section(title: str, text: str, scenario: str, wrap: bool = False) -> str:
+    """A titled ``<pre>``; ``wrap`` wraps long lines (text with no columns to keep aligned)."""
+    lines = [_unprefixed(scenario, line) for line in text.splitlines()]
+    attrs = ' class="wrap"' if wrap else ""
+    return f"<h3>{escape(title)}</h3><pre{attrs}>{''.join(_lines(lines))}</pre>"
+
+
+def _lines(lines: Iterable[str]) -> Iterable[str]:
+    """Each line escaped and classed: the change lines on top, the listing's header and its differing rows."""
+    leading = True
+    for line in lines:
+        leading = leading and bool(line.strip())
+        kind = ("differ" if line.startswith("!") else "head" if line.startswith("      expected ")
+                else "change" if leading else "")
+        text = escape(line)
+        yield f'<span class="{kind}">{text}</span>\n' if kind else f"{text}\n"

@@ -1,0 +1,64 @@
+"""The JUnit XML report: one testsuite, one testcase per scenario, for CI.
+
+An xfail is a passing testcase carrying an ``xfail`` property with its reason (CI stays green, as the exit code
+does); an xpass is a failure. Given the cassettes, every testcase carries ``cassette`` and ``cassette_sha256``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any, Mapping, Sequence
+
+from harness.suite.report.common import adapter_info, details, one_line, summary
+from harness.suite.results import Result
+from harness.version import __version__
+
+__all__ = ["add_properties", "render_junit"]
+
+_ELEMENT = {"fail": "failure", "xpass": "failure", "error": "error", "skip": "skipped"}
+
+
+def render_junit(results: Sequence[Result], adapter: Any = None, cassettes: Mapping[str, dict] | None = None) -> str:
+    """One testsuite, one testcase per scenario (classname: the suite, name: the scenario id)."""
+    info, counts = adapter_info(adapter), summary(results)
+    attrs = {"name": f"bedrock-harness {info['name']}".rstrip(), "tests": str(len(results)),
+             "failures": str(counts["fail"] + counts["xpass"]), "errors": str(counts["error"]),
+             "skipped": str(counts["skip"]), "time": f"{sum(r.duration_s for r in results):.3f}"}
+    root = ET.Element("testsuites", attrs)
+    suite = ET.SubElement(root, "testsuite", attrs)
+    add_properties(suite, {"harness_version": __version__, "adapter": info["name"], "adapter_version": info["version"],
+                           "capabilities": ",".join(info["capabilities"])})
+    for result in results:
+        _testcase(suite, result, cassettes)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def add_properties(parent: ET.Element, values: Mapping[str, Any]) -> None:
+    """Append to ``parent``'s properties element (created first in it when absent)."""
+    node = parent.find("properties")
+    if node is None:
+        node = ET.Element("properties")
+        parent.insert(0, node)
+    for name, value in values.items():
+        ET.SubElement(node, "property", {"name": name, "value": str(value)})
+
+
+def _case_properties(result: Result, cassettes: Mapping[str, dict] | None) -> dict:
+    values = {"xfail": result.reason} if result.status == "xfail" else {}
+    if cassettes is not None:
+        cassette = cassettes.get(result.scenario) or {}
+        values.update(cassette=cassette.get("path") or "none", cassette_sha256=cassette.get("sha256") or "missing")
+    return values
+
+
+def _testcase(suite: ET.Element, result: Result, cassettes: Mapping[str, dict] | None) -> None:
+    case = ET.SubElement(suite, "testcase", {"classname": result.scenario.split("/", 1)[0], "name": result.scenario,
+                                             "time": f"{result.duration_s:.3f}"})
+    properties = _case_properties(result, cassettes)
+    if properties:
+        add_properties(case, properties)
+    tag = _ELEMENT.get(result.status)
+    if tag is not None:
+        node = ET.SubElement(case, tag, {"message": one_line(result.reason), "type": result.status})
+        node.text = details(result) if tag != "skipped" else None
