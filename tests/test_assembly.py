@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hypothesis import given, strategies as st
+
 from harness.suite.assembly import assembled_items, check_assembly, layout
 from harness.suite.normalize import ALL
 
@@ -96,3 +98,24 @@ def test_layout_and_items():
     assert [i["type"] for i in layout(assembled_items(changed()))] == ["reasoning", "reasoning", "text", "tool_call",
                                                                         "tool_call"]
     assert assembled_items({"role": "assistant", "content": "Hi"}) == [{"type": "text", "text": "Hi"}]
+
+
+def test_merged_block_types_are_not_an_assembled_message():
+    merged = {"role": "assistant", "content": [{"type": "texttextsignature", "text": "ab", "signature": SIG1}]}
+    assert lines(reported(merged)) == [
+        "edge/x turn 0 chunk 9 (message): not an assembled assistant message: content must be text, thinking, "
+        'redacted_thinking and tool_use blocks, got [{"type": "texttextsignature", "text": "ab", "signature": '
+        f'"{SIG1}"}}]']
+
+
+messages = st.recursive(st.none() | st.booleans() | st.integers() | st.sampled_from(["", "assistant", "text", "tool_use",
+                                                                                   "thinking", "x"]),
+                        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                            st.sampled_from(["role", "content", "type", "text", "thinking", "signature", "id",
+                                             "name", "input", "data"]), inner, max_size=4), max_leaves=15)
+
+
+@given(messages)
+def test_any_reported_message_is_judged_without_crashing(message):
+    diff = check_assembly([*STREAM, {"type": "message", "message": message}], ALL, turn=0)
+    assert diff is None or all(isinstance(line, str) for line in diff.changes)

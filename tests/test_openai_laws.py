@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, strategies as st
 
 from harness.suite.laws import laws
 from harness.suite.openai_laws import OPENAI_LAWS, openai_calls, openai_laws
@@ -113,3 +114,16 @@ def test_the_stream_laws_include_the_openai_laws():
     broken = [native({"content": "a"}, index=1), {"type": "text", "text": "a"}]
     assert [law for law in laws(broken) if law.startswith("openai_")] == openai_laws(broken) != []
     assert all(law.__doc__ and "\n" not in law.__doc__ for law in OPENAI_LAWS)
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers(-2, 3) | st.sampled_from(["", "t1", "{}", "{", "x"]),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                               st.sampled_from(["index", "id", "function", "name", "arguments", "choices", "delta",
+                                                "tool_calls", "finish_reason", "chunk", "type"]), inner, max_size=4),
+                           max_leaves=15)
+
+
+@given(st.lists(st.fixed_dictionaries({"type": st.sampled_from(["openai_chunk", "tool_call", "stop", "error"]),
+                                       "chunk": json_values, "id": json_values, "reason": json_values}), max_size=6))
+def test_any_native_chunks_are_judged_without_crashing(chunks):
+    assert all(isinstance(problem, str) for problem in openai_laws(chunks))

@@ -17,6 +17,13 @@ from typing import Any, Iterable, Mapping, Sequence
 __all__ = ["OPENAI_LAWS", "openai_calls", "openai_laws"]
 
 
+def _hashable(value: Any) -> Any:
+    """A JSON value usable as a key (an adapter may send a list where an index belongs): others as their JSON."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
 def _label(index: int) -> str:
     return f"chunk {index} (openai_chunk)"
 
@@ -32,13 +39,14 @@ def _choices(native: Mapping) -> list[Mapping]:
     return [c for c in choices if isinstance(c, Mapping)] if isinstance(choices, list) else []
 
 
-def _deltas(native: Mapping) -> list[Mapping]:
-    """The tool-call deltas of a native chunk's choices."""
+def _deltas(native: Mapping) -> list[dict]:
+    """The tool-call deltas of a native chunk's choices, index and id made usable as keys."""
     found = []
     for choice in _choices(native):
         delta = choice.get("delta") if isinstance(choice.get("delta"), Mapping) else {}
         calls = delta.get("tool_calls")
-        found += [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, list) else []
+        found += [{**c, "index": _hashable(c.get("index")), "id": _hashable(c.get("id"))}
+                  for c in calls if isinstance(c, Mapping)] if isinstance(calls, list) else []
     return found
 
 
@@ -54,8 +62,9 @@ class Call:
     arguments: list[str] = field(default_factory=list)
 
 
-def _function(delta: Mapping) -> Mapping:
-    return delta.get("function") if isinstance(delta.get("function"), Mapping) else {}
+def _function(delta: Mapping) -> dict:
+    function = delta.get("function") if isinstance(delta.get("function"), Mapping) else {}
+    return {**function, "name": _hashable(function.get("name"))}
 
 
 def openai_calls(chunks: Sequence[Mapping]) -> list[Call]:
@@ -67,7 +76,9 @@ def openai_calls(chunks: Sequence[Mapping]) -> list[Call]:
             call = calls.setdefault(delta.get("index"), Call(delta.get("index"), delta.get("id"), function.get("name"),
                                                              position, position))
             call.last = position
-            call.arguments.append(function.get("arguments") or "")
+            arguments = function.get("arguments")
+            call.arguments.append(arguments if isinstance(arguments, str) else "" if arguments is None
+                                  else json.dumps(arguments, default=repr))
     return list(calls.values())
 
 
@@ -141,8 +152,8 @@ def tool_call_identity(chunks: Sequence[Mapping]) -> list[str]:
 
 def _ended_badly(chunks: Sequence[Mapping]) -> bool:
     """An error, or a stop for length: a call's arguments may rightly be cut off."""
-    stops = {c.get("reason") for c in chunks if c.get("type") == "stop"}
-    reasons = {choice.get("finish_reason") for _, native in _native(chunks) for choice in _choices(native)}
+    stops = {_hashable(c.get("reason")) for c in chunks if c.get("type") == "stop"}
+    reasons = {_hashable(choice.get("finish_reason")) for _, native in _native(chunks) for choice in _choices(native)}
     return any(c.get("type") == "error" for c in chunks) or "max_tokens" in stops or "length" in reasons
 
 
@@ -169,7 +180,7 @@ def arguments_json(chunks: Sequence[Mapping]) -> list[str]:
 def one_call_per_call(chunks: Sequence[Mapping]) -> list[str]:
     """The native stream carries as many tool calls as the adapter's own stream (a zero-argument call is one)."""
     calls = openai_calls(chunks)
-    streamed = {c.get("id") for c in chunks if c.get("type") == "tool_call" and c.get("id")}
+    streamed = {_hashable(c.get("id")) for c in chunks if c.get("type") == "tool_call" and c.get("id")}
     if not calls or not streamed or len(calls) == len(streamed):
         return []
     last = calls[-1]
