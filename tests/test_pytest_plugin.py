@@ -1,6 +1,8 @@
 """The pytest plugin as users run it: ``pytest --bedrock-adapter SPEC`` in a project holding a few scenarios."""
 
+import hashlib
 import shutil
+import xml.etree.ElementTree as ET
 
 import pytest
 import pytest_recording.plugin
@@ -186,6 +188,19 @@ def test_a_failing_scenario_shows_the_aligned_diff_without_a_traceback(project):
         "*FAILED core/smoke-text - fail: *",
     ])
     assert "Traceback" not in result.stdout.str() and "pytest_items.py" not in result.stdout.str()
+
+
+def test_junitxml_carries_each_scenarios_status_cassette_and_sha256(project):
+    tamper_golden(project.path)
+    project.runpytest(*REFERENCE, "--junitxml=report.xml")
+    testcases = ET.parse(project.path / "report.xml").iter("testcase")
+    cases = {case.get("name").replace(".", "/", 1): case for case in testcases}  # junitxml writes core.smoke-text
+    assert set(cases) == set(SCENARIOS)
+    for sid, case in cases.items():
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        sha = hashlib.sha256(cassette_file(project.path, sid).read_bytes()).hexdigest()
+        assert props == {"bedrock_status": "fail" if sid == "core/smoke-text" else "pass",
+                         "cassette": f"cassettes/{sid}.yaml", "cassette_sha256": sha}
 
 
 def test_an_unmet_capability_skips_with_the_reason(project):

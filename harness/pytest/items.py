@@ -134,7 +134,9 @@ class ScenarioItem(pytest.Item):
         with network_guard(self.config):
             self._record(suite)
             result = run_scenario(self.scenario, suite.adapter, suite.root)
-        self.user_properties.append(("bedrock_status", result.status))
+        cassette = report.cassette_files([self.scenario], suite.root)[self.scenario.id]  # junitxml's properties
+        self.user_properties += [("bedrock_status", result.status), ("cassette", cassette["path"]),
+                                 ("cassette_sha256", cassette["sha256"] or "missing")]
         if result.status == "skip":
             pytest.skip(result.reason)
         if result.status != "pass":
