@@ -85,6 +85,7 @@ def test_text_table_rows_summary_and_details():
     status_at, time_end = lines[1].index("status"), lines[1].index("time") + len("time")
     assert all(row[status_at:].startswith(r.status) and row[time_end - 1] == "s" for row, r in zip(rows, results()))
     assert "adapter crashed: ValueError | boom stderr tail" in rows[4]  # one line per row
+    assert rows[0].endswith("0.01s  turn 0 chunk 0 (tool_call): expected id 'tooluse_A' / actual 'tooluse_B'")
     assert "7 scenarios: 1 pass, 2 fail, 1 error, 1 skip, 1 xfail, 1 xpass in 0.56s" in lines
     details = text.split("\n== ")[1:]
     assert [d.splitlines()[0] for d in details] == ["core/parallel-calls: fail", "core/round-trip: fail",

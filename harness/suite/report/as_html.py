@@ -12,7 +12,7 @@ import re
 from html import escape
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness.suite.report.common import adapter_info, summary, versions
+from harness.suite.report.common import adapter_info, summary, unprefixed, versions
 from harness.suite.results import Result, TurnResult
 
 __all__ = ["render_html"]
@@ -111,7 +111,7 @@ def _anchor(scenario: str) -> str:
 def _rows(result: Result, cassette: Mapping | None) -> list[str]:
     """The scenario's row, then (when it has findings) a row holding them, collapsed."""
     classes = "row failing" if result.failing else "row"
-    first = _unprefixed(result.scenario, result.reason.splitlines()[0] if result.reason.strip() else "")
+    first = unprefixed(result.scenario, result.reason.splitlines()[0] if result.reason.strip() else "")
     cells = [f"<code>{escape(result.scenario)}</code>", f'<span class="badge s-{result.status}">{result.status}</span>',
              f"{result.duration_s:.2f}s", escape(first), _cassette_cell(cassette)]
     row = "".join(f'<td class="{name}">{cell}</td>' for name, cell in zip(_COLUMNS, cells))
@@ -126,11 +126,6 @@ def _cassette_cell(cassette: Mapping | None) -> str:
     sha = cassette.get("sha256")
     label = f"{sha[:12]}…" if sha else "missing"
     return f'<code title="{escape(str(cassette.get("path")))} sha256 {escape(sha or "missing")}">{escape(label)}</code>'
-
-
-def _unprefixed(scenario: str, line: str) -> str:
-    """A finding without the scenario id it starts with: its row names the scenario already."""
-    return line[len(scenario) + 1:] if line.startswith(scenario + " ") else line
 
 
 def _findings(result: Result) -> str:
@@ -157,7 +152,7 @@ def _turn_sections(turn: TurnResult, scenario: str) -> list[str]:
 
 def _section(title: str, text: str, scenario: str, wrap: bool = False) -> str:
     """A titled ``<pre>``; ``wrap`` wraps long lines (text with no columns to keep aligned)."""
-    lines = [_unprefixed(scenario, line) for line in text.splitlines()]
+    lines = [unprefixed(scenario, line) for line in text.splitlines()]
     attrs = ' class="wrap"' if wrap else ""
     return f"<h3>{escape(title)}</h3><pre{attrs}>{''.join(_lines(lines))}</pre>"
 

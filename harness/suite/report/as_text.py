@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from harness.suite.report.common import adapter_info, details, one_line, summary_line
+from harness.suite.report.common import adapter_info, details, one_line, summary_line, unprefixed
 from harness.suite.results import Result
 
 __all__ = ["REASON_WIDTH", "render_text"]
@@ -19,14 +19,18 @@ def render_text(results: Sequence[Result], adapter: Any = None, verbose: bool = 
     width = max([len("scenario")] + [len(r.scenario) for r in results])
     cut = None if verbose else REASON_WIDTH
     rows = [f"{'scenario':<{width}}  {'status':<6}  {'time':>7}  reason"]
-    rows += [f"{r.scenario:<{width}}  {r.status:<6}  {r.duration_s:>6.2f}s  {one_line(r.reason, cut)}".rstrip()
-             for r in results]
+    rows += [f"{r.scenario:<{width}}  {r.status:<6}  {r.duration_s:>6.2f}s  {_reason(r, cut)}".rstrip() for r in results]
     shown = [r for r in results if r.failing or (verbose and r.status != "pass")]
     notes = [] if verbose or not _cut_hidden(results) else [f"(reasons cut at {REASON_WIDTH} characters; -v shows "
                                                            "them whole)"]
     return "\n".join(head + rows + ["", summary_line(results)] + notes + [f"\n{details(r)}" for r in shown]) + "\n"
 
 
+def _reason(result: Result, width: int | None) -> str:
+    """The row's reason on one line, without the scenario id its row starts with."""
+    return one_line(unprefixed(result.scenario, result.reason), width)
+
+
 def _cut_hidden(results: Sequence[Result]) -> bool:
     """Whether a reason cut in the table is shown nowhere else (the findings show failing ones whole)."""
-    return any(len(one_line(r.reason)) > REASON_WIDTH and not r.failing for r in results)
+    return any(len(_reason(r, None)) > REASON_WIDTH and not r.failing for r in results)

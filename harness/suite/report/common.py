@@ -15,7 +15,7 @@ from harness.suite.runner import cassette_path
 from harness.version import __version__
 
 __all__ = ["adapter_info", "cassette_files", "cassette_sha256", "details", "exit_code", "indent", "one_line",
-           "summary", "summary_line", "versions"]
+           "summary", "summary_line", "unprefixed", "versions"]
 
 
 def adapter_info(adapter: Any) -> dict:
@@ -67,6 +67,11 @@ def summary_line(results: Sequence[Result]) -> str:
 def one_line(text: str, width: int | None = None) -> str:
     line = " ".join(text.split())
     return line if width is None or len(line) <= width else line[: width - 3] + "..."
+
+
+def unprefixed(scenario: str, line: str) -> str:
+    """A finding without the scenario id it starts with, where its row names the scenario already."""
+    return line[len(scenario) + 1:] if line.startswith(scenario + " ") else line
 
 
 def indent(text: str, spaces: int) -> list[str]:
