@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.suite.protocol import CAPABILITIES
 
-__all__ = ["ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adapter"]
+__all__ = ["ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adapter", "resolve"]
 
 ENTRY_POINT_GROUP = "bedrock_harness.adapters"
 # Built in, so they resolve even from a source checkout without installed metadata, and cannot be shadowed.
@@ -76,15 +76,20 @@ def _instantiate(obj: Any, spec: str) -> Any:
     return obj
 
 
-def load_adapter(spec: str) -> Any:
-    """The adapter for ``spec``: a built-in or registered name, or ``module:attribute``."""
+def resolve(spec: str) -> Any:
+    """What ``spec`` names (an adapter, its class or a factory), not yet instantiated or checked."""
     if not isinstance(spec, str) or not spec.strip():
         raise AdapterLoadError(f"adapter spec must be a non-empty string, got {spec!r}")
     if spec in _BUILTIN:
-        return _instantiate(_import(_BUILTIN[spec]), spec)
+        return _import(_BUILTIN[spec])
     if ":" in spec:
-        return _instantiate(_import(spec), spec)
+        return _import(spec)
     registered = _entry_points()
     if spec in registered:
-        return _instantiate(_load_entry_point(registered[spec]), spec)
+        return _load_entry_point(registered[spec])
     raise AdapterLoadError(f"unknown adapter {spec!r} (known: {', '.join(known_adapters())})")
+
+
+def load_adapter(spec: str) -> Any:
+    """The adapter for ``spec``: a built-in or registered name, or ``module:attribute``."""
+    return _instantiate(resolve(spec), spec)

@@ -20,5 +20,6 @@ from harness.cli.cassette import cassette; main.add_command(cassette)  # noqa: E
 from harness.cli.run import list_scenarios, run; main.add_command(run); main.add_command(list_scenarios)  # noqa: E402,E702
 from harness.cli.golden import golden_group; main.add_command(golden_group)  # noqa: E402,E702
 from harness.cli.record import record; main.add_command(record)  # noqa: E402,E702
-from harness.cli.certify import certify; main.add_command(certify)  # noqa: E402,E702
+from harness.cli.certify import certification_table, certify; main.add_command(certify); main.add_command(certification_table)  # noqa: E402,E702
+from harness.cli.matrix import bisect, matrix_command; main.add_command(matrix_command); main.add_command(bisect)  # noqa: E402,E702
 from harness.cli.drift import drift; main.add_command(drift)  # noqa: E402,E702

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -9,14 +10,17 @@ from pathlib import Path
 import click
 
 from harness.suite import certify as certification
+from harness.suite import certification_table as certification_tables
 from harness.suite import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
 from harness.cli.common import BadUsage, default_region, every_id, load, root_option, scenarios, selection_options
 from harness.cli.output import choose_format, output_option, write_output
+from harness.cassettes.files import write_atomic
+from harness.suite.runner import project_root
 
-__all__ = ["certify"]
+__all__ = ["certification_table", "certify"]
 
 
 def _baseline(path: Path | None) -> dict[str, str]:
@@ -117,3 +121,45 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         results = report.apply_baseline(results, known, every_id(root))
     _emit(certification.build(results, adapter, selected, root, spec), fmt, output, output_dir, verbose)
     sys.exit(report.exit_code(results))
+
+
+def _reports(root: Path, paths: tuple[Path, ...]) -> list[Path]:
+    """The reports given, or ``certification/*.json`` under the root: the reference adapters first."""
+    if paths:
+        return list(paths)
+    found = sorted((root / "certification").glob("*.json"))
+    return sorted(found, key=lambda p: (not p.stem.startswith("reference"), p.stem))
+
+
+@click.command("certification-table")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="[REPORT.json]...")
+@click.option("--readme", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The README holding the table between its markers.")
+@click.option("--check", is_flag=True, help="Exit 1 when the README's table differs from the reports.")
+@click.option("--write", is_flag=True, help="Rewrite the README's table from the reports.")
+@root_option
+def certification_table(paths, readme, check, write, root):
+    """The certification table from JSON reports [default: certification/*.json], printed, checked or written."""
+    if (check or write) and readme is None:
+        raise click.UsageError("--check and --write need --readme")
+    reports = _reports(root or project_root(), paths)
+    if not reports:
+        raise click.UsageError("no certification reports: give REPORT.json files or keep them in certification/")
+    try:
+        table = certification_tables.render(certification_tables.load_reports(reports))
+        if readme is None:
+            click.echo(table.rstrip("\n"))
+            return
+        text = readme.read_text()
+        current = certification_tables.table_block(text, str(readme))
+        if write:
+            write_atomic(readme, certification_tables.replace_block(text, table, str(readme)))
+        elif check and current != table:
+            diff = difflib.unified_diff(current.splitlines(), table.splitlines(), f"{readme} (table)", "reports",
+                                        lineterm="")
+            click.echo("\n".join(diff))
+            click.echo(f"{readme}: the certification table differs from the reports; "
+                       f"run `bedrock-harness certification-table --readme {readme} --write`", err=True)
+            sys.exit(1)
+    except certification_tables.TableError as exc:
+        raise click.UsageError(str(exc)) from None

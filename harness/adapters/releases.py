@@ -1,0 +1,185 @@
+"""Releases of an adapter's library, each in a cached virtual environment next to the harness.
+
+A release's environment is a venv (no pip of its own) whose site-packages holds that release and whatever of its
+dependencies the harness's environment does not already satisfy; a ``.pth`` line adds the harness's own
+environment after it, so the bridge (``python -m harness.adapters.bridge SPEC``) runs the release with the
+harness beside it. Environments are built in a temporary folder and renamed into the cache when the install
+succeeded, so an interrupted build never leaves a half environment behind. pip is the harness environment's
+own (``pip --python``): the user's pip configuration (index, find-links) applies unless options override it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import re
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+import venv
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.adapters.registry import AdapterLoadError, resolve
+from harness.adapters.subprocess import SubprocessAdapter
+from harness.suite import certify, report
+from harness.suite.matrix import Row
+from harness.suite.protocol import AdapterFailure
+
+__all__ = ["PipOptions", "ReleaseError", "available", "default_cache", "environment", "requirement_for",
+           "run_release", "start"]
+
+_READY = ".bedrock-harness-ready"  # written last: its presence means the install completed
+_TAIL = 6  # lines of pip's output kept in an error
+
+
+class ReleaseError(RuntimeError):
+    """A release that cannot be listed, installed or started; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class PipOptions:
+    """Package index options passed to every pip call (empty: the user's pip configuration)."""
+
+    index_url: str | None = None
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+
+    def args(self) -> list[str]:
+        out = ["--index-url", self.index_url] if self.index_url else []
+        for link in self.find_links:
+            out += ["--find-links", link]
+        return out + (["--no-index"] if self.no_index else [])
+
+
+def default_cache() -> Path:
+    """``$XDG_CACHE_HOME/bedrock-harness/releases`` (``~/.cache/...`` when unset)."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "bedrock-harness" / "releases"
+
+
+def _pip(args: list[str], what: str) -> str:
+    """Run the harness environment's pip; its output, or a ReleaseError with its tail naming ``what``."""
+    done = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+                          capture_output=True, text=True)
+    if done.returncode:
+        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+        raise ReleaseError(f"{what}: pip failed: {' | '.join(lines[-_TAIL:]) or f'exit {done.returncode}'}")
+    return done.stdout
+
+
+def available(requirement: str, options: PipOptions = PipOptions()) -> list[str]:
+    """Every release of ``requirement``'s distribution the index offers, oldest first."""
+    name = _name(requirement)
+    out = _pip(["index", "versions", name, *options.args()], f"listing releases of {name}")
+    found = re.search(r"^Available versions:\s*(.+)$", out, re.M)
+    if not found:
+        raise ReleaseError(f"listing releases of {name}: pip printed no 'Available versions' line")
+    return list(reversed([v.strip() for v in found.group(1).split(",") if v.strip()]))
+
+
+def _name(requirement: str) -> str:
+    """The distribution name of ``name[extra]``."""
+    return re.split(r"[\[<>=!~; ]", requirement, maxsplit=1)[0]
+
+
+def _pinned(requirement: str, version: str) -> str:
+    """``name[extra]==version``."""
+    return f"{requirement}=={version}"
+
+
+def _harness_paths() -> list[str]:
+    """What the release's environment adds after its own site-packages: the harness and its environment."""
+    source = str(Path(__file__).resolve().parents[2])  # the folder holding harness/
+    return [source, *site.getsitepackages(), sysconfig.get_paths()["purelib"]]
+
+
+def _key(requirement: str, version: str) -> str:
+    """The cache folder of one release: readable, and distinct per Python and per harness environment."""
+    digest = hashlib.sha256("\0".join([sys.executable, *_harness_paths()]).encode()).hexdigest()[:10]
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{requirement}-{version}")
+    return f"{safe}-py{sys.version_info[0]}{sys.version_info[1]}-{digest}"
+
+
+def _python(folder: Path) -> Path:
+    return folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _link_harness(folder: Path) -> None:
+    """A .pth in the new venv that adds the harness's environment (and its .pth files) after the venv's own."""
+    done = subprocess.run([str(_python(folder)), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True)
+    lines = [f"import site; site.addsitedir({path!r})" for path in dict.fromkeys(_harness_paths())]
+    Path(done.stdout.strip(), "_bedrock_harness.pth").write_text("\n".join(lines) + "\n")
+
+
+def environment(requirement: str, version: str, cache: Path, options: PipOptions = PipOptions()) -> Path:
+    """The Python of ``requirement==version``'s cached environment, built (atomically) when missing."""
+    folder = cache / _key(requirement, version)
+    if (folder / _READY).is_file():
+        return _python(folder)
+    cache.mkdir(parents=True, exist_ok=True)
+    building = cache / f".{folder.name}.{os.getpid()}.tmp"
+    shutil.rmtree(building, ignore_errors=True)
+    try:
+        venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(building)
+        _link_harness(building)
+        _pip(["--python", str(_python(building)), "install", "--quiet", _pinned(requirement, version),
+              *options.args()], f"installing {_pinned(requirement, version)}")
+        (building / _READY).write_text(_pinned(requirement, version) + "\n")
+        shutil.rmtree(folder, ignore_errors=True)  # a half folder left by a crash before this change
+        building.rename(folder)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return _python(folder)
+
+
+def start(spec: str, python: Path, timeout: float) -> SubprocessAdapter:
+    """The adapter ``spec`` running in the release environment of ``python``, over the subprocess bridge."""
+    try:
+        return SubprocessAdapter([str(python), "-m", "harness.adapters.bridge", spec], timeout=timeout)
+    except (AdapterLoadError, AdapterFailure) as exc:
+        raise ReleaseError(f"cannot start {spec}: {exc}") from None
+
+
+def requirement_for(spec: str) -> str:
+    """The requirement naming ``spec``'s library (``name[extras]``), from the shim's ``distribution`` and the
+    harness extra it names; a ReleaseError when the adapter does not say (pass ``--package`` then)."""
+    try:
+        obj = resolve(spec)
+    except AdapterLoadError as exc:
+        raise ReleaseError(str(exc)) from None
+    distribution, extra = getattr(obj, "distribution", None), getattr(obj, "extra", None)
+    if not isinstance(distribution, str) or distribution in ("", "?"):
+        raise ReleaseError(f"adapter {spec!r} does not name its library's distribution: give --package")
+    for line in _extra_requirements(extra):
+        if _name(line).lower().replace("_", "-") == distribution.lower().replace("_", "-"):
+            return re.split(r"[<>=!~;, ]", line, maxsplit=1)[0]
+    return distribution
+
+
+def _extra_requirements(extra: str | None) -> list[str]:
+    """The harness's own requirements for ``extra`` (empty when it is not installed as a distribution)."""
+    try:
+        requires = importlib.metadata.requires("bedrock-harness") or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    return [line for line in requires if extra and re.search(rf"extra\s*==\s*['\"]{re.escape(extra)}['\"]", line)]
+
+
+def run_release(spec: str, requirement: str, version: str, scenarios: Sequence, root: Path, *, cache: Path,
+                options: PipOptions = PipOptions(), timeout: float = 60.0) -> Row:
+    """The row of one release: its environment built, ``spec`` run over ``scenarios``, or why it could not."""
+    try:
+        adapter = start(spec, environment(requirement, version, cache, options), timeout)
+    except ReleaseError as exc:
+        return Row(version, why=str(exc))
+    try:
+        results = certify.run(scenarios, adapter, root)
+    finally:
+        adapter.close()
+    return Row(version, tuple(results), adapter=report.adapter_info(adapter))

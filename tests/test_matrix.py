@@ -1,0 +1,163 @@
+"""matrix and bisect over tiny releases of a fake adapter package, built into a temporary find-links folder.
+
+The releases: 0.9 cannot be imported, 1.0 is good, 1.1 drops all but the last of parallel tool calls (the bug),
+1.2 still has it, 1.3 fixes it. Nothing reaches a package index (--no-index --find-links).
+"""
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.suite import matrix
+from harness.suite.results import Result
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = '''"""A fake adapter library, release {version}."""
+{imports}
+from harness.converse import ConverseAdapter
+
+BUGGY = {buggy}
+
+
+class Adapter(ConverseAdapter):
+    name = "fakebedrock"
+    version = "{version}"
+
+    def stream(self, turn, endpoint):
+        chunks = list(super().stream(turn, endpoint))
+        ids = [c["id"] for c in chunks if c.get("type") == "tool_call"]
+        if BUGGY:  # the bug: parallel calls tracked in one "last started" slot
+            chunks = [c for c in chunks if c.get("type") != "tool_call" or c["id"] == ids[-1]]
+        yield from chunks
+'''
+RELEASES = {"0.9": ("import fakebedrock_missing_dependency", False), "1.0": ("", False), "1.1": ("", True),
+            "1.2": ("", True), "1.3": ("", False)}
+PICKED = ["--scenario", "core/parallel-calls", "--scenario", "core/single-call"]
+
+
+def build_wheel(folder: Path, version: str, imports: str, buggy: bool) -> None:
+    """A minimal pure-Python wheel of ``fakebedrock`` (a wheel is a zip with a dist-info)."""
+    info = f"fakebedrock-{version}.dist-info"
+    files = {"fakebedrock/__init__.py": SOURCE.format(version=version, imports=imports, buggy=buggy),
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: fakebedrock\nVersion: {version}\n",
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    files[f"{info}/RECORD"] = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(folder / f"fakebedrock-{version}-py3-none-any.whl", "w") as wheel:
+        for name, text in files.items():
+            wheel.writestr(name, text)
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    """(find-links folder, cache folder) shared by the tests: each release's environment is built once."""
+    links = tmp_path_factory.mktemp("links")
+    for version, (imports, buggy) in RELEASES.items():
+        build_wheel(links, version, imports, buggy)
+    return links, tmp_path_factory.mktemp("cache")
+
+
+def invoke(index, *args):
+    links, cache = index
+    options = ["--package", "fakebedrock", "--no-index", "--find-links", str(links), "--cache-dir", str(cache),
+               "--root", str(ROOT), "--timeout", "30"]
+    return CliRunner().invoke(main, [*args, *options])
+
+
+def test_matrix_finds_the_release_that_introduced_the_bug_and_the_one_that_fixed_it(index, tmp_path):
+    out = tmp_path / "matrix.json"
+    done = invoke(index, "matrix", "fakebedrock:Adapter", "--last", "5", *PICKED, "--format", "json",
+                  "--output", str(out))
+    assert done.exit_code == 0, done.output
+    rows = {r["release"]: r for r in json.loads(out.read_text())["releases"]}
+    assert list(rows) == ["0.9", "1.0", "1.1", "1.2", "1.3"]
+    verdicts = {v: {r["scenario"]: r["status"] for r in row["results"]} for v, row in rows.items()}
+    assert not rows["0.9"]["ran"] and "fakebedrock_missing_dependency" in rows["0.9"]["why"]
+    assert [verdicts[v]["core/parallel-calls"] for v in ("1.0", "1.1", "1.2", "1.3")] == ["pass", "fail", "fail", "pass"]
+    assert {verdicts[v]["core/single-call"] for v in ("1.0", "1.1", "1.2", "1.3")} == {"pass"}
+    assert rows["1.1"]["adapter"]["version"] == "1.1"
+    # one progress line per release as it starts and as it ends
+    assert done.stderr.count("fakebedrock==1.1") == 2 and "[5/5] fakebedrock==1.3: 2 pass" in done.stderr
+
+
+def test_matrix_text_and_markdown_say_why_a_release_cannot_run(index):
+    text = invoke(index, "matrix", "fakebedrock:Adapter", "--versions", "0.9,1.1", *PICKED)
+    assert text.exit_code == 0, text.output
+    lines = text.stdout.splitlines()
+    release, said = lines[2].split(None, 1)
+    assert release == "0.9" and said.startswith("cannot run: ") and "'fakebedrock_missing_dependency'" in said
+    assert lines[3].split(None, 1) == ["1.1", "1 pass, 1 fail; not passing: core/parallel-calls fail"]
+    markdown = invoke(index, "matrix", "fakebedrock:Adapter", "--versions", "1.0,1.1", *PICKED, "--format", "markdown")
+    assert "| core/parallel-calls | pass | **fail** |" in markdown.stdout
+
+
+@pytest.mark.parametrize("good, bad, first", [("1.0", "1.3", None), ("1.0", "1.2", "1.1"), ("1.3", "1.1", "1.2")])
+def test_bisect_finds_the_first_release_where_the_verdict_changes(index, good, bad, first):
+    done = invoke(index, "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--good", good, "--bad", bad)
+    if first is None:  # both ends pass: nothing to bisect, a usage error
+        assert done.exit_code == 2 and "is pass at both 1.0 and 1.3" in done.output
+        return
+    assert done.exit_code == 0, done.output
+    head, *columns = done.stdout.splitlines()
+    last = {"1.0": "1.0", "1.3": "1.3"}[good]
+    assert head.startswith(f"core/parallel-calls: pass at {last}, fail at {first}: the first release from {good} "
+                           f"towards {bad} with another verdict is {first} (probed ")
+    assert columns[0].startswith(f"{last}: pass") and columns[0].endswith(f"| {first}: fail")
+    assert any("tool_call" in line for line in columns), "the failing side shows its diff"
+
+
+def test_bisect_rejects_an_unknown_release(index):
+    done = invoke(index, "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--good", "1.0", "--bad", "7.0")
+    assert done.exit_code == 2 and "--bad 7.0: not a known release (known: 0.9, 1.0, 1.1, 1.2, 1.3)" in done.output
+
+
+def test_an_adapter_without_a_library_needs_package(index):
+    done = CliRunner().invoke(main, ["matrix", "reference", "--versions", "1.0"])
+    assert done.exit_code == 2 and "does not name its library's distribution: give --package" in done.output
+
+
+def fake_row(release: str, status: str) -> matrix.Row:
+    return matrix.Row(release, (Result("s/x", status, "" if status == "pass" else "broken"),))
+
+
+@pytest.mark.parametrize("statuses, first", [
+    ("pppffff", 3), ("pfffffff", 1), ("ppppppf", 6), ("ppfpp", None),
+])
+def test_bisect_probes_a_binary_search(statuses, first):
+    releases = [f"{n}.0" for n in range(len(statuses))]
+    probed = []
+
+    def probe(release):
+        probed.append(release)
+        return fake_row(release, "pass" if statuses[releases.index(release)] == "p" else "fail")
+
+    if first is None:
+        with pytest.raises(ValueError, match="nothing to bisect"):
+            matrix.bisect(releases, releases[0], releases[-1], "s/x", probe)
+        return
+    found = matrix.bisect(releases, releases[0], releases[-1], "s/x", probe)
+    assert (found.before.release, found.after.release) == (releases[first - 1], releases[first])
+    assert len(probed) <= 2 + (len(releases) - 2).bit_length() and len(set(probed)) == len(probed)
+
+
+def test_an_interrupted_environment_build_leaves_nothing_behind(index, monkeypatch, tmp_path):
+    from harness.adapters import releases
+
+    def broken(args, what):
+        raise releases.ReleaseError(f"{what}: pip failed: simulated")
+
+    monkeypatch.setattr(releases, "_pip", broken)
+    with pytest.raises(releases.ReleaseError, match="installing fakebedrock==1.0: pip failed: simulated"):
+        releases.environment("fakebedrock", "1.0", tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("spec, requirement", [("pydantic-ai", "pydantic-ai-slim[bedrock]"),
+                                               ("langchain-aws", "langchain-aws"), ("strands", "strands-agents")])
+def test_a_shim_names_its_library_with_the_extras_the_harness_extra_adds(spec, requirement):
+    from harness.adapters import releases
+
+    assert releases.requirement_for(spec) == requirement
