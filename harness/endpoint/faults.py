@@ -7,9 +7,9 @@ keeps the per-turn attempt counters and does the writing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from itertools import accumulate
+from itertools import accumulate, chain, islice
 from typing import Any
 
 from harness.wire.eventstream import encode_exception
@@ -108,14 +108,29 @@ class Fault:
 
 @dataclass(frozen=True)
 class Delivery:
-    """The bytes of one reply as timed chunks; ``drop`` closes the connection without finishing."""
+    """The bytes of one reply, split into timed chunks on demand; ``drop`` closes the connection without finishing.
 
-    chunks: tuple[tuple[float, bytes], ...]
+    ``bounds`` are the chunk start offsets (ascending, the first 0); a chunk waits for the ``delays`` of every
+    frame whose offset in ``starts`` falls inside it. Chunks are produced lazily in one pass, so the first byte
+    of a 20,000-frame reply leaves at once and 1-byte chunking never holds millions of chunks at a time.
+    """
+
+    body: bytes
+    bounds: Sequence[int] = (0,)
+    starts: Sequence[int] = ()
+    delays: Sequence[float] = ()
     drop: bool = False
 
     @property
-    def body(self) -> bytes:
-        return b"".join(chunk for _, chunk in self.chunks)
+    def chunks(self) -> Iterator[tuple[float, bytes]]:
+        marks = iter(zip(self.starts, self.delays))
+        mark = next(marks, None)
+        for lo, hi in zip(self.bounds, chain(islice(self.bounds, 1, None), [len(self.body)])):
+            wait = 0.0
+            while mark is not None and mark[0] < hi:
+                wait += mark[1] if mark[0] >= lo else 0.0
+                mark = next(marks, None)
+            yield wait, self.body[lo:hi]
 
 
 @dataclass(frozen=True)
@@ -164,30 +179,25 @@ class Faults:
         frames, cut, drop = self.stream_body(list(frames), turn)
         starts = [0, *accumulate(len(frame) for frame in frames)][:-1]
         body = b"".join(frames)[:cut]
-        return Delivery(tuple(self._chunk(body, starts, self._frame_delays(len(frames), offsets))), drop)
+        return Delivery(body, self._bounds(body, starts), starts, self._frame_delays(len(frames), offsets), drop)
 
     def deliver_json(self, body: bytes, turn: int) -> Delivery:
         """A JSON reply in one chunk, truncated or dropped when a fault says so."""
         _, cut, drop = self.stream_body([], turn)
-        return Delivery(((0.0, body[:cut]),), drop)
+        return Delivery(body[:cut], drop=drop)
 
     def _frame_delays(self, count: int, offsets: list[float] | None) -> list[float]:
         """Per-frame waits: recorded gaps where the reply has offsets, else the fixed delay; scaled."""
         gaps = [b - a for a, b in zip([0.0] + list(offsets or ()), offsets or ())] if self.recorded_timing else []
         return [max(gaps[i] if i < len(gaps) else self.delay, 0.0) * self.scale for i in range(count)]
 
-    def _chunk(self, body: bytes, starts: list[int], delays: list[float]):
-        """Split the body; a chunk waits for the delays of every frame that starts inside it."""
+    def _bounds(self, body: bytes, starts: list[int]) -> Sequence[int]:
+        """Where the chunks of ``body`` start: once, at every frame, or every ``chunking`` bytes."""
         if self.chunking == "whole":
-            bounds = [0]
-        elif self.chunking == "frame":
-            bounds = starts or [0]
-        else:
-            bounds = list(range(0, max(len(body), 1), self.chunking))
-        bounds = [b for b in bounds if b < len(body)] or [0]
-        for lo, hi in zip(bounds, bounds[1:] + [len(body)]):
-            wait = sum(d for s, d in zip(starts, delays) if lo <= s < hi)
-            yield wait, body[lo:hi]
+            return (0,)
+        if self.chunking == "frame":
+            return [s for s in starts if s < len(body)] or (0,)
+        return range(0, max(len(body), 1), self.chunking)
 
 
 def parse_chunking(value: Chunking) -> Chunking:
