@@ -412,11 +412,14 @@ def test_unknown_operation_and_non_object_body_are_refused():
 
 
 @pytest.mark.parametrize("body, rules", [
-    (req("not a message", None, user(text())), ["block-shape", "block-shape", "first-message-user"]),
-    (req(user("block", 7)), ["block-shape", "block-shape"]),
-    (req(user(text()), toolConfig={"tools": ["x", None], "toolChoice": "any"}), ["block-shape"] * 3),
-    ({"messages": "hi", "inferenceConfig": [], "additionalModelRequestFields": 3}, ["messages-missing"]),
-    (req(user({"toolResult": "tooluse_A"}), assistant({"toolUse": None})), ["block-shape", "block-shape",
+    (req("not a message", None, user(text())), ["input-shape"] * 2 + ["block-shape", "block-shape",
+                                                                     "first-message-user"]),
+    (req(user("block", 7)), ["input-shape"] * 2 + ["block-shape", "block-shape"]),
+    (req(user(text()), toolConfig={"tools": ["x", None], "toolChoice": "any"}), ["input-shape"] * 3 +
+     ["block-shape"] * 3),
+    ({"messages": "hi", "inferenceConfig": [], "additionalModelRequestFields": 3}, ["input-shape"] * 2 +
+     ["messages-missing"]),
+    (req(user({"toolResult": "tooluse_A"}), assistant({"toolUse": None})), ["input-shape", "block-shape", "block-shape",
                                                                              "toolconfig-required"]),
 ])
 def test_malformed_bodies_give_problems_not_exceptions(body, rules):

@@ -4,8 +4,10 @@
 answers the first with HTTP 400 ``ValidationException`` (``validation_message``), as Bedrock reports one error at
 a time. Each rule is a function ``(body) -> Iterable[Problem]`` whose docstring names the Bedrock rule
 (bedrock-wire.md §9). Texts are Bedrock's verbatim where §9 quotes them; the others are marked "not verbatim".
-Order follows Bedrock: the shape checks of Coral first (rules_shape), then the conversation rules, then the
-model's own (rules_thinking).
+Order follows Bedrock: the model id and the body against botocore's input shape first (input_shape), then the
+shape checks of Coral (shape), the conversation rules, and the model's own (thinking). Every rule reads members
+through helpers that pass over a member of the wrong type (``string``, ``blocks``, ...): the input-shape check
+reports it, so no rule raises on a body of the wrong shape.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from harness.endpoint.rules.input_shape import input_problems
 from harness.endpoint.rules.shape import (
     CORAL_PREFIX,
     SHAPE_RULES,
@@ -21,6 +24,7 @@ from harness.endpoint.rules.shape import (
     kind,
     messages,
     prompt_arn,
+    string,
 )
 from harness.endpoint.rules.scope import family
 from harness.endpoint.rules.thinking import THINKING_RULES
@@ -89,14 +93,14 @@ def _uses(message) -> list[str]:
     if _role(message) != "assistant":
         return []
     uses = [b["toolUse"] for _, b in blocks(message) if isinstance(b.get("toolUse"), dict)]
-    return [u.get("toolUseId") for u in uses if u.get("type") != "server_tool_use"]
+    return [string(u, "toolUseId") for u in uses if u.get("type") != "server_tool_use"]
 
 
 def _results(message) -> list[str]:
     """toolUseIds of the toolResult blocks of a user message."""
     if _role(message) != "user":
         return []
-    return [b["toolResult"].get("toolUseId") for _, b in blocks(message) if isinstance(b.get("toolResult"), dict)]
+    return [string(b["toolResult"], "toolUseId") for _, b in blocks(message) if isinstance(b.get("toolResult"), dict)]
 
 
 def toolconfig_required(body: dict) -> Iterable[Problem]:
@@ -110,8 +114,8 @@ def toolconfig_required(body: dict) -> Iterable[Problem]:
 def tool_use_duplicate_id(body: dict) -> Iterable[Problem]:
     """toolUse ids are unique within a message (§9 rule 8)."""
     for i, message in messages(body):
-        ids = [b["toolUse"].get("toolUseId") for _, b in blocks(message) if isinstance(b.get("toolUse"), dict)]
-        twice = [str(d) for d, n in Counter(ids).items() if n > 1]
+        ids = [string(b["toolUse"], "toolUseId") for _, b in blocks(message) if isinstance(b.get("toolUse"), dict)]
+        twice = [str(d) for d, n in Counter(ids).items() if n > 1 and d is not None]
         if twice:
             yield Problem("tool-use-duplicate-id", f"messages.{i}.content",
                           f"The toolUse blocks at messages.{i}.content contain duplicate Ids: {', '.join(twice)}")
@@ -133,7 +137,7 @@ def tool_result_missing(body: dict) -> Iterable[Problem]:
     items = _items(body)
     for i in range(len(items) - 1):  # a trailing assistant turn is not answered yet, and needs not be
         answered = set(_results(items[i + 1]))
-        missing = list(dict.fromkeys(u for u in _uses(items[i]) if u not in answered))
+        missing = list(dict.fromkeys(u for u in _uses(items[i]) if u is not None and u not in answered))
         if missing:
             yield Problem("tool-result-missing", f"messages.{i + 1}.content",
                           f"Expected toolResult blocks at messages.{i + 1}.content for the following Ids: "
@@ -145,7 +149,7 @@ def tool_result_unknown_id(body: dict) -> Iterable[Problem]:
     items = _items(body)
     for i in range(1, len(items)):
         uses, results = _uses(items[i - 1]), _results(items[i])
-        strangers = [str(r) for r in dict.fromkeys(results) if r not in uses]
+        strangers = [r for r in dict.fromkeys(results) if r is not None and r not in uses]
         if strangers and len(results) <= len(uses):
             # Not verbatim: Bedrock then also reports the unanswered ids (tool-result-missing), whose text is known.
             yield Problem("tool-result-unknown-id", f"messages.{i}.content",
@@ -248,11 +252,11 @@ def tool_name_duplicate(body: dict) -> Iterable[Problem]:
     """Tool names in toolConfig.tools are unique."""
     seen = set()
     for i, spec in _specs(body):
-        if spec.get("name") in seen:
+        if string(spec, "name") is not None and string(spec, "name") in seen:
             # Anthropic's text for duplicate tool names; the Bedrock rendering is not verbatim.
             yield Problem("tool-name-duplicate", f"toolConfig.tools.{i}.toolSpec.name",
                           "The model returned the following errors: tools: Tool names must be unique.")
-        seen.add(spec.get("name"))
+        seen.add(string(spec, "name"))
 
 
 def tool_choice_unknown(body: dict) -> Iterable[Problem]:
@@ -260,10 +264,11 @@ def tool_choice_unknown(body: dict) -> Iterable[Problem]:
     config = body.get("toolConfig") if isinstance(body.get("toolConfig"), dict) else {}
     choice = config.get("toolChoice") if isinstance(config.get("toolChoice"), dict) else {}
     forced = choice.get("tool") if isinstance(choice.get("tool"), dict) else None
-    if forced is not None and forced.get("name") not in {spec.get("name") for _, spec in _specs(body)}:
+    name = string(forced, "name")
+    if name is not None and name not in {string(spec, "name") for _, spec in _specs(body)}:
         # Not verbatim: Bedrock's text was not captured.
         yield Problem("tool-choice-unknown", "toolConfig.toolChoice.tool.name",
-                      f"The tool {forced.get('name')} in toolConfig.toolChoice doesn't match any tool in "
+                      f"The tool {name} in toolConfig.toolChoice doesn't match any tool in "
                       "toolConfig.tools. Specify a defined tool and try again.")
 
 
@@ -283,7 +288,8 @@ def check_request(body: dict, operation: str = "ConverseStream", model_id: str |
                         f"{type(body).__name__}")
     if model_id is not None:  # modelId is a member of the request, carried in the URI
         body = {**body, "modelId": model_id}
-    return [problem for rule in RULES for problem in rule(body)]
+    shaped = input_problems(body, operation, model_id)
+    return shaped + [problem for rule in RULES for problem in rule(body)]
 
 
 def validation_message(problems: Iterable[Problem]) -> str:

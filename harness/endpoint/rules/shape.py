@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["CORAL_PREFIX", "SHAPE_RULES", "Problem", "blocks", "kind", "messages", "prompt_arn"]
+__all__ = ["CORAL_PREFIX", "SHAPE_RULES", "Problem", "blocks", "kind", "messages", "prompt_arn", "string"]
 
 CORAL_PREFIX = "1 validation error detected: "
 CONTENT_MEMBERS = ("text", "image", "document", "video", "audio", "toolUse", "toolResult", "guardContent",
@@ -50,6 +50,12 @@ def blocks(message: dict) -> list[tuple[int, dict]]:
     """(index, block) for every content block that is an object (none when the message is not an object)."""
     raw = message.get("content") if isinstance(message, dict) else None
     return [(j, b) for j, b in enumerate(raw) if isinstance(b, dict)] if isinstance(raw, list) else []
+
+
+def string(item, name: str) -> str | None:
+    """A string member of an object, or None when it is absent or of another type (the input shape reports that)."""
+    value = item.get(name) if isinstance(item, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def kind(block: dict) -> str | None:

@@ -1,0 +1,71 @@
+"""The request against botocore's own service model, before any of Bedrock's rules: the model id against the
+operation's ``modelId`` shape (length and pattern, which botocore leaves to the server), the body against the
+operation's input shape with botocore's validator: unknown members and members of the wrong type. (Required
+members, unions and minima the validator finds too are left to the Coral rules of ``shape``, which carry
+Bedrock's own texts.)
+
+Bedrock's text for a body of the wrong shape was never captured (bedrock-wire.md has none), so a problem
+carries the line botocore's validator writes, in Coral's "N validation errors detected" frame; JSON nulls are
+left out first, as Bedrock's JSON reader treats a null member as absent.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+import botocore.session
+from botocore.validate import ParamValidator
+
+from harness.endpoint.rules.shape import CORAL_PREFIX, Problem
+
+__all__ = ["INVALID_MODEL", "MAX_SHOWN", "input_problems", "valid_model_id"]
+
+INVALID_MODEL = "The provided model identifier is invalid."  # bedrock-wire.md §9 rule 23, verbatim
+
+MAX_SHOWN = 300  # characters of one validator line: a misplaced 50 MB string must not become the error text
+_LINE_STARTS = ("Missing required parameter", "Unknown parameter", "Invalid type for", "Invalid value for",
+                "Invalid length for", "Invalid parameter", "Invalid number of parameters", "Must set one of")
+_REPORTED = ("Unknown parameter", "Invalid type for")
+_SPLIT = re.compile(r"\n(?=(?:" + "|".join(map(re.escape, _LINE_STARTS)) + "))")
+_NAME = re.compile(r"(?:parameter|structure|in) ([A-Za-z0-9_.\[\]]+)")
+
+
+@functools.lru_cache(maxsize=None)
+def _operation(operation: str):
+    return botocore.session.get_session().get_service_model("bedrock-runtime").operation_model(operation)
+
+
+def valid_model_id(model_id: str, operation: str) -> bool:
+    """Whether ``model_id`` fits the operation's modelId shape (its length bounds and pattern)."""
+    shape = _operation(operation).input_shape.members["modelId"].metadata
+    if not shape.get("min", 1) <= len(model_id) <= shape.get("max", 2048):
+        return False
+    return re.fullmatch(shape.get("pattern", ".*"), model_id) is not None
+
+
+def _without_nulls(value: Any) -> Any:
+    """The value with null object members dropped (a null member is an absent one)."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
+def _problem(line: str) -> Problem:
+    found = _NAME.search(line)
+    path = re.sub(r"\[(\d+)\]", r".\1", found.group(1)) if found else ""
+    shown = line if len(line) <= MAX_SHOWN else line[: MAX_SHOWN - 3] + "..."
+    return Problem("input-shape", "" if path == "input" else path, CORAL_PREFIX + shown)
+
+
+def input_problems(body: dict, operation: str, model_id: str | None = None) -> list[Problem]:
+    """What botocore's validator finds in ``body`` against the operation's input shape, and a model id that
+    does not fit its shape; ``model_id`` None: not known (it travels in the URI), not checked."""
+    if model_id is not None and not valid_model_id(model_id, operation):
+        return [Problem("model-id", "modelId", INVALID_MODEL)]
+    params = {**_without_nulls(body), "modelId": model_id or "model"}
+    report = ParamValidator().validate(params, _operation(operation).input_shape).generate_report()
+    return [_problem(line) for line in _SPLIT.split(report) if line.startswith(_REPORTED)] if report else []
