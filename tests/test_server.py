@@ -11,6 +11,7 @@ import dataclasses
 import json
 import logging
 import socket
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
@@ -30,7 +31,7 @@ from harness.cassettes.cassette import Cassette, Interaction
 from harness.wire.eventstream import decode_events, decode_frames, encode_chunk, encode_event
 from harness.endpoint.faults import Fault, Faults, HttpError, StreamException, parse_fault
 from harness.suite.scenario import load_scenario
-from harness.endpoint.exchange import INVALID_MODEL, MALFORMED_INPUT, Reply, RequestError
+from harness.endpoint.exchange import INVALID_MODEL, MALFORMED_INPUT, MAX_JSON_DEPTH, Reply, RequestError
 from harness.endpoint.responders import turn_seed
 from harness.endpoint.server import BedrockServer
 
@@ -298,7 +299,7 @@ def test_every_request_is_captured_with_its_turn():
     assert (first.method, first.operation, first.model_id, first.turn, first.status) == (
         "POST", "ConverseStream", arn, 0, 200)
     assert first.path.startswith("/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile%2F")
-    assert first.body_json == {"messages": USER, "toolConfig": TOOLS} and json.loads(first.raw_body) == first.body_json
+    assert first.body_json == {"messages": USER, "toolConfig": TOOLS} and first.raw_body == b""  # JSON kept, not bytes
     assert first.headers["Content-Type"] == "application/json" and "Authorization" in first.headers
     assert (second.operation, second.model_id, second.turn) == ("Converse", "m:1", 1)
     assert second.body_json["inferenceConfig"] == {"maxTokens": 10}
@@ -318,7 +319,8 @@ def test_unparseable_body_gets_a_validation_exception_and_the_server_keeps_servi
             converse_stream(bedrock)
         bedrock.meta.events.unregister("before-send.bedrock-runtime.ConverseStream", _corrupt_body)
         assert outcome(converse_stream(bedrock)["stream"]) == (FULL_EVENTS, None)
-        assert [(r.status, r.turn, r.raw_body[:3]) for r in server.requests] == [(400, None, b'{"m'), (200, 0, b'{"m')]
+        assert [(r.status, r.turn, r.raw_body) for r in server.requests] == [(400, None, b'{"messages": [tru'),
+                                                                             (200, 0, b"")]
         assert server.requests[0].malformed and server.requests[0].body_json is None
         assert server.requests[1].body_json == {"messages": USER} and not server.requests[1].malformed
 
@@ -353,6 +355,145 @@ def test_bad_requests_get_bedrock_errors_never_a_500(method, path, body, status,
         assert headers["content-type"] == "application/json"
         assert message in json.loads(got_body)["message"]
         assert outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)
+
+
+def raw_bytes(endpoint_url: str, data: bytes) -> tuple[int, dict, dict]:
+    """Send exactly ``data`` on a fresh connection; (status, headers, JSON body) of the one answer it gets."""
+    with socket.create_connection((urlsplit(endpoint_url).hostname, urlsplit(endpoint_url).port), timeout=30) as sock:
+        sock.sendall(data)
+        reader = sock.makefile("rb")
+        status = int(reader.readline().split()[1])
+        lines = iter(reader.readline, b"\r\n")
+        headers = {k.lower(): v.strip() for k, _, v in (line.decode().partition(":") for line in lines)}
+        return status, headers, json.loads(reader.read(int(headers["content-length"])))
+
+
+def _post_head(path: str, *headers: str) -> bytes:
+    return "\r\n".join([f"POST {path} HTTP/1.1", "Host: x", *headers, "", ""]).encode()
+
+
+NESTED = b'{"messages": [{"role": "user", "content": [{"text": "hi"}]}], "additionalModelRequestFields": '
+MALFORMED_REQUESTS = {
+    "bad request line": (b"GARBAGE\r\n\r\n", 400, "ValidationException", "Bad request"),
+    "HTTP/2.0": (b"POST /model/m/converse-stream HTTP/2.0\r\n\r\n", 505, "ValidationException", "HTTP version"),
+    "HTTP/2 preface": (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505, "ValidationException", "HTTP version"),
+    "request line over 64 KiB": (b"POST /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n", 414, "ValidationException", ""),
+    "a header over 64 KiB": (_post_head("/model/m/converse-stream", "X-Big: " + "a" * 70_000), 431,
+                             "ValidationException", "Line too long"),
+    "over 100 headers": (_post_head("/model/m/converse-stream", *(f"X-{i}: {i}" for i in range(120))), 431,
+                         "ValidationException", "Too many headers"),
+    "unknown method": (b"BREW /model/m/converse-stream HTTP/1.1\r\nHost: x\r\n\r\n", 405,
+                       "UnknownOperationException", "BREW is not allowed"),
+    "Content-Length near 1e17": (_post_head("/model/m/converse-stream", "Content-Length: 100000000000000000"), 413,
+                                 "ValidationException", "larger than the limit"),
+    "Content-Length not a number": (_post_head("/model/m/converse-stream", "Content-Length: 12abc"), 400,
+                                    "ValidationException", MALFORMED_INPUT),
+    "negative Content-Length": (_post_head("/model/m/converse-stream", "Content-Length: -5"), 400,
+                                "ValidationException", MALFORMED_INPUT),
+    "a junk chunk size": (_post_head("/model/m/converse-stream", "Transfer-Encoding: chunked") + b"zz\r\n", 400,
+                          "ValidationException", MALFORMED_INPUT),
+    "JSON nested 990 levels": (_post_head("/model/m/converse-stream", f"Content-Length: {990 * 2}") + b"[" * 990 +
+                               b"]" * 990, 400, "ValidationException", MALFORMED_INPUT),
+    "a document nested past the depth limit": (
+        _post_head("/model/m/converse-stream", f"Content-Length: {len(NESTED) + 2 * MAX_JSON_DEPTH + 1}") + NESTED +
+        b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH + b"}", 400, "ValidationException", MALFORMED_INPUT),
+    "a model id outside botocore's shape": (_post_head("/model/%00/converse-stream", "Content-Length: 2") + b"{}",
+                                            400, "ValidationException", INVALID_MODEL),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED_REQUESTS, ids=list(MALFORMED_REQUESTS))
+def test_malformed_http_gets_bedrocks_error_shape_and_the_server_keeps_serving(case):
+    data, status, code, message = MALFORMED_REQUESTS[case]
+    with BedrockServer(Canned()) as server:
+        got, headers, body = raw_bytes(server.endpoint_url, data)
+        assert (got, headers["x-amzn-errortype"].split(":")[0], headers["content-type"]) == (
+            status, code, "application/json")
+        assert message in body["message"] and set(body) == {"message"}
+        assert outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)
+
+
+def test_a_document_nested_to_the_depth_limit_is_served():
+    inner = b"[" * (MAX_JSON_DEPTH - 1) + b"]" * (MAX_JSON_DEPTH - 1)  # the top object is one level
+    with BedrockServer(Canned()) as server:
+        status, _, _, terminated = raw_post(server.endpoint_url, "/model/m/converse-stream", NESTED + inner + b"}")
+        assert status == 200 and terminated and server.requests[0].problems == []
+
+
+def test_bodies_over_the_limit_get_413_announced_chunked_or_expected():
+    body = converse_body(messages=[{"role": "user", "content": [{"text": "x" * 5000}]}])
+    with BedrockServer(Canned(), max_body=4096) as server:
+        status, headers, answer = raw_bytes(server.endpoint_url, _post_head(
+            "/model/m/converse-stream", f"Content-Length: {len(body)}") + body)
+        assert (status, headers["x-amzn-errortype"].split(":")[0]) == (413, "ValidationException")
+        assert "4096 bytes" in answer["message"] and headers["connection"] == "close"
+        chunked = b"".join(b"%x\r\n%b\r\n" % (len(body[i:i + 1000]), body[i:i + 1000]) for i in range(0, len(body), 1000))
+        assert raw_bytes(server.endpoint_url, _post_head("/model/m/converse-stream", "Transfer-Encoding: chunked")
+                         + chunked + b"0\r\n\r\n")[0] == 413
+        # Expect: 100-continue: refused before the client sends the body (no "100 Continue" first)
+        status, _, _ = raw_bytes(server.endpoint_url, _post_head(
+            "/model/m/converse-stream", f"Content-Length: {len(body)}", "Expect: 100-continue"))
+        assert status == 413
+        assert server.request_count == 0 and outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)
+
+
+def test_bodies_are_not_kept_as_bytes_and_keep_requests_bounds_the_captures():
+    with BedrockServer(Canned(), keep_requests=2) as server:
+        bedrock = client(server)
+        for _ in range(5):
+            converse_stream(bedrock)
+        assert server.request_count == 5 and [r.turn for r in server.requests] == [3, 4]
+        # released once answered (the last may still be finishing its reply on the server's thread)
+        assert server.requests[0].raw_body == b"" and server.requests[0].body_json == {"messages": USER}
+
+
+class Forgetful(Canned):
+    def respond(self, request):
+        return Reply(frames=self.frames)  # keeps nothing of the request
+
+
+def test_large_bodies_leave_no_memory_behind_when_nothing_keeps_them():
+    body = converse_body(messages=[{"role": "user", "content": [{"text": "x" * 5_000_000}]}])
+    with BedrockServer(Forgetful(), keep_requests=0) as server:
+        raw_post(server.endpoint_url, "/model/m/converse-stream", body)  # warm-up: threads, caches
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(6):
+                assert raw_post(server.endpoint_url, "/model/m/converse-stream", body)[0] == 200
+            grown = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+    assert grown < len(body) / 2, f"{grown} bytes still allocated after six {len(body)}-byte requests"
+
+
+@pytest.mark.parametrize("member, value", [("content", 7), ("toolUseId", []), ("name", []), ("maxTokens", "x"),
+                                           ("resultId", {})])
+def test_bodies_of_the_wrong_shape_get_a_400_never_a_500(member, value):
+    use = {"toolUse": {"toolUseId": value if member == "toolUseId" else "tooluse_A",
+                       "name": value if member == "name" else "read_file", "input": {}}}
+    result = {"toolResult": {"toolUseId": value if member == "resultId" else "tooluse_A", "content": [{"text": "a"}]}}
+    messages = [USER[0], {"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}]
+    if member == "content":
+        messages = [{"role": "user", "content": 7}]
+    extra = {"inferenceConfig": {"maxTokens": value}} if member == "maxTokens" else {}
+    with BedrockServer(Canned()) as server:
+        status, headers, body, _ = raw_post(server.endpoint_url, "/model/m/converse-stream",
+                                            converse_body(messages, toolConfig=TOOLS, **extra))
+        assert (status, headers["x-amzn-errortype"].split(":")[0]) == (400, "ValidationException")
+        assert "Invalid type for parameter" in json.loads(body)["message"]
+        assert server.requests[0].problems[0].rule == "input-shape"
+
+
+def test_an_emulated_scenario_refuses_another_model_id():
+    scenario = load_scenario("suites/core/smoke-text.yaml")
+    with BedrockServer.from_scenario(scenario) as server:
+        bedrock = client(server)
+        with pytest.raises(bedrock.exceptions.ValidationException, match=INVALID_MODEL):
+            converse_stream(bedrock, "nonexistent-model")
+        assert server.turn == 0
+        converse_stream(bedrock, scenario.model_id)
+        assert server.turn == 1
 
 
 class Exploding(Canned):

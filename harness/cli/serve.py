@@ -20,7 +20,9 @@ from harness.endpoint.proxy import Conversations, RecordingProxy, describe, sour
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream, live_url
 
-__all__ = ["recording_upstream", "resolve_scenario", "serve"]
+__all__ = ["SERVE_KEEPS", "recording_upstream", "resolve_scenario", "serve"]
+
+SERVE_KEEPS = 0  # captured requests kept: nothing reads them after the log line, and serve may run for days
 
 
 def resolve_scenario(name: str, root: Path) -> Scenario:
@@ -45,10 +47,11 @@ def _build(cassette, scenario_name, root, options) -> BedrockServer:
     try:
         if cassette:
             return BedrockServer.from_cassette(cassette, faults=_faults(texts, (), chunking, delay, scale),
-                                               validate=validate, port=port)
+                                               validate=validate, port=port, keep_requests=SERVE_KEEPS)
         scenario = resolve_scenario(scenario_name, (root or project_root()) / "suites")
         faults = _faults(texts, scenario.faults, chunking, delay, scale)
-        return BedrockServer.from_scenario(scenario, faults=faults, validate=validate, port=port)
+        return BedrockServer.from_scenario(scenario, faults=faults, validate=validate, port=port,
+                                           keep_requests=SERVE_KEEPS)
     except (CassetteError, ScenarioError, EmulatorScriptError, FaultError) as error:
         raise BadUsage(str(error)) from None
 
@@ -67,7 +70,8 @@ def recording_upstream(url: str | None, region: str, profile: str | None, comman
 def _recording(directory: Path, upstream: Upstream, port: int) -> tuple[BedrockServer, Conversations]:
     """The recording proxy's server: Bedrock's rules are reported, never enforced (Bedrock answers for itself)."""
     recorder = Conversations(directory, source=source_of(upstream.url))
-    return BedrockServer(RecordingProxy(upstream, recorder), validate=False, port=port), recorder
+    proxy = BedrockServer(RecordingProxy(upstream, recorder), validate=False, port=port, keep_requests=SERVE_KEEPS)
+    return proxy, recorder
 
 
 def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None = None) -> None:
@@ -83,7 +87,7 @@ def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None
     while not stop.wait(0.2):
         pass
     server.close()
-    logging.getLogger("harness.endpoint.server").info("stopped after %d requests", len(server.requests))
+    logging.getLogger("harness.endpoint.server").info("stopped after %d requests", server.request_count)
     if recorder is not None:
         click.echo(describe(recorder.tapes) or "recorded nothing", err=True)
 

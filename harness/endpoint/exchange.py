@@ -9,12 +9,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
-__all__ = ["ERROR_TYPE_SUFFIX", "INVALID_MODEL", "MALFORMED_INPUT", "CapturedRequest", "Reply", "RequestError",
-           "Responder", "error_reply"]
+__all__ = ["ERROR_TYPE_SUFFIX", "INVALID_MODEL", "KEPT_RAW_BYTES", "MALFORMED_INPUT", "MAX_BODY_BYTES", "MAX_JSON_DEPTH",
+           "CapturedRequest", "Reply", "RequestError", "Responder", "error_reply", "too_large"]
 
 ERROR_TYPE_SUFFIX = ":http://internal.amazon.com/coral/com.amazon.bedrock/"
 MALFORMED_INPUT = "Malformed input request, please reformat your input and try again."
 INVALID_MODEL = "The provided model identifier is invalid."
+# Limits of one request (README "The loopback Bedrock endpoint"): room for several of Bedrock's largest images
+# (3.75 MB) and documents (4.5 MB) base64-encoded in one body, and nesting deeper than any tool schema, while a
+# hostile body costs bounded memory and stack.
+MAX_BODY_BYTES = 64 * 1024 * 1024
+MAX_JSON_DEPTH = 100
+KEPT_RAW_BYTES = 4096  # of a malformed body, kept for the log and the checks; a parsed body keeps only its JSON
 
 
 @dataclass
@@ -27,12 +33,17 @@ class CapturedRequest:
     model_id: str  # percent-decoded
     headers: dict[str, str]
     body_json: Any  # parsed JSON body, None when absent or malformed
-    raw_body: bytes = field(repr=False)
-    malformed: bool = False  # the body is not JSON (or its length is unreadable)
+    raw_body: bytes = field(default=b"", repr=False)  # while answered; then only a malformed body's first bytes
+    malformed: bool = False  # the body is not JSON, nested too deep, or its length is unreadable
     turn: int | None = None  # the turn this request was matched to (None: rejected before matching)
     status: int | None = None  # the HTTP status it was answered with
     problems: list = field(default_factory=list)  # rule problems Bedrock rejects for this model
     notes: list = field(default_factory=list)  # rule warnings outside their evidence, acceptances as recorded
+
+    def release(self) -> None:
+        """Drop the raw bytes once the request is answered (a recording responder reads them until then): a parsed
+        body lives on as its JSON, a malformed one as its first KEPT_RAW_BYTES, for the log and the checks."""
+        self.raw_body = self.raw_body[:KEPT_RAW_BYTES] if self.malformed else b""
 
 
 @dataclass
@@ -65,6 +76,12 @@ class RequestError(Exception):
     def __init__(self, status: int, type: str, message: str, detail: str = ""):
         super().__init__(message)
         self.status, self.type, self.message, self.detail = status, type, message, detail or message
+
+
+def too_large(limit: int = MAX_BODY_BYTES) -> Reply:
+    """HTTP 413 for a body over the limit (Bedrock's own text for this was never captured)."""
+    return error_reply(413, "ValidationException", f"The request body is larger than the limit of {limit} bytes. "
+                                                   "Reduce the size of the request and try again.")
 
 
 def error_reply(status: int, type: str, message: str, **extra: Any) -> Reply:

@@ -188,13 +188,18 @@ def _as_recorded(recorded) -> Reply:
 class EmulatorResponder:
     """Renders turn ``i``'s script for request ``i``, in the shape of the operation asked for."""
 
-    def __init__(self, scripts: Sequence, style: str = "claude", seed: str = "", name: str = "emulator"):
+    def __init__(self, scripts: Sequence, style: str = "claude", seed: str = "", name: str = "emulator",
+                 model_id: str | None = None):
         check_style(style)
         for i, script in enumerate(scripts):
             emulator.parse_script(script, f"{name}: turns[{i}].script")  # fail at start, naming the turn
         self.scripts, self.style, self.seed, self.name = list(scripts), style, seed, name
+        self.model_id = model_id  # the one model the scenario emulates (None: any), as a cassette has one
 
     def respond(self, request: CapturedRequest) -> Reply:
+        if self.model_id is not None and request.model_id != self.model_id:
+            detail = f"{self.name}: emulates model {self.model_id!r}, got {request.model_id!r}"
+            raise RequestError(400, "ValidationException", INVALID_MODEL, detail)
         if request.turn >= len(self.scripts):
             message = f"{self.name}: request {request.turn + 1} (turn {request.turn}) is past the scenario's " \
                       f"{len(self.scripts)} turns"

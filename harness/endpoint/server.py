@@ -16,18 +16,19 @@ import sys
 import threading
 import time
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from harness.cassettes import cassette
-from harness.endpoint.exchange import (INVALID_MODEL, MALFORMED_INPUT, CapturedRequest, Reply, RequestError,
-                                       Responder, error_reply)
+from harness.endpoint.exchange import (INVALID_MODEL, MALFORMED_INPUT, MAX_BODY_BYTES, MAX_JSON_DEPTH,
+                                       CapturedRequest, Reply, RequestError, Responder, error_reply, too_large)
 from harness.endpoint.faults import Delivery, Faults
 from harness.endpoint.responders import CassetteResponder, EmulatorResponder
 from harness.endpoint.rules import converse as rules
 from harness.endpoint.rules import scope
+from harness.endpoint.rules.input_shape import valid_model_id
 
 __all__ = ["OPERATIONS", "BedrockServer"]
 
@@ -61,11 +62,16 @@ def _as_recorded(request: CapturedRequest, responder: Responder) -> bool:
 
 
 class _Session:
-    """Turn cursor, retry counters and captured requests of one server, behind one lock."""
+    """Turn cursor, retry counters and captured requests of one server, behind one lock.
 
-    def __init__(self, responder: Responder, faults: Faults, validate: bool):
+    ``keep`` bounds the captured requests (the latest ones stay; None keeps all): a run reads each turn's request
+    once and its session ends with the scenario, but ``serve`` may answer requests for days.
+    """
+
+    def __init__(self, responder: Responder, faults: Faults, validate: bool, keep: int | None = None):
         self.responder, self.faults, self.validate = responder, faults, validate
-        self.requests: list[CapturedRequest] = []
+        self.requests: deque[CapturedRequest] = deque(maxlen=keep)
+        self.count = 0  # requests answered, kept or not
         self.turn = 0
         self._attempts: Counter[int] = Counter()
         self._lock = threading.Lock()
@@ -79,12 +85,17 @@ class _Session:
                 reply = error_reply(500, "InternalServerException", f"harness error: {_describe(error)}")
             request.status = reply.status
             self.requests.append(request)
+            self.count += 1
         return reply
 
     def _plan(self, request: CapturedRequest) -> Reply:
         if request.method != "POST" or not request.operation:
             return _unknown_operation(request)
         if not request.model_id:
+            return error_reply(400, "ValidationException", INVALID_MODEL)
+        if self.validate and not valid_model_id(request.model_id, request.operation):
+            log.warning("%s %s: the model id %r does not fit botocore's modelId shape", request.method, request.path,
+                        request.model_id)
             return error_reply(400, "ValidationException", INVALID_MODEL)
         if request.malformed or not isinstance(request.body_json, dict):
             return error_reply(400, "ValidationException", MALFORMED_INPUT)
@@ -115,7 +126,7 @@ class _Session:
     def delivery(self, request: CapturedRequest, reply: Reply) -> Delivery:
         """The reply's bytes with the session's faults, for a successful turn only."""
         if reply.status >= 300 or request.turn is None:
-            return Delivery(((0.0, reply.body),))
+            return Delivery(reply.body)
         if reply.frames is None:
             return self.faults.deliver_json(reply.body, request.turn)
         return self.faults.deliver(reply.frames, request.turn, reply.offsets)
@@ -128,11 +139,23 @@ def _unknown_operation(request: CapturedRequest) -> Reply:
 
 
 def _parse_json(raw: bytes) -> tuple[Any, bool]:
-    """(parsed body, whether it is malformed); an empty body parses to None."""
+    """(parsed body, whether it is malformed); an empty body parses to None, one nested too deep is malformed."""
     try:
-        return (json.loads(raw) if raw else None), False
-    except ValueError:
+        body = json.loads(raw) if raw else None
+    except (ValueError, RecursionError):
         return None, True
+    return (None, True) if _deeper_than(body, MAX_JSON_DEPTH) else (body, False)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` levels (``[[]]`` is 2; walked level by level)."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(limit):
+        level = [inner for item in level for inner in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(inner, (dict, list))]
+        if not level:
+            return False
+    return True
 
 
 def _route(path: str) -> tuple[str, str]:
@@ -144,10 +167,42 @@ def _route(path: str) -> tuple[str, str]:
     return OPERATIONS.get(suffix, ""), unquote(model)
 
 
+class BodyTooLarge(Exception):
+    """The request body is over the server's limit; the connection cannot be kept in step."""
+
+
+# Python's own refusals (send_error) in Bedrock's shape: status -> (status sent, error type).
+_REFUSALS = {501: (405, "UnknownOperationException")}
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, so SDKs reuse connections
     server_version = "bedrock-harness"
     timeout = 120  # an idle keep-alive connection is dropped after this many seconds
+
+    def __getattr__(self, name: str):
+        # Every method, however unusual (BREW, PRI from HTTP/2), reaches the session, which answers 404/405 in
+        # Bedrock's shape; without this, http.server answers an unknown method with an HTML page.
+        if name.startswith("do_"):
+            return self.do_POST
+        raise AttributeError(name)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's refusals (bad request line, HTTP version, oversized headers) in Bedrock's error shape."""
+        status, kind = _REFUSALS.get(code, (code, "ValidationException"))
+        text = message or self.responses.get(code, ("Bad request",))[0]
+        log.warning("%s: refused with %d: %s", self.requestline or "<no request line>", status, text)
+        self.close_connection = True
+        self.request_version = "HTTP/1.1"  # an unparsed line leaves HTTP/0.9, which would drop status and headers
+        self._send_head(error_reply(status, kind, f"{text}."), None)
+
+    def handle_expect_100(self) -> bool:
+        """A body announced over the limit is refused before the client sends it."""
+        if _declared_length(self.headers) > self.server.max_body:
+            self.close_connection = True
+            self._send_head(too_large(self.server.max_body), None)
+            return False
+        return super().handle_expect_100()
 
     def setup(self):
         super().setup()
@@ -155,11 +210,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_POST(self):
-        self._started = False
+        self._started, request = False, None
         try:
             request = self._capture()
             reply = self.server.session.answer(request)
             self._write(request, reply)
+        except BodyTooLarge:
+            self.close_connection = True  # the rest of the body is never read
+            self._send_head(too_large(self.server.max_body), None)
         except (BrokenPipeError, ConnectionResetError) as error:
             log.info("%s %s: client closed the connection (%s)", self.command, self.path, type(error).__name__)
             self.close_connection = True
@@ -168,8 +226,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             if not self._started:
                 self._send_head(error_reply(500, "InternalServerException", f"harness error: {_describe(error)}"), None)
-
-    do_GET = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_POST
+        finally:
+            if request is not None:
+                request.release()  # answered: the body lives on as its JSON only
 
     def log_message(self, format, *args):
         log.debug("%s %s", self.address_string(), format % args)
@@ -184,20 +243,26 @@ class _Handler(BaseHTTPRequestHandler):
                                raw or b"", malformed or raw is None)
 
     def _read_body(self) -> bytes | None:
+        """The body, None when its framing is unreadable; BodyTooLarge over the limit (nothing more is read)."""
         try:
             if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
                 return self._read_chunked()
-            length = int(self.headers.get("Content-Length") or 0)
+            length = _declared_length(self.headers)
         except ValueError:
             return None
-        return self.rfile.read(length) if length >= 0 else None
+        if length > self.server.max_body:
+            raise BodyTooLarge
+        return self.rfile.read(length)
 
     def _read_chunked(self) -> bytes:
-        parts = []
-        while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+        parts, total = [], 0
+        while size := int(self.rfile.readline(1024).split(b";")[0].strip() or b"0", 16):
+            total += size
+            if size < 0 or total > self.server.max_body:
+                raise BodyTooLarge if size > 0 else ValueError(size)
             parts.append(self.rfile.read(size))
-            self.rfile.readline()
-        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+            self.rfile.readline(1024)
+        while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
             pass  # trailers
         return b"".join(parts)
 
@@ -244,6 +309,8 @@ class _Handler(BaseHTTPRequestHandler):
             headers["Content-Length"] = str(len(reply.body if delivery is None or delivery.drop else delivery.body))
         else:
             headers["Transfer-Encoding"] = "chunked"
+        if self.close_connection:
+            headers["Connection"] = "close"
         for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
@@ -264,6 +331,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
 
 
+def _declared_length(headers) -> int:
+    """The Content-Length header as a number (0 when absent); ValueError when it is not a decimal count."""
+    text = (headers.get("Content-Length") or "0").strip()
+    if not text.isdigit() or not text.isascii():
+        raise ValueError(f"Content-Length {text!r}")
+    return int(text)
+
+
 _FRAMING = {"content-length", "transfer-encoding", "connection", "date", "server", "keep-alive"}
 
 
@@ -281,9 +356,10 @@ def _response_headers(reply: Reply, operation: str) -> dict[str, str]:
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 1024  # the listen backlog: 200 clients connecting at once must never meet a reset
 
-    def __init__(self, session: _Session, port: int):
-        self.session = session
+    def __init__(self, session: _Session, port: int, max_body: int = MAX_BODY_BYTES):
+        self.session, self.max_body = session, max_body
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
         super().__init__(("127.0.0.1", port), _Handler)
@@ -322,15 +398,17 @@ def _describe(error: BaseException | None) -> str:
 class BedrockServer:
     """One loopback Bedrock session on 127.0.0.1 (``with BedrockServer(...) as server: server.endpoint_url``)."""
 
-    def __init__(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True, port: int = 0):
-        self._session = _Session(responder, faults or Faults(), validate)
+    def __init__(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True, port: int = 0,
+                 keep_requests: int | None = None, max_body: int = MAX_BODY_BYTES):
+        self._keep, self._max_body = keep_requests, max_body
+        self._session = _Session(responder, faults or Faults(), validate, keep_requests)
         self._port = port
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     def reset(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True) -> None:
         """Start a new session on the same port: new responder, faults, turn cursor and captured requests."""
-        self._session = _Session(responder, faults or Faults(), validate)
+        self._session = _Session(responder, faults or Faults(), validate, self._keep)
         if self._httpd is not None:
             self._httpd.session = self._session  # handlers read it per request, so kept-alive clients follow
 
@@ -342,21 +420,29 @@ class BedrockServer:
         return cls(responder, faults=faults, **options)
 
     @classmethod
-    def emulate(cls, scripts, *, style: str = "claude", seed: str = "", name: str = "emulator", **options):
-        """Run the emulator over per-turn scripts; ``seed`` (the scenario id) makes ids reproducible."""
-        return cls(EmulatorResponder(scripts, style, seed, name), **options)
+    def emulate(cls, scripts, *, style: str = "claude", seed: str = "", name: str = "emulator",
+                model_id: str | None = None, **options):
+        """Run the emulator over per-turn scripts; ``seed`` (the scenario id) makes ids reproducible; ``model_id``
+        set, another model id is refused as Bedrock refuses an unknown one."""
+        return cls(EmulatorResponder(scripts, style, seed, name, model_id), **options)
 
     @classmethod
     def from_scenario(cls, scenario, *, faults: Faults | None = None, **options) -> BedrockServer:
         """Emulate a harness.suite.scenario Scenario, with its ``faults:`` unless ``faults`` is given."""
         faults = faults if faults is not None else Faults.from_scenario(scenario.faults)
         scripts = [turn.script for turn in scenario.turns]
-        return cls.emulate(scripts, style=scenario.style, seed=scenario.id, name=scenario.id, faults=faults, **options)
+        return cls.emulate(scripts, style=scenario.style, seed=scenario.id, name=scenario.id,
+                           model_id=scenario.model_id, faults=faults, **options)
 
     @property
     def requests(self) -> list[CapturedRequest]:
-        """Every request received so far, in arrival order."""
-        return self._session.requests
+        """The requests received so far, in arrival order (the latest ``keep_requests`` when that is set)."""
+        return list(self._session.requests)
+
+    @property
+    def request_count(self) -> int:
+        """How many requests this session answered, kept or not."""
+        return self._session.count
 
     @property
     def turn(self) -> int:
@@ -370,7 +456,7 @@ class BedrockServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def start(self) -> BedrockServer:
-        self._httpd = _HTTPServer(self._session, self._port)
+        self._httpd = _HTTPServer(self._session, self._port, self._max_body)
         # A short poll interval keeps close() quick (one scenario = one server: it adds up over a suite).
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.005,), daemon=True)
         self._thread.start()
