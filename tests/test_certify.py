@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shlex
 import sys
 import textwrap
@@ -248,3 +249,75 @@ def test_verbose_text_shows_the_skips_findings():
     plain, verbose = certify(*args).stdout, certify(*args, "-v").stdout
     assert "== core/round-trip: skip\n  adapter lacks round_trip, tool_use" in verbose
     assert "== core/round-trip" not in plain and plain.startswith("certification, in-process")
+
+
+# ---- processes: nothing an adapter starts outlives certify -----------------------------------------------
+
+# Starts a child that stays in the adapter's process group and a grandchild that calls setsid (leaving group
+# and session) and holds the adapter's stdout; then serves the reference adapter through the bridge, and
+# crashes on the scenario named in argv[1] while both are still running.
+SPAWNING = textwrap.dedent(r'''
+    import json, os, sys, time
+    from harness import load_adapter
+    from harness.adapters.bridge import answer
+
+    def linger(escape):
+        if os.fork() == 0:
+            if escape:
+                os.setsid()
+                if os.fork():
+                    os._exit(0)  # the grandchild is orphaned, outside the adapter's group and session
+            time.sleep(3600)
+            os._exit(0)
+
+    linger(escape=False)
+    linger(escape=True)
+    adapter = load_adapter("reference")
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message["type"] == "turn" and message["scenario"] == sys.argv[1]:
+            os._exit(3)  # its lingering processes still hold stdout
+        for reply in answer(adapter, message):
+            print(json.dumps(reply), flush=True)
+''')
+
+
+def _processes_running(marker: str) -> list[int]:
+    """Live processes whose command line names ``marker`` (zombies left out)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            alive = " Z " not in (entry / "stat").read_text().rsplit(")", 1)[1][:3]
+            if entry.name.isdigit() and marker in (entry / "cmdline").read_bytes().decode(errors="replace") and alive:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts processes through /proc")
+def test_no_process_an_adapter_started_outlives_certify(tmp_path):
+    script = tmp_path / "spawning_adapter.py"
+    script.write_text(SPAWNING)
+    try:
+        done = certify("--command", f"{shlex.quote(sys.executable)} {script} core/single-call", "--scenario",
+                       "core/smoke-text", "--scenario", "core/single-call", "--scenario", "core/round-trip",
+                       "--format", "json", "--timeout", "60")
+        leftovers = _processes_running(str(script))
+    finally:
+        for pid in _processes_running(str(script)):  # a failing run must not leave them behind either
+            os.kill(pid, 9)
+    results = {r["scenario"]: r for r in json.loads(done.stdout)["results"]}
+    assert {sid: r["status"] for sid, r in results.items()} == {
+        "core/smoke-text": "pass", "core/single-call": "error", "core/round-trip": "pass"}
+    # the crash is seen at once, not after the 60 s timeout, though a setsid grandchild held stdout
+    assert "crashed: exited with code 3 during core/single-call turn 0" in results["core/single-call"]["reason"]
+    assert leftovers == []
+
+
+def test_the_timeout_bounds_the_hello_handshake_too(tmp_path):
+    script = tmp_path / "silent.py"
+    script.write_text("import time\ntime.sleep(3600)\n")
+    done = certify("--command", f"{shlex.quote(sys.executable)} {script}", "--timeout", "1")
+    assert done.exit_code == 2 and "no answer within 1s during the hello handshake" in done.output
+    assert _processes_running(str(script)) == []

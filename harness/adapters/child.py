@@ -1,32 +1,78 @@
 """One adapter child process: stdin fed by a thread, stdout lines queued (so reads can time out), stderr
-drained continuously into a bounded tail (so a chatty adapter never blocks), and a kill that takes the whole
-process group (grandchildren would hold the pipes open)."""
+drained continuously into a bounded tail (so a chatty adapter never blocks), and a kill that takes everything
+the command started.
+
+On Linux the command runs under harness.adapters.reaper, a child subreaper in its own session: when the command
+exits or the harness asks (or dies), it kills every descendant, those that left the process group or the
+session included, so none outlives the adapter or holds its pipes open. Elsewhere the command leads its own
+session and process group, and a kill takes the group (whether or not its leader already exited).
+"""
 
 from __future__ import annotations
 
 import collections
+import errno
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["EOF", "TAIL_LINES", "Child", "tail_text"]
+from harness.adapters import reaper
+
+__all__ = ["EOF", "REAPED", "TAIL_LINES", "Child", "tail_text"]
 
 TAIL_LINES = 20  # stderr lines kept for a failure report
 EOF = object()  # what ``receive`` returns once stdout has ended
+REAPED = sys.platform.startswith("linux") and os.path.isdir("/proc/self")  # the reaper works here
+_REAPER_EXIT = 5.0  # seconds the reaper gets to kill and reap everything before its group is killed instead
+
+
+def _executable(program: str, env: dict, cwd: str | None) -> str:
+    """The file ``program`` names, found as exec would (PATH from ``env``); OSError as Popen raises it."""
+    if os.sep not in program:
+        found = shutil.which(program, path=env.get("PATH", os.defpath))
+        if found is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+        program = found
+    path = Path(cwd or ".", program)
+    if not path.is_file():
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+    if not os.access(path, os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+    return os.path.abspath(path)  # not resolved: a venv's python is a symlink that must stay one
+
+
+def _spawn(argv: Sequence[str], env: dict, cwd: str | None) -> tuple[subprocess.Popen, int | None]:
+    """The process (the reaper where it works, else the command itself) and the reaper's control pipe."""
+    pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    if not REAPED:
+        return subprocess.Popen(argv, env=env, cwd=cwd, start_new_session=True, **pipes), None
+    program = _executable(argv[0], env, cwd)
+    readable, control = os.pipe()
+    try:
+        process = subprocess.Popen([sys.executable, "-I", reaper.__file__, str(readable), "--", program, *argv[1:]],
+                                   env=env, cwd=cwd, start_new_session=True, pass_fds=(readable,), **pipes)
+    except BaseException:
+        os.close(control)
+        raise
+    finally:
+        os.close(readable)
+    return process, control
 
 
 class Child:
     """One adapter process: stdin fed by a thread, stdout lines queued, stderr drained into a bounded tail."""
 
     def __init__(self, argv: Sequence[str], env: dict, cwd: str | None):
-        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        env=env, cwd=cwd, start_new_session=True)
+        self.process, self._control = _spawn(argv, env, cwd)
         self.lines: queue.Queue = queue.Queue()
         self.outbox: queue.Queue = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
@@ -75,14 +121,24 @@ class Child:
             return None
 
     def kill(self) -> None:
-        """Kill the process group (grandchildren too, which would hold the pipes open)."""
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (OSError, AttributeError):  # AttributeError: no process groups on this platform
-                self.process.kill()
+        """Kill the command and everything it started (descendants would hold the pipes open)."""
+        if self._control is not None:
+            self._release()  # the reaper kills the command, sweeps its descendants and exits
+            if self.exit_code(_REAPER_EXIT) is not None:
+                self.outbox.put(None)
+                return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # the group outlives its leader: kill it all the same
+        except (OSError, AttributeError):  # AttributeError: no process groups on this platform
+            self.process.kill()
         self.process.wait()
         self.outbox.put(None)
+
+    def _release(self) -> None:
+        """Close the reaper's control pipe: it then kills the command and every descendant."""
+        control, self._control = self._control, None
+        if control is not None:
+            os.close(control)
 
     def tail(self) -> list[str]:
         """The last stderr lines, once the drain has read what the dead process left."""
@@ -95,6 +151,7 @@ class Child:
         code = self.exit_code(wait)
         if code is None:
             self.kill()
+        self._release()
         return code
 
 

@@ -24,7 +24,7 @@ class Relay:
     """``with Relay() as relay: relay.retarget(server.endpoint_url); client talks to relay.url``."""
 
     def __init__(self) -> None:
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener = socket.create_server(("127.0.0.1", 0), backlog=1024)  # many clients connecting at once
         self._target: tuple[str, int] | None = None
         self._pairs: set[tuple[socket.socket, socket.socket]] = set()
         self._lock = threading.Lock()

@@ -30,8 +30,7 @@ __all__ = ["DEFAULT_TIMEOUT", "PROTOCOL", "TAIL_LINES", "AdapterStartError", "Pr
            "child_env"]
 
 PROTOCOL = 2  # 2: turns carry ``conversation``; adapters declaring own_history get only the new messages
-DEFAULT_TIMEOUT = 60.0  # seconds per turn
-START_TIMEOUT = 30.0  # at least this long for start-up and the hello (an SDK import can be slow)
+DEFAULT_TIMEOUT = 60.0  # seconds per turn, and for start-up with the hello unless start_timeout says otherwise
 _ENDS_TURN = ("done", "error", "skip")
 
 
@@ -77,7 +76,7 @@ class SubprocessAdapter:
         if not self.argv:
             raise AdapterStartError("the adapter command is empty")
         self.command, self.timeout = shlex.join(self.argv), timeout
-        self.start_timeout = max(timeout, START_TIMEOUT) if start_timeout is None else start_timeout
+        self.start_timeout = timeout if start_timeout is None else start_timeout
         self.scenario = ""  # the id the turn messages carry (see follow)
         self._relay = Relay()
         self._env, self._cwd = child_env(self._relay.url, region), cwd
