@@ -24,6 +24,7 @@ from harness.cli import main
 from harness.wire.eventstream import decode_events
 from harness.endpoint.responders import turn_seed
 from harness.endpoint.server import BedrockServer
+from harness.suite.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
@@ -200,3 +201,31 @@ def test_serve_record_without_credentials_is_the_one_line_refusal(tmp_path, monk
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
     assert "no AWS credentials found" in result.output and "`serve --record" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_serve_answers_200_clients_at_once_ten_requests_each_without_a_reset(monkeypatch, tmp_path):
+    """The bounded load test (benchmarks/bench_load.py prints its timings and memory; here: resets and answers)."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import bench_load
+
+    process, url = bench_load.start_serve("--emulate", "core/smoke-text", "--loop", log=tmp_path / "serve.log")
+    try:
+        load = bench_load.run_load(url, MODEL, connections=200, requests=10)
+    finally:
+        process.terminate()
+        process.wait(30)
+    assert (load.resets, load.broken, dict(load.statuses)) == (0, [], {200: 2000})
+    (body,) = load.bodies  # every answer is the same whole stream
+    events = [next(iter(event)) for event in decode_events(body)]
+    assert events[0] == "messageStart" and events[-2:] == ["messageStop", "metadata"]
+
+
+def test_loop_starts_the_conversation_again_after_the_last_turn(scenario_path):
+    scenario = load_scenario(scenario_path, scenario_path.parent.parent)
+    with BedrockServer.from_scenario(scenario, loop=True) as server:
+        bedrock = boto3.client("bedrock-runtime", endpoint_url=server.endpoint_url, region_name="us-east-1",
+                               aws_access_key_id="x", aws_secret_access_key="x")
+        for _ in range(3):
+            events = list(bedrock.converse_stream(modelId=MODEL, messages=USER, toolConfig=TOOLS)["stream"])
+            assert events[-2]["messageStop"]["stopReason"] == "tool_use"
+        assert [r.turn for r in server.requests] == [0, 0, 0]

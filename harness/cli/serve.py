@@ -43,15 +43,14 @@ def _faults(texts: tuple[str, ...], scenario_faults, chunking: str, delay: float
 
 def _build(cassette, scenario_name, root, options) -> BedrockServer:
     """The server for the chosen mode; every configuration error becomes one usage line."""
-    texts, chunking, delay, scale, validate, port = options
+    texts, chunking, delay, scale, validate, port, loop = options
+    settings = {"validate": validate, "port": port, "keep_requests": SERVE_KEEPS, "loop": loop}
     try:
         if cassette:
-            return BedrockServer.from_cassette(cassette, faults=_faults(texts, (), chunking, delay, scale),
-                                               validate=validate, port=port, keep_requests=SERVE_KEEPS)
+            return BedrockServer.from_cassette(cassette, faults=_faults(texts, (), chunking, delay, scale), **settings)
         scenario = resolve_scenario(scenario_name, (root or project_root()) / "suites")
         faults = _faults(texts, scenario.faults, chunking, delay, scale)
-        return BedrockServer.from_scenario(scenario, faults=faults, validate=validate, port=port,
-                                           keep_requests=SERVE_KEEPS)
+        return BedrockServer.from_scenario(scenario, faults=faults, **settings)
     except (CassetteError, ScenarioError, EmulatorScriptError, FaultError) as error:
         raise BadUsage(str(error)) from None
 
@@ -105,6 +104,7 @@ def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None
 @click.option("--delay", default=0.0, show_default=True, type=click.FloatRange(min=0), help="Seconds before each frame.")
 @click.option("--scale", default=1.0, show_default=True, type=click.FloatRange(min=0), help="Multiply every delay.")
 @click.option("--no-validate", is_flag=True, help="Serve requests that break Bedrock's rules.")
+@click.option("--loop", is_flag=True, help="After the last turn, start the conversation again at turn 0.")
 @click.option("--record", "record_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Recording proxy: forward to --upstream or --live, write one cassette per conversation in DIR.")
 @click.option("--upstream", metavar="URL", help="With --record: forward to this Bedrock endpoint.")
@@ -112,16 +112,16 @@ def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None
 @click.option("--region", default=default_region, show_default="AWS_REGION or us-east-1",
               help="With --record: the region to sign for (and of real Bedrock with --live).")
 @click.option("--profile", help="With --record: AWS profile (same as AWS_PROFILE).")
-def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, scale, no_validate, record_dir,
+def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, scale, no_validate, loop, record_dir,
           upstream, live, region, profile):
     """Serve Bedrock on 127.0.0.1 until interrupted; the first stdout line is the endpoint URL."""
     if sum(map(bool, (cassette, scenario, record_dir))) != 1:
         raise BadUsage("give exactly one of --cassette PATH, --emulate SCENARIO or --record DIR")
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if record_dir:
-        if fault_texts or chunking != "frame" or delay or scale != 1.0 or no_validate:
-            raise BadUsage("--record forwards what the upstream sends: no --fault, --chunking, --delay, --scale "
-                           "or --no-validate")
+        if fault_texts or chunking != "frame" or delay or scale != 1.0 or no_validate or loop:
+            raise BadUsage("--record forwards what the upstream sends: no --fault, --chunking, --delay, --scale, "
+                           "--no-validate or --loop")
         if bool(upstream) == live:
             raise BadUsage("serve --record: give exactly one of --upstream URL or --live")
         command = "serve --record --live" if live else "serve --record"
@@ -130,5 +130,5 @@ def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, sc
         return
     if upstream or live:
         raise BadUsage("--upstream and --live go with --record DIR")
-    options = (fault_texts, chunking, delay, scale, not no_validate, port)
+    options = (fault_texts, chunking, delay, scale, not no_validate, port, loop)
     _serve_until_signalled(_build(cassette, scenario, root, options))

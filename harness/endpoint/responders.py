@@ -84,6 +84,11 @@ class CassetteResponder:
         self.seed = seed or Path(self.name).name
         self.renderings: list[Rendering] = []
 
+    @property
+    def turns(self) -> int:
+        """How many turns the cassette answers (its interactions)."""
+        return len(self.cassette.interactions)
+
     def respond(self, request: CapturedRequest) -> Reply:
         recorded = self._recorded(request)
         if recorded.operation == request.operation or recorded.status >= 300:
@@ -195,6 +200,11 @@ class EmulatorResponder:
             emulator.parse_script(script, f"{name}: turns[{i}].script")  # fail at start, naming the turn
         self.scripts, self.style, self.seed, self.name = list(scripts), style, seed, name
         self.model_id = model_id  # the one model the scenario emulates (None: any), as a cassette has one
+
+    @property
+    def turns(self) -> int:
+        """How many turns the scripts answer."""
+        return len(self.scripts)
 
     def respond(self, request: CapturedRequest) -> Reply:
         if self.model_id is not None and request.model_id != self.model_id:

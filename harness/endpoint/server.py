@@ -68,8 +68,9 @@ class _Session:
     once and its session ends with the scenario, but ``serve`` may answer requests for days.
     """
 
-    def __init__(self, responder: Responder, faults: Faults, validate: bool, keep: int | None = None):
-        self.responder, self.faults, self.validate = responder, faults, validate
+    def __init__(self, responder: Responder, faults: Faults, validate: bool, keep: int | None = None,
+                 loop: bool = False):
+        self.responder, self.faults, self.validate, self.loop = responder, faults, validate, loop
         self.requests: deque[CapturedRequest] = deque(maxlen=keep)
         self.count = 0  # requests answered, kept or not
         self.turn = 0
@@ -99,6 +100,8 @@ class _Session:
             return error_reply(400, "ValidationException", INVALID_MODEL)
         if request.malformed or not isinstance(request.body_json, dict):
             return error_reply(400, "ValidationException", MALFORMED_INPUT)
+        if self.loop and self.turn >= getattr(self.responder, "turns", self.turn + 1):
+            self.turn, self._attempts = 0, Counter()  # the conversation starts again
         request.turn = self.turn
         http_error = self.faults.http_error(self.turn, self._attempts[self.turn])
         if http_error:
@@ -399,16 +402,16 @@ class BedrockServer:
     """One loopback Bedrock session on 127.0.0.1 (``with BedrockServer(...) as server: server.endpoint_url``)."""
 
     def __init__(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True, port: int = 0,
-                 keep_requests: int | None = None, max_body: int = MAX_BODY_BYTES):
-        self._keep, self._max_body = keep_requests, max_body
-        self._session = _Session(responder, faults or Faults(), validate, keep_requests)
+                 keep_requests: int | None = None, max_body: int = MAX_BODY_BYTES, loop: bool = False):
+        self._keep, self._max_body, self._loop = keep_requests, max_body, loop
+        self._session = _Session(responder, faults or Faults(), validate, keep_requests, loop)
         self._port = port
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     def reset(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True) -> None:
         """Start a new session on the same port: new responder, faults, turn cursor and captured requests."""
-        self._session = _Session(responder, faults or Faults(), validate, self._keep)
+        self._session = _Session(responder, faults or Faults(), validate, self._keep, self._loop)
         if self._httpd is not None:
             self._httpd.session = self._session  # handlers read it per request, so kept-alive clients follow
 
