@@ -61,3 +61,23 @@ def test_bench_proxy_measures_the_proxy_and_its_first_event(monkeypatch, capsys)
     out = capsys.readouterr().out
     for row in ("direct (emulator)", "through the recording proxy", "ratio proxy / direct", "first event"):
         assert row in out
+
+
+def test_bench_load_drives_serve_and_prints_each_round(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_load
+
+    assert bench_load.main(["--connections", "4", "--requests", "2", "--rounds", "2"]) == 0
+    out = capsys.readouterr().out
+    rounds = [line for line in out.splitlines() if line.startswith("round ") and "answers" not in line]
+    assert len(rounds) == 2 and all(" {200: 8} " in line for line in rounds) and "BROKEN" not in out
+
+
+def test_bench_delivery_times_a_reply_and_two_recordings(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_delivery
+
+    assert bench_delivery.main(["--frames", "200", "--turns", "2", "--text-kb", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "200 frames, chunking frame" in out and "2 turns x 1 KB" in out and "2 turns x 4 KB" in out
+    assert "per-frame cost, large over small" in out
