@@ -3,7 +3,9 @@ requests over its keep-alive connection, every answer is read whole and checked;
 process's memory per round are printed. It stops by itself (counts and a per-socket timeout bound it).
 
     python benchmarks/bench_load.py                          # 200 connections x 10 requests, 3 rounds
-    python benchmarks/bench_load.py --connections 50 --requests 4 --rounds 1
+    python benchmarks/bench_load.py --connections 50 --requests 4 --rounds 1 --big-posts 0
+
+Then ``--big-posts`` requests of ``--big-mb`` MB each (one after another) show whether big bodies stay in memory.
 """
 
 from __future__ import annotations
@@ -114,6 +116,18 @@ def start_serve(*args: str, log: Path) -> tuple[subprocess.Popen, str]:
     return process, process.stdout.readline().strip()
 
 
+def big_posts(url: str, model_id: str, count: int, megabytes: int) -> Counter:
+    """``count`` requests carrying ``megabytes`` MB of text each, one after another; their statuses."""
+    host, port = url.split("//", 1)[1].split(":")
+    request = converse_request(host, int(port), model_id, "x" * (megabytes * 1_000_000))
+    statuses: Counter = Counter()
+    for _ in range(count):
+        with socket.create_connection((host, int(port)), timeout=600) as sock, sock.makefile("rb") as reader:
+            sock.sendall(request)
+            statuses[_read_answer(reader)[0]] += 1
+    return statuses
+
+
 def rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as handle:
         fields = dict(line.split(":", 1) for line in handle)
@@ -132,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=200)
     parser.add_argument("--requests", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--big-posts", type=int, default=6)
+    parser.add_argument("--big-mb", type=int, default=50)
     options = parser.parse_args(argv)
     from harness.suite.scenario import load_scenario
 
@@ -147,6 +163,11 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(_row(f"round {n + 1}", load, time.perf_counter() - began, rss_mb(process.pid)))
                 for problem in load.broken[:3]:
                     print(f"BROKEN: {problem}")
+            if options.big_posts:
+                began = time.perf_counter()
+                statuses = big_posts(url, model_id, options.big_posts, options.big_mb)
+                rows.append([f"{options.big_posts} x {options.big_mb} MB", sum(statuses.values()), dict(statuses), 0,
+                             0, f"{time.perf_counter() - began:.2f}", "-", "-", f"{rss_mb(process.pid):.1f}"])
         finally:
             process.terminate()
             process.wait(30)

@@ -67,10 +67,12 @@ def test_bench_load_drives_serve_and_prints_each_round(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     import bench_load
 
-    assert bench_load.main(["--connections", "4", "--requests", "2", "--rounds", "2"]) == 0
+    assert bench_load.main(["--connections", "4", "--requests", "2", "--rounds", "2", "--big-posts", "1",
+                            "--big-mb", "1"]) == 0
     out = capsys.readouterr().out
     rounds = [line for line in out.splitlines() if line.startswith("round ") and "answers" not in line]
     assert len(rounds) == 2 and all(" {200: 8} " in line for line in rounds) and "BROKEN" not in out
+    assert any(line.startswith("1 x 1 MB") and " {200: 1} " in line for line in out.splitlines())
 
 
 def test_bench_delivery_times_a_reply_and_two_recordings(monkeypatch, capsys):
