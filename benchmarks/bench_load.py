@@ -146,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=200)
     parser.add_argument("--requests", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-loop", action="store_true",
+                        help="serve without --loop (a harness older than --loop): answers after the first are 400s")
     parser.add_argument("--big-posts", type=int, default=6)
     parser.add_argument("--big-mb", type=int, default=50)
     options = parser.parse_args(argv)
@@ -154,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     model_id = load_scenario(PROJECT / "suites" / f"{SCENARIO}.yaml", PROJECT / "suites").model_id
     print(machine())
     with tempfile.TemporaryDirectory() as temp:
-        process, url = start_serve("--emulate", SCENARIO, "--loop", log=Path(temp) / "serve.log")
+        loop = () if options.no_loop else ("--loop",)
+        process, url = start_serve("--emulate", SCENARIO, *loop, log=Path(temp) / "serve.log")
         try:
             rows = [["before", 0, {}, 0, 0, "-", "-", "-", f"{rss_mb(process.pid):.1f}"]]
             for n in range(options.rounds):
@@ -171,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             process.terminate()
             process.wait(30)
-    print(f"serve --emulate {SCENARIO} --loop: {options.connections} connections x {options.requests} requests")
+    print(f"serve --emulate {SCENARIO}{'' if options.no_loop else ' --loop'}: {options.connections} connections x "
+          f"{options.requests} requests")
     print(table(["round", "answers", "statuses", "resets", "broken", "seconds", "p50 ms", "p99 ms", "serve RSS MiB"],
                 rows))
     return 0
