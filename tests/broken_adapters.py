@@ -32,6 +32,7 @@ __all__ = [
     "OpenAIIndexFromContentBlockIndex",
     "OpenAISecondChoiceIndex",
     "OpenAIStream",
+    "ReasoningCollapsedAtAssembly",
     "SignatureOnlyBlockDroppedAtAssembly",
     "SignaturesConcatenatedAtAssembly",
     "ToolInputStringAtAssembly",
@@ -365,6 +366,26 @@ class ZeroArgCallDroppedAtAssembly(ConversationVariant):
         return assemble_message([c for c in chunks if c["type"] != "tool_call" or c["id"] in with_input])
 
 
+# ---- 13b. several reasoning blocks collapsed into one -------------------------------------------------------
+
+class ReasoningCollapsedAtAssembly(ConversationVariant):
+    """All reasoning goes back as ONE thinking block: texts joined, the last signature, redacted blocks dropped."""
+
+    name = "broken-assembly-collapses-reasoning"
+    bug = "several thinking/redacted blocks collapsed into one when the message is assembled"
+
+    def assemble(self, chunks: list[dict]) -> dict:
+        message = assemble_message(chunks)
+        thinking = [b for b in message["content"] if b["type"] == "thinking"]
+        rest = [b for b in message["content"] if b["type"] not in ("thinking", "redacted_thinking")]
+        if not thinking:
+            return message
+        signatures = [b["signature"] for b in thinking if b.get("signature")]
+        merged = {"type": "thinking", "thinking": "".join(b["thinking"] for b in thinking),
+                  **({"signature": signatures[-1]} if signatures else {})}
+        return {**message, "content": [merged, *rest]}
+
+
 # ---- 14. an agent loop that stops on end_turn although calls were made -------------------------------------
 
 class AgentLoopStopsOnEndTurn(ConversationVariant):
@@ -496,6 +517,7 @@ VARIANTS: dict[str, type[Variant]] = {
     "assembly_drops_signature_only_block": SignatureOnlyBlockDroppedAtAssembly,
     "assembly_input_as_json_string": ToolInputStringAtAssembly,
     "assembly_drops_zero_arg_call": ZeroArgCallDroppedAtAssembly,
+    "assembly_collapses_reasoning": ReasoningCollapsedAtAssembly,
     "agent_loop_stops_on_end_turn": AgentLoopStopsOnEndTurn,
     "openai_index_from_content_block": OpenAIIndexFromContentBlockIndex,
     "openai_second_choice": OpenAISecondChoiceIndex,

@@ -39,6 +39,7 @@ FOCUS = {
     "assembly_drops_signature_only_block": ["edge/signature-only-reasoning"],
     "assembly_input_as_json_string": ["core/round-trip"],
     "assembly_drops_zero_arg_call": ["edge/zero-arg-tool"],
+    "assembly_collapses_reasoning": ["edge/two-signed-reasoning-blocks"],
     "agent_loop_stops_on_end_turn": ["edge/end-turn-with-tool-use"],
     "openai_index_from_content_block": ["core/interleaved-text"],
     "openai_second_choice": ["core/parallel-calls"],

@@ -208,6 +208,12 @@ CATCHES: dict[str, dict[str, Catch]] = {
             "The number of toolResult blocks at messages.0.content exceeds the number of toolUse blocks",
             reason=r'assembled message: streamed tool_call \{.*"input": \{\}\} / assembled nothing'),
     },
+    "assembly_collapses_reasoning": {
+        "edge/two-signed-reasoning-blocks": assembled(
+            ": streamed reasoning {", "assembled nothing (block dropped)", SIGNATURE_DIFF,
+            "turn 1 request expected messages[1].content[1] {\"reasoningContent\"",
+            reason=r"assembled message: streamed reasoning \{.* / assembled nothing \(block dropped\)"),
+    },
     "agent_loop_stops_on_end_turn": {
         "edge/end-turn-with-tool-use": Catch(1, (f"turn 1 {NO_REQUEST}", "turn 1 chunk 0 (text): missing"),
                                              r"^no request reached the endpoint"),
