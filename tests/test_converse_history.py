@@ -203,3 +203,16 @@ def test_canonical_form_is_anthropic_blocks():
         {"id": "t1", "type": "function", "function": {"name": "f", "arguments": ""}}]}]) == [
         {"role": "user", "content": [{"type": "text", "text": "Read /tmp/a and /tmp/b"}]},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]}]
+
+
+def test_unsigned_reasoning_keeps_its_place_and_is_sent_without_a_signature():
+    message = {"role": "assistant", "content": [
+        {"type": "text", "text": ""}, {"type": "text", "text": "Let me look."},
+        {"type": "thinking", "thinking": "Search first.", "signature": ""},
+        {"type": "tool_use", "id": "functions.glob_search:0", "name": "glob_search", "input": {}},
+        {"type": "thinking", "thinking": "Signed.", "signature": "U0lH"}]}
+    [converted] = to_converse_messages([message])
+    assert converted["content"] == [
+        {"reasoningContent": {"reasoningText": {"text": "Signed.", "signature": "U0lH"}}},  # signed: first
+        {"text": "Let me look."}, {"reasoningContent": {"reasoningText": {"text": "Search first."}}},
+        {"toolUse": {"toolUseId": "functions.glob_search:0", "name": "glob_search", "input": {}}}]

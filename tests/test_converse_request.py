@@ -112,3 +112,19 @@ def test_two_signed_blocks_round_trip_with_two_signatures():
     follow_up = {**turn(thinking_budget=1024), "messages": [USER, _assistant_from(fold(chunks_from_events(events)))]}
     content = build_request(follow_up)["messages"][1]["content"]
     assert [b["reasoningContent"]["reasoningText"]["signature"] for b in content[:2]] == [SIG, SIG[::-1]]
+
+
+RESULT_TURN = [USER, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "boom",
+                                             "is_error": True}]}]
+
+
+@pytest.mark.parametrize("model_id, status", [
+    ("us.anthropic.claude-sonnet-4-20250514-v1:0", "error"), ("us.amazon.nova-pro-v1:0", "error"),
+    ("arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123", "error"),
+    ("openai.gpt-oss-120b-1:0", None), ("moonshot.kimi-k2-thinking", None), ("us.deepseek.r1-v1:0", None)])
+def test_tool_result_status_only_for_models_documented_to_take_it(model_id, status):
+    request = build_request({"model_id": model_id, "messages": RESULT_TURN, "tools": [],
+                             "options": {"max_tokens": 10}})
+    result = request["messages"][2]["content"][0]["toolResult"]
+    assert result.get("status") == status and result["content"] == [{"text": "boom"}]

@@ -650,7 +650,7 @@ KNOWN = "text, reasoning, redacted_reasoning, tool_use, server_tool_use, tool_re
     ({"content": [], "exception": {"type": "throttlingException"}}, "script exception.after_event: required"),
     ({"content": [], "interleave": "yes"}, "script interleave: expected true or false, got 'yes'"),
     ({"content": [], "latency": 5}, "script: unknown field 'latency' (known: content, stop_reason, usage, latency_ms, "
-     "interleave, exception, additional_model_response_fields)"),
+     "interleave, exception, additional_model_response_fields, trace)"),
     ({}, "script content: required"),
     ({"content": {"text": "a"}}, "script content: expected a list, got dict"),
     ([], "script: expected a mapping, got list"),
@@ -665,7 +665,7 @@ def test_script_errors_name_the_block_and_field(script, message):
 def test_errors_carry_the_callers_context_and_bad_styles_are_refused():
     with pytest.raises(EmulatorScriptError, match=r"^suites/core/a\.yaml turns\[1\]\.script content\[0\]: unknown block kind"):
         parse_script({"content": [{"txt": "a"}]}, where="suites/core/a.yaml turns[1].script")
-    with pytest.raises(EmulatorScriptError, match=r"^style: unknown style 'gpt' \(known: claude, nova\)$"):
+    with pytest.raises(EmulatorScriptError, match=r"^style: unknown style 'gpt' \(known: claude, nova, openai, open-weight, titan\)$"):
         render_stream({"content": []}, style="gpt", seed="x")
 
 

@@ -251,3 +251,21 @@ def test_recorded_text_deltas_counts_non_empty_text_deltas_of_either_stream():
 
 def test_public_names_exist():
     assert all(hasattr(derive_module, name) for name in derive_module.__all__)
+
+
+def test_a_trace_and_the_older_cache_spelling_survive_derivation():
+    from harness.endpoint.emulator.derive import script_from_converse, script_from_frames
+    from harness.endpoint.emulator.render import render_converse, render_stream
+
+    trace = {"guardrail": {"actionReason": "Guardrail blocked."}}
+    script = {"content": [{"text": "No."}], "stop_reason": "guardrail_intervened", "trace": trace,
+              "usage": {"input_tokens": 3, "output_tokens": 1, "cache_read_input_tokens": 7,
+                        "cache_write_input_tokens": 0, "both_cache_spellings": True}}
+    derived, style = script_from_frames(b"".join(render_stream(script, style="claude", seed="s")))
+    assert derived["trace"] == trace and derived["usage"]["both_cache_spellings"] is True
+    assert render_stream(derived, style=style, seed="s") == render_stream(script, style="claude", seed="s")
+    answer = render_converse(script, style="claude", seed="s")
+    assert script_from_converse(answer)[0]["trace"] == trace
+    only_counts = {**answer, "usage": {"inputTokens": 3, "outputTokens": 1, "totalTokens": 11,
+                                       "cacheReadInputTokenCount": 7}}
+    assert script_from_converse(only_counts)[0]["usage"]["cache_read_input_tokens"] == 7

@@ -180,10 +180,19 @@ def _message(message: Any, where: str) -> tuple[str, list[dict]]:
     return role, list(_blocks(message, where))
 
 
+def _leads(block: dict, role: str) -> bool:
+    """Signed or redacted reasoning opens an assistant turn, tool results a user turn (Bedrock's rules 11, 12).
+
+    Unsigned reasoning (gpt-oss, DeepSeek, Kimi) keeps its place: those models interleave reasoning with text and
+    tool calls, and Bedrock's rule 13 wants blocks in their original pattern.
+    """
+    if role != "assistant":
+        return block["type"] == "tool_result"
+    return block["type"] == "redacted_thinking" or (block["type"] == "thinking" and bool(block.get("signature")))
+
+
 def _ordered(role: str, blocks: list[dict]) -> list[dict]:
-    """Reasoning first in an assistant turn, tool results first in a user turn (Bedrock's rules 11, 12)."""
-    first = REASONING_TYPES if role == "assistant" else ("tool_result",)
-    return [b for b in blocks if b["type"] in first] + [b for b in blocks if b["type"] not in first]
+    return [b for b in blocks if _leads(b, role)] + [b for b in blocks if not _leads(b, role)]
 
 
 def canonical_messages(messages: list | None) -> list[dict]:
@@ -210,7 +219,7 @@ def _converse_part(part: dict) -> dict:
     return _converse_image(part) if part["type"] == "image" else {part["type"]: part[part["type"]]}
 
 
-def _converse_block(block: dict) -> dict:
+def _converse_block(block: dict, status: bool) -> dict:
     kind = block["type"]
     if kind == "text":
         return {"text": block["text"]}
@@ -219,16 +228,16 @@ def _converse_block(block: dict) -> dict:
     if kind == "tool_use":
         return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block["input"]}}
     if kind == "tool_result":
-        return {"toolResult": {"toolUseId": block["tool_use_id"],
-                               "content": [_converse_part(p) for p in block["content"]],
-                               "status": "error" if block["is_error"] else "success"}}
+        result = {"toolUseId": block["tool_use_id"], "content": [_converse_part(p) for p in block["content"]]}
+        return {"toolResult": {**result, **({"status": "error" if block["is_error"] else "success"} if status else {})}}
     if kind == "thinking":
         text = {"text": block["thinking"], "signature": block["signature"]}
         return {"reasoningContent": {"reasoningText": {k: v for k, v in text.items() if v is not None}}}
     return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
 
 
-def to_converse_messages(messages: list | None) -> list[dict]:
-    """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes)."""
-    return [{"role": m["role"], "content": [_converse_block(b) for b in m["content"]]}
+def to_converse_messages(messages: list | None, status: bool = True) -> list[dict]:
+    """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes); ``status``: whether
+    tool results carry ``status`` (Bedrock documents it for Claude and Nova only, and other models reject it)."""
+    return [{"role": m["role"], "content": [_converse_block(b, status) for b in m["content"]]}
             for m in canonical_messages(messages)]

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from harness.converse.errors import TurnError
 from harness.converse.history import to_converse_messages
 from harness.converse.tools import CACHE_POINT, tool_config
 
-__all__ = ["build_request", "system_texts", "thinking_budget"]
+__all__ = ["build_request", "status_supported", "system_texts", "thinking_budget"]
+
+# Model ids of the families ToolResultBlock.status is documented for (bedrock-wire.md §2.3).
+_STATUS_MODELS = re.compile(r"(^|[./])(anthropic\.|amazon\.nova)")
+_NAMED_MODEL = re.compile(r"(^|/)([a-z-]+\.)?[a-z0-9-]+\.")  # provider.model, with an optional region prefix
+
+
+def status_supported(model_id: str) -> bool:
+    """Whether a tool result may carry ``status``: Claude and Nova, and ids naming no family (profiles)."""
+    return bool(_STATUS_MODELS.search(model_id)) or not _NAMED_MODEL.search(model_id.lower())
 
 
 def thinking_budget(options: dict) -> int | None:
@@ -55,7 +65,7 @@ def build_request(turn: dict) -> dict:
     budget = thinking_budget(options)
     request = {
         "modelId": turn["model_id"],
-        "messages": to_converse_messages(turn.get("messages")),
+        "messages": to_converse_messages(turn.get("messages"), status_supported(turn["model_id"])),
         "system": _system(turn, options),
         "inferenceConfig": _inference_config(options, budget is not None),
         "toolConfig": tool_config(turn.get("tools"), options.get("tool_choice"), thinking=budget is not None,

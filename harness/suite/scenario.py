@@ -21,6 +21,7 @@ import yaml
 
 from harness.suite import checks
 from harness.suite.protocol import CAPABILITIES
+from harness.endpoint.emulator.plan import STYLES
 from harness.endpoint.emulator.script import EmulatorScriptError, parse_script
 
 
@@ -195,7 +196,7 @@ def _scenario(data: Any, sid: str, path: Path) -> Scenario:
         tags=tuple(_items(data.get("tags", []), "tags", _text)),
         requires=frozenset(_items(data.get("requires", []), "requires", _choice(CAPABILITIES, "capability"))),
         model_id=_text(data["model_id"], "model_id"),
-        style=_choice(("claude", "nova"), "style")(data.get("style", "claude"), "style"),
+        style=_choice(STYLES, "style")(data.get("style", "claude"), "style"),
         operation=_choice(OPERATIONS, "operation")(data.get("operation", "converse-stream"), "operation"),
         tools=tuple(tools), system=_optional(_text)(data.get("system"), "system"),
         options={**DEFAULT_OPTIONS, **_options(data.get("options", {}), "options")},

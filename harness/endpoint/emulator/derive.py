@@ -26,6 +26,8 @@ __all__ = ["delivered", "for_operation", "recorded_text_deltas", "script_from_co
 _USAGE = {"inputTokens": "input_tokens", "outputTokens": "output_tokens",
           "cacheReadInputTokens": "cache_read_input_tokens", "cacheWriteInputTokens": "cache_write_input_tokens",
           "serverToolUsage": "server_tool_usage"}
+_COUNTS = {"cacheReadInputTokenCount": "cache_read_input_tokens",
+           "cacheWriteInputTokenCount": "cache_write_input_tokens"}
 _DEFAULT_TYPE = {"claude": None, "nova": "tool_use"}  # the toolUse start `type` each style renders by itself
 
 
@@ -63,10 +65,18 @@ def _read_event(name: str, body: dict, blocks: dict, script: dict) -> None:
     elif name == "metadata":
         script["latency_ms"] = (body.get("metrics") or {}).get("latencyMs", 0)
         script["usage"] = _usage(body.get("usage") or {})
+        if "trace" in body:
+            script["trace"] = body["trace"]
 
 
 def _usage(usage: dict) -> dict:
-    return {_USAGE[key]: value for key, value in usage.items() if key in _USAGE}
+    """The script's usage; the older ``...InputTokenCount`` spelling stands in where ``...InputTokens`` is missing."""
+    out = {_USAGE[key]: value for key, value in usage.items() if key in _USAGE}
+    for key, name in _COUNTS.items():
+        if key in usage:
+            out.setdefault(name, usage[key])
+            out["both_cache_spellings"] = True
+    return out
 
 
 def _exception(frame: Frame, number: int) -> dict:
@@ -150,6 +160,9 @@ def script_from_converse(response: dict) -> tuple[dict, str]:
                     "latency_ms": (response.get("metrics") or {}).get("latencyMs", 0)}
     if "additionalModelResponseFields" in response:
         script["additional_model_response_fields"] = response["additionalModelResponseFields"]
+    if "trace" in response:
+        script["trace"] = response["trace"]
+    script["usage"].pop("both_cache_spellings", None)  # a Converse rendering sends both spellings anyway
     return script, style
 
 

@@ -1,5 +1,17 @@
 """Deterministic choices every emulator rendering shares: deltas, tool-input fragments, ids, order, padding.
 
+Each *style* is one model family's way of streaming the same content, as seen in real recordings
+(``tests/test_emulator_styles.py`` compares event shapes with them):
+
+- ``claude``: text in word deltas; tool input led by an empty ``""`` delta, then small fragments of JSON written
+  with ``", "``/``": "``; ``tooluse_`` ids;
+- ``nova``: tool input as one whole compact delta; client tool starts carry ``type: tool_use``;
+- ``openai`` (gpt-oss on Bedrock): tool input fragmented without Claude's leading ``""``; usage carries
+  ``serverToolUsage: {}`` unless the script says otherwise;
+- ``open-weight`` (Kimi, DeepSeek, Llama, Qwen): tool input fragmented without a leading ``""``; every text
+  block ends with an empty ``""`` delta; Kimi's tool ids ``functions.<name>:<n>`` (n counts the message's calls);
+- ``titan``: each text block in one whole delta; no tool use.
+
 Everything random comes from the seed (one RNG per block for its deltas, one for frame padding), so a
 turn renders to the same bytes every time and its ConverseStream, Converse and InvokeModel renderings agree
 on text, fragments and ids. A *plan* is a list of ``(encoder, name, body)`` frames, cut and padded last.
@@ -21,7 +33,8 @@ from harness.wire.eventstream import encode_exception, random_padding_length
 __all__ = ["STYLES", "check_style", "digest", "text_deltas", "reasoning_deltas", "input_text", "input_fragments",
            "parsed_input", "tool_id", "schedule", "encode_plan"]
 
-STYLES = ("claude", "nova")
+STYLES = ("claude", "nova", "openai", "open-weight", "titan")
+_COMPACT = ("nova", "openai", "open-weight", "titan")  # styles writing tool input JSON without spaces
 PlanFrame = tuple[Callable[[str, dict, int], bytes], str, dict]
 _WORDS = re.compile(r"\s*\S+|\s+")
 _GAP = object()
@@ -51,11 +64,14 @@ def _split_words(text: str, rng: random.Random) -> list[str]:
     return out
 
 
-def text_deltas(block: Block, seed: str) -> list[str]:
-    """A text block's deltas: the exact list, or the string in word deltas; "" is one empty delta."""
+def text_deltas(block: Block, seed: str, style: str = "claude") -> list[str]:
+    """A text block's deltas: the exact list, else the style's: words, whole (titan), a closing "" (open-weight)."""
     if isinstance(block.text, tuple):
         return list(block.text)
-    return _split_words(block.text, _rng(block, seed)) or [""]
+    if style == "titan" or not block.text:
+        return [block.text]
+    words = _split_words(block.text, _rng(block, seed))
+    return words + [""] if style == "open-weight" else words
 
 
 def reasoning_deltas(block: Block, seed: str) -> list[str]:
@@ -69,12 +85,13 @@ def input_text(block: Block, style: str) -> str:
     """The tool input JSON as the model writes it: Claude with ", " and ": ", Nova compact."""
     if block.raw_input is not None:
         return "".join(block.raw_input)
-    separators = (",", ":") if style == "nova" else (", ", ": ")
+    separators = (",", ":") if style in _COMPACT else (", ", ": ")
     return json.dumps(block.input, separators=separators, ensure_ascii=False)
 
 
 def input_fragments(block: Block, seed: str, style: str) -> list[str]:
-    """toolUse input deltas: Claude leads with "" then small fragments ({} is "" alone); Nova sends it whole."""
+    """toolUse input deltas: Claude leads with "" then small fragments ({} is "" alone); Nova sends it whole;
+    OpenAI-family and open-weight models send fragments without the leading ""."""
     lead = [""] if style == "claude" else []
     if isinstance(block.raw_input, tuple):
         return lead + list(block.raw_input)
@@ -83,6 +100,8 @@ def input_fragments(block: Block, seed: str, style: str) -> list[str]:
         return lead + _cut(text, block.fragments, rng, block)
     if style == "nova":
         return [text]
+    if style != "claude":
+        return _sizes(text, rng)
     return lead + ([] if block.input == {} else _sizes(text, rng))
 
 
@@ -116,10 +135,13 @@ def parsed_input(block: Block) -> dict:
     return value
 
 
-def tool_id(block: Block, seed: str) -> str | None:
-    """The toolUseId: as given, None to omit it, else ``tooluse_`` + 22 url-safe characters of a sha256."""
+def tool_id(block: Block, seed: str, style: str = "claude") -> str | None:
+    """The toolUseId: as given, None to omit it, Kimi's ``functions.<name>:<n>`` (open-weight), else ``tooluse_``
+    + 22 url-safe characters of a sha256."""
     if block.id is not AUTO:
         return block.id
+    if style == "open-weight":
+        return f"functions.{block.name}:{block.ordinal}"
     return "tooluse_" + base64.urlsafe_b64encode(digest(seed, block.index)).decode()[:22]
 
 

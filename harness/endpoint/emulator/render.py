@@ -30,9 +30,10 @@ def render_stream(script: Any, *, style: str = "claude", seed: str) -> list[byte
     script = parse_script(script)
     check_style(style)
     parts = [_PARTS[block.kind](block, script, style, seed) for block in script.blocks]
+    metadata = {"metrics": {"latencyMs": script.latency_ms}, "usage": usage_json(script.usage, style),
+                **({"trace": script.trace} if script.trace is not None else {})}
     plan = [_event("messageStart", {"role": "assistant"}), *schedule(script, parts),
-            _event("messageStop", _message_stop(script)),
-            _event("metadata", {"metrics": {"latencyMs": script.latency_ms}, "usage": usage_json(script.usage)})]
+            _event("messageStop", _message_stop(script)), _event("metadata", metadata)]
     return encode_plan(plan, script, seed, CONVERSE_STREAM_EXCEPTIONS)
 
 
@@ -60,7 +61,7 @@ def _stop(block: Block) -> list:
 
 def _text(block: Block, script: Script, style: str, seed: str):
     citations = [_delta(block, {"citation": citation}) for citation in block.citations]
-    return [], citations + [_delta(block, {"text": text}) for text in text_deltas(block, seed)], _stop(block)
+    return [], citations + [_delta(block, {"text": text}) for text in text_deltas(block, seed, style)], _stop(block)
 
 
 def _reasoning(block: Block, script: Script, style: str, seed: str):
@@ -75,6 +76,8 @@ def _redacted(block: Block, script: Script, style: str, seed: str):
 
 
 def _tool(block: Block, script: Script, style: str, seed: str):
+    if style == "titan":
+        raise EmulatorScriptError(f"{block.where}: the titan style streams no tool use (Titan text models have none)")
     start = _start(block, {"toolUse": _tool_head(block, style, seed)})
     fragments = input_fragments(block, seed, style)
     return [start], [_delta(block, {"toolUse": {"input": fragment}}) for fragment in fragments], _stop(block)
@@ -82,7 +85,7 @@ def _tool(block: Block, script: Script, style: str, seed: str):
 
 def _tool_result(block: Block, script: Script, style: str, seed: str):
     delta = {"contentBlockIndex": block.index, "delta": {"toolResult": list(block.content)}}
-    start = _start(block, {"toolResult": _result_head(block, script, seed)})
+    start = _start(block, {"toolResult": _result_head(block, script, seed, style)})
     return [start], [(_encode_in_order, "contentBlockDelta", delta)], _stop(block)
 
 
@@ -93,7 +96,7 @@ _PARTS = {"text": _text, "reasoning": _reasoning, "redacted_reasoning": _redacte
 def _tool_head(block: Block, style: str, seed: str) -> dict:
     """``{name, toolUseId?, type?}``: Nova marks client tools ``tool_use``, every server tool ``server_tool_use``."""
     head = {"name": block.name}
-    if (tid := tool_id(block, seed)) is not None:
+    if (tid := tool_id(block, seed, style)) is not None:
         head["toolUseId"] = tid
     kind = block.type if block.type is not AUTO else ("tool_use" if style == "nova" else None)
     if block.kind == "server_tool_use":
@@ -101,9 +104,9 @@ def _tool_head(block: Block, style: str, seed: str) -> dict:
     return head if kind is None else {**head, "type": kind}
 
 
-def _result_head(block: Block, script: Script, seed: str) -> dict:
+def _result_head(block: Block, script: Script, seed: str, style: str = "claude") -> dict:
     head = {"status": block.status}
-    if (tid := tool_id(script.blocks[block.ref], seed)) is not None:
+    if (tid := tool_id(script.blocks[block.ref], seed, style)) is not None:
         head["toolUseId"] = tid
     return head if block.type is None else {**head, "type": block.type}
 
@@ -113,12 +116,17 @@ def _message_stop(script: Script) -> dict:
     return {"stopReason": script.stop_reason, **({"additionalModelResponseFields": extra} if extra is not None else {})}
 
 
-def usage_json(usage: Usage) -> dict:
-    """Bedrock TokenUsage; cache counts and serverToolUsage only when the script gives them."""
+def usage_json(usage: Usage, style: str = "claude") -> dict:
+    """Bedrock TokenUsage; cache counts only when the script gives them (both spellings when it asks), and
+    serverToolUsage when the script gives it or the style always sends it (openai: ``{}``)."""
     out = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens, "totalTokens": usage.total_tokens}
+    server = usage.server_tool_usage if usage.server_tool_usage is not None or style != "openai" else {}
     optional = {"cacheReadInputTokens": usage.cache_read_input_tokens,
-                "cacheWriteInputTokens": usage.cache_write_input_tokens, "serverToolUsage": usage.server_tool_usage}
-    return {**out, **{key: value for key, value in optional.items() if value is not None}}
+                "cacheWriteInputTokens": usage.cache_write_input_tokens, "serverToolUsage": server}
+    if usage.both_cache_spellings:
+        optional.update(cacheReadInputTokenCount=usage.cache_read_input_tokens,
+                        cacheWriteInputTokenCount=usage.cache_write_input_tokens)
+    return dict(sorted({**out, **{key: value for key, value in optional.items() if value is not None}}.items()))
 
 
 def render_converse(script: Any, *, style: str = "claude", seed: str) -> dict:
@@ -126,7 +134,7 @@ def render_converse(script: Any, *, style: str = "claude", seed: str) -> dict:
     script = parse_script(script)
     check_style(style)
     content = [_CONVERSE[block.kind](block, script, style, seed) for block in script.blocks]
-    usage = usage_json(script.usage)
+    usage = usage_json(script.usage, style)
     # Real Converse responses carry each cache count twice: ...Tokens and the older ...TokenCount.
     usage.update({key[:-6] + "TokenCount": usage[key] for key in ("cacheReadInputTokens", "cacheWriteInputTokens")
                   if key in usage})
@@ -135,11 +143,13 @@ def render_converse(script: Any, *, style: str = "claude", seed: str) -> dict:
             "stopReason": script.stop_reason, "usage": dict(sorted(usage.items()))}
     if script.additional_fields is not None:
         body["additionalModelResponseFields"] = script.additional_fields
+    if script.trace is not None:
+        body["trace"] = script.trace
     return dict(sorted(body.items()))
 
 
 def _converse_text(block: Block, script: Script, style: str, seed: str) -> dict:
-    text = "".join(text_deltas(block, seed))
+    text = "".join(text_deltas(block, seed, style))
     if not block.citations:
         return {"text": text}
     return {"citationsContent": {"citations": list(block.citations), "content": [{"text": text}]}}
@@ -161,7 +171,7 @@ def _converse_tool(block: Block, script: Script, style: str, seed: str) -> dict:
 
 
 def _converse_result(block: Block, script: Script, style: str, seed: str) -> dict:
-    result = {**_result_head(block, script, seed), "content": list(block.content)}
+    result = {**_result_head(block, script, seed, style), "content": list(block.content)}
     return {"toolResult": dict(sorted(result.items()))}
 
 

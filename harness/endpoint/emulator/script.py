@@ -22,11 +22,11 @@ STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrai
 EXCEPTIONS = ("internalServerException", "modelStreamErrorException", "validationException",
               "throttlingException", "serviceUnavailableException", "modelTimeoutException")
 _SCRIPT_FIELDS = ("content", "stop_reason", "usage", "latency_ms", "interleave", "exception",
-                  "additional_model_response_fields")
+                  "additional_model_response_fields", "trace")
 _SIBLINGS = {"text": ("citations",), "reasoning": ("signature",)}
 _TOOL_FIELDS = ("name", "id", "input", "raw_input", "fragments", "type")
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_write_input_tokens",
-                 "server_tool_usage")
+                 "server_tool_usage", "both_cache_spellings")
 AUTO: Any = type("Auto", (), {"__repr__": lambda self: "AUTO"})()  # "not given": derive from seed / style
 
 
@@ -54,6 +54,7 @@ class Block:
     status: str = "success"
     content: tuple = ()
     ref: int | None = None  # tool_result: index of the server_tool_use it answers
+    ordinal: int = 0  # tool_use / server_tool_use: how many tool uses come before it in the message
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class Usage:
     cache_read_input_tokens: int | None = None
     cache_write_input_tokens: int | None = None
     server_tool_usage: dict | None = None
+    both_cache_spellings: bool = False  # also ...InputTokenCount, as some real streams send beside ...InputTokens
 
     @property
     def total_tokens(self) -> int:
@@ -103,6 +105,7 @@ class Script:
     exception: StreamException | None = None
     additional_fields: dict | None = None
     where: str = "script"
+    trace: dict | None = None  # metadata.trace (a guardrail assessment, a prompt router's invoked model)
 
 
 def _fail(where: str, message: str):
@@ -185,7 +188,8 @@ def _tool(item: Mapping, where: str, index: int, blocks: list) -> Block:
     for key in ("id", "type"):
         if spec.get(key) is not None:
             _str(spec[key], f"{where}.{key}")
-    return Block(kind, index, where, name=_str(spec["name"], f"{where}.name"), id=spec.get("id", AUTO),
+    ordinal = sum(1 for b in blocks if b.kind in ("tool_use", "server_tool_use"))
+    return Block(kind, index, where, name=_str(spec["name"], f"{where}.name"), id=spec.get("id", AUTO), ordinal=ordinal,
                  input=None if raw is not None else dict(spec.get("input", {})), raw_input=raw,
                  fragments=_int(spec["fragments"], f"{where}.fragments", 1) if "fragments" in spec else None,
                  type=spec.get("type", AUTO))
@@ -230,7 +234,10 @@ def _usage(value: Any, where: str) -> Usage:
     server = spec.get("server_tool_usage")
     if server is not None and not isinstance(server, Mapping):
         _fail(f"{where}.server_tool_usage", f"expected a mapping, got {type(server).__name__}")
-    return Usage(**counts, server_tool_usage=dict(server) if server is not None else None)
+    both = spec.get("both_cache_spellings", False)
+    if not isinstance(both, bool):
+        _fail(f"{where}.both_cache_spellings", f"expected true or false, got {both!r}")
+    return Usage(**counts, server_tool_usage=dict(server) if server is not None else None, both_cache_spellings=both)
 
 
 def _exception(value: Any, where: str) -> StreamException:
@@ -273,9 +280,12 @@ def parse_script(script: Any, where: str = "script") -> Script:
     extra = spec.get("additional_model_response_fields")
     if extra is not None and not isinstance(extra, Mapping):
         _fail(f"{where} additional_model_response_fields", f"expected a mapping, got {type(extra).__name__}")
+    trace = spec.get("trace")
+    if trace is not None and not isinstance(trace, Mapping):
+        _fail(f"{where} trace", f"expected a mapping, got {type(trace).__name__}")
     return Script(
         tuple(blocks), _stop_reason(spec.get("stop_reason"), f"{where} stop_reason", blocks),
         _usage(spec["usage"], f"{where} usage") if "usage" in spec else Usage(),
         _int(spec.get("latency_ms", 100 * max(1, len(blocks))), f"{where} latency_ms"), interleave,
         _exception(spec["exception"], f"{where} exception") if "exception" in spec else None,
-        dict(extra) if extra is not None else None, where)
+        dict(extra) if extra is not None else None, where, dict(trace) if trace is not None else None)
