@@ -21,6 +21,7 @@ from harness.converse import (
     chunks_from_events,
     to_converse_messages,
 )
+from harness.converse.request import status_supported
 
 __all__ = [
     "CONVERSATION",
@@ -130,15 +131,16 @@ class HistoryDropsFunctionToolCallId(Variant):
 
     def request(self, turn: dict) -> dict:
         request = build_request({**turn, "messages": turn["messages"][:1]})
-        request["messages"] = [self._message(m) for m in turn["messages"]]
+        status = status_supported(turn["model_id"])
+        request["messages"] = [self._message(m, status) for m in turn["messages"]]
         return request
 
-    def _message(self, message: dict) -> dict:
+    def _message(self, message: dict, status: bool) -> dict:
         """One message at a time, roles kept as given (the way the seed's ``_transform_messages`` works)."""
         blocks = _content(message)
         calls = [_internal_tool_call(b) for b in blocks if b.get("type") == "tool_use"]
         rest = [b for b in blocks if b.get("type") != "tool_use"]
-        converted = to_converse_messages([{"role": message["role"], "content": rest}])
+        converted = to_converse_messages([{"role": message["role"], "content": rest}], status)
         content = converted[0]["content"] if converted else []
         return {"role": message["role"], "content": content + [u for u in map(_converse_tool_use, calls) if u]}
 
@@ -239,7 +241,7 @@ class SeparateToolResultMessages(Variant):
         request = build_request({**turn, "messages": turn["messages"][:1]})
         # One message at a time: the reference's merging of same-role messages is exactly what this bug lacks.
         request["messages"] = [converted for m in turn["messages"] for part in _split_results(m)
-                               for converted in to_converse_messages([part])]
+                               for converted in to_converse_messages([part], status_supported(turn["model_id"]))]
         return request
 
 

@@ -13,6 +13,7 @@ from botocore.exceptions import EventStreamError
 from harness.suite import checks
 from harness.converse.request import build_request
 from harness.converse.stream import chunks_from_events
+from harness.endpoint.emulator.plan import STYLES
 from harness.endpoint.emulator.render import render_stream
 from harness.wire.eventstream import TruncatedStream, decode_events, decode_frames
 from harness.suite.normalize import normalize
@@ -27,11 +28,14 @@ EDGE = {
     "signature-only-reasoning", "redacted-reasoning-tool", "empty-text-before-reasoning", "nova-style",
     "cache-usage", "max-tokens-mid-tool", "end-turn-with-tool-use", "guardrail-intervened",
     "server-tool-then-client-tool", "unicode-nested-input", "tool-result-is-error",
+    "nova-parallel-calls", "interleaved-reasoning-tools", "unsigned-reasoning-round-trip", "tool-result-no-status",
+    "guardrail-trace", "cache-both-spellings", "tool-result-json-values",
 }
 FAULTS = {"throttling-mid-tool", "model-stream-error-mid-tool", "http-429-then-success", "truncated-stream",
           "missing-tool-use-id"}
 EXPECTED = {f"core/{n}" for n in CORE} | {f"edge/{n}" for n in EDGE} | {f"faults/{n}" for n in FAULTS}
-MODEL_ID = re.compile(r"^(us\.|eu\.|apac\.)?(anthropic|amazon|openai|meta|mistral)\.[a-z0-9.-]+-v?\d+:\d+$")
+MODEL_ID = re.compile(r"^(us\.|eu\.|apac\.)?(anthropic|amazon|openai|meta|mistral|moonshot|deepseek|qwen)\."
+                      r"[a-z0-9.-]+-(v?\d+(:\d+)?|thinking)$")
 SIGNATURE = re.compile(r"^[A-Za-z0-9+/]{96,300}={0,2}$")
 THINKING = {"core/thinking-tools", "edge/two-signed-reasoning-blocks", "edge/signature-only-reasoning",
             "edge/redacted-reasoning-tool"}
@@ -83,7 +87,7 @@ def test_required_fields(sc):
     assert sc.title.strip() and len(sc.description) > 120, "title and a description naming the bug it catches"
     assert sc.tags and sc.requires and sc.requires <= CAPABILITIES
     assert MODEL_ID.match(sc.model_id), sc.model_id
-    assert sc.style in ("claude", "nova") and sc.operation == "converse-stream"
+    assert sc.style in STYLES and sc.operation == "converse-stream"
     assert all(turn.script and turn.script.get("usage") for turn in sc.turns), "every turn scripts its response"
     assert sc.checks["hard"], "at least one hard check"
 
@@ -255,6 +259,7 @@ def test_follow_up_sends_every_call_and_signature_back(sc):
     results = [b["toolResult"] for b in user["content"] if "toolResult" in b]
     assert [u["toolUseId"] for u in uses] == [r["toolUseId"] for r in results]
     assert [u["input"] for u in uses] == [b["tool_use"]["input"] for b in script if "tool_use" in b]
-    sent = [b["reasoningContent"]["reasoningText"]["signature"] for b in assistant["content"]
+    sent = [b["reasoningContent"]["reasoningText"] for b in assistant["content"]
             if "reasoningText" in b.get("reasoningContent", {})]
-    assert sent == [b["signature"] for b in script if "signature" in b]
+    assert [r.get("signature") for r in sent] == [b.get("signature") for b in script if "reasoning" in b]
+    assert all(r.get("signature") != "" for r in sent)  # unsigned reasoning goes back without the field

@@ -36,7 +36,10 @@ function toolResultContent(content) {
     : part.type === "text" ? { text: part.text } : { json: part.json ?? part });
 }
 
-function converseBlock(block) {
+// toolResult.status is documented for Claude and Nova only; other models reject it.
+const STATUS_MODELS = ["anthropic.", "amazon.nova"];
+
+function converseBlock(block, status = true) {
   switch (block.type) {
     case "text": // Bedrock rejects blank text
       return block.text.trim() ? { text: block.text } : null;
@@ -44,7 +47,7 @@ function converseBlock(block) {
       return { toolUse: { toolUseId: block.id, name: block.name, input: block.input ?? {} } };
     case "tool_result":
       return { toolResult: { toolUseId: block.tool_use_id, content: toolResultContent(block.content),
-        status: block.is_error ? "error" : "success" } };
+        ...(status ? { status: block.is_error ? "error" : "success" } : {}) } };
     case "thinking": { // the signature goes back byte for byte, or thinking + tools follow-ups fail
       const text = { text: block.thinking ?? "" };
       if (block.signature) text.signature = block.signature;
@@ -62,11 +65,11 @@ function converseBlock(block) {
 
 // Same-role messages merged (parallel tool results share ONE user turn); reasoning first in an assistant
 // turn and tool results first in a user turn, as Bedrock requires.
-function converseMessages(history) {
+function converseMessages(history, status = true) {
   const merged = [];
   for (const message of history) {
     const items = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
-    const blocks = items.map(converseBlock).filter(Boolean);
+    const blocks = items.map((block) => converseBlock(block, status)).filter(Boolean);
     if (!blocks.length) continue;
     const last = merged[merged.length - 1];
     if (last && last.role === message.role) last.content.push(...blocks);
@@ -97,7 +100,8 @@ function converseInput(turn) {
   if (!budget && options.temperature !== null && options.temperature !== undefined) {
     inferenceConfig.temperature = options.temperature;
   }
-  const input = { modelId: turn.model_id, messages: converseMessages(turn.messages), inferenceConfig };
+  const status = STATUS_MODELS.some((family) => turn.model_id.includes(family));
+  const input = { modelId: turn.model_id, messages: converseMessages(turn.messages, status), inferenceConfig };
   if (turn.system) input.system = [{ text: turn.system }];
   const config = toolConfig(turn.tools, options.tool_choice, Boolean(budget));
   if (config) input.toolConfig = config;

@@ -27,6 +27,9 @@ CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning
 IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 
 
+STATUS_MODELS = ("anthropic.", "amazon.nova")  # the models toolResult.status is documented for
+
+
 def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()  # one line per message, flushed: the harness reads line by line
@@ -46,19 +49,21 @@ def tool_result_content(content):
             else {"json": part.get("json", part)} for part in content]
 
 
-def converse_block(block):
+def converse_block(block, status=True):
     """One Anthropic content block as a Converse content block (None: drop it; Bedrock rejects blank text)."""
     kind = block["type"]
     if kind == "text":
         return {"text": block["text"]} if block["text"].strip() else None
     if kind == "tool_use":  # the id stays exactly as Bedrock sent it; a zero-argument input is {}, never ""
         return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block.get("input") or {}}}
-    if kind == "tool_result":
-        return {"toolResult": {"toolUseId": block["tool_use_id"], "content": tool_result_content(block.get("content")),
-                               "status": "error" if block.get("is_error") else "success"}}
-    if kind == "thinking":  # the signature goes back byte for byte, or thinking + tools follow-ups fail
-        text = {"text": block.get("thinking", ""), "signature": block.get("signature")}
-        return {"reasoningContent": {"reasoningText": {k: v for k, v in text.items() if v is not None}}}
+    if kind == "tool_result":  # status only where Bedrock documents it (Claude, Nova); other models reject it
+        result = {"toolUseId": block["tool_use_id"], "content": tool_result_content(block.get("content"))}
+        return {"toolResult": {**result, **({"status": "error" if block.get("is_error") else "success"}
+                                            if status else {})}}
+    if kind == "thinking":  # the signature goes back byte for byte; unsigned reasoning goes back without one
+        text = {"text": block.get("thinking", "")}
+        return {"reasoningContent": {"reasoningText": {**text, **({"signature": block["signature"]}
+                                                                  if block.get("signature") else {})}}}
     if kind == "redacted_thinking":
         return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
     if kind == "image":
@@ -68,14 +73,14 @@ def converse_block(block):
     raise ValueError(f"unsupported content block type {kind!r}")
 
 
-def converse_messages(history):
+def converse_messages(history, status=True):
     """Same-role messages merged (parallel tool results share ONE user turn); reasoning first in an assistant
     turn and tool results first in a user turn, as Bedrock requires."""
     merged = []
     for message in history:
         content = message["content"]
-        blocks = [converse_block(b) for b in ([{"type": "text", "text": content}] if isinstance(content, str)
-                                              else content)]
+        blocks = [converse_block(b, status) for b in ([{"type": "text", "text": content}] if isinstance(content, str)
+                                                      else content)]
         blocks = [b for b in blocks if b]
         if blocks and merged and merged[-1]["role"] == message["role"]:
             merged[-1]["content"] += blocks
@@ -108,7 +113,8 @@ def converse_request(turn):
     inference = {"maxTokens": options.get("max_tokens")}
     if not budget and options.get("temperature") is not None:
         inference["temperature"] = options["temperature"]  # Bedrock rejects a temperature with thinking on
-    request = {"modelId": turn["model_id"], "messages": converse_messages(turn["messages"]),
+    status = any(family in turn["model_id"] for family in STATUS_MODELS)
+    request = {"modelId": turn["model_id"], "messages": converse_messages(turn["messages"], status),
                "inferenceConfig": {k: v for k, v in inference.items() if v is not None}}
     if turn.get("system"):
         request["system"] = [{"text": turn["system"]}]
