@@ -321,3 +321,13 @@ def test_the_timeout_bounds_the_hello_handshake_too(tmp_path):
     done = certify("--command", f"{shlex.quote(sys.executable)} {script}", "--timeout", "1")
     assert done.exit_code == 2 and "no answer within 1s during the hello handshake" in done.output
     assert _processes_running(str(script)) == []
+
+
+def test_the_markdown_table_keeps_a_skips_reason_whole_and_cuts_a_failures_whose_findings_hold_it():
+    scenario = discover(ROOT / "suites", ids=["core/smoke-text"])[0]
+    long = "adapter lacks reasoning; " + "the library folds thinking into text, " * 5 + "END"
+    skipped = build([Result(scenario.id, "skip", long)], {"name": "a", "version": "1"}, [scenario], ROOT)
+    failed = build([Result(scenario.id, "fail", long)], {"name": "a", "version": "1"}, [scenario], ROOT)
+    assert f"| skip | {long} |" in render(skipped, "markdown")
+    table, findings = render(failed, "markdown").split("## Findings")
+    assert "END" not in table and long in findings
