@@ -25,7 +25,6 @@ from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
 SPEC = "harness.adapters.shims.strands:StrandsAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
 KNOWN = {
-    "edge/end-turn-with-tool-use": "(stop): expected reason 'end_turn' / actual 'tool_use'",
     "edge/interleaved-parallel-deltas": "(tool_call): expected id 'tooluse_UUbDcxmyvQeGxY6Da-a9aY' / actual "
                                         "'tooluse_I4lxb6BBRVnbnQIEihleCW'",
     "edge/max-tokens-mid-tool": 'actual tool_call {"id": "tooluse_E53Ks2JAXr1Et_EFUMCMia", "name": "read_file", '

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 from typing import Any, Callable
 
-from harness.suite.protocol import CAPABILITIES
+from harness.suite.protocol import FEATURES
 
 __all__ = ["Shim", "installed_version"]
 
@@ -24,7 +24,7 @@ class Shim:
     name = "?"
     distribution = "?"
     extra = "?"
-    capabilities = CAPABILITIES  # a shim that cannot express one leaves it out
+    capabilities = FEATURES  # a shim that cannot express one leaves it out; one that owns its history adds own_history
 
     def __init__(self) -> None:
         self.version = installed_version(self.distribution, self.extra)
