@@ -346,7 +346,9 @@ def misbehaving(tmp_path_factory):
     script.write_text(MISBEHAVING)
     known = {s.id: s for s in discover(ROOT / "suites")}
     scenarios = [known[sid] for sid in ORDER]
-    with SubprocessAdapter([sys.executable, str(script), json.dumps(PLAN)], timeout=3, cwd=str(ROOT)) as adapter:
+    # 3 s per turn (the hang), but start-ups (the first, and again after each failure) import boto3: give them 60.
+    with SubprocessAdapter([sys.executable, str(script), json.dumps(PLAN)], timeout=3, start_timeout=60,
+                           cwd=str(ROOT)) as adapter:
         return {r.scenario: r for r in run(scenarios, adapter, ROOT)}
 
 
