@@ -128,7 +128,9 @@ def big_posts(url: str, model_id: str, count: int, megabytes: int) -> Counter:
     return statuses
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, settle: float = 0.0) -> float:
+    """Resident MiB of ``pid``, after ``settle`` seconds (the last handler may still hold its request)."""
+    time.sleep(settle)
     with open(f"/proc/{pid}/status") as handle:
         fields = dict(line.split(":", 1) for line in handle)
     return int(fields["VmRSS"].split()[0]) / 1024
@@ -163,14 +165,14 @@ def main(argv: list[str] | None = None) -> int:
             for n in range(options.rounds):
                 began = time.perf_counter()
                 load = run_load(url, model_id, options.connections, options.requests)
-                rows.append(_row(f"round {n + 1}", load, time.perf_counter() - began, rss_mb(process.pid)))
+                rows.append(_row(f"round {n + 1}", load, time.perf_counter() - began, rss_mb(process.pid, 1.0)))
                 for problem in load.broken[:3]:
                     print(f"BROKEN: {problem}")
             if options.big_posts:
                 began = time.perf_counter()
                 statuses = big_posts(url, model_id, options.big_posts, options.big_mb)
                 rows.append([f"{options.big_posts} x {options.big_mb} MB", sum(statuses.values()), dict(statuses), 0,
-                             0, f"{time.perf_counter() - began:.2f}", "-", "-", f"{rss_mb(process.pid):.1f}"])
+                             0, f"{time.perf_counter() - began:.2f}", "-", "-", f"{rss_mb(process.pid, 1.0):.1f}"])
         finally:
             process.terminate()
             process.wait(30)
