@@ -164,3 +164,13 @@ def test_an_adapter_owning_its_history_is_certified_live_in_conversation_mode(tm
     [result], emulator = certify("core/round-trip", adapter, tmp_path, flaky=1)
     assert (result.status, result.pass_at(1), result.pass_at(2)) == ("pass", 0, 1)
     assert emulator.conversations == 2 and len(emulator.replies) == 3  # the refused attempt ends after turn 0
+
+
+def test_a_kept_recording_never_replaces_an_existing_file(tmp_path):
+    target = tmp_path / "kept" / "core" / "single-call.attempt-1.yaml"
+    target.parent.mkdir(parents=True)
+    target.write_text("an earlier run's recording\n")
+    [result], _ = certify("core/single-call", load_adapter("reference"), tmp_path, flaky=1)
+    first = result.attempts[0]
+    assert first.cassette is None and first.failures[-1] == f"recording not kept: {target} exists"
+    assert target.read_text() == "an earlier run's recording\n" and result.pass_at(2) == 1
