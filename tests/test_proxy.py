@@ -7,6 +7,7 @@ with test credentials that the upstream checks with botocore's own signer.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shlex
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ from botocore.exceptions import ClientError
 from harness import load_adapter
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cassettes import cassette, scrub
-from harness.endpoint.exchange import Reply, error_reply
+from harness.endpoint.exchange import CapturedRequest, Reply, error_reply
 from harness.endpoint.proxy import Conversations, RecordingProxy, Tape, source_of
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream
@@ -234,3 +235,18 @@ def test_a_client_hanging_up_mid_stream_still_leaves_the_whole_answer_in_the_cas
         assert tape.wait()
     frames = cassette.load(tape.path).interactions[0].frames
     assert len(frames) == 10 and frames[-1].type == "metadata"
+
+
+def test_the_recorded_request_is_what_went_upstream_even_when_the_server_releases_its_bytes(tmp_path):
+    body = json.dumps({"messages": USER}).encode()
+    path = f"/model/{SINGLE.model_id.replace(':', '%3A')}/converse-stream"
+    tape = Tape(tmp_path / "released.yaml")
+    with BedrockServer(HistoryEmulator(SINGLE)) as upstream:
+        proxy = RecordingProxy(Upstream(upstream.endpoint_url, "us-east-1", PROXY_CREDENTIALS), tape)
+        request = CapturedRequest("POST", path, "ConverseStream", SINGLE.model_id,
+                                  {"Content-Type": "application/json"}, json.loads(body), body)
+        reply = proxy.respond(request)
+        request.raw_body = b""  # a server that keeps only the JSON of answered requests
+        streamed = b"".join(reply.stream)
+    recorded = cassette.load(tape.path).interactions[0]
+    assert recorded.request_json == {"messages": USER} and recorded.response_body() == streamed

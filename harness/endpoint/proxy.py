@@ -244,7 +244,7 @@ def _interaction(request: CapturedRequest, forwarded: Forwarded, body: bytes) ->
     received: dict[str, list[str]] = {}
     for name, value in forwarded.headers:
         received.setdefault(name, []).append(value)
-    return from_http({"method": request.method, "uri": forwarded.uri, "body": request.raw_body, "headers": sent},
+    return from_http({"method": request.method, "uri": forwarded.uri, "body": forwarded.request_body, "headers": sent},
                      {"status": {"code": forwarded.status, "message": forwarded.reason}, "headers": received,
                       "body": {"string": body}})
 

@@ -45,6 +45,7 @@ class Forwarded:
 
     uri: str
     request_headers: dict[str, str]
+    request_body: bytes = field(repr=False)  # as sent: the server may release the captured request's bytes
     status: int
     reason: str
     headers: list[tuple[str, str]]
@@ -103,7 +104,8 @@ class Upstream:
         except (OSError, http.client.HTTPException) as error:
             connection.close()
             raise UpstreamError(f"cannot reach upstream {self.url}: {type(error).__name__}: {error}") from None
-        return Forwarded(uri, signed, response.status, response.reason, response.getheaders(), response, connection)
+        return Forwarded(uri, signed, request.raw_body, response.status, response.reason, response.getheaders(),
+                         response, connection)
 
     def _host(self) -> str:
         default = {"http": 80, "https": 443}[self._parts.scheme]
