@@ -83,3 +83,12 @@ def test_bench_delivery_times_a_reply_and_two_recordings(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "200 frames, chunking frame" in out and "2 turns x 1 KB" in out and "2 turns x 4 KB" in out
     assert "per-frame cost, large over small" in out
+
+
+def test_bench_xdist_compares_serial_with_workers(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_xdist
+
+    assert bench_xdist.main(["--repetitions", "1", "--workers", "2", "--extra", "--bedrock-scenario core/smoke-text"]) == 0
+    out = capsys.readouterr().out
+    assert "serial" in out and "-n 2" in out and "ratio -n 2 / serial" in out

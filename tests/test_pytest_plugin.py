@@ -136,9 +136,16 @@ def test_without_an_adapter_the_plugin_adds_nothing(project):
     assert collected(project.runpytest(*ARGS, "--co", "-q")) == ["test_mine.py::test_mine"]
 
 
-def test_every_scenario_is_an_item_named_by_its_id_beside_the_users_tests(project):
+def test_with_an_adapter_only_the_scenarios_are_collected_unless_paths_are_named(project):
     project.makepyfile(test_mine=USERS_OWN)
-    result = project.runpytest(*REFERENCE, "-v")
+    project.makeini("[pytest]\ntestpaths = .\n")  # an ini's testpaths are not paths the user named
+    assert collected(project.runpytest(*REFERENCE, "--co", "-q")) == sorted(SCENARIOS)
+    assert project.runpytest_subprocess(*REFERENCE, "-n", "2").parseoutcomes() == {"passed": len(SCENARIOS)}
+
+
+def test_every_scenario_is_an_item_named_by_its_id_beside_the_users_named_tests(project):
+    project.makepyfile(test_mine=USERS_OWN)
+    result = project.runpytest(*REFERENCE, "-v", "test_mine.py")
     result.assert_outcomes(passed=len(SCENARIOS) + 1)
     result.stdout.fnmatch_lines_random([f"{sid} PASSED*" for sid in SCENARIOS] + ["test_mine.py::test_mine PASSED*"])
     assert result.ret == 0

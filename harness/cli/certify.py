@@ -13,9 +13,10 @@ from harness.suite import certify as certification
 from harness.suite import certification_table as certification_tables
 from harness.suite import report
 from harness.adapters import AdapterLoadError
-from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
+from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
-from harness.cli.common import BadUsage, default_region, every_id, load, root_option, scenarios, selection_options
+from harness.cli.common import (BadUsage, default_region, every_id, load, root_option, scenarios, selection_options,
+                                timeout_option)
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cassettes.files import write_atomic
 from harness.suite.runner import project_root
@@ -41,7 +42,7 @@ def _start(command: str, timeout: float) -> SubprocessAdapter:
 @contextmanager
 def _adapter(spec: str | None, command: str | None, timeout: float):
     """The in-process adapter for ``spec`` or the started ``command``, closed (a subprocess) at the end."""
-    adapter = load(spec) if spec is not None else _start(command, timeout)
+    adapter = load(spec, timeout) if spec is not None else _start(command, timeout)
     try:
         yield adapter
     finally:
@@ -80,8 +81,7 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @output_option
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write certification.md, certification.json and certification.xml (JUnit) here.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
-              help="Seconds a --command adapter may take for one turn before it is killed.")
+@timeout_option
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @click.option("--live", is_flag=True, help="Against real Bedrock through the recording proxy (needs credentials): "
                                            "checks, laws and rules instead of goldens, with retries.")

@@ -10,11 +10,13 @@ import botocore.session
 import click
 
 from harness.adapters import AdapterLoadError, load_adapter
+from harness.adapters.deadline import with_deadline
+from harness.adapters.subprocess import DEFAULT_TIMEOUT
 from harness.suite.runner import project_root
 from harness.suite.scenario import ScenarioError, discover, scenario_ids
 
 __all__ = ["BadUsage", "adapter_option", "default_region", "every_id", "live_credentials", "load", "region_option",
-           "root_option", "scenarios", "selection_options"]
+           "root_option", "scenarios", "selection_options", "timeout_option"]
 
 
 class BadUsage(click.ClickException):
@@ -38,6 +40,12 @@ def adapter_option(fn):
                         help="reference, a registered adapter name, or module:attribute.")(fn)
 
 
+def timeout_option(fn):
+    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+                        show_default=True, help="Seconds one turn of the adapter may take; a hung turn is an error "
+                                                "verdict and the run goes on.")(fn)
+
+
 def scenarios(root: Path | None, suites=(), ids=()) -> tuple[Path, list]:
     """(root, selected scenarios); a bad scenario file or unknown id is a usage error (exit 2)."""
     root = root or project_root()
@@ -57,10 +65,10 @@ def _usage(call, *args):
         raise click.UsageError(str(exc)) from None
 
 
-def load(spec: str):
-    """The adapter for ``spec``; a spec that does not resolve is a usage error (exit 2)."""
+def load(spec: str, timeout: float | None = None):
+    """The adapter for ``spec``, each turn bounded by ``timeout``; a spec that does not resolve is a usage error."""
     try:
-        return load_adapter(spec)
+        return with_deadline(load_adapter(spec), timeout)
     except AdapterLoadError as exc:
         raise click.UsageError(str(exc)) from None
 

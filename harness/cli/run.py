@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from harness.suite import report
-from harness.cli.common import adapter_option, every_id, load, root_option, scenarios, selection_options
+from harness.cli.common import adapter_option, every_id, load, root_option, scenarios, selection_options, timeout_option
 from harness.cli.output import choose_format, output_option, write_output
 from harness.suite.runner import run as run_scenarios
 
@@ -30,14 +30,15 @@ def _progress(enabled: bool):
 @output_option
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures (YAML: scenario id -> reason).")
+@timeout_option
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
 @root_option
-def run(spec, suites, ids, fmt, output, baseline, progress, verbose, root):
+def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
     root, selected = scenarios(root, suites, ids)
-    adapter = load(spec)
+    adapter = load(spec, timeout)
     try:
         known = report.load_baseline(baseline) if baseline else {}
     except report.BaselineError as exc:

@@ -19,6 +19,7 @@ import pytest
 
 from harness.suite import report
 from harness.adapters import AdapterLoadError, load_adapter
+from harness.adapters.deadline import with_deadline
 from harness.suite.record import Target, record_scenario
 from harness.suite.results import Result
 from harness.suite.runner import cassette_path, project_root, run_scenario
@@ -94,7 +95,7 @@ class ScenarioSuite(pytest.Collector):
         """An item per selected scenario; a bad adapter, scenario or baseline is a one-line collection error."""
         option = self.config.getoption
         try:
-            self.adapter = load_adapter(option("bedrock_adapter"))
+            self.adapter = with_deadline(load_adapter(option("bedrock_adapter")), option("bedrock_timeout"))
             selected = discover(self.path, option("bedrock_suite") or (), option("bedrock_scenario") or ())
             baseline = self._baseline(option("bedrock_baseline"))
         except (AdapterLoadError, ScenarioError, report.BaselineError, OSError) as exc:

@@ -2,7 +2,9 @@
 
 - ``pytest --bedrock-adapter SPEC`` adds every scenario as a test item whose id is the scenario id
   (``harness.pytest.items``), narrowed by ``--bedrock-suite`` / ``--bedrock-scenario``, judged against
-  ``--bedrock-baseline``, from ``--bedrock-root``. Without ``--bedrock-adapter`` it adds nothing.
+  ``--bedrock-baseline``, from ``--bedrock-root``, each turn bounded by ``--bedrock-timeout``. Only the scenarios
+  are collected then, unless test paths are named on the command line too (``testpaths`` from an ini file do not
+  count). Without ``--bedrock-adapter`` it adds nothing.
 - pytest-recording users: every VCR it builds learns the "bedrock" serializer, persister and matchers
   (``pytest_recording_configure``), so a ``vcr_config`` fixture returning
   ``harness.cassettes.vcr.vcr_config()`` is all a test suite needs.
@@ -18,8 +20,10 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["bedrock_cassette", "bedrock_vcr", "pytest_addoption", "pytest_collection_modifyitems", "pytest_configure",
-           "pytest_recording_configure"]
+__all__ = ["DEFAULT_TIMEOUT", "bedrock_cassette", "bedrock_vcr", "pytest_addoption", "pytest_collection_modifyitems",
+           "pytest_configure", "pytest_ignore_collect", "pytest_recording_configure"]
+
+DEFAULT_TIMEOUT = 60.0  # seconds per turn, as the CLI's --timeout
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,10 +36,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--bedrock-root", metavar="DIR",
                     help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the checkout).")
     group.addoption("--bedrock-baseline", metavar="FILE", help="Known failures (YAML: scenario id -> reason).")
+    group.addoption("--bedrock-timeout", metavar="S", type=float, default=DEFAULT_TIMEOUT,
+                    help=f"Seconds one turn of the adapter may take (default {DEFAULT_TIMEOUT:g}); a hung turn fails "
+                         "its scenario and the run goes on.")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "bedrock: a bedrock-harness conformance scenario (added by --bedrock-adapter).")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``--bedrock-adapter`` and no test paths named, collect nothing but the scenarios."""
+    if config.getoption("bedrock_adapter") and config.args_source != pytest.Config.ArgsSource.ARGS:
+        return True
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect look at the items

@@ -1,0 +1,95 @@
+"""The per-turn timeout of in-process adapters: a hung turn is an error naming the turn and the limit, the run goes on."""
+
+import json
+import threading
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from harness.adapters.deadline import Deadline, TurnTimeout, with_deadline
+from harness.adapters.subprocess import SubprocessAdapter
+from harness.cli import main
+from harness.converse import ConverseAdapter
+
+RELEASE = threading.Event()  # set at teardown: the abandoned hung calls return
+
+
+class Hanging(ConverseAdapter):
+    """The reference adapter, except that it hangs (no chunk, no return) on one turn of core/smoke-text."""
+
+    name = "hanging"
+
+    def stream(self, turn, endpoint=None):
+        if "Say hello" in json.dumps(turn["messages"]):
+            RELEASE.wait(60)
+            return
+        yield from super().stream(turn, endpoint)
+
+
+class SlowStart(ConverseAdapter):
+    """Yields one chunk, then hangs before the rest."""
+
+    def stream(self, turn, endpoint=None):
+        yield {"type": "text", "text": "partial"}
+        RELEASE.wait(60)
+
+
+@pytest.fixture(autouse=True)
+def release_hung_calls():
+    RELEASE.clear()
+    yield
+    RELEASE.set()
+
+
+def test_a_hung_turn_is_an_error_naming_turn_and_timeout_and_the_run_goes_on(monkeypatch):
+    started = time.monotonic()
+    done = CliRunner().invoke(main, ["run", "--adapter", "test_deadline:Hanging", "--timeout", "4", "--format", "json",
+                                     "--scenario", "core/smoke-text", "--scenario", "core/single-call"])
+    report = json.loads(done.stdout)
+    by_id = {r["scenario"]: r for r in report["results"]}
+    assert by_id["core/smoke-text"]["status"] == "error", by_id
+    assert "turn 0" in by_id["core/smoke-text"]["reason"] and "4s per-turn timeout" in by_id["core/smoke-text"]["reason"]
+    assert by_id["core/single-call"]["status"] == "pass"
+    assert done.exit_code == 1 and time.monotonic() - started < 30
+
+
+def test_chunks_before_the_hang_are_passed_on_then_the_timeout():
+    bounded = Deadline(SlowStart(), 0.3)
+    stream = bounded.stream({"messages": []}, {})
+    assert next(stream) == {"type": "text", "text": "partial"}
+    with pytest.raises(TurnTimeout, match=r"turn 0 did not finish within the 0.3s"):
+        next(stream)
+
+
+def test_turns_are_counted_per_endpoint_and_identity_is_the_adapters():
+    class Quick:
+        name, version, capabilities = "quick", "1", frozenset({"text"})
+
+        def stream(self, turn, endpoint):
+            yield {"type": "text", "text": str(turn)}
+
+    bounded, first, second = Deadline(Quick(), 5), {}, {}
+    assert [list(bounded.stream(n, first)) for n in (0, 1)][1] == [{"type": "text", "text": "1"}]
+    assert bounded._index == 1
+    list(bounded.stream(0, second))
+    assert bounded._index == 0 and (bounded.name, bounded.version, bounded.capabilities) == ("quick", "1", {"text"})
+
+
+def test_an_adapters_exception_reaches_the_runner_unchanged():
+    class Raising:
+        def stream(self, turn, endpoint):
+            yield {"type": "text", "text": "a"}
+            raise ValueError("broken on purpose")
+
+    with pytest.raises(ValueError, match="broken on purpose"):
+        list(Deadline(Raising(), 5).stream({}, {}))
+
+
+def test_with_deadline_wraps_in_process_adapters_only():
+    reference = ConverseAdapter()
+    assert isinstance(with_deadline(reference, 1), Deadline) and with_deadline(reference, None) is reference
+    wrapped = with_deadline(reference, 1)
+    assert with_deadline(wrapped, 2) is wrapped
+    subprocess_like = object.__new__(SubprocessAdapter)
+    assert with_deadline(subprocess_like, 1) is subprocess_like
