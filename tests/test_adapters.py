@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 from importlib.metadata import EntryPoint
 
 import pytest
@@ -137,3 +138,28 @@ def test_unknown_name_lists_the_known_ones():
         load_adapter("langchian")
     assert str(info.value) == f"unknown adapter 'langchian' (known: {', '.join(known_adapters())})"
     assert "reference, reference-conversation, reference-invoke, reference-invoke-conversation" in str(info.value)
+
+
+
+def test_a_shim_whose_library_is_missing_names_the_extra(tmp_path, monkeypatch):
+    (tmp_path / "fakeshims").mkdir()
+    (tmp_path / "fakeshims" / "__init__.py").write_text("")
+    (tmp_path / "fakeshims" / "litellm.py").write_text("import surely_missing_library_xyz\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "SHIMS", "fakeshims.")
+    fake = EntryPoint(name="litellm", value="fakeshims.litellm:LiteLLMAdapter", group=ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [fake])
+    with pytest.raises(AdapterLoadError, match=r"^adapter 'litellm' needs 'surely_missing_library_xyz', which is not "
+                                               r"installed: pip install 'bedrock-harness\[litellm\]'$"):
+        load_adapter("litellm")
+
+
+def test_every_bundled_shim_entry_point_has_an_extra():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    from harness.adapters.shims.common import EXTRAS
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    for name, value in project["entry-points"][ENTRY_POINT_GROUP].items():
+        module = value.partition(":")[0]
+        if module.startswith(registry.SHIMS):
+            assert EXTRAS[module.rpartition(".")[2]] in project["optional-dependencies"], name

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -11,6 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from harness.cli import main
+from harness.cli.record import is_loopback
 from harness.converse import ConverseAdapter
 from harness.endpoint.server import BedrockServer
 from harness.suite.scenario import load_scenario
@@ -60,8 +62,14 @@ def test_record_once_never_overwrites_and_rewrite_replaces(project):
     again = invoke("record", "--emulate", "core/single-call", root=project)
     assert again.exit_code == 0 and "exists" in again.output
     assert path.read_text().endswith("# reviewed\n")
-    assert invoke("record", "--emulate", "--record-mode", "rewrite", "core/single-call", root=project).exit_code == 0
+    path.chmod(0o664)
+    old_umask = os.umask(0o077)
+    try:
+        assert invoke("record", "--emulate", "--record-mode", "rewrite", "core/single-call", root=project).exit_code == 0
+    finally:
+        os.umask(old_umask)
     assert not path.read_text().endswith("# reviewed\n")
+    assert path.stat().st_mode & 0o777 == 0o664, "a re-recorded cassette keeps its mode"
     assert not list(path.parent.glob(".*recording*")), "no temporary file left behind"
 
 
@@ -105,6 +113,37 @@ def test_record_through_endpoint_url_pointed_at_the_emulator(project):
     doc = yaml.safe_load((project / "cassettes" / "core" / "single-call.yaml").read_text())
     assert doc["metadata"]["source"] == "emulator"
     assert "testing" not in json.dumps(doc["interactions"][0]["request"]["headers"])  # dummy key id scrubbed
+
+
+def test_record_endpoint_url_on_loopback_needs_no_credentials(project, monkeypatch):
+    """`serve` on 127.0.0.1: dummy credentials sign the requests, whatever the environment holds, and it says so."""
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name)
+    scenario = load_scenario(project / "suites" / "core" / "single-call.yaml", project / "suites")
+    with BedrockServer.from_scenario(scenario) as server:
+        url = server.endpoint_url
+        result = invoke("record", "--endpoint-url", url, "core/single-call", root=project)
+        assert "AKIAFAKE" in server.requests[0].headers.get("Authorization", "")
+    assert result.exit_code == 0, result.output
+    assert f"record --endpoint-url {url}: a loopback endpoint, signed with dummy credentials" \
+        in result.output
+
+
+def test_record_endpoint_url_elsewhere_uses_the_default_chain_and_names_the_option(project, monkeypatch):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name)
+    result = invoke("record", "--endpoint-url", "https://bedrock.example.invalid", "core/single-call", root=project)
+    assert result.exit_code == 2 and "`record --endpoint-url https://bedrock.example.invalid` needs them" in result.output
+    assert "--live" not in result.output and not (project / "cassettes").exists()
+
+
+@pytest.mark.parametrize("url, loopback", [
+    ("http://127.0.0.1:8080", True), ("http://127.8.0.2", True), ("http://localhost:1/", True),
+    ("http://[::1]:9000", True), ("https://bedrock-runtime.us-east-1.amazonaws.com", False),
+    ("http://10.0.0.1", False), ("http://127.0.0.1.example.com", False), ("not a url", False),
+])
+def test_is_loopback(url, loopback):
+    assert is_loopback(url) is loopback
 
 
 def test_run_passes_everything_recorded_and_golden_check_is_clean(recorded):

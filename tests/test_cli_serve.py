@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import select
+import socket
 import signal
 import subprocess
 import sys
@@ -138,6 +139,21 @@ def test_bad_options_exit_2_with_one_line(scenario_path, args, fragment):
     result = CliRunner().invoke(main, ["serve", *args])
     assert result.exit_code == 2
     assert fragment in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_port_in_use_is_one_line_naming_the_port(scenario_path):
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            result = CliRunner().invoke(main, ["serve", "--emulate", str(scenario_path), "--port", str(port)])
+    finally:
+        for signum, handler in handlers.items():  # serve sets its own before it binds
+            signal.signal(signum, handler)
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use; pick another --port" in result.output
 
 
 @pytest.mark.parametrize("args", [["--host", "0.0.0.0"], ["--port", "70000"], ["--delay", "-1"]])

@@ -7,6 +7,7 @@ import importlib
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
+from harness.adapters.shims.common import EXTRAS, install_hint
 from harness.suite.protocol import CAPABILITIES
 
 __all__ = ["ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adapter", "resolve"]
@@ -17,6 +18,7 @@ _BUILTIN = {"reference": "harness.converse:ConverseAdapter", "reference-invoke":
             "reference-conversation": "harness.converse:conversation_reference",
             "reference-invoke-conversation": "harness.converse:conversation_reference_invoke"}
 _PROTOCOL = ("name", "version", "capabilities", "stream")
+SHIMS = "harness.adapters.shims."  # the bundled third-party shims: a missing library is named with its extra
 
 
 class AdapterLoadError(LookupError):
@@ -55,6 +57,12 @@ def _import(spec: str) -> Any:
 def _load_entry_point(ep: EntryPoint) -> Any:
     try:
         return ep.load()
+    except ModuleNotFoundError as exc:
+        extra = EXTRAS.get(ep.module.rpartition(".")[2]) if ep.module.startswith(SHIMS) else None
+        if extra is None or not exc.name or exc.name.startswith("harness"):
+            raise AdapterLoadError(f"adapter {ep.name!r} (entry point {ep.value}) failed to load: {exc}") from exc
+        raise AdapterLoadError(f"adapter {ep.name!r} needs {exc.name!r}, which is not installed: "
+                               f"{install_hint(extra)}") from None
     except Exception as exc:
         raise AdapterLoadError(f"adapter {ep.name!r} (entry point {ep.value}) failed to load: {exc}") from exc
 

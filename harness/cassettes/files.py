@@ -7,7 +7,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["file_mode", "write_atomic"]
+__all__ = ["file_mode", "replace_keeping_mode", "write_atomic"]
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -26,6 +26,13 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def replace_keeping_mode(source: Path, target: Path) -> None:
+    """``os.replace(source, target)``; the result keeps ``target``'s mode when it existed."""
+    if target.exists():
+        os.chmod(source, file_mode(target))
+    os.replace(source, target)
 
 
 def file_mode(path: Path) -> int:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
+from urllib.parse import urlsplit
 
 import click
 
 from harness.cli.common import live_credentials, load, root_option, scenarios
 from harness.suite.record import MODES, Target, record_scenario
+from harness.suite.runner import DUMMY_KEYS
 
-__all__ = ["record"]
+__all__ = ["is_loopback", "record"]
 
 
 def _target(live: bool, emulate: bool, endpoint_url: str | None, region: str, model: str | None,
@@ -20,16 +23,31 @@ def _target(live: bool, emulate: bool, endpoint_url: str | None, region: str, mo
         raise click.UsageError("choose exactly one of --live, --emulate, --endpoint-url URL")
     if emulate:
         return Target("emulator")
-    live_credentials(profile, "record --live", "record --emulate")
+    if endpoint_url and is_loopback(endpoint_url):
+        click.echo(f"record --endpoint-url {endpoint_url}: a loopback endpoint, signed with dummy credentials", err=True)
+        return Target("emulator", {"region": region, "endpoint_url": endpoint_url, **DUMMY_KEYS}, model)
+    option = f"record --endpoint-url {endpoint_url}" if endpoint_url else "record --live"
+    live_credentials(profile, option, "record --emulate")
+    click.echo(f"{option}: credentials from the default chain" + (f" (profile {profile})" if profile else ""), err=True)
     endpoint = {"region": region, **({"endpoint_url": endpoint_url} if endpoint_url else {})}
-    return Target("live" if live else "emulator" if "127.0.0.1" in (endpoint_url or "") else "live", endpoint, model)
+    return Target("live", endpoint, model)
+
+
+def is_loopback(url: str) -> bool:
+    """True for an http(s) URL whose host is localhost or a loopback address (127.0.0.0/8, ::1)."""
+    try:
+        host = urlsplit(url).hostname or ""
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @click.command()
 @click.argument("ids", nargs=-1, metavar="[SCENARIO]...")
 @click.option("--live", is_flag=True, help="Record against real Bedrock (default credential chain).")
 @click.option("--emulate", is_flag=True, help="Record against the local emulator (no credentials, no network).")
-@click.option("--endpoint-url", metavar="URL", help="Record against this Bedrock endpoint (e.g. `serve`).")
+@click.option("--endpoint-url", metavar="URL", help="Record against this Bedrock endpoint, e.g. `serve` (loopback: "
+                                                  "dummy credentials; any other host: the default chain).")
 @click.option("--record-mode", type=click.Choice(MODES), default="once", show_default=True,
               help="once: only missing cassettes; rewrite/all: record again; none: record nothing.")
 @click.option("--attempts", type=click.IntRange(1, 20), default=3, show_default=True,

@@ -73,14 +73,15 @@ def _recording(directory: Path, upstream: Upstream, port: int) -> tuple[BedrockS
     return proxy, recorder
 
 
-def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None = None) -> None:
+def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None = None, *, port: int = 0) -> None:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     try:
         server.start()
     except OSError as error:  # e.g. the port is taken
-        raise BadUsage(f"cannot listen on 127.0.0.1: {error}") from None
+        raise BadUsage(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}"
+                       + ("; pick another --port, or --port 0 for a free one" if port else "")) from None
     click.echo(server.endpoint_url)
     sys.stdout.flush()
     while not stop.wait(0.2):
@@ -126,9 +127,9 @@ def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, sc
             raise BadUsage("serve --record: give exactly one of --upstream URL or --live")
         command = "serve --record --live" if live else "serve --record"
         forward = recording_upstream(upstream, region, profile, command, "serve --emulate")
-        _serve_until_signalled(*_recording(record_dir, forward, port))
+        _serve_until_signalled(*_recording(record_dir, forward, port), port=port)
         return
     if upstream or live:
         raise BadUsage("--upstream and --live go with --record DIR")
     options = (fault_texts, chunking, delay, scale, not no_validate, port, loop)
-    _serve_until_signalled(_build(cassette, scenario, root, options))
+    _serve_until_signalled(_build(cassette, scenario, root, options), port=port)

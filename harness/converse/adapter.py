@@ -133,7 +133,7 @@ class ConverseAdapter(_BedrockAdapter):
         yield from self._run(self.client(endpoint).converse_stream, request, "stream", chunks_from_events)
 
     def converse(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
-        """The same chunks through non-streaming ``converse`` (text and tool input whole per block)."""
+        """Chunks through non-streaming ``converse`` that normalize like ``stream``'s: whole blocks, ``input`` not deltas."""
         yield from self._converse_on(turn, lambda full: self._converse(full, endpoint))
 
     def _converse(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:

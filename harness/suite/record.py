@@ -9,7 +9,6 @@ recording never touches an existing cassette.
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -17,6 +16,7 @@ from typing import Any, Callable
 from harness.suite import checks
 from harness.endpoint.faults import Faults
 from harness.suite.normalize import normalize
+from harness.cassettes.files import replace_keeping_mode
 from harness.cassettes.vcr import use_cassette
 from harness.suite.runner import Run, cassette_path, loopback_endpoint, replay
 from harness.suite.scenario import Scenario
@@ -80,7 +80,7 @@ def record_scenario(scenario: Scenario, adapter: Any, root: Path, target: Target
             for message in outcome.messages:
                 say(f"{scenario.id} attempt {n}/{attempts}: {message}")
             if verdict.passed and (not verdict.soft_warnings or n == attempts):
-                os.replace(temp, path)
+                replace_keeping_mode(temp, path)
                 return dataclasses.replace(outcome, status="recorded")
         return outcome
     finally:

@@ -7,7 +7,15 @@ from typing import Any, Callable
 
 from harness.suite.protocol import FEATURES
 
-__all__ = ["Shim", "installed_version"]
+__all__ = ["EXTRAS", "Shim", "install_hint", "installed_version"]
+
+# shim module -> the bedrock-harness extra that installs its library (pyproject.toml's optional-dependencies)
+EXTRAS = {"langchain_aws": "langchain-aws", "strands": "strands", "pydantic_ai": "pydantic-ai", "litellm": "litellm",
+          "llama_index": "llama-index", "haystack": "haystack"}
+
+
+def install_hint(extra: str) -> str:
+    return f"pip install 'bedrock-harness[{extra}]'"
 
 
 def installed_version(distribution: str, extra: str) -> str:
@@ -15,7 +23,7 @@ def installed_version(distribution: str, extra: str) -> str:
     try:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
-        raise ImportError(f"{distribution} is not installed: pip install 'bedrock-harness[{extra}]'") from None
+        raise ImportError(f"{distribution} is not installed: {install_hint(extra)}") from None
 
 
 class Shim:
