@@ -143,6 +143,15 @@ def test_with_an_adapter_only_the_scenarios_are_collected_unless_paths_are_named
     assert project.runpytest_subprocess(*REFERENCE, "-n", "2").parseoutcomes() == {"passed": len(SCENARIOS)}
 
 
+def test_bedrock_root_layers_the_users_suites_over_the_shipped_ones(project):
+    result = project.runpytest("-p", "no:cacheprovider", "--bedrock-adapter", "reference", "--bedrock-root", "shipped",
+                               "--bedrock-root", ".", "--co", "-q")
+    ids = collected(result)
+    shipped_faults = sorted(f"faults/{p.stem}" for p in (SHIPPED / "suites" / "faults").glob("*.yaml")
+                            if not p.name.endswith(".golden.yaml"))
+    assert ids == sorted([*SCENARIOS, *shipped_faults])  # the project's core and edge replace the shipped ones
+
+
 def test_every_scenario_is_an_item_named_by_its_id_beside_the_users_named_tests(project):
     project.makepyfile(test_mine=USERS_OWN)
     result = project.runpytest(*REFERENCE, "-v", "test_mine.py")

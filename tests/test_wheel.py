@@ -102,12 +102,13 @@ def test_the_pytest_plugin_from_any_folder(installed, tmp_path):
     assert "6 passed" in result.stdout
 
 
-def test_root_runs_a_users_own_suite(installed, tmp_path):
-    """--root names a folder with the user's suites/ and cassettes/; the shipped suite is not needed for it."""
-    shutil.copytree(REPO / "suites" / "core", tmp_path / "mine" / "suites" / "mine", ignore=lambda d, n: [
-        x for x in n if not x.startswith("smoke-text")])
-    shutil.copytree(REPO / "cassettes" / "core", tmp_path / "mine" / "cassettes" / "mine", ignore=lambda d, n: [
-        x for x in n if not x.startswith("smoke-text")])
-    result = _run(installed, "run", "--root", "mine", cwd=tmp_path)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "mine/smoke-text" in result.stdout and "1 scenarios: 1 pass" in result.stdout
+def test_root_adds_a_users_own_suite_to_the_shipped_one(installed, tmp_path):
+    """--root names a folder with the user's suites/ and cassettes/; --root shipped adds the package's suite."""
+    for kind in ("suites", "cassettes"):
+        shutil.copytree(REPO / kind / "core", tmp_path / "mine" / kind / "mine",
+                        ignore=lambda d, names: [n for n in names if not n.startswith("smoke-text")])
+    alone = _run(installed, "run", "--root", "mine", cwd=tmp_path)
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    assert "mine/smoke-text" in alone.stdout and "1 scenarios: 1 pass" in alone.stdout
+    both = _run(installed, "run", "--root", "shipped", "--root", "mine", cwd=tmp_path)
+    assert both.returncode == 0 and f"{SCENARIOS + 1} scenarios: {SCENARIOS + 1} pass" in both.stdout

@@ -15,8 +15,8 @@ from harness.suite import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
-from harness.cli.common import (BadUsage, default_region, every_id, load, root_option, scenarios, selection_options,
-                                timeout_option)
+from harness.cli.common import (BadUsage, default_region, every_id, load, one_root_option, root_option, scenarios,
+                                selection_options, timeout_option)
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cassettes.files import write_atomic
 from harness.suite.runner import project_root
@@ -108,7 +108,7 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         raise BadUsage("--upstream, --profile, --model and --keep-failures go with --live")
     fmt = choose_format(fmt, output, "text" if live else "markdown", tuple(LIVE_FORMATS) if live else
                         certification.FORMATS)
-    root, selected = scenarios(root, suites, ids)
+    given, (root, selected) = root, scenarios(root, suites, ids)
     if live:
         forward = live_upstream(upstream, region, profile)  # no credentials: refused before any adapter starts
         with _adapter(spec, command, timeout) as adapter:
@@ -118,7 +118,7 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
     with _adapter(spec, command, timeout) as adapter:
         results = certification.run(selected, adapter, root, _progress(progress))
     if baseline:
-        results = report.apply_baseline(results, known, every_id(root))
+        results = report.apply_baseline(results, known, every_id(root, given))
     _emit(certification.build(results, adapter, selected, root, spec), fmt, output, output_dir, verbose)
     sys.exit(report.exit_code(results))
 
@@ -137,7 +137,7 @@ def _reports(root: Path, paths: tuple[Path, ...]) -> list[Path]:
               help="The README holding the table between its markers.")
 @click.option("--check", is_flag=True, help="Exit 1 when the README's table differs from the reports.")
 @click.option("--write", is_flag=True, help="Rewrite the README's table from the reports.")
-@root_option
+@one_root_option
 def certification_table(paths, readme, check, write, root):
     """The certification table from JSON reports [default: certification/*.json], printed, checked or written."""
     if (check or write) and readme is None:

@@ -12,11 +12,11 @@ import click
 from harness.adapters import AdapterLoadError, load_adapter
 from harness.adapters.deadline import with_deadline
 from harness.adapters.subprocess import DEFAULT_TIMEOUT
-from harness.suite.runner import project_root
-from harness.suite.scenario import ScenarioError, discover, scenario_ids
+from harness.suite import roots
+from harness.suite.scenario import ScenarioError, scenario_ids
 
-__all__ = ["BadUsage", "adapter_option", "default_region", "every_id", "live_credentials", "load", "region_option",
-           "root_option", "scenarios", "selection_options", "timeout_option"]
+__all__ = ["BadUsage", "adapter_option", "default_region", "every_id", "live_credentials", "load", "one_root_option",
+           "region_option", "root_option", "scenarios", "selection_options", "timeout_option"]
 
 
 class BadUsage(click.ClickException):
@@ -26,8 +26,15 @@ class BadUsage(click.ClickException):
 
 
 def root_option(fn):
-    return click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
-                        help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the checkout).")(fn)
+    return click.option("--root", "root", multiple=True, metavar="DIR|shipped",
+                        help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the shipped "
+                             "suite); repeat to layer roots ('shipped' names the shipped suite).")(fn)
+
+
+def one_root_option(fn):
+    return click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+                        help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the shipped "
+                             "suite).")(fn)
 
 
 def selection_options(fn):
@@ -46,15 +53,18 @@ def timeout_option(fn):
                                                 "verdict and the run goes on.")(fn)
 
 
-def scenarios(root: Path | None, suites=(), ids=()) -> tuple[Path, list]:
-    """(root, selected scenarios); a bad scenario file or unknown id is a usage error (exit 2)."""
-    root = root or project_root()
-    return root, _usage(discover, root / "suites", suites, ids)
+def scenarios(root, suites=(), ids=()) -> tuple[Path | None, list]:
+    """(root, selected scenarios) for one ``--root`` (a path or None) or several (a tuple: layered, root None);
+    a bad scenario file or unknown id is a usage error (exit 2)."""
+    found = roots.resolve(root if isinstance(root, tuple) else [root] if root is not None else [])
+    return roots.single(found), _usage(roots.load, found, suites, ids)
 
 
-def every_id(root: Path) -> list[str]:
-    """Every scenario id under ``root`` (what a baseline may name), without parsing the files."""
-    return _usage(scenario_ids, root / "suites")
+def every_id(root, given=()) -> list[str]:
+    """Every scenario id a baseline may name: under ``root``, or (root None) under the layered ``given`` roots."""
+    if root is not None:
+        return _usage(scenario_ids, Path(root) / "suites")
+    return _usage(roots.layered_ids, roots.resolve(given))
 
 
 def _usage(call, *args):

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from harness.cli.common import BadUsage, default_region, load, root_option, scenarios
+from harness.cli.common import BadUsage, default_region, load, one_root_option, scenarios
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cli.serve import recording_upstream
 from harness.suite import drift as drifting
@@ -33,7 +33,7 @@ def _progress(done: int, total: int, result: drifting.DriftResult) -> None:
               help="Report format [default: from --output's suffix, else text].")
 @output_option
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
-@root_option
+@one_root_option
 def drift(ids, live, endpoint_url, region, profile, model, include_emulator_only, fmt, output, progress, root):
     """Record these scenarios afresh (all when none named) and report how the wire shape differs from the shipped
     cassettes: event order, fields per event and block type, stop reasons, header names. Exit 1 on a change."""

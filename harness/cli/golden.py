@@ -7,7 +7,7 @@ import sys
 import click
 
 from harness.suite import golden
-from harness.cli.common import load, root_option, scenarios
+from harness.cli.common import load, one_root_option, scenarios
 from harness.suite.runner import cassette_path, iter_runs
 from harness.suite.scenario import ScenarioError, select
 
@@ -34,7 +34,7 @@ def golden_group():
 
 @golden_group.command()
 @click.argument("ids", nargs=-1, metavar="[SCENARIO]...")
-@root_option
+@one_root_option
 def update(ids, root):
     """Rewrite the goldens of these scenarios (all when none named) from the reference over their cassettes."""
     root, _, chosen = _selected(root, ids)
@@ -45,7 +45,7 @@ def update(ids, root):
 
 @golden_group.command()
 @click.argument("ids", nargs=-1, metavar="[SCENARIO]...")
-@root_option
+@one_root_option
 def check(ids, root):
     """Fail (exit 1) when a golden drifts from the reference's output, or a golden belongs to no scenario."""
     root, every, chosen = _selected(root, ids)

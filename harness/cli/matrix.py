@@ -8,7 +8,7 @@ import click
 
 from harness.adapters import releases
 from harness.adapters.subprocess import DEFAULT_TIMEOUT
-from harness.cli.common import root_option, scenarios, selection_options
+from harness.cli.common import one_root_option, scenarios, selection_options
 from harness.cli.output import choose_format, output_option, write_output
 from harness.suite import matrix
 
@@ -59,7 +59,7 @@ def _versions(requirement: str, versions: str | None, last: int | None, options)
               help="Table format [default: from --output's suffix, else text].")
 @output_option
 @_index_options
-@root_option
+@one_root_option
 def matrix_command(spec, versions, last, suites, ids, fmt, output, timeout, package, index_url, find_links, no_index,
                    cache_dir, root):
     """Run ADAPTER on each release of its library and print a release x scenario table."""
@@ -83,7 +83,7 @@ def matrix_command(spec, versions, last, suites, ids, fmt, output, timeout, pack
 @click.option("--bad", required=True, metavar="V", help="A release with another verdict (older or newer).")
 @click.option("--versions", metavar="V1,V2,...", help="The releases in order [default: every release the index offers].")
 @_index_options
-@root_option
+@one_root_option
 def bisect(spec, scenario_id, good, bad, versions, timeout, package, index_url, find_links, no_index, cache_dir, root):
     """The first release where SCENARIO's verdict changes, with both reports side by side."""
     requirement, options, cache = _setup(spec, package, index_url, find_links, no_index, cache_dir)

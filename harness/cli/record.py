@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from harness.cli.common import live_credentials, load, root_option, scenarios
+from harness.cli.common import live_credentials, load, one_root_option, scenarios
 from harness.suite.record import MODES, Target, record_scenario
 from harness.suite.runner import DUMMY_KEYS
 
@@ -57,7 +57,7 @@ def is_loopback(url: str) -> bool:
 @click.option("--model", help="Record with this model id instead of the scenario's.")
 @click.option("--profile", help="AWS profile (same as AWS_PROFILE).")
 @click.option("--include-emulator-only", is_flag=True, help="Also record scenarios tagged emulator_only live.")
-@root_option
+@one_root_option
 def record(ids, live, emulate, endpoint_url, record_mode, attempts, region, model, profile, include_emulator_only,
            root):
     """Record cassettes for these scenarios (all when none named)."""

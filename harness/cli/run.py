@@ -37,7 +37,7 @@ def _progress(enabled: bool):
 def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
-    root, selected = scenarios(root, suites, ids)
+    given, (root, selected) = root, scenarios(root, suites, ids)
     adapter = load(spec, timeout)
     try:
         known = report.load_baseline(baseline) if baseline else {}
@@ -45,7 +45,7 @@ def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, ro
         raise click.UsageError(str(exc)) from None
     results = run_scenarios(selected, adapter, root, _progress(sys.stderr.isatty() if progress is None else progress))
     if baseline:
-        results = report.apply_baseline(results, known, every_id(root))
+        results = report.apply_baseline(results, known, every_id(root, given))
     write_output(report.render(results, adapter, fmt, cassettes=report.cassette_files(selected, root),
                                verbose=verbose), output)
     sys.exit(report.exit_code(results))

@@ -14,7 +14,7 @@ from harness.cassettes.cassette import CassetteError
 from harness.cli.common import BadUsage, default_region, live_credentials, root_option
 from harness.endpoint.emulator.render import EmulatorScriptError
 from harness.endpoint.faults import FaultError, Faults, parse_fault
-from harness.suite.runner import project_root
+from harness.suite import roots
 from harness.suite.scenario import Scenario, ScenarioError, load_scenario
 from harness.endpoint.proxy import Conversations, RecordingProxy, describe, source_of
 from harness.endpoint.server import BedrockServer
@@ -36,6 +36,14 @@ def resolve_scenario(name: str, root: Path) -> Scenario:
     return load_scenario(candidate, root)
 
 
+def _emulated(name: str, given: tuple) -> Scenario:
+    """The scenario ``--emulate`` names: a YAML path, or an id under the one ``--root`` (or the layered ones)."""
+    found = roots.resolve(given)
+    if len(found) == 1 or Path(name).suffix in (".yaml", ".yml"):
+        return resolve_scenario(name, found[0] / "suites")
+    return roots.load(found, ids=[name])[0]
+
+
 def _faults(texts: tuple[str, ...], scenario_faults, chunking: str, delay: float, scale: float) -> Faults:
     faults = Faults.from_scenario(scenario_faults).faults + tuple(parse_fault(t) for t in texts)
     return Faults(faults, chunking=chunking, delay=delay, scale=scale)
@@ -48,7 +56,7 @@ def _build(cassette, scenario_name, root, options) -> BedrockServer:
     try:
         if cassette:
             return BedrockServer.from_cassette(cassette, faults=_faults(texts, (), chunking, delay, scale), **settings)
-        scenario = resolve_scenario(scenario_name, (root or project_root()) / "suites")
+        scenario = _emulated(scenario_name, root)
         faults = _faults(texts, scenario.faults, chunking, delay, scale)
         return BedrockServer.from_scenario(scenario, faults=faults, **settings)
     except (CassetteError, ScenarioError, EmulatorScriptError, FaultError) as error:

@@ -22,11 +22,12 @@ from harness.adapters import AdapterLoadError, load_adapter
 from harness.adapters.deadline import with_deadline
 from harness.suite.record import Target, record_scenario
 from harness.suite.results import Result
-from harness.suite.runner import cassette_path, project_root, run_scenario
-from harness.suite.scenario import Scenario, ScenarioError, discover
+from harness.suite import roots
+from harness.suite.runner import cassette_path, run_scenario
+from harness.suite.scenario import Scenario, ScenarioError
 
 __all__ = ["LOOPBACK", "RECORD_MODES", "ScenarioFailure", "ScenarioItem", "ScenarioSuite", "describe",
-           "network_guard", "record_mode", "suite_root"]
+           "network_guard", "record_mode", "suite_roots"]
 
 # pytest-recording's --record-mode -> what `record_scenario` does before the replay (None: replay only).
 RECORD_MODES = {"none": None, "once": "once", "new_episodes": "once", "rewrite": "rewrite", "all": "rewrite"}
@@ -52,11 +53,9 @@ def describe(result: Result) -> str:
     return "\n".join(lines)
 
 
-def suite_root(config: pytest.Config) -> Path:
-    """``--bedrock-root`` (relative to the invocation directory), else the default project root."""
-    base = config.invocation_params.dir
-    given = config.getoption("bedrock_root")
-    return base / given if given else project_root(base)
+def suite_roots(config: pytest.Config) -> list[Path]:
+    """The ``--bedrock-root`` folders (relative to the invocation directory, layered), else the default root."""
+    return roots.resolve(config.getoption("bedrock_root") or (), config.invocation_params.dir)
 
 
 def network_guard(config: pytest.Config) -> contextlib.AbstractContextManager:
@@ -79,12 +78,15 @@ class ScenarioSuite(pytest.Collector):
 
     @classmethod
     def from_session(cls, session: pytest.Session) -> ScenarioSuite:
-        root = suite_root(session.config)
-        return cls.from_parent(session, name="bedrock-harness", nodeid="bedrock-harness", path=root / "suites")
+        found = suite_roots(session.config)
+        suite = cls.from_parent(session, name="bedrock-harness", nodeid="bedrock-harness", path=found[-1] / "suites")
+        suite.roots = found
+        return suite
 
     @property
-    def root(self) -> Path:
-        return self.path.parent
+    def root(self) -> Path | None:
+        """The one root, or None when several are layered (each scenario's cassette is under its own)."""
+        return roots.single(self.roots)
 
     @cached_property
     def reference(self) -> Any:
@@ -96,7 +98,7 @@ class ScenarioSuite(pytest.Collector):
         option = self.config.getoption
         try:
             self.adapter = with_deadline(load_adapter(option("bedrock_adapter")), option("bedrock_timeout"))
-            selected = discover(self.path, option("bedrock_suite") or (), option("bedrock_scenario") or ())
+            selected = roots.load(self.roots, option("bedrock_suite") or (), option("bedrock_scenario") or ())
             baseline = self._baseline(option("bedrock_baseline"))
         except (AdapterLoadError, ScenarioError, report.BaselineError, OSError) as exc:
             raise self.CollectError(f"bedrock-harness: {exc}") from None
@@ -109,7 +111,7 @@ class ScenarioSuite(pytest.Collector):
             return {}
         path = self.config.invocation_params.dir / path
         known = report.load_baseline(path)
-        stale = sorted(set(known) - {s.id for s in discover(self.path)})
+        stale = sorted(set(known) - set(roots.layered_ids(self.roots)))
         if stale:
             raise report.BaselineError(f"{path}: lists unknown scenario {stale[0]!r}; remove the entry")
         return known
@@ -154,7 +156,7 @@ class ScenarioItem(pytest.Item):
             raise ScenarioFailure(Result(self.scenario.id, "error", f"recording {outcome.path} through the emulator "
                                                                     f"failed: {'; '.join(outcome.messages)}"))
 
-    def _hinted(self, result: Result, root: Path) -> Result:
+    def _hinted(self, result: Result, root: Path | None) -> Result:
         """A missing cassette's error also names the pytest way to record it."""
         if result.status != "error" or cassette_path(root, self.scenario).is_file():
             return result

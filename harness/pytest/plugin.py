@@ -33,8 +33,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Run every scenario against this adapter: reference, a registered name or module:attribute.")
     group.addoption("--bedrock-suite", action="append", metavar="S", help="Only this suite (repeatable).")
     group.addoption("--bedrock-scenario", action="append", metavar="ID", help="Only this scenario (repeatable).")
-    group.addoption("--bedrock-root", metavar="DIR",
-                    help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the checkout).")
+    group.addoption("--bedrock-root", metavar="DIR|shipped", action="append",
+                    help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the shipped "
+                         "suite); repeat to layer roots ('shipped' names the shipped suite).")
     group.addoption("--bedrock-baseline", metavar="FILE", help="Known failures (YAML: scenario id -> reason).")
     group.addoption("--bedrock-timeout", metavar="S", type=float, default=DEFAULT_TIMEOUT,
                     help=f"Seconds one turn of the adapter may take (default {DEFAULT_TIMEOUT:g}); a hung turn fails "

@@ -36,7 +36,8 @@ from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_mess
 from harness.endpoint.server import BedrockServer, RequestError
 
 __all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "Run", "SHIPPED_ROOT", "cassette_path", "exception_chunk", "iter_runs",
-           "judge", "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "stream_turn"]
+           "judge", "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "shipped_root",
+           "stream_turn"]
 
 ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
 TRACEBACK_FRAMES = 6  # the innermost frames an adapter exception's chunk keeps: where the adapter broke
@@ -46,17 +47,21 @@ DUMMY_KEYS = {"aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_ke
 
 
 def project_root(start: str | Path | None = None) -> Path:
-    """The folder holding suites/ and cassettes/: the working directory if it has suites/, else the checkout
-    (an editable install), else the suite shipped inside the installed package."""
-    here, checkout = Path(start or Path.cwd()), Path(__file__).resolve().parents[2]
-    for candidate in (here, checkout):
-        if (candidate / "suites").is_dir():
-            return candidate
-    return SHIPPED_ROOT
+    """The folder holding suites/ and cassettes/: the working directory if it has suites/, else the shipped suite."""
+    here = Path(start or Path.cwd())
+    return here if (here / "suites").is_dir() else shipped_root()
 
 
-def cassette_path(root: str | Path, scenario: Scenario) -> Path:
-    return Path(root) / "cassettes" / f"{scenario.id}.yaml"
+def shipped_root() -> Path:
+    """The suite that comes with bedrock-harness: the checkout's (an editable install), else the package's."""
+    checkout = Path(__file__).resolve().parents[2]
+    return checkout if (checkout / "suites").is_dir() else SHIPPED_ROOT
+
+
+def cassette_path(root: str | Path | None, scenario: Scenario) -> Path:
+    """``<root>/cassettes/<id>.yaml``; root None: under the root the scenario was found in (layered roots)."""
+    base = Path(root) if root is not None else scenario.path.parents[2]
+    return base / "cassettes" / f"{scenario.id}.yaml"
 
 
 @dataclass

@@ -40,12 +40,14 @@ def cassette_sha256(path: str | Path) -> str | None:
         return None
 
 
-def cassette_files(scenarios: Iterable[Any], root: str | Path) -> dict[str, dict]:
-    """Scenario id -> ``{"path": path relative to root, "sha256": hex or None when missing}``."""
+def cassette_files(scenarios: Iterable[Any], root: str | Path | None) -> dict[str, dict]:
+    """Scenario id -> ``{"path": path relative to root, "sha256": hex or None when missing}``; root None (layered
+    roots): relative to the root each scenario came from."""
     files = {}
     for scenario in scenarios:
         path = cassette_path(root, scenario)
-        files[scenario.id] = {"path": path.relative_to(root).as_posix(), "sha256": cassette_sha256(path)}
+        base = Path(root) if root is not None else path.parents[2]
+        files[scenario.id] = {"path": path.relative_to(base).as_posix(), "sha256": cassette_sha256(path)}
     return files
 
 

@@ -1,0 +1,58 @@
+"""Where scenarios come from: one root (a folder holding ``suites/`` and ``cassettes/``) or several, layered.
+
+``--root`` may be given more than once: the suites of every root run together, and a suite of a later root
+replaces the suite of the same name from an earlier one. ``shipped`` names the suite that comes with
+bedrock-harness (the checkout's in an editable install, the package's otherwise), so
+``--root shipped --root my-suite`` runs the shipped scenarios plus the user's. With several roots each scenario's
+cassette and golden are found under the root it came from (``harness.suite.runner.cassette_path`` with root None).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from harness.suite.runner import project_root, shipped_root
+from harness.suite.scenario import Scenario, discover, scenario_ids, select
+
+__all__ = ["SHIPPED", "layered_ids", "load", "resolve", "shipped_root", "single"]
+
+SHIPPED = "shipped"  # the --root value naming the suite that comes with bedrock-harness
+
+
+def resolve(given: Sequence[str | Path], base: Path | None = None) -> list[Path]:
+    """The roots ``--root`` names (relative to ``base``, default the working directory); none: the default."""
+    base = Path.cwd() if base is None else Path(base)
+    if not given:
+        return [project_root(base)]
+    return list(dict.fromkeys(shipped_root() if str(g) == SHIPPED else base / g for g in given))
+
+
+def single(roots: Sequence[Path]) -> Path | None:
+    """The root when there is one; None when several are layered (each scenario then knows its own)."""
+    return roots[0] if len(roots) == 1 else None
+
+
+def _owners(roots: Sequence[Path]) -> dict[str, Path]:
+    """suite name -> the last root that has it (a later root's suite replaces an earlier one's)."""
+    owners: dict[str, Path] = {}
+    for root in roots:
+        owners.update(dict.fromkeys(sorted({sid.split("/", 1)[0] for sid in scenario_ids(root / "suites")}), root))
+    return owners
+
+
+def load(roots: Sequence[Path], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Scenario]:
+    """The selected scenarios of ``roots``, sorted by id (ScenarioError for a bad file or an unknown name)."""
+    if len(roots) == 1:
+        return discover(roots[0] / "suites", suites, ids)
+    owners = _owners(roots)
+    every = [s for root in dict.fromkeys(owners.values())
+             for s in discover(root / "suites", [name for name, owner in owners.items() if owner == root])]
+    return select(sorted(every, key=lambda s: s.id), suites, ids)
+
+
+def layered_ids(roots: Sequence[Path]) -> list[str]:
+    """Every scenario id the layered ``roots`` hold (what a baseline may name), without parsing the files."""
+    owners = _owners(roots)
+    return sorted(sid for root in dict.fromkeys(owners.values()) for sid in scenario_ids(root / "suites")
+                  if owners[sid.split("/", 1)[0]] == root)
