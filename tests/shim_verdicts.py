@@ -36,3 +36,18 @@ def assert_verdict(adapter, name: str, sid: str, known: dict, skipped: dict | No
         assert result.status == "skip" and skipped[sid] in result.reason, result.reason
     else:
         assert result.status == "pass", report
+
+
+def assert_refused(adapter, sid: str = "core/single-call") -> None:
+    """The shim refuses a client that points elsewhere than the endpoint: the scenario errors, nothing is sent."""
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    assert result.status == "error", render_text([result])
+    assert "not the loopback endpoint" in result.reason and "never reaches a real AWS host" in result.reason
+
+
+def assert_sends_what_the_library_assembled(adapter, sid: str, evidence: str) -> None:
+    """With the library's assembly tampered with (by the caller), the next turn's request shows the tampering."""
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    report = render_text([result])
+    assert result.status == "fail" and len(result.turns) > 1 and result.turns[1].request_texts(), report
+    assert evidence in "\n".join(result.turns[1].request_texts()), report

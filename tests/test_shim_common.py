@@ -2,7 +2,17 @@
 
 import pytest
 
-from harness.adapters.shims.common import Shim, installed_version
+from harness.adapters import AdapterFailure
+from harness.adapters.shims.common import (
+    EndpointRefused,
+    History,
+    Shim,
+    assert_endpoint,
+    boto_endpoint,
+    installed_version,
+    message_chunk,
+    same_endpoint,
+)
 
 
 def test_a_missing_library_names_the_extra_to_install():
@@ -23,3 +33,55 @@ def test_the_version_is_the_librarys_and_the_model_is_kept_while_its_key_holds()
     assert shim.kept(("m", 1), lambda: built.append("b") or object()) is first
     assert shim.kept(("m", 2), lambda: built.append("c") or object()) is not first
     assert built == ["a", "c"]
+
+
+def test_history_starts_afresh_per_conversation_and_appends_the_assembled_message_before_the_new_ones():
+    history, convert = History(), lambda messages, held: [f"{len(held)}:{m}" for m in messages]
+    assert history.turn({"conversation": "a", "messages": ["hi"]}, convert) == ["0:hi"]
+    history.assembled("ASSISTANT")
+    assert history.turn({"conversation": "a", "messages": ["results"]}, convert) == ["0:hi", "ASSISTANT", "2:results"]
+    history.assembled("SECOND")
+    assert history.turn({"conversation": "b", "messages": ["hello"]}, convert) == ["0:hello"]
+
+
+def test_a_turn_without_conversation_carries_its_whole_history_and_a_failed_turn_adds_no_message():
+    history, convert = History(), lambda messages, held: list(messages)
+    history.turn({"conversation": "a", "messages": ["hi"]}, convert)
+    history.assembled("ASSISTANT")
+    assert history.turn({"messages": ["whole", "history"]}, convert) == ["whole", "history"]
+    history.turn({"conversation": "c", "messages": ["hi"]}, convert)  # this turn failed: nothing assembled
+    assert history.turn({"conversation": "c", "messages": ["more"]}, convert) == ["hi", "more"]
+
+
+ENDPOINT = {"endpoint_url": "http://127.0.0.1:8123"}
+
+
+def test_the_endpoint_is_the_same_when_scheme_host_and_port_agree():
+    assert same_endpoint("http://127.0.0.1:8123/", ENDPOINT["endpoint_url"])
+    assert same_endpoint("http://127.0.0.1:8123/model/x/converse-stream", ENDPOINT["endpoint_url"])
+    assert not same_endpoint("https://bedrock-runtime.us-east-1.amazonaws.com", ENDPOINT["endpoint_url"])
+    assert not same_endpoint("http://127.0.0.1:8124", ENDPOINT["endpoint_url"])
+    assert not same_endpoint(None, ENDPOINT["endpoint_url"])
+
+
+def test_a_client_pointing_elsewhere_is_refused_as_an_adapter_failure():
+    assert_endpoint("http://127.0.0.1:8123", ENDPOINT, "the client")
+    with pytest.raises(EndpointRefused, match=r"the client points at 'https://bedrock-runtime\.us-east-1\.amazonaws\."
+                                              r"com', not the loopback endpoint 'http://127\.0\.0\.1:8123': refused"):
+        assert_endpoint("https://bedrock-runtime.us-east-1.amazonaws.com", ENDPOINT, "the client")
+    assert issubclass(EndpointRefused, AdapterFailure) and EndpointRefused.status == "error"
+
+
+def test_a_boto_client_endpoint_is_read_from_its_meta():
+    import boto3
+
+    client = boto3.client("bedrock-runtime", region_name="eu-west-1", endpoint_url="http://127.0.0.1:8123",
+                          aws_access_key_id="AKIAFAKEFAKEFAKEFAKE", aws_secret_access_key="fake")
+    assert boto_endpoint(client) == "http://127.0.0.1:8123" and boto_endpoint(object()) is None
+
+
+def test_the_message_chunk_is_an_assistant_message_of_copies():
+    content = [{"type": "text", "text": "hi"}]
+    chunk = message_chunk(content)
+    content[0]["text"] = "changed"
+    assert chunk == {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}}

@@ -22,13 +22,23 @@ from haystack.dataclasses import (
     ToolCallDelta,
 )
 
+import contextlib
+
+from haystack_integrations.components.generators.amazon_bedrock.chat import utils as bedrock_utils
+
 from harness import load_adapter
-from harness.adapters import FEATURES
+from harness.adapters import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import haystack as shim
 from harness.suite.runner import run_scenario
 from harness.suite.scenario import discover
 
-from shim_verdicts import ENDPOINT, assert_baseline_lists, assert_verdict  # noqa: E402
+from shim_verdicts import (  # noqa: E402
+    ENDPOINT,
+    assert_baseline_lists,
+    assert_refused,
+    assert_sends_what_the_library_assembled,
+    assert_verdict,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = "harness.adapters.shims.haystack:HaystackAdapter"
@@ -44,7 +54,7 @@ PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/cache-usage", "ed
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def adapter():
     return load_adapter(SPEC)
 
@@ -52,7 +62,7 @@ def adapter():
 def test_identity_is_the_library_and_capabilities_are_what_it_exposes(adapter):
     assert adapter.name == "haystack"
     assert adapter.version == importlib.metadata.version("amazon-bedrock-haystack")
-    assert adapter.capabilities == FEATURES - {"redacted_reasoning"}
+    assert adapter.capabilities == FEATURES - {"redacted_reasoning"} | {OWN_HISTORY}
 
 
 def test_baseline_lists_exactly_the_findings():
@@ -116,3 +126,37 @@ def test_generator_points_at_the_endpoint_and_the_variable_is_restored(monkeypat
     assert generator.generation_kwargs == {"maxTokens": 64, "temperature": 0,
                                            "tool_choice": {"type": "tool", "name": "f"},
                                            "thinking": {"type": "enabled", "budget_tokens": 1024}}
+
+
+def test_capabilities_declare_conversation_mode_and_bedrocks_usage_convention(adapter):
+    assert OWN_HISTORY in adapter.capabilities and USAGE_INCLUDES_CACHE not in adapter.capabilities
+
+
+def test_the_reply_maps_to_anthropic_blocks_in_its_order():
+    from haystack.dataclasses import ChatMessage, ToolCall
+
+    reply = ChatMessage.from_dict({"role": "assistant", "meta": {}, "name": None, "content": [
+        {"reasoning": {"reasoning_text": "hm", "extra": {"signature": "S"}}}, {"text": ""},
+        {"tool_call": {"tool_name": "f", "arguments": {"a": 1}, "id": "t1"}}]})
+    assert shim.anthropic_content(reply) == [{"type": "thinking", "thinking": "hm", "signature": "S"},
+                                             {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]
+    assert reply.tool_calls == [ToolCall(tool_name="f", arguments={"a": 1}, id="t1")]
+
+
+def test_the_next_turn_sends_the_reply_haystack_assembled(adapter, monkeypatch):
+    real = bedrock_utils._convert_chunks_to_messages
+
+    def resigned(chunks):
+        replies = real(chunks)
+        for reasoning in replies[0].reasonings:
+            reasoning.extra["signature"] = "TAMPERED"
+        return replies
+
+    monkeypatch.setattr(bedrock_utils, "_convert_chunks_to_messages", resigned)
+    assert_sends_what_the_library_assembled(adapter, "core/thinking-tools", "TAMPERED")
+
+
+def test_a_generator_whose_client_ignores_the_endpoint_is_refused(adapter, monkeypatch):
+    monkeypatch.delenv(shim.ENDPOINT_VARIABLE, raising=False)
+    monkeypatch.setattr(shim, "_endpoint_variable", lambda url: contextlib.nullcontext())  # the variable not honoured
+    assert_refused(adapter)

@@ -21,11 +21,19 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+import langchain_aws
+import langchain_core.messages
+
 from harness import load_adapter
-from harness.adapters import CAPABILITIES
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import langchain_aws as shim
 
-from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+from shim_verdicts import (  # noqa: E402
+    assert_baseline_lists,
+    assert_refused,
+    assert_sends_what_the_library_assembled,
+    assert_verdict,
+)
 
 SPEC = "harness.adapters.shims.langchain_aws:LangchainAwsAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
@@ -39,7 +47,7 @@ PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasonin
            "faults/model-stream-error-mid-tool"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def adapter():
     return load_adapter(SPEC)
 
@@ -48,6 +56,7 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.name == "langchain-aws"
     assert adapter.version == importlib.metadata.version("langchain-aws")
     assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
+    assert {OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
 
 
 def test_baseline_lists_exactly_the_known_failures():
@@ -96,8 +105,45 @@ def test_assembled_gives_the_aggregated_tool_calls_with_an_id():
     assert list(shim.assembled(message)) == [{"type": "tool_call", "id": "t1", "name": "f", "input": {"a": 1}}]
 
 
-def test_usage_takes_cache_tokens_out_of_langchain_input_tokens():
+def test_usage_keeps_langchain_input_tokens_which_include_the_cache_tokens():
     metadata = {"input_tokens": 130, "output_tokens": 7, "total_tokens": 137,
                 "input_token_details": {"cache_read": 100, "cache_creation": 20}}
-    assert shim.usage(metadata) == {"type": "usage", "input_tokens": 10, "output_tokens": 7,
+    assert shim.usage(metadata) == {"type": "usage", "input_tokens": 130, "output_tokens": 7,
                                     "cache_read_input_tokens": 100, "cache_write_input_tokens": 20}
+
+
+def test_the_assembled_message_maps_to_anthropic_blocks_with_the_tool_calls_args():
+    message = AIMessage(content=[
+        {"type": "reasoning_content", "reasoning_content": {"text": "hmm", "signature": "SIG"}, "index": 0},
+        {"type": "reasoning_content", "reasoning_content": {"redacted_content": b"opaque"}, "index": 1},
+        {"type": "text", "text": "", "index": 2},
+        {"type": "tool_use", "id": "t1", "name": "f", "input": '{"a": 1}', "index": 3}],
+        tool_calls=[{"id": "t1", "name": "f", "args": {"a": 1}}, {"id": "t2", "name": "g", "args": {}}])
+    assert shim.anthropic_message(message) == [
+        {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
+        {"type": "redacted_thinking", "data": base64.b64encode(b"opaque").decode()},
+        {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
+        {"type": "tool_use", "id": "t2", "name": "g", "input": {}}]
+
+
+def test_the_next_turn_sends_the_message_langchain_assembled(adapter, monkeypatch):
+    real = langchain_core.messages.message_chunk_to_message
+
+    def resigned(chunk):
+        message = real(chunk)
+        for block in message.content:
+            if isinstance(block, dict) and block.get("type") == "reasoning_content":
+                block["reasoning_content"]["signature"] = "TAMPERED"
+        return message
+
+    monkeypatch.setattr(langchain_core.messages, "message_chunk_to_message", resigned)
+    assert_sends_what_the_library_assembled(adapter, "core/thinking-tools", "TAMPERED")
+    kept = next(m for m in adapter.history.messages if isinstance(m, AIMessage))
+    assert kept.content[0]["reasoning_content"]["signature"] == "TAMPERED"
+
+
+def test_a_client_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
+    real = langchain_aws.ChatBedrockConverse
+    monkeypatch.setattr(langchain_aws, "ChatBedrockConverse",
+                        lambda endpoint_url, **kwargs: real(**kwargs))  # a release that drops endpoint_url
+    assert_refused(adapter)

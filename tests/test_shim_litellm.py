@@ -40,15 +40,23 @@ def _watch_network(event: str, args: tuple) -> None:
 sys.addaudithook(_watch_network)
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import litellm as shim
-from harness.suite.runner import run_scenario
+from harness.cassettes import cassette
+from harness.endpoint.responders import CassetteResponder
+from harness.endpoint.server import BedrockServer
+from harness.suite.runner import cassette_path, loopback_endpoint, replay, run_scenario
 from harness.suite.scenario import discover
 
 # Only after the shim, whose import of litellm is offline (a bare `import litellm` fetches a price map).
 types = importlib.import_module("litellm.types.utils")
 
-from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+from shim_verdicts import (  # noqa: E402
+    assert_baseline_lists,
+    assert_refused,
+    assert_sends_what_the_library_assembled,
+    assert_verdict,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = "harness.adapters.shims.litellm:LiteLLMAdapter"
@@ -69,7 +77,7 @@ PASSING = ["core/parallel-calls", "core/round-trip", "core/thinking-tools", "edg
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def adapter():
     return load_adapter(SPEC)
 
@@ -78,7 +86,7 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.name == "litellm"
     assert adapter.version == importlib.metadata.version("litellm")
     assert adapter.capabilities <= CAPABILITIES
-    assert {"streaming", "redacted_reasoning", "cache_usage"} <= adapter.capabilities
+    assert {"streaming", "redacted_reasoning", "cache_usage", OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
 
 
 def test_baseline_lists_exactly_the_known_failures():
@@ -147,12 +155,12 @@ def test_stream_chunks_map_back():
         {"type": "tool_call", "index": 0, "input_delta": '{"a"'}, {"type": "stop", "reason": "tool_use"}]
 
 
-def test_usage_takes_cache_tokens_out_of_prompt_tokens():
+def test_usage_keeps_prompt_tokens_which_include_the_cache_tokens():
     usage = types.Usage(prompt_tokens=130, completion_tokens=7, total_tokens=137, cache_read_input_tokens=100,
                   cache_creation_input_tokens=20)
     chunk = types.ModelResponseStream(choices=[types.StreamingChoices(delta=types.Delta())], usage=usage)
     assert list(shim.chunks_from_stream_chunk(chunk)) == [
-        {"type": "usage", "input_tokens": 10, "output_tokens": 7, "cache_read_input_tokens": 100,
+        {"type": "usage", "input_tokens": 130, "output_tokens": 7, "cache_read_input_tokens": 100,
          "cache_write_input_tokens": 20}]
 
 
@@ -168,4 +176,50 @@ def test_stays_offline_and_restores_the_environment(adapter, monkeypatch):
         monkeypatch.delenv(key, raising=False)
     assert run_scenario(SCENARIOS["core/single-call"], adapter, ROOT).status == "pass"
     assert not set(shim._OFFLINE) & set(os.environ)
+    assert OUTSIDE == [], f"LiteLLM reached beyond loopback: {OUTSIDE}"
+
+
+def test_every_native_chunk_goes_to_the_harness_and_the_built_message_closes_the_turn(adapter):
+    scenario = SCENARIOS["core/single-call"]
+    with BedrockServer(CassetteResponder(cassette.load(cassette_path(ROOT, scenario)))) as server:
+        chunks = replay(scenario, adapter, loopback_endpoint(server), server).turns[0]["chunks"]
+    native = [c["chunk"] for c in chunks if c["type"] == "openai_chunk"]
+    assert native and all(n["object"] == "chat.completion.chunk" for n in native)
+    assert [c["index"] for n in native for choice in n["choices"] for c in choice.get("delta", {}).get("tool_calls") or ()]
+    (message,) = [c["message"] for c in chunks if c["type"] == "message"]
+    assert message["content"] == [{"type": "tool_use", "id": "tooluse_eEPuwPSzppK6bDzVKXOnbl", "name": "read_file",
+                                   "input": {"path": "/tmp/test.txt"}}]
+    assert adapter.history.assistant[0].tool_calls[0].id == "tooluse_eEPuwPSzppK6bDzVKXOnbl"
+
+
+def test_the_assembled_message_maps_to_anthropic_blocks():
+    message = types.Message(content="hi", tool_calls=[
+        {"id": "t1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}},
+        {"id": "t2", "type": "function", "function": {"name": "g", "arguments": '{"a"'}}],
+        thinking_blocks=[{"type": "thinking", "thinking": "hm", "signature": "S"},
+                         {"type": "redacted_thinking", "data": "QUJD"}])
+    assert shim.anthropic_message(message) == [
+        {"type": "thinking", "thinking": "hm", "signature": "S"}, {"type": "redacted_thinking", "data": "QUJD"},
+        {"type": "text", "text": "hi"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
+        {"type": "tool_use", "id": "t2", "name": "g", "input": '{"a"'}]
+
+
+def test_the_next_turn_sends_the_message_stream_chunk_builder_assembled(adapter, monkeypatch):
+    real = shim.litellm.stream_chunk_builder
+
+    def resigned(chunks, messages=None):
+        built = real(chunks, messages=messages)
+        for block in built.choices[0].message.thinking_blocks or ():
+            block["signature"] = "TAMPERED"
+        return built
+
+    monkeypatch.setattr(shim.litellm, "stream_chunk_builder", resigned)
+    assert_sends_what_the_library_assembled(adapter, "core/thinking-tools", "TAMPERED")
+
+
+def test_a_request_to_another_host_is_refused_before_it_is_sent(adapter, monkeypatch):
+    real = shim.completion_kwargs
+    monkeypatch.setattr(shim, "completion_kwargs", lambda *args: {
+        k: v for k, v in real(*args).items() if k != "aws_bedrock_runtime_endpoint"})  # LiteLLM's default host
+    assert_refused(adapter)
     assert OUTSIDE == [], f"LiteLLM reached beyond loopback: {OUTSIDE}"

@@ -21,11 +21,26 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
 )
 
-from harness import load_adapter
-from harness.adapters import CAPABILITIES
-from harness.adapters.shims import llama_index as shim
+from llama_index.llms.bedrock_converse import BedrockConverse
 
-from shim_verdicts import ENDPOINT, assert_baseline_lists, assert_verdict  # noqa: E402
+from harness import load_adapter
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.adapters.shims import llama_index as shim
+from harness.suite.scenario import first_turn
+
+from harness.cassettes import cassette
+from harness.endpoint.responders import CassetteResponder
+from harness.endpoint.server import BedrockServer
+from harness.suite.runner import cassette_path, loopback_endpoint
+
+from shim_verdicts import (  # noqa: E402
+    ENDPOINT,
+    ROOT,
+    SCENARIOS,
+    assert_baseline_lists,
+    assert_refused,
+    assert_verdict,
+)
 
 SPEC = "harness.adapters.shims.llama_index:LlamaIndexAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
@@ -42,7 +57,7 @@ PASSING = ["core/interleaved-text", "core/parallel-calls", "core/thinking-tools"
 SKIPPED = {"edge/redacted-reasoning-tool": "redacted_reasoning", "edge/guardrail-intervened": "stop_reason"}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def adapter():
     return load_adapter(SPEC)
 
@@ -131,3 +146,41 @@ def test_an_aborted_stream_drops_the_unfinished_calls_but_not_the_text():
     state.feed(_response([ToolCallBlock(tool_call_id="t1", tool_name="f", tool_kwargs="{")]))
     state.feed(_response([], delta="late"))
     assert state.abort() == [{"type": "text", "text": "late"}]
+
+
+def test_capabilities_declare_conversation_mode_and_bedrocks_usage_convention(adapter):
+    assert OWN_HISTORY in adapter.capabilities and USAGE_INCLUDES_CACHE not in adapter.capabilities
+
+
+def test_the_assembled_message_maps_to_anthropic_blocks():
+    message = ChatMessage(role=MessageRole.ASSISTANT, blocks=[
+        ThinkingBlock(content="hm", additional_information={"signature": "S1S2"}), TextBlock(text=""),
+        ToolCallBlock(tool_call_id="t1", tool_name="f", tool_kwargs={"a": 1})])
+    assert shim.anthropic_blocks(message) == [{"type": "thinking", "thinking": "hm", "signature": "S1S2"},
+                                              {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]
+
+
+def test_the_history_keeps_the_last_responses_message_itself(adapter, monkeypatch):
+    seen, real = [], BedrockConverse.stream_chat_with_tools
+
+    def recorded(self, *args, **kwargs):
+        for response in real(self, *args, **kwargs):
+            seen.append(response)
+            yield response
+
+    monkeypatch.setattr(BedrockConverse, "stream_chat_with_tools", recorded)
+    scenario = SCENARIOS["core/single-call"]
+    with BedrockServer(CassetteResponder(cassette.load(cassette_path(ROOT, scenario)))) as server:
+        chunks = list(adapter.stream(first_turn(scenario), loopback_endpoint(server)))
+    assert adapter.history.assistant == [seen[-1].message] and adapter.history.assistant[0] is seen[-1].message
+    assert chunks[-1] == {"type": "message", "message": {"role": "assistant",
+                                                         "content": shim.anthropic_blocks(seen[-1].message)}}
+
+
+def test_an_llm_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
+    class Ignoring(BedrockConverse):  # a release that drops endpoint_url
+        def __init__(self, endpoint_url=None, **kwargs):
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(shim, "BedrockConverse", Ignoring)
+    assert_refused(adapter)

@@ -29,11 +29,21 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
+import dataclasses
+
+import pydantic_ai.models
+import pydantic_ai.providers.bedrock
+
 from harness import load_adapter
-from harness.adapters import CAPABILITIES
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import pydantic_ai as shim
 
-from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+from shim_verdicts import (  # noqa: E402
+    assert_baseline_lists,
+    assert_refused,
+    assert_sends_what_the_library_assembled,
+    assert_verdict,
+)
 
 SPEC = "harness.adapters.shims.pydantic_ai:PydanticAiAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
@@ -42,7 +52,7 @@ PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasonin
            "faults/model-stream-error-mid-tool"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def adapter():
     return load_adapter(SPEC)
 
@@ -50,6 +60,7 @@ def adapter():
 def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.name == "pydantic-ai"
     assert adapter.version == importlib.metadata.version("pydantic-ai-slim")
+    assert {OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
     assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
 
 
@@ -112,8 +123,52 @@ def test_response_gives_raw_stop_reason_else_the_lossy_inverse():
     assert list(shim.from_response(raw)) == [
         {"type": "tool_call", "id": "t1", "name": "f", "input": {"x": 1}},
         {"type": "stop", "reason": "stop_sequence"},
-        {"type": "usage", "input_tokens": 10, "output_tokens": 7, "cache_read_input_tokens": 100,
+        {"type": "usage", "input_tokens": 130, "output_tokens": 7, "cache_read_input_tokens": 100,
          "cache_write_input_tokens": 20}]
     inverted = ModelResponse(parts=[ToolCallPart(tool_name="f", args='{"x"', tool_call_id="t1")],
                              finish_reason="length")
     assert [c for c in shim.from_response(inverted) if c["type"] != "usage"] == [{"type": "stop", "reason": "max_tokens"}]
+
+
+def test_a_held_history_gets_no_second_system_prompt_and_tool_returns_name_the_held_call():
+    held = [ModelRequest(parts=[SystemPromptPart(content="sys")]),
+            ModelResponse(parts=[ToolCallPart(tool_name="f", args="{}", tool_call_id="t1")])]
+    turn = {"model_id": "m", "system": "sys",
+            "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}]}
+    (request,) = shim.to_pydantic_ai(turn, held)
+    (result,) = request.parts
+    assert isinstance(result, ToolReturnPart) and (result.tool_name, result.tool_call_id) == ("f", "t1")
+
+
+def test_the_assembled_response_maps_to_anthropic_blocks():
+    response = ModelResponse(parts=[
+        ThinkingPart(content="hmm", signature="SIG"), ThinkingPart(content="", id="redacted_content", signature="EtkE"),
+        TextPart(content=""), TextPart(content="ok"), ToolCallPart(tool_name="f", args='{"a": 1}', tool_call_id="t1"),
+        ToolCallPart(tool_name="g", args='{"a"', tool_call_id="t2")])
+    assert shim.anthropic_parts(response) == [
+        {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
+        {"type": "redacted_thinking", "data": base64.b64encode(b"EtkE").decode()},
+        {"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
+        {"type": "tool_use", "id": "t2", "name": "g", "input": '{"a"'}]
+
+
+def test_the_next_turn_sends_the_response_pydantic_ai_assembled(adapter, monkeypatch):
+    real = pydantic_ai.models.StreamedResponse.get
+
+    def resigned(self):
+        response = real(self)
+        response.parts = [dataclasses.replace(p, signature="TAMPERED") if isinstance(p, ThinkingPart) else p
+                          for p in response.parts]
+        return response
+
+    monkeypatch.setattr(pydantic_ai.models.StreamedResponse, "get", resigned)
+    assert_sends_what_the_library_assembled(adapter, "core/thinking-tools", "TAMPERED")
+
+
+def test_a_provider_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
+    class Ignoring(pydantic_ai.providers.bedrock.BedrockProvider):  # a release that drops base_url
+        def __init__(self, base_url, **kwargs):
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(pydantic_ai.providers.bedrock, "BedrockProvider", Ignoring)
+    assert_refused(adapter)

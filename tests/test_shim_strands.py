@@ -14,13 +14,20 @@ import pytest
 
 pytest.importorskip("strands")
 
+import strands.event_loop.streaming as streaming
+import strands.models.bedrock
 from strands.event_loop.streaming import process_stream
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import strands as shim
 
-from shim_verdicts import assert_baseline_lists, assert_verdict  # noqa: E402
+from shim_verdicts import (  # noqa: E402
+    assert_baseline_lists,
+    assert_refused,
+    assert_sends_what_the_library_assembled,
+    assert_verdict,
+)
 
 SPEC = "harness.adapters.shims.strands:StrandsAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
@@ -36,7 +43,7 @@ KNOWN = {
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasoning-tool", "faults/throttling-mid-tool"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def adapter():
     return load_adapter(SPEC)
 
@@ -45,6 +52,7 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.name == "strands"
     assert adapter.version == importlib.metadata.version("strands-agents")
     assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
+    assert OWN_HISTORY in adapter.capabilities and USAGE_INCLUDES_CACHE not in adapter.capabilities
 
 
 def test_baseline_lists_exactly_the_known_failures():
@@ -121,3 +129,36 @@ def test_throttling_keeps_bedrock_code_from_the_chained_client_error():
         raise ModelThrottledException(str(cause)) from cause
     except ModelThrottledException as exc:
         assert shim.error(exc) == {"type": "error", "code": "throttlingException", "message": "slow down"}
+
+
+def test_the_assembled_message_maps_to_anthropic_blocks():
+    content = [{"reasoningContent": {"reasoningText": {"text": "hmm", "signature": "SIG"}}},
+               {"reasoningContent": {"redactedContent": b"opaque"}}, {"text": ""}, {"text": "ok"},
+               {"toolUse": {"toolUseId": "t1", "name": "f", "input": {"a": 1}}}]
+    assert shim.anthropic_blocks(content) == [
+        {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
+        {"type": "redacted_thinking", "data": base64.b64encode(b"opaque").decode()},
+        {"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]
+
+
+def test_the_next_turn_sends_the_message_strands_assembled(adapter, monkeypatch):
+    real = streaming.handle_content_block_stop
+
+    def resigned(state):
+        state = real(state)
+        for block in state["content"]:
+            if "reasoningContent" in block and "reasoningText" in block["reasoningContent"]:
+                block["reasoningContent"]["reasoningText"]["signature"] = "TAMPERED"
+        return state
+
+    monkeypatch.setattr(streaming, "handle_content_block_stop", resigned)
+    assert_sends_what_the_library_assembled(adapter, "core/thinking-tools", "TAMPERED")
+
+
+def test_a_model_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
+    class Ignoring(strands.models.bedrock.BedrockModel):  # a release that drops endpoint_url
+        def __init__(self, endpoint_url, **kwargs):
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(strands.models.bedrock, "BedrockModel", Ignoring)
+    assert_refused(adapter)

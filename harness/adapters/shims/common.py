@@ -1,13 +1,17 @@
-"""What the shims share: the library's version as the adapter's, and the model an application keeps between turns."""
+"""What the shims share: the library's version, the model an application keeps between turns, the history it keeps
+(conversation mode), and the check that the library's client points at the loopback endpoint and nowhere else."""
 
 from __future__ import annotations
 
+import copy
 import importlib.metadata
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
+from urllib.parse import urlsplit
 
-from harness.suite.protocol import FEATURES
+from harness.suite.protocol import FEATURES, OWN_HISTORY, AdapterFailure
 
-__all__ = ["EXTRAS", "Shim", "install_hint", "installed_version"]
+__all__ = ["EXTRAS", "EndpointRefused", "History", "Shim", "assert_endpoint", "boto_endpoint", "install_hint",
+           "installed_version", "message_chunk", "same_endpoint"]
 
 # shim module -> the bedrock-harness extra that installs its library (pyproject.toml's optional-dependencies)
 EXTRAS = {"langchain_aws": "langchain-aws", "strands": "strands", "pydantic_ai": "pydantic-ai", "litellm": "litellm",
@@ -26,17 +30,77 @@ def installed_version(distribution: str, extra: str) -> str:
         raise ImportError(f"{distribution} is not installed: {install_hint(extra)}") from None
 
 
+class EndpointRefused(AdapterFailure):
+    """The library's client would talk to another host than the loopback endpoint it was given: never sent."""
+
+
+def same_endpoint(actual: Any, expected: str) -> bool:
+    """Scheme, host and port equal (a trailing slash or path on the client's side is no difference)."""
+    if not isinstance(actual, str) or not actual:
+        return False
+    mine, theirs = urlsplit(actual), urlsplit(expected)
+    return (mine.scheme, mine.hostname, mine.port) == (theirs.scheme, theirs.hostname, theirs.port)
+
+
+def assert_endpoint(actual: Any, endpoint: dict, what: str) -> None:
+    """Refuse (``EndpointRefused``) unless ``actual``, the URL the library's client will call, is the endpoint's."""
+    if not same_endpoint(actual, endpoint["endpoint_url"]):
+        raise EndpointRefused(f"{what} points at {actual!r}, not the loopback endpoint {endpoint['endpoint_url']!r}: "
+                              "refused, so that the library never reaches a real AWS host")
+
+
+def boto_endpoint(client: Any) -> Any:
+    """The endpoint URL a boto3 / botocore client sends to (None when it is not one)."""
+    return getattr(getattr(client, "meta", None), "endpoint_url", None)
+
+
+def message_chunk(content: Iterable[dict]) -> dict:
+    """The closing chunk reporting the assistant message the library assembled (Anthropic format)."""
+    return {"type": "message", "message": {"role": "assistant", "content": copy.deepcopy(list(content))}}
+
+
+class History:
+    """One conversation in the library's own types, as an application keeps it between turns.
+
+    ``turn(turn, convert)`` is the whole history to send: on a new ``conversation`` id the turn's messages alone
+    (the scenario's opening), else what came before, the assistant message the library assembled last turn, then
+    the turn's new messages. ``convert(messages, history)`` makes library messages of Anthropic-format ones (it
+    may read the history, e.g. for the call a tool result answers). A turn without ``conversation`` (a harness
+    that does not drive conversation mode) carries its whole history, so it starts afresh.
+    """
+
+    def __init__(self) -> None:
+        self.id: Any = None
+        self.messages: list = []
+        self.assistant: list = []
+
+    def turn(self, turn: dict, convert: Callable[[list[dict], list], list]) -> list:
+        """The library-typed history for ``turn`` (kept: the next turn continues from it)."""
+        if "conversation" not in turn or turn["conversation"] != self.id:
+            self.id, self.messages = turn.get("conversation"), []
+        else:
+            self.messages.extend(self.assistant)
+        self.assistant = []
+        self.messages.extend(convert(list(turn.get("messages") or ()), self.messages))
+        return self.messages
+
+    def assembled(self, *messages: Any) -> None:
+        """The library's assembled assistant message(s) of this turn, appended before the next turn's messages."""
+        self.assistant = list(messages)
+
+
 class Shim:
     """A third-party library as an adapter; subclasses set ``distribution`` and ``extra`` and write ``stream``."""
 
     name = "?"
     distribution = "?"
     extra = "?"
-    capabilities = FEATURES  # a shim that cannot express one leaves it out; one that owns its history adds own_history
+    capabilities = FEATURES | {OWN_HISTORY}  # conversation mode; a shim that cannot express a feature leaves it out
 
     def __init__(self) -> None:
         self.version = installed_version(self.distribution, self.extra)
         self._last: tuple[str, Any] = ("", None)
+        self.history = History()
 
     def kept(self, key: Any, build: Callable[[], Any]) -> Any:
         """The model built for the last turn when ``key`` is unchanged (an app keeps its model between turns)."""

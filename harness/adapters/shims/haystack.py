@@ -1,10 +1,14 @@
-"""The Haystack shim: ``AmazonBedrockChatGenerator.run(messages, tools=..., streaming_callback=...)`` (sync path).
+"""The Haystack shim: ``AmazonBedrockChatGenerator.run(messages, tools=..., streaming_callback=...)`` (sync path),
+in conversation mode.
 
-The turn becomes Haystack ``ChatMessage``s the way a Haystack application holds them (``from_user``, assistant
-messages with ``ToolCall``s and ``ReasoningContent`` (signature in ``extra``), ``from_tool`` with the
-``ToolCall`` it answers and the ``error`` flag) and ``Tool``s with the scenario's JSON schema. The generator
-builds its boto3 client without an endpoint option, so the endpoint reaches botocore through
-``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, set while the client is created and restored after. Every
+The shim keeps Haystack ``ChatMessage``s the way a Haystack application holds them: the scenario's opening
+(``from_system``, ``from_user``), then per turn the reply ``ChatMessage`` the generator assembled from its stream
+(``run(...)["replies"][0]``, with ``ToolCall``s and ``ReasoningContent``, signature in ``extra``), appended as it
+is, then ``from_tool`` messages with the reply's ``ToolCall`` they answer and the ``error`` flag; the closing
+``message`` chunk is that reply. Tools are ``Tool``s with the scenario's JSON schema. The generator builds its
+boto3 client without an endpoint option, so the endpoint reaches botocore through
+``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, set while the client is created and restored after, and the client's
+endpoint is checked. Every
 ``StreamingChunk`` the callback receives maps to harness chunks: text, reasoning (text, signature) and
 tool-call deltas keyed by the chunk's content-block ``index``, the finish reason mapped back to Bedrock's
 names, and ``meta["usage"]``.
@@ -13,7 +17,6 @@ names, and ``meta["usage"]``.
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
 import json
 import os
 from collections.abc import Iterator
@@ -35,10 +38,12 @@ from haystack_integrations.components.generators.amazon_bedrock import (
     AmazonBedrockChatGenerator,
 )
 
+from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
 from harness.converse.stream import error_chunk
+from harness.suite.protocol import OWN_HISTORY
 
-__all__ = ["STOP_REASONS", "HaystackAdapter", "chunks_from_streaming_chunk", "make_generator", "make_tools",
-           "to_haystack"]
+__all__ = ["STOP_REASONS", "HaystackAdapter", "anthropic_content", "chunks_from_streaming_chunk", "make_generator",
+           "make_tools", "to_haystack"]
 
 ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
 # Haystack's FINISH_REASON_MAPPING is many-to-one (end_turn and stop_sequence -> stop; guardrail_intervened and
@@ -71,11 +76,14 @@ def _part(block: dict) -> Any:
     return TextContent(text=block.get("text", ""))
 
 
-def _calls_by_id(turn: dict) -> dict[str, ToolCall]:
+def _calls_by_id(turn: dict, held: list = ()) -> dict[str, ToolCall]:
     """Every tool call in the history, by id: a tool result message carries the call it answers."""
-    return {block["id"]: ToolCall(tool_name=block["name"], arguments=block.get("input") or {}, id=block["id"])
-            for message in turn["messages"] if message["role"] == "assistant" and isinstance(message["content"], list)
-            for block in message["content"] if block.get("type") == "tool_use"}
+    calls = {call.id: call for message in held for call in message.tool_calls}
+    calls.update({block["id"]: ToolCall(tool_name=block["name"], arguments=block.get("input") or {}, id=block["id"])
+                  for message in turn["messages"]
+                  if message["role"] == "assistant" and isinstance(message["content"], list)
+                  for block in message["content"] if block.get("type") == "tool_use"})
+    return calls
 
 
 def _tool_message(block: dict, calls: dict[str, ToolCall]) -> ChatMessage:
@@ -114,10 +122,10 @@ def _assistant(content: Any) -> ChatMessage:
     return ChatMessage.from_dict({"role": "assistant", "content": parts, "meta": {}, "name": None})
 
 
-def to_haystack(turn: dict) -> list[ChatMessage]:
-    """The turn's system prompt and messages as Haystack chat messages."""
-    calls = _calls_by_id(turn)
-    messages = [ChatMessage.from_system(turn["system"])] if turn.get("system") else []
+def to_haystack(turn: dict, held: list = ()) -> list[ChatMessage]:
+    """The turn's messages as Haystack chat messages, led by the system prompt when nothing is ``held`` yet."""
+    calls = _calls_by_id(turn, held)
+    messages = [ChatMessage.from_system(turn["system"])] if turn.get("system") and not held else []
     for message in turn["messages"]:
         if message["role"] == "assistant":
             messages.append(_assistant(message["content"]))
@@ -160,6 +168,7 @@ def make_generator(turn: dict, endpoint: dict) -> AmazonBedrockChatGenerator:
         aws_region_name=endpoint["region"], aws_profile_name=None, generation_kwargs=generation_kwargs(turn))
     with _endpoint_variable(endpoint["endpoint_url"]):
         generator.warm_up()
+    assert_endpoint(boto_endpoint(generator.client), endpoint, "AmazonBedrockChatGenerator.client")
     return generator
 
 
@@ -203,28 +212,33 @@ def _inference_error(exc: AmazonBedrockInferenceError) -> dict:
     return {**chunk, "message": str(exc)}
 
 
-class HaystackAdapter:
+class HaystackAdapter(Shim):
     """Haystack's AmazonBedrockChatGenerator (amazon-bedrock-haystack), sync run with a streaming callback."""
 
     name = "haystack"
-    version = importlib.metadata.version("amazon-bedrock-haystack")
+    distribution = "amazon-bedrock-haystack"
+    extra = "haystack"
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
-        "stop_reason", "round_trip", "errors", "streaming",
+        "stop_reason", "round_trip", "errors", "streaming", OWN_HISTORY,
     })
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
-        """Run one turn; the callback's chunks in order, then the run's failure (an error chunk, or re-raised).
+        """Run one turn; the callback's chunks in order, then the run's failure (an error chunk, or re-raised), or
+        the reply ``ChatMessage`` (kept for the next turn).
 
         ``run`` returns only when the stream is over, so the chunks are relayed after it, in the order and
         granularity the callback saw them; a failure still comes after every chunk delivered before it.
         """
         received: list[StreamingChunk] = []
         generator = make_generator(turn, endpoint)
+        history = self.history.turn(turn, lambda messages, held: to_haystack({**turn, "messages": messages}, held))
         failure: dict | None = None
         raised: Exception | None = None
+        replies: list[ChatMessage] = []
         try:
-            generator.run(to_haystack(turn), tools=make_tools(turn) or None, streaming_callback=received.append)
+            replies = generator.run(list(history), tools=make_tools(turn) or None,
+                                    streaming_callback=received.append)["replies"]
         except AmazonBedrockInferenceError as exc:
             failure = _inference_error(exc)
         except Exception as exc:  # noqa: BLE001 - relayed below, after the chunks the callback already got
@@ -237,3 +251,27 @@ class HaystackAdapter:
             yield failure
         if raised is not None:
             raise raised
+        if replies:
+            self.history.assembled(replies[0])  # as a Haystack app (or its Agent) appends the reply
+            yield message_chunk(anthropic_content(replies[0]))
+
+
+# ---- the reply ChatMessage -> Anthropic format (the closing message chunk) ----
+
+def anthropic_content(reply: ChatMessage) -> list[dict]:
+    """The reply's content in order (``to_dict``, its public serialization) as Anthropic blocks; empty text out."""
+    return [block for block in map(_anthropic, reply.to_dict()["content"]) if block is not None]
+
+
+def _anthropic(part: dict) -> dict | None:
+    if "text" in part:
+        return {"type": "text", "text": part["text"]} if part["text"] else None
+    if "reasoning" in part:
+        reasoning = part["reasoning"]
+        signature = (reasoning.get("extra") or {}).get("signature")
+        return {"type": "thinking", "thinking": reasoning.get("reasoning_text") or "",
+                **({"signature": signature} if signature else {})}
+    if "tool_call" in part:
+        call = part["tool_call"]
+        return {"type": "tool_use", "id": call.get("id"), "name": call.get("tool_name"), "input": call.get("arguments")}
+    return dict(part)  # shown, never dropped

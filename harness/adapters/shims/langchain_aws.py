@@ -1,13 +1,15 @@
-"""langchain-aws's ``ChatBedrockConverse`` as a harness adapter (its ConverseStream path, ``.stream``).
+"""langchain-aws's ``ChatBedrockConverse`` as a harness adapter (its ConverseStream path, ``.stream``), in
+conversation mode.
 
-The turn becomes the LangChain history an application holds (``SystemMessage``, ``HumanMessage``,
-``AIMessage`` with ``tool_calls`` and reasoning content blocks, one ``ToolMessage`` per result), tools are
-bound with ``bind_tools``; langchain-aws builds the Bedrock request. Each streamed ``AIMessageChunk`` maps
-back: content blocks to text / reasoning, ``tool_call_chunks`` to tool-call deltas, ``response_metadata
+The shim keeps the LangChain history an application holds: the scenario's opening messages as
+``SystemMessage`` / ``HumanMessage`` (and ``AIMessage`` when the opening has one), then per turn the
+``AIMessageChunk``s summed the way LangChain sums them and made an ``AIMessage`` (``message_chunk_to_message``,
+what ``invoke`` and every agent do), then one ``ToolMessage`` per result. Tools are bound with ``bind_tools``;
+langchain-aws builds the Bedrock request from that history. Each streamed ``AIMessageChunk`` maps back:
+content blocks to text / reasoning, ``tool_call_chunks`` to tool-call deltas, ``response_metadata
 ["stopReason"]`` to the stop, ``usage_metadata`` to usage (LangChain counts cache tokens inside
-``input_tokens``; they are taken out again so the numbers mean what Bedrock's do). When the stream ends, the
-chunks summed the way an application sums them give each call's whole input (``tool_calls``, what an agent
-executes), emitted before the held-back stop and usage.
+``input_tokens``: ``usage_input_includes_cache``). When the stream ends, the summed message's ``tool_calls``
+(what an agent executes) give each call's whole input, and the closing ``message`` chunk is that AIMessage.
 """
 
 from __future__ import annotations
@@ -16,33 +18,36 @@ import base64
 from collections.abc import Iterator
 from typing import Any
 
+from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
 from harness.converse.request import system_texts, thinking_budget
-from harness.adapters.shims.common import Shim
 from harness.converse.stream import error_chunk
+from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
-__all__ = ["LangchainAwsAdapter", "assembled", "from_chunk", "to_langchain", "usage"]
+__all__ = ["LangchainAwsAdapter", "anthropic_message", "assembled", "from_chunk", "to_langchain", "usage"]
 
 DISTRIBUTION = "langchain-aws"
 CLOSING = ("stop", "usage")  # held back until the aggregated message's tool calls are out
 
 
 class LangchainAwsAdapter(Shim):
-    """``ChatBedrockConverse(disable_streaming=False).bind_tools(...).stream(messages)``."""
+    """``ChatBedrockConverse(disable_streaming=False).bind_tools(...).stream(history)``, history kept by the shim."""
 
     name = DISTRIBUTION
     distribution = DISTRIBUTION
     extra = "langchain-aws"
+    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
-        """Stream one turn: content as it arrives; at the end the aggregated message's tool_calls, stop, usage.
-
-        A library exception becomes the closing error chunk.
-        """
+        """Stream one turn: content as it arrives; at the end the aggregated message's tool_calls, stop, usage and
+        the message itself (kept for the next turn). A library exception becomes the closing error chunk."""
         closing: list[dict] = []
+        runnable = self._runnable(turn, endpoint)
+        history = self.history.turn(turn, lambda messages, held: to_langchain(
+            {"messages": messages, "system": None if held else turn.get("system")}))
         try:
-            message = None
-            for chunk in self._runnable(turn, endpoint).stream(to_langchain(turn)):
-                message = chunk if message is None else message + chunk
+            summed = None
+            for chunk in runnable.stream(list(history)):
+                summed = chunk if summed is None else summed + chunk
                 for item in from_chunk(chunk):
                     if item["type"] in CLOSING:
                         closing.append(item)
@@ -52,13 +57,24 @@ class LangchainAwsAdapter(Shim):
             yield from closing
             yield error_chunk(exc)
             return
-        yield from assembled(message)
+        yield from assembled(summed)
         yield from closing
+        if summed is not None:
+            message = _message(summed)
+            self.history.assembled(message)
+            yield message_chunk(anthropic_message(message))
 
     def _runnable(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when nothing but the messages changed (an app keeps its model between turns)."""
-        key = ({k: v for k, v in turn.items() if k != "messages"}, sorted(endpoint.items()))
+        key = ({k: v for k, v in turn.items() if k not in ("messages", "conversation")}, sorted(endpoint.items()))
         return self.kept(key, lambda: _runnable(turn, endpoint))
+
+
+def _message(summed: Any) -> Any:
+    """The summed chunks as the AIMessage LangChain itself makes of them (``invoke`` / ``generate_from_stream``)."""
+    from langchain_core.messages import message_chunk_to_message
+
+    return message_chunk_to_message(summed)
 
 
 def _runnable(turn: dict, endpoint: dict) -> Any:
@@ -73,6 +89,7 @@ def _runnable(turn: dict, endpoint: dict) -> Any:
         max_tokens=options.get("max_tokens"), temperature=None if budget else options.get("temperature"),
         additional_model_request_fields={"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
         disable_streaming=False)
+    assert_endpoint(boto_endpoint(model.client), endpoint, "ChatBedrockConverse.client")
     if not turn.get("tools"):
         return model
     return model.bind_tools(turn["tools"], tool_choice=_tool_choice(options.get("tool_choice")))
@@ -184,11 +201,44 @@ def _content(block: Any) -> Iterator[dict]:
 
 
 def usage(metadata: dict) -> dict:
-    """Bedrock's counts from LangChain's UsageMetadata, whose input_tokens include the cache tokens."""
+    """LangChain's UsageMetadata as a usage chunk; its input_tokens include the cache tokens (declared)."""
     details = metadata.get("input_token_details") or {}
     read = details.get("cache_read") or 0
     write = (details.get("cache_creation") or 0) + sum(
         details.get(k) or 0 for k in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"))
-    return {"type": "usage", "input_tokens": metadata.get("input_tokens", 0) - read - write,
+    return {"type": "usage", "input_tokens": metadata.get("input_tokens", 0),
             "output_tokens": metadata.get("output_tokens", 0), "cache_read_input_tokens": read,
             "cache_write_input_tokens": write}
+
+
+# ---- the assembled AIMessage -> Anthropic format (the closing message chunk) ----
+
+def anthropic_message(message: Any) -> list[dict]:
+    """The AIMessage's content blocks in order, each tool_use with its ``tool_calls`` args (as langchain-aws sends
+    them), then calls that have no content block; empty text is left out."""
+    calls = {call.get("id"): call for call in message.tool_calls}
+    blocks = [_anthropic(block, calls) for block in _blocks(message.content)]
+    seen = {block.get("id") for block in blocks if block and block.get("type") == "tool_use"}
+    extra = [{"type": "tool_use", "id": cid, "name": call["name"], "input": call["args"]}
+             for cid, call in calls.items() if cid not in seen]
+    return [block for block in blocks if block] + extra
+
+
+def _anthropic(block: dict, calls: dict) -> dict | None:
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": block["text"]} if block.get("text") else None
+    if kind == "reasoning_content":
+        return _reasoning(block.get("reasoning_content") or {})
+    if kind == "tool_use":
+        call = calls.get(block.get("id"))
+        return {"type": "tool_use", "id": block.get("id"), "name": call["name"] if call else block.get("name"),
+                "input": call["args"] if call else block.get("input")}
+    return dict(block)  # anything else as LangChain holds it, so the comparison shows it
+
+
+def _reasoning(reasoning: dict) -> dict:
+    if reasoning.get("redacted_content") is not None:
+        return {"type": "redacted_thinking", "data": base64.b64encode(bytes(reasoning["redacted_content"])).decode()}
+    signature = reasoning.get("signature")
+    return {"type": "thinking", "thinking": reasoning.get("text") or "", **({"signature": signature} if signature else {})}

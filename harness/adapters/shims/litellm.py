@@ -1,9 +1,15 @@
-"""The LiteLLM shim: ``litellm.completion(model="bedrock/converse/<id>", stream=True)`` over its own httpx client.
+"""The LiteLLM shim: ``litellm.completion(model="bedrock/converse/<id>", stream=True)`` over its own httpx client,
+in conversation mode.
 
-The turn becomes OpenAI chat messages the way a LiteLLM application holds its history (assistant ``tool_calls``
-with JSON-string arguments, ``role: tool`` results, ``thinking_blocks`` with signatures); LiteLLM converts
-them to Bedrock. Its ``ModelResponseStream`` chunks map back to harness chunks: tool-call deltas keep the
-OpenAI ``index`` (the id comes only on a call's first delta), finish reasons map back to Bedrock's names.
+The shim keeps OpenAI chat messages the way a LiteLLM application holds its history: the scenario's opening
+(system, user), then per turn the message ``litellm.stream_chunk_builder`` assembled from the streamed chunks
+(``choices[0].message``, appended as it is: ``tool_calls`` with JSON-string arguments, ``thinking_blocks`` with
+signatures), then ``role: tool`` results; LiteLLM converts them to Bedrock. Every native ``ModelResponseStream``
+chunk goes to the harness as an ``openai_chunk`` (the OpenAI streaming laws are judged on them) and maps to harness
+chunks: tool-call deltas keep the OpenAI ``index`` (the id comes only on a call's first delta), finish reasons
+map back to Bedrock's names, ``prompt_tokens`` include the cache tokens (``usage_input_includes_cache``). The
+closing ``message`` chunk is the assembled message. LiteLLM's httpx client is the shim's, and it refuses any
+request to another host than the loopback endpoint.
 """
 
 from __future__ import annotations
@@ -11,14 +17,19 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
-import importlib.metadata
 import json
 import os
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
+
+from harness.adapters.shims.common import EndpointRefused, Shim, assert_endpoint, message_chunk
+from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
+
 __all__ = [
-    "STOP_REASONS", "LiteLLMAdapter", "chunks_from_stream_chunk", "completion_kwargs", "error_chunk", "to_openai",
+    "STOP_REASONS", "LiteLLMAdapter", "anthropic_message", "chunks_from_stream_chunk", "completion_kwargs",
+    "error_chunk", "guarded_client", "to_openai",
 ]
 
 # LiteLLM fetches its model price map at import and Anthropic beta headers on first use unless told to
@@ -117,9 +128,9 @@ def _assistant(content: Any) -> dict:
     return message
 
 
-def to_openai(turn: dict) -> list[dict]:
-    """The turn's system prompt and messages as OpenAI chat messages."""
-    messages = [{"role": "system", "content": turn["system"]}] if turn.get("system") else []
+def to_openai(turn: dict, held: list = ()) -> list[dict]:
+    """The turn's messages as OpenAI chat messages, led by the system prompt when nothing is ``held`` yet."""
+    messages = [{"role": "system", "content": turn["system"]}] if turn.get("system") and not held else []
     for message in turn["messages"]:
         if message["role"] == "assistant":
             messages.append(_assistant(message["content"]))
@@ -134,11 +145,23 @@ def _tool_choice(choice: Any) -> Any:
     return {"any": "required"}.get(choice, choice)
 
 
-def completion_kwargs(turn: dict, endpoint: dict) -> dict:
-    """Keyword arguments of ``litellm.completion`` for one turn against ``endpoint``."""
+def guarded_client(endpoint: dict) -> Any:
+    """LiteLLM's HTTPHandler over an httpx client that refuses (``EndpointRefused``) any other host than the
+    endpoint's, before a byte is sent: LiteLLM builds each URL itself, so the check sits on the request."""
+    from litellm.llms.custom_httpx.http_handler import HTTPHandler
+
+    def check(request: httpx.Request) -> None:
+        assert_endpoint(str(request.url), endpoint, "LiteLLM's request URL")
+
+    return HTTPHandler(client=httpx.Client(event_hooks={"request": [check]}, timeout=60))
+
+
+def completion_kwargs(turn: dict, endpoint: dict, messages: list | None = None) -> dict:
+    """Keyword arguments of ``litellm.completion`` for one turn against ``endpoint`` (``messages``: the history)."""
     options = turn.get("options") or {}
     kwargs: dict = {
-        "model": f"bedrock/converse/{turn['model_id']}", "messages": to_openai(turn), "stream": True,
+        "model": f"bedrock/converse/{turn['model_id']}", "stream": True,
+        "messages": to_openai(turn) if messages is None else messages,
         "stream_options": {"include_usage": True}, "max_tokens": options.get("max_tokens"),
         "aws_bedrock_runtime_endpoint": endpoint["endpoint_url"], "aws_region_name": endpoint["region"],
         "aws_access_key_id": endpoint["aws_access_key_id"],
@@ -193,9 +216,9 @@ def _tool_chunk(call: Any) -> dict:
 
 
 def _usage_chunk(usage: Any) -> dict:
-    """LiteLLM's prompt_tokens include both cache counts (OpenAI's convention); Bedrock's inputTokens do not."""
+    """LiteLLM's prompt_tokens include both cache counts (OpenAI's convention, declared); Bedrock's do not."""
     read, write = _get(usage, "cache_read_input_tokens") or 0, _get(usage, "cache_creation_input_tokens") or 0
-    return {"type": "usage", "input_tokens": (_get(usage, "prompt_tokens") or 0) - read - write,
+    return {"type": "usage", "input_tokens": _get(usage, "prompt_tokens") or 0,
             "output_tokens": _get(usage, "completion_tokens") or 0,
             "cache_read_input_tokens": read, "cache_write_input_tokens": write}
 
@@ -224,21 +247,68 @@ def error_chunk(exc: Exception) -> dict:
     return {"type": "error", "code": code or type(exc).__name__, "message": str(exc)}
 
 
-class LiteLLMAdapter:
-    """LiteLLM's Bedrock Converse provider (``bedrock/converse/...``) in streaming mode."""
+class LiteLLMAdapter(Shim):
+    """LiteLLM's Bedrock Converse provider (``bedrock/converse/...``) in streaming mode, history kept by the shim."""
 
     name = "litellm"
-    version = importlib.metadata.version("litellm")
-    capabilities = frozenset({
-        "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
-        "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
-    })
+    distribution = "litellm"
+    extra = "litellm"
+    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn through ``litellm.completion``; a LiteLLM exception becomes the closing error chunk."""
+        client = self.kept(sorted(endpoint.items()), lambda: guarded_client(endpoint))
+        history = self.history.turn(turn, lambda messages, held: to_openai({**turn, "messages": messages}, held))
+        native: list = []
         with _offline():
             try:
-                for chunk in litellm.completion(**completion_kwargs(turn, endpoint)):
+                for chunk in litellm.completion(**completion_kwargs(turn, endpoint, list(history)), client=client):
+                    native.append(chunk)
+                    yield {"type": "openai_chunk", "chunk": chunk.model_dump(mode="json", exclude_none=True)}
                     yield from chunks_from_stream_chunk(chunk)
             except _LITELLM_ERRORS as exc:
+                _raise_refusal(exc)
                 yield error_chunk(exc)
+                return
+            built = litellm.stream_chunk_builder(native, messages=list(history)) if native else None
+        if built is not None:
+            message = built.choices[0].message
+            self.history.assembled(message)  # appended as LiteLLM's docs do: messages.append(response_message)
+            yield message_chunk(anthropic_message(message))
+
+
+def _raise_refusal(exc: BaseException) -> None:
+    """Re-raise the guard's refusal that LiteLLM wrapped in one of its own errors (an adapter failure, no finding)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, EndpointRefused):
+            raise seen
+        seen = seen.__cause__ or seen.__context__
+
+
+# ---- the assembled message -> Anthropic format (the closing message chunk) ----
+
+def anthropic_message(message: Any) -> list[dict]:
+    """thinking_blocks, then the text, then each tool call (arguments parsed; the raw text when they do not)."""
+    blocks = [_thinking_block(block) for block in _get(message, "thinking_blocks") or ()]
+    text = _get(message, "content")
+    blocks += [{"type": "text", "text": text}] if isinstance(text, str) and text else []
+    return blocks + [_tool_use(call) for call in _get(message, "tool_calls") or ()]
+
+
+def _thinking_block(block: Any) -> dict:
+    if _get(block, "type") == "redacted_thinking":
+        data = _get(block, "data")
+        return {"type": "redacted_thinking", "data": base64.b64encode(data).decode() if isinstance(data, bytes) else data}
+    signature = _get(block, "signature")
+    return {"type": "thinking", "thinking": _get(block, "thinking") or "", **({"signature": signature} if signature else {})}
+
+
+def _tool_use(call: Any) -> dict:
+    function = _get(call, "function")
+    arguments = _get(function, "arguments")
+    try:
+        parsed = json.loads(arguments) if arguments else {}
+    except ValueError:
+        parsed = arguments
+    return {"type": "tool_use", "id": _get(call, "id"), "name": _get(function, "name"), "input": parsed}

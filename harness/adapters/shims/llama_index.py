@@ -1,8 +1,11 @@
-"""The LlamaIndex shim: ``BedrockConverse.stream_chat_with_tools`` (llama-index-llms-bedrock-converse).
+"""The LlamaIndex shim: ``BedrockConverse.stream_chat_with_tools`` (llama-index-llms-bedrock-converse), in
+conversation mode.
 
-The turn becomes LlamaIndex ``ChatMessage`` history the way a LlamaIndex application holds it (assistant
-``ThinkingBlock`` / ``TextBlock`` / ``ToolCallBlock`` blocks, ``role=TOOL`` results with ``tool_call_id`` and
-``status`` in ``additional_kwargs``) and the tools become ``FunctionTool``s with the scenario's JSON schema.
+The shim keeps LlamaIndex ``ChatMessage`` history the way a LlamaIndex application holds it: the scenario's
+opening, then per turn the last streamed response's ``message`` (the library's assembled assistant message:
+``ThinkingBlock`` / ``TextBlock`` / ``ToolCallBlock``), appended as it is, then ``role=TOOL`` results with
+``tool_call_id`` and ``status`` in ``additional_kwargs``; the closing ``message`` chunk is that message. The tools
+become ``FunctionTool``s with the scenario's JSON schema.
 What the stream exposes maps back: ``response.delta`` (text) and ``additional_kwargs["thinking_delta"]``
 incrementally, the ``ThinkingBlock`` signature once reasoning is over, tool calls whole from
 ``get_tool_calls_from_response`` on the last response, usage from its ``additional_kwargs``. LlamaIndex
@@ -11,7 +14,6 @@ surfaces no stop reason and no redacted reasoning, so the shim does not declare 
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -29,9 +31,11 @@ from llama_index.core.tools import FunctionTool, ToolMetadata
 from llama_index.llms.bedrock_converse import BedrockConverse
 from pydantic import BaseModel
 
+from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
 from harness.converse.stream import STREAM_ERRORS, error_chunk
+from harness.suite.protocol import OWN_HISTORY
 
-__all__ = ["LlamaIndexAdapter", "make_llm", "make_tools", "to_llama_index"]
+__all__ = ["LlamaIndexAdapter", "anthropic_blocks", "make_llm", "make_tools", "to_llama_index"]
 
 
 # ---- turn -> LlamaIndex history and tools ----
@@ -82,9 +86,10 @@ def _assistant(content: Any) -> ChatMessage:
     return ChatMessage(role=MessageRole.ASSISTANT, blocks=[block for block in blocks if block is not None])
 
 
-def to_llama_index(turn: dict) -> list[ChatMessage]:
-    """The turn's system prompt and messages as LlamaIndex chat history."""
-    history = [ChatMessage(role=MessageRole.SYSTEM, content=turn["system"])] if turn.get("system") else []
+def to_llama_index(turn: dict, held: list = ()) -> list[ChatMessage]:
+    """The turn's messages as LlamaIndex chat history, led by the system prompt when nothing is ``held`` yet."""
+    system = turn.get("system") and not held
+    history = [ChatMessage(role=MessageRole.SYSTEM, content=turn["system"])] if system else []
     for message in turn["messages"]:
         if message["role"] == "assistant":
             history.append(_assistant(message["content"]))
@@ -124,10 +129,12 @@ def make_llm(turn: dict, endpoint: dict) -> BedrockConverse:
     kwargs: dict = {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else {}
     if temperature is not None or budget:
         kwargs["temperature"] = 1.0 if temperature is None else temperature
-    return BedrockConverse(
+    llm = BedrockConverse(
         model=turn["model_id"], max_tokens=options.get("max_tokens") or 512, region_name=endpoint["region"],
         endpoint_url=endpoint["endpoint_url"], aws_access_key_id=endpoint["aws_access_key_id"],
         aws_secret_access_key=endpoint["aws_secret_access_key"], **kwargs)
+    assert_endpoint(boto_endpoint(llm._client), endpoint, "BedrockConverse's client")  # no public accessor
+    return llm
 
 
 def _tool_choice(choice: Any) -> dict:
@@ -215,27 +222,29 @@ class _Stream:
         return [item for item in self.held or () if not isinstance(item, int)]
 
 
-class LlamaIndexAdapter:
+class LlamaIndexAdapter(Shim):
     """LlamaIndex's BedrockConverse LLM, streaming through stream_chat_with_tools (stream_chat without tools)."""
 
     name = "llama-index"
-    version = importlib.metadata.version("llama-index-llms-bedrock-converse")
+    distribution = "llama-index-llms-bedrock-converse"
+    extra = "llama-index"
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
-        "round_trip", "errors", "streaming",
+        "round_trip", "errors", "streaming", OWN_HISTORY,
     })
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; a botocore error (LlamaIndex passes them through) becomes the closing error chunk."""
-        llm, history, tools = make_llm(turn, endpoint), to_llama_index(turn), make_tools(turn)
+        llm, tools = make_llm(turn, endpoint), make_tools(turn)
+        history = self.history.turn(turn, lambda messages, held: to_llama_index({**turn, "messages": messages}, held))
         state = _Stream()
         try:
             if tools:
                 choice = _tool_choice((turn.get("options") or {}).get("tool_choice"))
-                responses = llm.stream_chat_with_tools(tools, chat_history=history, allow_parallel_tool_calls=True,
-                                                       **choice)
+                responses = llm.stream_chat_with_tools(tools, chat_history=list(history),
+                                                       allow_parallel_tool_calls=True, **choice)
             else:
-                responses = llm.stream_chat(history)
+                responses = llm.stream_chat(list(history))
             for response in responses:
                 yield from state.feed(response)
         except STREAM_ERRORS as exc:
@@ -243,3 +252,24 @@ class LlamaIndexAdapter:
             yield error_chunk(exc)
             return
         yield from state.close(llm)
+        if state.last is not None:
+            self.history.assembled(state.last.message)  # as an app appends response.message to its chat history
+            yield message_chunk(anthropic_blocks(state.last.message))
+
+
+# ---- the assembled ChatMessage -> Anthropic format (the closing message chunk) ----
+
+def anthropic_blocks(message: ChatMessage) -> list[dict]:
+    """The message's blocks in order as Anthropic blocks; empty text is left out."""
+    return [block for block in map(_anthropic, message.blocks) if block is not None]
+
+
+def _anthropic(block: Any) -> dict | None:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text} if block.text else None
+    if isinstance(block, ThinkingBlock):
+        signature = (block.additional_information or {}).get("signature")
+        return {"type": "thinking", "thinking": block.content or "", **({"signature": signature} if signature else {})}
+    if isinstance(block, ToolCallBlock):
+        return {"type": "tool_use", "id": block.tool_call_id, "name": block.tool_name, "input": block.tool_kwargs}
+    return {"type": getattr(block, "block_type", type(block).__name__)}  # shown, never dropped

@@ -1,12 +1,14 @@
-"""pydantic-ai's ``BedrockConverseModel`` as a harness adapter (its ConverseStream path).
+"""pydantic-ai's ``BedrockConverseModel`` as a harness adapter (its ConverseStream path), in conversation mode.
 
-The turn becomes pydantic-ai message history (``ModelRequest`` with ``SystemPromptPart`` / ``UserPromptPart`` /
-``ToolReturnPart`` — ``outcome="failed"`` for an error result — and ``ModelResponse`` with ``ThinkingPart``
-carrying the signature, ``TextPart``, ``ToolCallPart``), tools become ``ToolDefinition``s, and the request is
-streamed through ``pydantic_ai.direct.model_request_stream_sync`` (the documented single-request API, which
-prepares the history as an agent run does). Part events map back to chunks; the final ``ModelResponse`` gives
-each tool call's assembled arguments (when they parse), usage, and the stop reason: Bedrock's own, which
-pydantic-ai keeps in ``provider_details["finish_reason"]``, else its ``finish_reason`` inverted (lossy).
+The shim keeps pydantic-ai's message history as an agent run does: the scenario's opening as ``ModelRequest``s
+(``SystemPromptPart`` / ``UserPromptPart``; a ``ModelResponse`` when the opening has an assistant message), then
+per turn the streamed ``ModelResponse`` the library assembled, then a ``ModelRequest`` of ``ToolReturnPart``s
+(``outcome="failed"`` for an error result). Tools become ``ToolDefinition``s, and the request is streamed through
+``pydantic_ai.direct.model_request_stream_sync`` (the documented single-request API, which prepares the history
+as an agent run does). Part events map back to chunks; the final ``ModelResponse`` gives each tool call's
+assembled arguments (when they parse), usage (``input_tokens`` include the cache tokens:
+``usage_input_includes_cache``), the stop reason (Bedrock's own, which pydantic-ai keeps in
+``provider_details["finish_reason"]``, else its ``finish_reason`` inverted, lossy) and the closing ``message``.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
 from harness.converse.request import system_texts, thinking_budget
-from harness.adapters.shims.common import Shim
 from harness.converse.stream import error_chunk
+from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
-__all__ = ["FINISH_REASONS", "PydanticAiAdapter", "error", "from_event", "from_response", "parameters", "settings",
-           "to_pydantic_ai", "usage"]
+__all__ = ["FINISH_REASONS", "PydanticAiAdapter", "anthropic_parts", "error", "from_event", "from_response",
+           "parameters", "settings", "to_pydantic_ai", "usage"]
 
 DISTRIBUTION = "pydantic-ai-slim"
 PROVIDER = "bedrock"  # pydantic-ai's provider name for Bedrock, kept on parts whose signatures go back to it
@@ -38,22 +41,27 @@ class PydanticAiAdapter(Shim):
     name = "pydantic-ai"
     distribution = DISTRIBUTION
     extra = "pydantic-ai"
+    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception becomes the closing error chunk."""
         from pydantic_ai.direct import model_request_stream_sync
 
+        model = self._model(turn, endpoint)
+        history = self.history.turn(turn, lambda messages, held: to_pydantic_ai({**turn, "messages": messages}, held))
         try:
             ids: dict[int, str] = {}
-            with model_request_stream_sync(self._model(turn, endpoint), to_pydantic_ai(turn),
-                                           model_settings=settings(turn), model_request_parameters=parameters(turn)
-                                           ) as stream:
+            with model_request_stream_sync(model, list(history), model_settings=settings(turn),
+                                           model_request_parameters=parameters(turn)) as stream:
                 for event in stream:
                     yield from from_event(event, ids)
                 response = stream.response
             yield from from_response(response)
         except Exception as exc:  # noqa: BLE001 - whatever the library raises is the verdict's error
             yield error(exc)
+            return
+        self.history.assembled(response)  # as an agent run appends it
+        yield message_chunk(anthropic_parts(response))
 
     def _model(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when the model id and endpoint are the same (an agent keeps its model)."""
@@ -67,6 +75,7 @@ def _model(model_id: str, endpoint: dict) -> Any:
     provider = BedrockProvider(base_url=endpoint["endpoint_url"], region_name=endpoint["region"],
                                aws_access_key_id=endpoint["aws_access_key_id"],
                                aws_secret_access_key=endpoint["aws_secret_access_key"])
+    assert_endpoint(boto_endpoint(provider.client), endpoint, "BedrockProvider.client")
     return BedrockConverseModel(model_id, provider=provider)
 
 
@@ -100,13 +109,16 @@ def error(exc: BaseException) -> dict:
 
 # ---- turn -> pydantic-ai messages ----
 
-def to_pydantic_ai(turn: dict) -> list:
-    """The message history: system prompt parts lead the first request; one ModelResponse per assistant turn."""
-    from pydantic_ai.messages import ModelRequest, SystemPromptPart
+def to_pydantic_ai(turn: dict, held: list = ()) -> list:
+    """The messages to append to ``held``: system prompt parts lead the first request (when nothing is held yet),
+    one ModelResponse per assistant turn; a tool return names the call it answers (from either)."""
+    from pydantic_ai.messages import ModelRequest, SystemPromptPart, ToolCallPart
 
-    names = {b["id"]: b["name"] for m in turn["messages"] for b in _blocks(m["content"]) if b.get("type") == "tool_use"}
+    names = {p.tool_call_id: p.tool_name for m in held for p in getattr(m, "parts", ()) if isinstance(p, ToolCallPart)}
+    names.update({b["id"]: b["name"] for m in turn["messages"] for b in _blocks(m["content"])
+                  if b.get("type") == "tool_use"})
     history: list = []
-    pending = [SystemPromptPart(content=text) for text in system_texts(turn.get("system"))]
+    pending = [] if held else [SystemPromptPart(content=text) for text in system_texts(turn.get("system"))]
     for message in turn["messages"]:
         if message["role"] == "assistant":
             history += [ModelRequest(parts=pending)] if pending else []
@@ -226,8 +238,37 @@ def from_response(response: Any) -> Iterator[dict]:
 
 
 def usage(request_usage: Any) -> dict:
-    """Bedrock's counts from a RequestUsage, whose input_tokens include the cache reads and writes."""
+    """A RequestUsage as a usage chunk; its input_tokens include the cache reads and writes (declared)."""
     read, write = request_usage.cache_read_tokens, request_usage.cache_write_tokens
-    return {"type": "usage", "input_tokens": request_usage.input_tokens - read - write,
+    return {"type": "usage", "input_tokens": request_usage.input_tokens,
             "output_tokens": request_usage.output_tokens, "cache_read_input_tokens": read,
             "cache_write_input_tokens": write}
+
+
+# ---- the assembled ModelResponse -> Anthropic format (the closing message chunk) ----
+
+def anthropic_parts(response: Any) -> list[dict]:
+    """The response's parts in order as Anthropic blocks; empty text is left out."""
+    return [block for block in map(_anthropic, response.parts) if block is not None]
+
+
+def _anthropic(part: Any) -> dict | None:
+    from pydantic_ai.messages import TextPart, ThinkingPart, ToolCallPart
+
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.content} if part.content else None
+    if isinstance(part, ThinkingPart) and part.id in ("redacted_content", "redacted_thinking"):
+        return {"type": "redacted_thinking", "data": base64.b64encode((part.signature or "").encode()).decode()}
+    if isinstance(part, ThinkingPart):
+        return {"type": "thinking", "thinking": part.content, **({"signature": part.signature} if part.signature else {})}
+    if type(part) is ToolCallPart:
+        return {"type": "tool_use", "id": part.tool_call_id, "name": part.tool_name, "input": _input(part)}
+    return {"type": part.part_kind, "part": repr(part)}  # a server-side (native) tool part: shown, never dropped
+
+
+def _input(part: Any) -> Any:
+    """The arguments as pydantic-ai sends them (``args_as_dict``); the raw text when they do not parse."""
+    try:
+        return part.args_as_dict(raise_if_invalid=True)
+    except (ValueError, AssertionError):
+        return part.args

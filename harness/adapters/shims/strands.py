@@ -1,12 +1,15 @@
-"""strands-agents' ``BedrockModel`` as a harness adapter, driven the way a strands ``Agent`` drives it.
+"""strands-agents' ``BedrockModel`` as a harness adapter, driven the way a strands ``Agent`` drives it, in
+conversation mode.
 
-The turn becomes strands ``Messages`` as an agent holds them (Converse-shaped blocks: ``toolUse``,
-``toolResult`` with ``status``, ``reasoningContent`` with the signature) and ``ToolSpec``s; strands'
-``stream_messages`` (its history cleanup, then ``BedrockModel.stream``, then ``process_stream``) builds the
-request and assembles the response. Its typed events map back the way a callback handler sees them (text,
+The shim keeps strands ``Messages`` as an agent holds them (Converse-shaped blocks: ``toolUse``, ``toolResult``
+with ``status``, ``reasoningContent`` with the signature): the scenario's opening messages, then per turn the
+message strands' stream processing returned (appended as the agent appends it), then the tool results.
+strands' ``stream_messages`` (its history cleanup, then ``BedrockModel.stream``, then ``process_stream``) builds
+the request and assembles the response. Its typed events map back the way a callback handler sees them (text,
 reasoning text / signature / redacted content, tool-use deltas); the final ``ModelStopReason`` gives the
 stop reason, usage, and each assembled ``toolUse`` (what the agent executes), which replaces the call's
-streamed deltas at the place the call started. A call the assembled message dropped is left out.
+streamed deltas at the place the call started. A call the assembled message dropped is left out. The closing
+``message`` chunk is that message in Anthropic format.
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
 from harness.converse.request import system_texts, thinking_budget
-from harness.adapters.shims.common import Shim
 from harness.converse.stream import error_chunk
 
-__all__ = ["StrandsAdapter", "chunks_from_events", "error", "to_strands"]
+__all__ = ["StrandsAdapter", "anthropic_blocks", "chunks_from_events", "error", "final_message", "to_strands"]
 
 DISTRIBUTION = "strands-agents"
 
@@ -37,17 +40,23 @@ class StrandsAdapter(Shim):
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception (after what it streamed) becomes the closing error chunk."""
         events: list[dict] = []
+        model = self._model(turn, endpoint)
+        history = self.history.turn(turn, lambda messages, held: to_strands(messages))
         try:
-            asyncio.run(_collect(self._model(turn, endpoint), turn, events))
+            asyncio.run(_collect(model, turn, history, events))
         except Exception as exc:  # noqa: BLE001 - whatever the library raises is the verdict's error
             yield from chunks_from_events(events)
             yield error(exc)
             return
         yield from chunks_from_events(events)
+        message = final_message(events)
+        if message is not None:
+            self.history.assembled(message)  # as the agent's event loop appends it
+            yield message_chunk(anthropic_blocks(message["content"]))
 
     def _model(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when only the messages changed (an agent keeps its model between turns)."""
-        key = ({k: v for k, v in turn.items() if k != "messages"}, sorted(endpoint.items()))
+        key = ({k: v for k, v in turn.items() if k not in ("messages", "conversation")}, sorted(endpoint.items()))
         return self.kept(key, lambda: _bedrock_model(turn, endpoint))
 
 
@@ -62,11 +71,13 @@ def _bedrock_model(turn: dict, endpoint: dict) -> Any:
     config = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
               "temperature": None if budget else options.get("temperature"),
               "additional_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None}
-    return BedrockModel(boto_session=session, endpoint_url=endpoint["endpoint_url"],
-                        **{k: v for k, v in config.items() if v is not None})
+    model = BedrockModel(boto_session=session, endpoint_url=endpoint["endpoint_url"],
+                         **{k: v for k, v in config.items() if v is not None})
+    assert_endpoint(boto_endpoint(model.client), endpoint, "BedrockModel.client")
+    return model
 
 
-async def _collect(model: Any, turn: dict, events: list[dict]) -> None:
+async def _collect(model: Any, turn: dict, history: list[dict], events: list[dict]) -> None:
     """Every event ``stream_messages`` yields, appended as it arrives (kept when the stream raises)."""
     from strands.event_loop.streaming import stream_messages
 
@@ -76,7 +87,7 @@ async def _collect(model: Any, turn: dict, events: list[dict]) -> None:
     specs = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
              for t in turn.get("tools") or ()]
     choice = _tool_choice((turn.get("options") or {}).get("tool_choice"))
-    async for event in stream_messages(model, messages=to_strands(turn["messages"]), tool_specs=specs,
+    async for event in stream_messages(model, messages=history, tool_specs=specs,
                                        tool_choice=choice, **system):
         events.append(event)
 
@@ -171,6 +182,11 @@ def _usage(usage: dict) -> dict:
             "cache_write_input_tokens": usage.get("cacheWriteInputTokens") or 0}
 
 
+def final_message(events: list[dict]) -> dict | None:
+    """The message strands' stream processing returned (its final ``ModelStopReason``), if the stream finished."""
+    return next((event["stop"][1] for event in events if "stop" in event), None)
+
+
 def chunks_from_events(events: list[dict]) -> list[dict]:
     """Chunks in stream order; with a final ModelStopReason, each call is its assembled toolUse."""
     chunks = [chunk for chunk in map(_streamed, events) if chunk]
@@ -194,3 +210,26 @@ def _assembled(chunks: list[dict], message: dict) -> list[dict]:
             out.append(whole[chunk["id"]])
             placed.add(chunk["id"])
     return out + [call for cid, call in whole.items() if cid not in placed]
+
+
+# ---- strands' assembled message -> Anthropic format (the closing message chunk) ----
+
+def anthropic_blocks(content: list[dict]) -> list[dict]:
+    """Converse-shaped content blocks as Anthropic blocks; one strands has no counterpart for stays as it is."""
+    return [_anthropic(block) for block in content if block.get("text", True) != ""]
+
+
+def _anthropic(block: dict) -> dict:
+    if "text" in block:
+        return {"type": "text", "text": block["text"]}
+    if "toolUse" in block:
+        use = block["toolUse"]
+        return {"type": "tool_use", "id": use.get("toolUseId"), "name": use.get("name"), "input": use.get("input")}
+    reasoning = block.get("reasoningContent")
+    if reasoning and "redactedContent" in reasoning:
+        return {"type": "redacted_thinking", "data": base64.b64encode(reasoning["redactedContent"]).decode()}
+    if reasoning:
+        text = reasoning.get("reasoningText") or {}
+        signature = text.get("signature")
+        return {"type": "thinking", "thinking": text.get("text") or "", **({"signature": signature} if signature else {})}
+    return dict(block)
