@@ -1,0 +1,102 @@
+"""pydantic-ai's ``Agent`` run as a harness adapter (``pydantic-ai-agent``): the agent graph itself decides whether
+to run the tools the model called.
+
+One ``Agent`` per conversation (``BedrockConverseModel`` as in the ``pydantic-ai`` shim, the same model settings,
+``framing_announcement="never"``, one ``Tool.from_schema`` per scenario tool) is iterated node by node (``Agent.iter``) in a thread
+(harness.adapters.shims.agent_loop). Each ``ModelRequestNode`` is one harness turn: its stream's part events map
+as in the ``pydantic-ai`` shim, and the ``CallToolsNode`` that follows holds the ``ModelResponse`` the agent
+assembled and appended to its history (tool calls' assembled arguments, stop, usage, the ``message`` chunk).
+Its tools return the scenario's results (an error result raises ``ToolFailed``, pydantic-ai's failed tool
+return), which the harness sends as the next turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from harness.adapters.shims import pydantic_ai as model_shim
+from harness.adapters.shims.agent_loop import AgentLoop, AgentShim
+from harness.adapters.shims.common import message_chunk
+from harness.converse.request import system_texts
+from harness.suite.protocol import USAGE_INCLUDES_CACHE
+
+__all__ = ["PydanticAiAgentAdapter", "tool_return"]
+
+
+class PydanticAiAgentAdapter(AgentShim):
+    """``Agent(BedrockConverseModel(...), tools=[...]).iter(prompt)``, one model request per harness turn."""
+
+    name = "pydantic-ai-agent"
+    distribution = model_shim.DISTRIBUTION
+    extra = "pydantic-ai"
+    capabilities = AgentShim.capabilities | {USAGE_INCLUDES_CACHE}
+
+    def run(self, turn: dict, endpoint: dict, loop: AgentLoop) -> None:
+        """The agent on the scenario's opening, node by node, its chunks into ``loop``."""
+        model = model_shim._model(turn["model_id"], endpoint)
+        try:
+            asyncio.run(_iterate(_agent(turn, model, loop), turn, loop))
+        except Exception as exc:  # noqa: BLE001 - what the agent raises is the turn's error, after what streamed
+            loop.emit(model_shim.error(exc))
+
+
+def _agent(turn: dict, model: Any, loop: AgentLoop) -> Any:
+    from pydantic_ai import Agent
+    from pydantic_ai.tools import Tool
+
+    tools = [Tool.from_schema(_answer(loop), name=t["name"], description=t.get("description"),
+                              json_schema=t["input_schema"], takes_ctx=True) for t in turn.get("tools") or ()]
+    held = len(turn["messages"]) > 1  # a history carries its own system prompt; a lone prompt takes the agent's
+    # framing_announcement: the Agent adds a ~120-word preamble of its own to the system prompt of a model without a
+    # mid-conversation system role (documented, default on); the scenarios pin the application's system prompt.
+    settings = {**model_shim.settings(turn), "framing_announcement": "never"}
+    return Agent(model, tools=tools, model_settings=settings,
+                 system_prompt=() if held else system_texts(turn.get("system")))
+
+
+def _answer(loop: AgentLoop) -> Any:
+    def answer(ctx: Any, **_arguments: Any) -> Any:
+        return tool_return(loop.result(ctx.tool_call_id))
+
+    return answer
+
+
+def tool_return(block: dict) -> Any:
+    """A tool_result block as a tool function's return value; an error result raises ``ToolFailed``."""
+    from pydantic_ai.exceptions import ToolFailed
+
+    part = model_shim._request_part(block, {})
+    if block.get("is_error"):
+        raise ToolFailed(part.content if isinstance(part.content, str) else str(part.content))
+    return part.content
+
+
+async def _iterate(agent: Any, turn: dict, loop: AgentLoop) -> None:
+    """Each model request gated to its harness turn and streamed; each CallToolsNode's response closes the turn."""
+    from pydantic_ai import Agent
+
+    opening = turn["messages"]
+    history = model_shim.to_pydantic_ai({**turn, "messages": opening[:-1]}) if len(opening) > 1 else None
+    parts = model_shim.to_pydantic_ai({**turn, "system": None, "messages": opening[-1:]})[0].parts
+    prompt = [item for part in parts for item in (part.content if isinstance(part.content, list) else [part.content])]
+    async with agent.iter(prompt, message_history=history) as run:
+        node = run.next_node
+        while not Agent.is_end_node(node):
+            if Agent.is_model_request_node(node):
+                await _request(node, run, loop)
+            elif Agent.is_call_tools_node(node):
+                for chunk in [*model_shim.from_response(node.model_response),
+                              message_chunk(model_shim.anthropic_parts(node.model_response))]:
+                    loop.emit(chunk)
+            node = await run.next(node)
+
+
+async def _request(node: Any, run: Any, loop: AgentLoop) -> None:
+    """One model request, after its turn's gate, its part events streamed into ``loop``."""
+    loop.model_call()
+    ids: dict[int, str] = {}
+    async with node.stream(run.ctx) as stream:
+        async for event in stream:
+            for chunk in model_shim.from_event(event, ids):
+                loop.emit(chunk)

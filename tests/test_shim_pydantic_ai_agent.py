@@ -1,0 +1,68 @@
+"""The pydantic-ai-agent shim (a pydantic-ai Agent run): its verdicts against the baseline, its tool results, and
+that its loop runs a call that came with end_turn. Skipped unless pydantic-ai is installed (tox env
+``shim-pydantic-ai-agent``)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+import pydantic_ai.providers.bedrock
+from pydantic_ai.exceptions import ToolFailed
+
+from harness import load_adapter
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.adapters.shims import pydantic_ai_agent as shim
+from harness.suite.report import render_text
+from harness.suite.runner import run_scenario
+
+from shim_verdicts import assert_baseline_lists, assert_refused, assert_verdict, end_turn_follow_up  # noqa: E402
+
+SPEC = "harness.adapters.shims.pydantic_ai_agent:PydanticAiAgentAdapter"
+KNOWN = {"faults/truncated-stream": 'actual usage {"input_tokens": 0, "output_tokens": 0'}
+PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
+           "edge/tool-result-is-error", "edge/empty-text-before-reasoning", "faults/model-stream-error-mid-tool"]
+
+
+@pytest.fixture
+def adapter():
+    return load_adapter(SPEC)
+
+
+def test_identity_is_the_library_and_its_conventions_are_declared(adapter):
+    assert adapter.name == "pydantic-ai-agent"
+    assert adapter.version == importlib.metadata.version("pydantic-ai-slim")
+    assert adapter.capabilities <= CAPABILITIES and {OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
+
+
+def test_baseline_lists_exactly_the_known_failures():
+    assert_baseline_lists("pydantic-ai-agent", KNOWN)
+
+
+@pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
+def test_verdict_matches_the_baseline(adapter, sid):
+    assert_verdict(adapter, "pydantic-ai-agent", sid, KNOWN)
+
+
+def test_a_tool_returns_the_scenarios_result_and_fails_with_an_error_result():
+    assert shim.tool_return({"type": "tool_result", "tool_use_id": "t1", "content": {"size": 3}}) == {"size": 3}
+    with pytest.raises(ToolFailed, match="no such file"):
+        shim.tool_return({"type": "tool_result", "tool_use_id": "t1", "content": "no such file", "is_error": True})
+
+
+def test_the_loop_runs_a_call_that_came_with_end_turn(adapter, tmp_path):
+    project, scenario = end_turn_follow_up(tmp_path)
+    result = run_scenario(scenario, adapter, project)
+    assert result.status == "pass", render_text([result])
+
+
+def test_a_provider_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
+    class Ignoring(pydantic_ai.providers.bedrock.BedrockProvider):  # a release that drops base_url
+        def __init__(self, base_url, **kwargs):
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(pydantic_ai.providers.bedrock, "BedrockProvider", Ignoring)
+    assert_refused(adapter)

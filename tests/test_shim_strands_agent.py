@@ -1,0 +1,82 @@
+"""The strands-agent shim (a strands Agent loop): its verdicts against the baseline, and that a loop which ignores
+the calls it was given is caught. Skipped unless strands-agents is installed (tox env ``shim-strands-agent``)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+pytest.importorskip("strands")
+
+import strands.event_loop.streaming as streaming
+import strands.models.bedrock
+
+from harness import load_adapter
+from harness.adapters import CAPABILITIES, OWN_HISTORY
+from harness.adapters.shims.agent_loop import LOOP_ENDED
+from harness.suite.report import render_text
+from harness.suite.runner import run_scenario
+
+from shim_verdicts import assert_baseline_lists, assert_refused, assert_verdict, end_turn_follow_up  # noqa: E402
+
+SPEC = "harness.adapters.shims.strands_agent:StrandsAgentAdapter"
+# Each known failure and what its report must show: the library's own output that makes it a finding.
+KNOWN = {
+    "edge/interleaved-parallel-deltas": "(tool_call): expected id 'tooluse_UUbDcxmyvQeGxY6Da-a9aY' / actual "
+                                        "'tooluse_I4lxb6BBRVnbnQIEihleCW'",
+    "edge/max-tokens-mid-tool": 'actual tool_call {"id": "tooluse_E53Ks2JAXr1Et_EFUMCMia", "name": "read_file", '
+                                '"input": {}}',
+    "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
+    "edge/unicode-nested-input": "properties.attendees.description 'Property attendees'",
+    "faults/truncated-stream": 'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}',
+}
+PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
+           "edge/tool-result-is-error", "faults/throttling-mid-tool"]
+
+
+@pytest.fixture
+def adapter():
+    return load_adapter(SPEC)
+
+
+@pytest.fixture(scope="module")
+def end_turn_project(tmp_path_factory):
+    return end_turn_follow_up(tmp_path_factory.mktemp("strands-agent"))
+
+
+def test_identity_is_the_library_and_it_owns_its_history(adapter):
+    assert adapter.name == "strands-agent"
+    assert adapter.version == importlib.metadata.version("strands-agents")
+    assert adapter.capabilities <= CAPABILITIES and OWN_HISTORY in adapter.capabilities
+
+
+def test_baseline_lists_exactly_the_known_failures():
+    assert_baseline_lists("strands-agent", KNOWN)
+
+
+@pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
+def test_verdict_matches_the_baseline(adapter, sid):
+    assert_verdict(adapter, "strands-agent", sid, KNOWN)
+
+
+def test_the_loop_runs_a_call_that_came_with_end_turn(adapter, end_turn_project):
+    project, scenario = end_turn_project
+    result = run_scenario(scenario, adapter, project)
+    assert result.status == "pass", render_text([result])
+
+
+def test_a_loop_that_ignores_a_call_that_came_with_end_turn_is_caught(adapter, end_turn_project, monkeypatch):
+    monkeypatch.setattr(streaming, "handle_message_stop", lambda event, content: event["stopReason"])  # pre-fix
+    project, scenario = end_turn_project
+    result = run_scenario(scenario, adapter, project)
+    assert result.status == "fail" and LOOP_ENDED in render_text([result]), render_text([result])
+
+
+def test_a_model_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
+    class Ignoring(strands.models.bedrock.BedrockModel):  # a release that drops endpoint_url
+        def __init__(self, endpoint_url, **kwargs):
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(strands.models.bedrock, "BedrockModel", Ignoring)
+    assert_refused(adapter)
