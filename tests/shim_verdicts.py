@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-from click.testing import CliRunner
-
-from harness.cli import main
 from harness.suite.report import apply_baseline, load_baseline, render_text
 from harness.suite.runner import run_scenario
-from harness.suite.scenario import Scenario, discover, load_scenario
+from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
@@ -56,20 +52,3 @@ def assert_sends_what_the_library_assembled(adapter, sid: str, evidence: str) ->
     assert result.status == "fail" and len(result.turns) > 1 and result.turns[1].request_texts(), report
     assert evidence in "\n".join(result.turns[1].request_texts()), report
 
-
-# edge/end-turn-with-tool-use continued by a turn that answers the call: only a loop that executed it gets there.
-FOLLOW_UP = {"tool_results": {"read_file": {"content": "hello", "is_error": False}}}
-SECOND_TURN = {"messages": [], "script": {"content": [{"text": "The file says hello."}], "stop_reason": "end_turn",
-                                          "usage": {"input_tokens": 520, "output_tokens": 8}}}
-
-
-def end_turn_follow_up(project: Path) -> tuple[Path, Scenario]:
-    """A project in ``project`` holding that two-turn scenario, recorded from the emulator, with its golden."""
-    scenario = yaml.safe_load((ROOT / "suites" / "edge" / "end-turn-with-tool-use.yaml").read_text())
-    scenario["turns"] = [{**scenario["turns"][0], **FOLLOW_UP}, SECOND_TURN]
-    path = project / "suites" / "edge" / "end-turn-with-tool-use.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(yaml.safe_dump(scenario, sort_keys=False))
-    for args in (("record", "--emulate", "--root", str(project)), ("golden", "update", "--root", str(project))):
-        assert CliRunner().invoke(main, list(args), catch_exceptions=False).exit_code == 0
-    return project, load_scenario(path, project / "suites")

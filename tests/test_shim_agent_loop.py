@@ -15,7 +15,7 @@ from harness.converse.conversation import assemble_message
 from harness.suite.report import render_text
 from harness.suite.runner import run_scenario
 
-from shim_verdicts import ROOT, SCENARIOS, end_turn_follow_up
+from shim_verdicts import ROOT, SCENARIOS
 
 
 class ReferenceAgent(AgentShim):
@@ -54,16 +54,9 @@ def test_a_loop_that_runs_the_calls_passes(sid):
     assert result.status == "pass", render_text([result])
 
 
-@pytest.fixture(scope="module")
-def end_turn_project(tmp_path_factory):
-    return end_turn_follow_up(tmp_path_factory.mktemp("agent-loop"))
-
-
-def test_a_loop_that_ignores_calls_on_end_turn_is_caught_where_the_model_stops_so(end_turn_project):
-    project, scenario = end_turn_project
+def test_a_loop_that_ignores_calls_on_end_turn_is_caught_where_the_model_stops_so():
     assert run_scenario(SCENARIOS["core/round-trip"], EndTurnIgnoringAgent(), ROOT).status == "pass"
-    assert run_scenario(scenario, ReferenceAgent(), project).status == "pass"
-    result = run_scenario(scenario, EndTurnIgnoringAgent(), project)
+    result = run_scenario(SCENARIOS["edge/end-turn-with-tool-use"], EndTurnIgnoringAgent(), ROOT)
     assert result.status == "fail" and LOOP_ENDED in render_text([result]), render_text([result])
 
 

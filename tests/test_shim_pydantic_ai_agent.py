@@ -16,10 +16,8 @@ from pydantic_ai.exceptions import ToolFailed
 from harness import load_adapter
 from harness.adapters import CAPABILITIES, OWN_HISTORY
 from harness.adapters.shims import pydantic_ai_agent as shim
-from harness.suite.report import render_text
-from harness.suite.runner import run_scenario
 
-from shim_verdicts import assert_baseline_lists, assert_refused, assert_verdict, end_turn_follow_up  # noqa: E402
+from shim_verdicts import assert_baseline_lists, assert_refused, assert_verdict  # noqa: E402
 
 SPEC = "harness.adapters.shims.pydantic_ai_agent:PydanticAiAgentAdapter"
 KNOWN = {"faults/truncated-stream": 'actual usage {"input_tokens": 0, "output_tokens": 0'}
@@ -51,12 +49,6 @@ def test_a_tool_returns_the_scenarios_result_and_fails_with_an_error_result():
     assert shim.tool_return({"type": "tool_result", "tool_use_id": "t1", "content": {"size": 3}}) == {"size": 3}
     with pytest.raises(ToolFailed, match="no such file"):
         shim.tool_return({"type": "tool_result", "tool_use_id": "t1", "content": "no such file", "is_error": True})
-
-
-def test_the_loop_runs_a_call_that_came_with_end_turn(adapter, tmp_path):
-    project, scenario = end_turn_follow_up(tmp_path)
-    result = run_scenario(scenario, adapter, project)
-    assert result.status == "pass", render_text([result])
 
 
 def test_a_provider_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):

@@ -40,7 +40,7 @@ KNOWN = {
                                          '"nova_code_interpreter"',
     "faults/truncated-stream": "actual chunk 1 (stop): unexpected; expected nothing / actual stop {\"reason\": \"end_turn\"}",
 }
-PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasoning-tool", "faults/throttling-mid-tool"]
+PASSING = ["core/parallel-calls", "edge/end-turn-with-tool-use", "core/thinking-tools", "edge/redacted-reasoning-tool", "faults/throttling-mid-tool"]
 
 
 @pytest.fixture

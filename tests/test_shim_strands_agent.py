@@ -18,7 +18,7 @@ from harness.adapters.shims.agent_loop import LOOP_ENDED
 from harness.suite.report import render_text
 from harness.suite.runner import run_scenario
 
-from shim_verdicts import assert_baseline_lists, assert_refused, assert_verdict, end_turn_follow_up  # noqa: E402
+from shim_verdicts import ROOT, SCENARIOS, assert_baseline_lists, assert_refused, assert_verdict  # noqa: E402
 
 SPEC = "harness.adapters.shims.strands_agent:StrandsAgentAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
@@ -40,11 +40,6 @@ def adapter():
     return load_adapter(SPEC)
 
 
-@pytest.fixture(scope="module")
-def end_turn_project(tmp_path_factory):
-    return end_turn_follow_up(tmp_path_factory.mktemp("strands-agent"))
-
-
 def test_identity_is_the_library_and_it_owns_its_history(adapter):
     assert adapter.name == "strands-agent"
     assert adapter.version == importlib.metadata.version("strands-agents")
@@ -60,16 +55,9 @@ def test_verdict_matches_the_baseline(adapter, sid):
     assert_verdict(adapter, "strands-agent", sid, KNOWN)
 
 
-def test_the_loop_runs_a_call_that_came_with_end_turn(adapter, end_turn_project):
-    project, scenario = end_turn_project
-    result = run_scenario(scenario, adapter, project)
-    assert result.status == "pass", render_text([result])
-
-
-def test_a_loop_that_ignores_a_call_that_came_with_end_turn_is_caught(adapter, end_turn_project, monkeypatch):
-    monkeypatch.setattr(streaming, "handle_message_stop", lambda event, content: event["stopReason"])  # pre-fix
-    project, scenario = end_turn_project
-    result = run_scenario(scenario, adapter, project)
+def test_a_loop_that_ignores_a_call_that_came_with_end_turn_is_caught(adapter, monkeypatch):
+    monkeypatch.setattr(streaming, "handle_message_stop", lambda event, content: event["stopReason"])  # no override
+    result = run_scenario(SCENARIOS["edge/end-turn-with-tool-use"], adapter, ROOT)
     assert result.status == "fail" and LOOP_ENDED in render_text([result]), render_text([result])
 
 
