@@ -25,7 +25,7 @@ import langchain_aws
 import langchain_core.messages
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES, OWN_HISTORY
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import langchain_aws as shim
 
 from shim_verdicts import (  # noqa: E402
@@ -56,7 +56,7 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.name == "langchain-aws"
     assert adapter.version == importlib.metadata.version("langchain-aws")
     assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
-    assert OWN_HISTORY in adapter.capabilities
+    assert {OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
 
 
 def test_baseline_lists_exactly_the_known_failures():
@@ -105,10 +105,10 @@ def test_assembled_gives_the_aggregated_tool_calls_with_an_id():
     assert list(shim.assembled(message)) == [{"type": "tool_call", "id": "t1", "name": "f", "input": {"a": 1}}]
 
 
-def test_usage_takes_cache_tokens_out_of_langchain_input_tokens():
+def test_usage_keeps_langchain_input_tokens_which_include_the_cache_tokens():
     metadata = {"input_tokens": 130, "output_tokens": 7, "total_tokens": 137,
                 "input_token_details": {"cache_read": 100, "cache_creation": 20}}
-    assert shim.usage(metadata) == {"type": "usage", "input_tokens": 10, "output_tokens": 7,
+    assert shim.usage(metadata) == {"type": "usage", "input_tokens": 130, "output_tokens": 7,
                                     "cache_read_input_tokens": 100, "cache_write_input_tokens": 20}
 
 

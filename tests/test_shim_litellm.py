@@ -40,7 +40,7 @@ def _watch_network(event: str, args: tuple) -> None:
 sys.addaudithook(_watch_network)
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES, OWN_HISTORY
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import litellm as shim
 from harness.cassettes import cassette
 from harness.endpoint.responders import CassetteResponder
@@ -86,7 +86,7 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.name == "litellm"
     assert adapter.version == importlib.metadata.version("litellm")
     assert adapter.capabilities <= CAPABILITIES
-    assert {"streaming", "redacted_reasoning", "cache_usage", OWN_HISTORY} <= adapter.capabilities
+    assert {"streaming", "redacted_reasoning", "cache_usage", OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
 
 
 def test_baseline_lists_exactly_the_known_failures():
@@ -155,12 +155,12 @@ def test_stream_chunks_map_back():
         {"type": "tool_call", "index": 0, "input_delta": '{"a"'}, {"type": "stop", "reason": "tool_use"}]
 
 
-def test_usage_takes_cache_tokens_out_of_prompt_tokens():
+def test_usage_keeps_prompt_tokens_which_include_the_cache_tokens():
     usage = types.Usage(prompt_tokens=130, completion_tokens=7, total_tokens=137, cache_read_input_tokens=100,
                   cache_creation_input_tokens=20)
     chunk = types.ModelResponseStream(choices=[types.StreamingChoices(delta=types.Delta())], usage=usage)
     assert list(shim.chunks_from_stream_chunk(chunk)) == [
-        {"type": "usage", "input_tokens": 10, "output_tokens": 7, "cache_read_input_tokens": 100,
+        {"type": "usage", "input_tokens": 130, "output_tokens": 7, "cache_read_input_tokens": 100,
          "cache_write_input_tokens": 20}]
 
 

@@ -35,7 +35,7 @@ import pydantic_ai.models
 import pydantic_ai.providers.bedrock
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES, OWN_HISTORY
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import pydantic_ai as shim
 
 from shim_verdicts import (  # noqa: E402
@@ -60,7 +60,7 @@ def adapter():
 def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.name == "pydantic-ai"
     assert adapter.version == importlib.metadata.version("pydantic-ai-slim")
-    assert OWN_HISTORY in adapter.capabilities
+    assert {OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
     assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
 
 
@@ -123,7 +123,7 @@ def test_response_gives_raw_stop_reason_else_the_lossy_inverse():
     assert list(shim.from_response(raw)) == [
         {"type": "tool_call", "id": "t1", "name": "f", "input": {"x": 1}},
         {"type": "stop", "reason": "stop_sequence"},
-        {"type": "usage", "input_tokens": 10, "output_tokens": 7, "cache_read_input_tokens": 100,
+        {"type": "usage", "input_tokens": 130, "output_tokens": 7, "cache_read_input_tokens": 100,
          "cache_write_input_tokens": 20}]
     inverted = ModelResponse(parts=[ToolCallPart(tool_name="f", args='{"x"', tool_call_id="t1")],
                              finish_reason="length")

@@ -14,7 +14,7 @@ import pydantic_ai.providers.bedrock
 from pydantic_ai.exceptions import ToolFailed
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES, OWN_HISTORY
+from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import pydantic_ai_agent as shim
 
 from shim_verdicts import assert_baseline_lists, assert_refused, assert_verdict  # noqa: E402
@@ -30,10 +30,10 @@ def adapter():
     return load_adapter(SPEC)
 
 
-def test_identity_is_the_library_and_it_owns_its_history(adapter):
+def test_identity_is_the_library_and_its_conventions_are_declared(adapter):
     assert adapter.name == "pydantic-ai-agent"
     assert adapter.version == importlib.metadata.version("pydantic-ai-slim")
-    assert adapter.capabilities <= CAPABILITIES and OWN_HISTORY in adapter.capabilities
+    assert adapter.capabilities <= CAPABILITIES and {OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
 
 
 def test_baseline_lists_exactly_the_known_failures():

@@ -8,7 +8,7 @@ what ``invoke`` and every agent do), then one ``ToolMessage`` per result. Tools 
 langchain-aws builds the Bedrock request from that history. Each streamed ``AIMessageChunk`` maps back:
 content blocks to text / reasoning, ``tool_call_chunks`` to tool-call deltas, ``response_metadata
 ["stopReason"]`` to the stop, ``usage_metadata`` to usage (LangChain counts cache tokens inside
-``input_tokens``; they are taken out again so the numbers mean what Bedrock's do). When the stream ends, the summed message's ``tool_calls``
+``input_tokens``: ``usage_input_includes_cache``). When the stream ends, the summed message's ``tool_calls``
 (what an agent executes) give each call's whole input, and the closing ``message`` chunk is that AIMessage.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
 from harness.converse.request import system_texts, thinking_budget
 from harness.converse.stream import error_chunk
-from harness.suite.protocol import FEATURES, OWN_HISTORY
+from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
 __all__ = ["LangchainAwsAdapter", "anthropic_message", "assembled", "from_chunk", "to_langchain", "usage"]
 
@@ -35,7 +35,7 @@ class LangchainAwsAdapter(Shim):
     name = DISTRIBUTION
     distribution = DISTRIBUTION
     extra = "langchain-aws"
-    capabilities = FEATURES | {OWN_HISTORY}
+    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn: content as it arrives; at the end the aggregated message's tool_calls, stop, usage and
@@ -201,12 +201,12 @@ def _content(block: Any) -> Iterator[dict]:
 
 
 def usage(metadata: dict) -> dict:
-    """Bedrock's counts from LangChain's UsageMetadata, whose input_tokens include the cache tokens."""
+    """LangChain's UsageMetadata as a usage chunk; its input_tokens include the cache tokens (declared)."""
     details = metadata.get("input_token_details") or {}
     read = details.get("cache_read") or 0
     write = (details.get("cache_creation") or 0) + sum(
         details.get(k) or 0 for k in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"))
-    return {"type": "usage", "input_tokens": metadata.get("input_tokens", 0) - read - write,
+    return {"type": "usage", "input_tokens": metadata.get("input_tokens", 0),
             "output_tokens": metadata.get("output_tokens", 0), "cache_read_input_tokens": read,
             "cache_write_input_tokens": write}
 

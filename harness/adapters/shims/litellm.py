@@ -7,7 +7,7 @@ The shim keeps OpenAI chat messages the way a LiteLLM application holds its hist
 signatures), then ``role: tool`` results; LiteLLM converts them to Bedrock. Every native ``ModelResponseStream``
 chunk goes to the harness as an ``openai_chunk`` (the OpenAI streaming laws are judged on them) and maps to harness
 chunks: tool-call deltas keep the OpenAI ``index`` (the id comes only on a call's first delta), finish reasons
-map back to Bedrock's names, ``prompt_tokens`` less the cache tokens (which it includes) are the input. The
+map back to Bedrock's names, ``prompt_tokens`` include the cache tokens (``usage_input_includes_cache``). The
 closing ``message`` chunk is the assembled message. LiteLLM's httpx client is the shim's, and it refuses any
 request to another host than the loopback endpoint.
 """
@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from harness.adapters.shims.common import EndpointRefused, Shim, assert_endpoint, message_chunk
-from harness.suite.protocol import FEATURES, OWN_HISTORY
+from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
 __all__ = [
     "STOP_REASONS", "LiteLLMAdapter", "anthropic_message", "chunks_from_stream_chunk", "completion_kwargs",
@@ -216,9 +216,9 @@ def _tool_chunk(call: Any) -> dict:
 
 
 def _usage_chunk(usage: Any) -> dict:
-    """LiteLLM's prompt_tokens include both cache counts (OpenAI's convention); Bedrock's inputTokens do not."""
+    """LiteLLM's prompt_tokens include both cache counts (OpenAI's convention, declared); Bedrock's do not."""
     read, write = _get(usage, "cache_read_input_tokens") or 0, _get(usage, "cache_creation_input_tokens") or 0
-    return {"type": "usage", "input_tokens": (_get(usage, "prompt_tokens") or 0) - read - write,
+    return {"type": "usage", "input_tokens": _get(usage, "prompt_tokens") or 0,
             "output_tokens": _get(usage, "completion_tokens") or 0,
             "cache_read_input_tokens": read, "cache_write_input_tokens": write}
 
@@ -253,7 +253,7 @@ class LiteLLMAdapter(Shim):
     name = "litellm"
     distribution = "litellm"
     extra = "litellm"
-    capabilities = FEATURES | {OWN_HISTORY}
+    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn through ``litellm.completion``; a LiteLLM exception becomes the closing error chunk."""

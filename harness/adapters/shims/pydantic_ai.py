@@ -6,7 +6,8 @@ per turn the streamed ``ModelResponse`` the library assembled, then a ``ModelReq
 (``outcome="failed"`` for an error result). Tools become ``ToolDefinition``s, and the request is streamed through
 ``pydantic_ai.direct.model_request_stream_sync`` (the documented single-request API, which prepares the history
 as an agent run does). Part events map back to chunks; the final ``ModelResponse`` gives each tool call's
-assembled arguments (when they parse), usage (cache tokens taken out of ``input_tokens`` again), the stop reason (Bedrock's own, which pydantic-ai keeps in
+assembled arguments (when they parse), usage (``input_tokens`` include the cache tokens:
+``usage_input_includes_cache``), the stop reason (Bedrock's own, which pydantic-ai keeps in
 ``provider_details["finish_reason"]``, else its ``finish_reason`` inverted, lossy) and the closing ``message``.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
 from harness.converse.request import system_texts, thinking_budget
 from harness.converse.stream import error_chunk
-from harness.suite.protocol import FEATURES, OWN_HISTORY
+from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "anthropic_parts", "error", "from_event", "from_response",
            "parameters", "settings", "to_pydantic_ai", "usage"]
@@ -40,7 +41,7 @@ class PydanticAiAdapter(Shim):
     name = "pydantic-ai"
     distribution = DISTRIBUTION
     extra = "pydantic-ai"
-    capabilities = FEATURES | {OWN_HISTORY}
+    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception becomes the closing error chunk."""
@@ -237,9 +238,9 @@ def from_response(response: Any) -> Iterator[dict]:
 
 
 def usage(request_usage: Any) -> dict:
-    """Bedrock's counts from a RequestUsage, whose input_tokens include the cache reads and writes."""
+    """A RequestUsage as a usage chunk; its input_tokens include the cache reads and writes (declared)."""
     read, write = request_usage.cache_read_tokens, request_usage.cache_write_tokens
-    return {"type": "usage", "input_tokens": request_usage.input_tokens - read - write,
+    return {"type": "usage", "input_tokens": request_usage.input_tokens,
             "output_tokens": request_usage.output_tokens, "cache_read_input_tokens": read,
             "cache_write_input_tokens": write}
 

@@ -19,6 +19,7 @@ from harness.adapters.shims import pydantic_ai as model_shim
 from harness.adapters.shims.agent_loop import AgentLoop, AgentShim
 from harness.adapters.shims.common import message_chunk
 from harness.converse.request import system_texts
+from harness.suite.protocol import USAGE_INCLUDES_CACHE
 
 __all__ = ["PydanticAiAgentAdapter", "tool_return"]
 
@@ -29,6 +30,7 @@ class PydanticAiAgentAdapter(AgentShim):
     name = "pydantic-ai-agent"
     distribution = model_shim.DISTRIBUTION
     extra = "pydantic-ai"
+    capabilities = AgentShim.capabilities | {USAGE_INCLUDES_CACHE}
 
     def run(self, turn: dict, endpoint: dict, loop: AgentLoop) -> None:
         """The agent on the scenario's opening, node by node, its chunks into ``loop``."""
