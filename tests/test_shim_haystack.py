@@ -48,6 +48,9 @@ FINDINGS = {
     "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
     "edge/two-signed-reasoning-blocks": "turn 1 request expected messages[1].content[1] {\"reasoningContent\"",
     "faults/truncated-stream": "turn 0 chunk 1 (error): missing",
+    'edge/guardrail-trace': "turn 0 chunk 1 (stop): expected reason 'guardrail_intervened' / actual",
+    'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
+    'edge/tool-result-no-status': 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
 }
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/cache-usage", "edge/tool-result-is-error",
             "faults/model-stream-error-mid-tool"]

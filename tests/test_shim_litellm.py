@@ -70,6 +70,12 @@ KNOWN = {
     "faults/http-429-then-success": 'error {"code": "ThrottlingException"}',
     "faults/model-stream-error-mid-tool": "expected code 'modelStreamErrorException' / actual 'adapter_error'",
     "faults/throttling-mid-tool": "expected code 'throttlingException' / actual 'adapter_error'",
+    'edge/end-turn-with-tool-use': 'openai_finish_reason: chunk 22 (openai_chunk) finishes with "stop" alt',
+    'edge/guardrail-trace': "turn 0 chunk 1 (stop): expected reason 'guardrail_intervened' / actual",
+    'edge/interleaved-reasoning-tools': 'turn 0 request expected toolConfig.tools[0].toolSpec.inputSchema.json.',
+    'edge/max-tokens-mid-tool': 'turn 0 assembled message block 1: streamed nothing / assembled tool_ca',
+    'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
+    'edge/unsigned-reasoning-round-trip': 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"',
 }
 # edge/zero-arg-tool passes: litellm adds "required": [], which the request comparison reads as absent.
 PASSING = ["core/parallel-calls", "core/round-trip", "core/thinking-tools", "edge/cache-usage",
@@ -139,6 +145,9 @@ def test_completion_kwargs_point_litellm_at_the_endpoint():
     assert (kwargs["tool_choice"], kwargs["temperature"], kwargs["max_tokens"]) == ("required", 0, 64)
     assert kwargs["thinking"] == {"type": "enabled", "budget_tokens": 1024}
     assert shim._tool_choice({"name": "f"}) == {"type": "function", "function": {"name": "f"}}
+    auto = {**turn, "options": {**turn["options"], "tool_choice": "auto"}}
+    assert "tool_choice" not in shim.completion_kwargs(auto, endpoint)  # Bedrock's default, left out
+    assert shim._part({"json": [1, 2]}) == {"type": "text", "text": "[1, 2]"}
 
 
 def test_stream_chunks_map_back():
@@ -202,6 +211,8 @@ def test_the_assembled_message_maps_to_anthropic_blocks():
         {"type": "thinking", "thinking": "hm", "signature": "S"}, {"type": "redacted_thinking", "data": "QUJD"},
         {"type": "text", "text": "hi"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
         {"type": "tool_use", "id": "t2", "name": "g", "input": '{"a"'}]
+    unsigned = types.Message(content="", reasoning_content="hm")
+    assert shim.anthropic_message(unsigned) == [{"type": "thinking", "thinking": "hm"}]
 
 
 def test_the_next_turn_sends_the_message_stream_chunk_builder_assembled(adapter, monkeypatch):

@@ -51,6 +51,9 @@ KNOWN = {
     "edge/two-signed-reasoning-blocks": "F2kCEo0CCkgIBhABGAIiKhHvjIM75eX7R9OHBYojgp9CtSzUXqpqkUihtrEtJAeHdY4",
     "faults/missing-tool-use-id": "has an empty id",
     "faults/truncated-stream": '"input": {"path": null}',
+    'edge/interleaved-reasoning-tools': 'turn 0 actual chunk 0 (error): unexpected; expected nothing / actual e',
+    'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
+    'edge/tool-result-no-status': 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
 }
 PASSING = ["core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/cache-usage",
            "edge/tool-result-is-error", "faults/model-stream-error-mid-tool"]

@@ -69,7 +69,9 @@ def _endpoint_variable(url: str) -> Iterator[None]:
 # ---- turn -> Haystack messages and tools ----
 
 def _part(block: dict) -> Any:
-    """A user or tool-result content part: text or image."""
+    """A user or tool-result content part: text or image; a JSON result part as its JSON text."""
+    if "json" in block and "type" not in block:
+        return TextContent(text=json.dumps(block["json"]))
     if block.get("type") == "image":
         source = block.get("source") or {}
         return ImageContent(base64_image=source.get("data", ""), mime_type=source.get("media_type"))

@@ -96,8 +96,9 @@ def _runnable(turn: dict, endpoint: dict) -> Any:
 
 
 def _tool_choice(choice: Any) -> str | None:
-    """``auto`` / ``any`` as they are; ``{"name": X}`` as LangChain's tool-name string."""
-    return choice.get("name") if isinstance(choice, dict) else choice
+    """``any`` as it is, ``{"name": X}`` as LangChain's tool-name string; ``auto``, Bedrock's default, as an app
+    writes it: not at all (langchain-aws refuses any tool_choice for a model outside its allow-list)."""
+    return choice.get("name") if isinstance(choice, dict) else None if choice == "auto" else choice
 
 
 # ---- turn -> LangChain messages ----

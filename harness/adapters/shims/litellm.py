@@ -76,7 +76,9 @@ def _image_url(block: dict) -> dict:
 
 
 def _part(block: dict) -> dict:
-    """A user content part: text or image."""
+    """A user content part: text or image; a JSON result part as its JSON text (OpenAI's tool messages carry text)."""
+    if "json" in block and "type" not in block:
+        return {"type": "text", "text": json.dumps(block["json"])}
     return _image_url(block) if block.get("type") == "image" else {"type": "text", "text": block.get("text", "")}
 
 
@@ -170,7 +172,9 @@ def completion_kwargs(turn: dict, endpoint: dict, messages: list | None = None) 
     if turn.get("tools"):
         kwargs["tools"] = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
                                                              "parameters": t["input_schema"]}} for t in turn["tools"]]
-    if options.get("tool_choice") is not None and turn.get("tools"):
+    # auto is Bedrock's default: left out, as an app writes it (LiteLLM refuses any tool_choice for a model outside
+    # its allow-list unless told to drop it)
+    if options.get("tool_choice") not in (None, "auto") and turn.get("tools"):
         kwargs["tool_choice"] = _tool_choice(options["tool_choice"])
     if options.get("temperature") is not None:
         kwargs["temperature"] = options["temperature"]
@@ -289,8 +293,11 @@ def _raise_refusal(exc: BaseException) -> None:
 # ---- the assembled message -> Anthropic format (the closing message chunk) ----
 
 def anthropic_message(message: Any) -> list[dict]:
-    """thinking_blocks, then the text, then each tool call (arguments parsed; the raw text when they do not)."""
+    """thinking_blocks (else reasoning_content, unsigned), then the text, then each tool call (arguments parsed;
+    the raw text when they do not)."""
     blocks = [_thinking_block(block) for block in _get(message, "thinking_blocks") or ()]
+    reasoning = _get(message, "reasoning_content")
+    blocks += [{"type": "thinking", "thinking": reasoning}] if not blocks and reasoning else []
     text = _get(message, "content")
     blocks += [{"type": "text", "text": text}] if isinstance(text, str) and text else []
     return blocks + [_tool_use(call) for call in _get(message, "tool_calls") or ()]

@@ -41,7 +41,9 @@ __all__ = ["LlamaIndexAdapter", "anthropic_blocks", "make_llm", "make_tools", "t
 # ---- turn -> LlamaIndex history and tools ----
 
 def _block(block: dict) -> Any:
-    """A user or tool-result content block: text or image."""
+    """A user or tool-result content block: text or image; a JSON result part as its JSON text."""
+    if "json" in block and "type" not in block:
+        return TextBlock(text=json.dumps(block["json"]))
     if block.get("type") == "image":
         source = block.get("source") or {}
         return ImageBlock(image=source.get("data", "").encode("ascii"), image_mimetype=source.get("media_type"))

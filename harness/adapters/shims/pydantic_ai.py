@@ -248,7 +248,7 @@ def usage(request_usage: Any) -> dict:
 # ---- the assembled ModelResponse -> Anthropic format (the closing message chunk) ----
 
 def anthropic_parts(response: Any) -> list[dict]:
-    """The response's parts in order as Anthropic blocks; empty text is left out."""
+    """The response's parts in order as Anthropic blocks; empty text and server-side tool parts are left out."""
     return [block for block in map(_anthropic, response.parts) if block is not None]
 
 
@@ -263,7 +263,7 @@ def _anthropic(part: Any) -> dict | None:
         return {"type": "thinking", "thinking": part.content, **({"signature": part.signature} if part.signature else {})}
     if type(part) is ToolCallPart:
         return {"type": "tool_use", "id": part.tool_call_id, "name": part.tool_name, "input": _input(part)}
-    return {"type": part.part_kind, "part": repr(part)}  # a server-side (native) tool part: shown, never dropped
+    return None  # a server-side (native) tool call or return: it ran inside Bedrock, no client block to report
 
 
 def _input(part: Any) -> Any:
