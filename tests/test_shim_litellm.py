@@ -72,7 +72,7 @@ KNOWN = {
     "faults/throttling-mid-tool": "expected code 'throttlingException' / actual 'adapter_error'",
     'edge/end-turn-with-tool-use': 'openai_finish_reason: chunk 22 (openai_chunk) finishes with "stop" alt',
     'edge/guardrail-trace': "turn 0 chunk 1 (stop): expected reason 'guardrail_intervened' / actual",
-    'edge/interleaved-reasoning-tools': 'turn 0 request expected toolConfig.tools[0].toolSpec.inputSchema.json.',
+    'edge/interleaved-reasoning-tools': 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"',
     'edge/max-tokens-mid-tool': 'turn 0 assembled message block 1: streamed nothing / assembled tool_ca',
     'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
     'edge/unsigned-reasoning-round-trip': 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"',
