@@ -15,7 +15,8 @@ __all__ = ["EXTRAS", "EndpointRefused", "History", "Shim", "assert_endpoint", "b
 
 # shim module -> the bedrock-harness extra that installs its library (pyproject.toml's optional-dependencies)
 EXTRAS = {"langchain_aws": "langchain-aws", "strands": "strands", "pydantic_ai": "pydantic-ai", "litellm": "litellm",
-          "llama_index": "llama-index", "haystack": "haystack"}
+          "llama_index": "llama-index", "haystack": "haystack",
+          "strands_agent": "strands", "pydantic_ai_agent": "pydantic-ai"}
 
 
 def install_hint(extra: str) -> str:
