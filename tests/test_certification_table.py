@@ -68,3 +68,12 @@ def test_a_readme_without_markers_is_a_usage_error(tmp_path):
     readme.write_text("no table here\n")
     done = CliRunner().invoke(main, ["certification-table", "--root", str(ROOT), "--readme", str(readme), "--check"])
     assert done.exit_code == 2 and "no certification table markers" in done.output
+
+
+def test_the_committed_reports_cover_every_shipped_scenario():
+    """A scenario added to the suite without re-certifying leaves the table stale: name the reports that lack it."""
+    shipped = {p.relative_to(ROOT / "suites").with_suffix("").as_posix() for p in (ROOT / "suites").rglob("*.yaml")
+               if not p.name.endswith(".golden.yaml")}
+    for path in sorted((ROOT / "certification").glob("*.json")):
+        covered = {r["scenario"] for r in json.loads(path.read_text())["results"]}
+        assert shipped <= covered, f"{path.name} lacks {sorted(shipped - covered)}: re-certify and regenerate the table"
