@@ -5,7 +5,16 @@ table): ``wire`` <- ``cassettes`` <- ``endpoint`` <- ``suite`` <- ``adapters`` <
 reference adapter ``converse`` beside ``wire`` (it imports nothing else of the harness).
 """
 
-from harness.adapters.registry import load_adapter
 from harness.version import __version__
 
 __all__ = ["__version__", "load_adapter"]
+
+
+def __getattr__(name: str):
+    # ``load_adapter`` is imported on first use: `import harness.cli` then starts with the SIGINT guard of
+    # harness.cli rather than with boto3, so Ctrl-C during start-up ends quietly.
+    if name == "load_adapter":
+        from harness.adapters.registry import load_adapter
+
+        return load_adapter
+    raise AttributeError(f"module 'harness' has no attribute {name!r}")

@@ -198,7 +198,7 @@ def flipped_crc(frame: bytes) -> bytes:
     ("metadata: {format_version: 1}\ninteractions: [\n", "line 3, column 1: broken YAML"),
     ("interactions: []\n", "not a bedrock-harness cassette"),
     ("!!python/object/apply:os.system ['echo pwned']\n", "broken YAML: could not determine a constructor"),
-    ("metadata: {format_version: 1}\ninteractions:\n- response: {}\n", "interaction 0: missing or malformed 'request'"),
+    ("metadata: {format_version: 1}\ninteractions:\n- response: {}\n", "interaction 0: request is missing, not a mapping"),
     (None, "interaction 0 (ConverseStream), frame 2: corrupt frame bytes (ChecksumMismatch"),
     (None, "interaction 0 (ConverseStream), frame 2: corrupt frame bytes (TruncatedStream"),
     (None, "interaction 0, frame 1: unreadable frame item"),

@@ -10,7 +10,7 @@ Transfer-Encoding) are never stored: they belong to whoever replays the body. On
 written. The vcrpy serializer and persister built on this live in harness.cassettes.vcr.
 
 Errors: ``CassetteError`` (one line naming the file and location) for anything unreadable;
-``harness.cassettes.scrub.SecretFound`` (a ``ValueError`` too) when a recording still holds a secret.
+``harness.cassettes.secrets.SecretFound`` (a ``ValueError`` too) when a recording still holds a secret.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import unquote, urlparse
+from typing import Any, Iterable
+from urllib.parse import unquote, urlsplit
 
 import botocore
 import yaml
@@ -30,7 +30,7 @@ import yaml
 from harness.version import __version__
 from harness.wire import eventstream
 from harness.wire import grammar
-from harness.cassettes import scrub
+from harness.cassettes import limits, secrets
 from harness.cassettes.files import write_atomic
 from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
 from harness.wire.eventstream import Frame
@@ -49,9 +49,11 @@ __all__ = [
     "write_atomic",
     "metadata_for",
     "load",
+    "load_checked",
     "loads",
     "dumps",
     "save",
+    "problems",
     "verify",
 ]
 
@@ -75,7 +77,7 @@ class CassetteError(ValueError):
 
 
 def _operation_and_model(uri: str) -> tuple[str, str]:
-    path = urlparse(uri).path
+    path = urlsplit(uri).path  # the path never raises: a bad host or port is refused when the cassette loads
     rest = path.split("/model/", 1)[1] if "/model/" in path else ""
     model, _, op = rest.rpartition("/")
     return OPERATIONS.get(op, ""), unquote(model)
@@ -169,16 +171,26 @@ def _interaction_doc(it: Interaction) -> dict:
     return {"request": request, "response": response}
 
 
-def _body_from_doc(doc: dict, compact: bool) -> bytes:
+def _body_from_doc(doc: dict, compact: bool, what: str) -> bytes:
     if "json" in doc:
         style = {"separators": (",", ":"), "ensure_ascii": False} if compact else {}
-        return json.dumps(doc["json"], **style).encode()
-    if "body_base64" in doc:
-        return base64.b64decode(doc["body_base64"], validate=True)
-    return _as_bytes(doc.get("body"))
+        body = json.dumps(doc["json"], **style).encode()
+    elif "body_base64" in doc:
+        body = base64.b64decode(doc["body_base64"], validate=True)
+    else:
+        body = _as_bytes(doc.get("body"))
+    if len(body) > limits.MAX_BODY_BYTES:
+        raise CassetteError(f"{what} body of {len(body)} bytes is over the limit of {limits.MAX_BODY_BYTES}")
+    if "json" not in doc:
+        limits.check_json_text(body, f"{what} body")
+    return body
 
 
-def _frames_from_doc(items: list, where: str) -> tuple[Frame, ...]:
+def _frames_from_doc(items: Any, where: str) -> tuple[Frame, ...]:
+    if not isinstance(items, list):
+        raise CassetteError(f"{where}: response.frames is a {type(items).__name__}, not a list")
+    if len(items) > limits.MAX_FRAMES:
+        raise CassetteError(f"{where}: {len(items)} frames, over the limit of {limits.MAX_FRAMES} per interaction")
     frames = []
     for k, item in enumerate(items):
         try:
@@ -188,17 +200,39 @@ def _frames_from_doc(items: list, where: str) -> tuple[Frame, ...]:
     return tuple(frames)
 
 
-def _interaction_from_doc(doc: dict, where: str) -> Interaction:
+def _mapping(doc: Any, name: str, where: str) -> dict:
+    if not isinstance(doc, dict):
+        raise CassetteError(f"{where}: {name} is {'missing' if doc is None else f'a {type(doc).__name__}'}, "
+                            "not a mapping")
+    return doc
+
+
+def _uri(value: Any, where: str) -> str:
+    """The request URI, refused when it is not one (an unclosed IPv6 bracket, a port past 65535)."""
+    if not isinstance(value, str):
+        raise CassetteError(f"{where}: request.uri is {'missing' if value is None else f'a {type(value).__name__}'}")
     try:
-        req, resp = doc["request"], doc["response"]
-        status = resp["status"]
+        urlsplit(value).port  # noqa: B018 - reading the port is what checks it
+    except ValueError as err:
+        raise CassetteError(f"{where}: request.uri {value[:80]!r} is not a URL ({err})") from None
+    return value
+
+
+def _interaction_from_doc(doc: Any, where: str) -> Interaction:
+    doc = _mapping(doc, "the interaction", where)
+    req, resp = _mapping(doc.get("request"), "request", where), _mapping(doc.get("response"), "response", where)
+    status = _mapping(resp.get("status"), "response.status", where)
+    uri = _uri(req.get("uri"), where)
+    try:
         frames = _frames_from_doc(resp["frames"], where) if "frames" in resp else None
-        return Interaction(str(req["method"]), str(req["uri"]), dict(req.get("headers") or {}),
-                           _body_from_doc(req, compact=False), int(status["code"]), str(status.get("message") or ""),
-                           dict(resp.get("headers") or {}), frames,
-                           b"" if frames is not None else _body_from_doc(resp, compact=True))
-    except CassetteError:
-        raise
+        return Interaction(str(req["method"]), uri, dict(req.get("headers") or {}),
+                           _body_from_doc(req, False, "request"), int(status["code"]),
+                           str(status.get("message") or ""), dict(resp.get("headers") or {}), frames,
+                           b"" if frames is not None else _body_from_doc(resp, True, "response"))
+    except CassetteError as err:
+        raise err if str(err).startswith(where) else CassetteError(f"{where}: {err}") from None
+    except limits.LimitError as err:
+        raise CassetteError(f"{where}: {err}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise CassetteError(f"{where}: missing or malformed {err}") from None
 
@@ -210,8 +244,15 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _hostname(uri: str) -> str:
+    try:
+        return urlsplit(uri).hostname or ""
+    except ValueError:
+        return ""
+
+
 def _region(it: Interaction) -> str | None:
-    host = re.match(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com", urlparse(it.uri).hostname or "")
+    host = re.match(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com", _hostname(it.uri))
     scope = re.search(r"Credential=[^/]*/[^/]*/([a-z0-9-]+)/", _header(it.request_headers, "authorization"))
     return (host or scope).group(1) if host or scope else None
 
@@ -223,7 +264,7 @@ def metadata_for(interactions, given: dict | None = None, source: str | None = N
     again gives the same bytes.
     """
     first = interactions[0] if interactions else None
-    live = bool(first) and (urlparse(first.uri).hostname or "").endswith(".amazonaws.com")
+    live = bool(first) and _hostname(first.uri).endswith(".amazonaws.com")
     given = given or {}
     source = given.get("source") or source or ("live" if live else "emulator")
     base = {"format_version": FORMAT_VERSION, "recorded": None if source == "emulator" else _now(), "source": source,
@@ -251,16 +292,16 @@ def _represent_str(dumper: yaml.SafeDumper, value: str):
 
 
 _Dumper.add_representer(str, _represent_str)
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def dumps(cassette: Cassette) -> str:
-    """The cassette as YAML text; raises SecretFound (writing nothing) if a secret is still inside."""
+def dumps(cassette: Cassette, allowed: Iterable[str] = ()) -> str:
+    """The cassette as YAML text; raises SecretFound (writing nothing) if a secret not ``allowed`` is inside."""
     doc = {"metadata": cassette.metadata, "interactions": [_interaction_doc(i) for i in cassette.interactions]}
-    findings = scrub.scan(doc)
+    text = _HEADER + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+    findings = secrets.scan_both(doc, text.encode("utf-8", "surrogatepass"), allowed=allowed)
     if findings:
-        raise scrub.SecretFound(findings, str(cassette.path or "cassette"))
-    return _HEADER + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+        raise secrets.SecretFound(findings, str(cassette.path or "cassette"))
+    return text
 
 
 def _yaml_error(err: yaml.YAMLError) -> str:
@@ -272,16 +313,19 @@ def _yaml_error(err: yaml.YAMLError) -> str:
 def _parse(text: str, path) -> Cassette:
     name = str(path or "cassette")
     try:
-        doc = yaml.load(text, Loader=_Loader)
+        doc = limits.load_yaml(text)
     except yaml.YAMLError as err:
         raise CassetteError(f"{name}: {_yaml_error(err)}") from None
+    except limits.LimitError as err:
+        raise CassetteError(f"{name}: {err}") from None
     meta = doc.get("metadata") if isinstance(doc, dict) else None
     if not isinstance(meta, dict) or "format_version" not in meta:
         raise CassetteError(f"{name}: not a bedrock-harness cassette (no metadata.format_version); "
                             "convert foreign cassettes with `bedrock-harness cassette import`")
     if meta["format_version"] != FORMAT_VERSION or not isinstance(doc.get("interactions"), list):
         raise CassetteError(f"{name}: unsupported format_version {meta['format_version']!r} or no interactions list")
-    items = [_interaction_from_doc(d, f"{name}: interaction {n}") for n, d in enumerate(doc["interactions"])]
+    with limits.without_gc():
+        items = [_interaction_from_doc(d, f"{name}: interaction {n}") for n, d in enumerate(doc["interactions"])]
     return Cassette(Path(path) if path else None, meta, tuple(items))
 
 
@@ -337,24 +381,39 @@ def _grammar_problems(cassette: Cassette, n: int) -> list[str]:
             for k, problem in found]
 
 
-def verify(path) -> list[str]:
-    """Every problem in a cassette file (YAML, frames, CRCs, event grammar), each naming file and location."""
-    try:
-        cassette = _parse(_read(path), path)
-    except CassetteError as err:
-        return [str(err)]
+def problems(cassette: Cassette) -> list[str]:
+    """Every problem in a parsed cassette (frame bytes, CRCs, event grammar), each naming file and location."""
     return _frame_problems(cassette) + [p for n in range(len(cassette.interactions))
                                         for p in _grammar_problems(cassette, n)]
 
 
-def save(path, cassette: Cassette, overwrite: bool = False) -> Path:
-    """Write atomically; refuses an existing file unless ``overwrite`` and a secret always (nothing written)."""
+def load_checked(path) -> Cassette:
+    """``load``, and a CassetteError too for the first problem ``verify`` would report (grammar included)."""
+    loaded = load(path)
+    found = problems(loaded)
+    if found:
+        more = f" (and {len(found) - 1} more; see `bedrock-harness cassette verify`)" if len(found) > 1 else ""
+        raise CassetteError(found[0] + more)
+    return loaded
+
+
+def verify(path) -> list[str]:
+    """Every problem in a cassette file (YAML, limits, frames, CRCs, event grammar), each naming file and location."""
+    try:
+        cassette = _parse(_read(path), path)
+    except CassetteError as err:
+        return [str(err)]
+    return problems(cassette)
+
+
+def save(path, cassette: Cassette, overwrite: bool = False, allowed: Iterable[str] = ()) -> Path:
+    """Write atomically; refuses an existing file unless ``overwrite``, and a secret not ``allowed`` always."""
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path}: exists; refusing to overwrite it")
     try:
-        text = dumps(cassette)
-    except scrub.SecretFound as err:
-        raise scrub.SecretFound(err.findings, str(path)) from None
+        text = dumps(cassette, allowed)
+    except secrets.SecretFound as err:
+        raise secrets.SecretFound(err.findings, str(path)) from None
     write_atomic(path, text)
     return path

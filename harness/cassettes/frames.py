@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.cassettes.limits import MAX_FRAME_BYTES, MAX_HEADER_BYTES, MAX_PADDING, MAX_PAYLOAD_BYTES
 from harness.wire import eventstream
 from harness.wire.eventstream import Frame
 
@@ -128,23 +129,60 @@ def frame_to_doc(frame: Frame) -> dict:
     return {"frame_base64": base64.b64encode(original).decode(), **note}
 
 
+def _padding(doc: dict) -> int | None:
+    """The padding length ``p``: absent, or a whole number within MAX_PADDING (ValueError otherwise)."""
+    pad = doc.get("p")
+    if pad is not None and (not isinstance(pad, int) or isinstance(pad, bool) or not 0 <= pad <= MAX_PADDING):
+        raise ValueError(f"padding length p: {str(pad)[:40]} is not a whole number from 0 to {MAX_PADDING}")
+    return pad
+
+
+def _mapping(doc: dict, key: str) -> dict:
+    if not isinstance(doc[key], dict):
+        raise ValueError(f"{key}: a {type(doc[key]).__name__}, not a mapping (an event's JSON object)")
+    return doc[key]
+
+
 def _payload_from_doc(doc: dict) -> bytes:
     if "chunk" in doc:
-        inner = json.dumps(doc["chunk"], separators=(",", ":"), ensure_ascii=False).encode()
-        return eventstream.json_payload({"bytes": base64.b64encode(inner).decode()}, doc.get("p"))
+        inner = json.dumps(_mapping(doc, "chunk"), separators=(",", ":"), ensure_ascii=False).encode()
+        return eventstream.json_payload({"bytes": base64.b64encode(inner).decode()}, _padding(doc))
     if "json" in doc:
-        return eventstream.json_payload(doc["json"], doc.get("p"))
+        return eventstream.json_payload(_mapping(doc, "json"), _padding(doc))
     if "payload_base64" in doc:
-        return base64.b64decode(doc["payload_base64"])
+        return base64.b64decode(doc["payload_base64"], validate=True)
     return str(doc.get("payload", "")).encode()
+
+
+def _header(name: Any, value: Any) -> tuple[str, Any]:
+    if not isinstance(value, (str, bool, int)) or not isinstance(name, str):
+        raise ValueError(f"header {str(name)[:40]}: a {type(value).__name__} value (a header is text, a number "
+                         "or true/false)")
+    return name, value
+
+
+def _sized(frame: Frame) -> Frame:
+    """The frame, when botocore could read it: payload and headers within its limits."""
+    size = len(frame.raw) if isinstance(frame, RawFrame) else len(frame.payload)
+    limit = MAX_FRAME_BYTES if isinstance(frame, RawFrame) else MAX_PAYLOAD_BYTES
+    if size > limit or sum(len(n) + len(str(v)) for n, v in frame.headers) > MAX_HEADER_BYTES:
+        raise ValueError(f"a frame of {size} bytes or its headers over the limits botocore reads "
+                         f"({MAX_PAYLOAD_BYTES} bytes of payload, {MAX_HEADER_BYTES} of headers)")
+    return frame
 
 
 def frame_from_doc(doc: dict) -> Frame:
     """The frame a YAML item stands for (KeyError/TypeError/ValueError on a malformed item)."""
+    if not isinstance(doc, dict):
+        raise ValueError(f"a {type(doc).__name__}, not a mapping")
     if "frame_base64" in doc:
         raw = base64.b64decode(doc["frame_base64"], validate=True)
-        frame = _frame(raw)
+        frame = _frame(_sized(RawFrame((), b"", raw=raw)).raw)
         return RawFrame(frame.headers, frame.payload, raw=raw, note=str(doc.get("corrupt") or ""))
+    return _sized(_frame_from_head(doc))
+
+
+def _frame_from_head(doc: dict) -> Frame:
     if "event" in doc or "exception" in doc:
         kind, template = ("event", _EVENT) if "event" in doc else ("exception", _EXCEPTION)
         headers = tuple((n, v if v is not None else str(doc[kind])) for n, v in template)
@@ -152,7 +190,7 @@ def frame_from_doc(doc: dict) -> Frame:
         headers = ((":error-code", str(doc["error"])), (":error-message", str(doc.get("message", ""))),
                    (":message-type", "error"))
     elif "headers" in doc:
-        headers = tuple((str(n), v) for n, v in doc["headers"])
+        headers = tuple(_header(n, v) for n, v in doc["headers"])
     else:
         raise ValueError(f"no event, exception, error, headers or frame_base64 key (keys: {', '.join(map(str, doc))})")
     return Frame(headers, _payload_from_doc(doc))

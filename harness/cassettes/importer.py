@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import datetime
 import email.utils
-import gzip
 import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from harness.cassettes import cassette, foreign
+from harness.cassettes import cassette, foreign, limits
 from harness.cassettes import vcr as recording
 from harness.cassettes.cassette import Cassette, CassetteError
 from harness.cassettes.foreign import Foreign
@@ -27,14 +26,11 @@ from harness.wire import eventstream
 
 __all__ = ["import_cassette", "import_file", "read_foreign"]
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _bytes(src: Path) -> bytes:
     try:
         data = src.read_bytes()
-        return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
-    except (OSError, EOFError, gzip.BadGzipFile) as err:
+        return limits.gunzip(data) if data[:2] == b"\x1f\x8b" else data
+    except (OSError, limits.LimitError) as err:
         raise CassetteError(f"{src}: cannot read ({type(err).__name__}: {err})") from None
 
 
@@ -57,7 +53,11 @@ def _json_lines(data: bytes) -> list | None:
 
 def _document(src: Path, data: bytes) -> Any:
     try:
-        return yaml.load(data, Loader=_Loader)
+        return limits.load_yaml(data.decode("utf-8"), aliases=True)  # PyYAML writes &id001 for a dict vcrpy shares
+    except UnicodeDecodeError as err:
+        raise _unknown(src, f"bytes that are not UTF-8 text ({err})") from None
+    except limits.LimitError as err:
+        raise CassetteError(f"{src}: {err}") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1}: {getattr(err, 'problem', err)})" if mark else ""

@@ -1,27 +1,28 @@
-"""Scrub credentials and per-call noise from recordings; scan anything for secrets that slipped through.
+"""Scrub credentials and per-call noise from recordings (the scan behind them: harness.cassettes.secrets).
 
 Scrubbers are small pure functions composed in tuples, each idempotent: vcrpy runs its before_record
 hooks again on load and on every match. Request scrubbers take and return a ``vcr.request.Request``;
 response scrubbers take and return vcrpy's response dict (``status``, ``headers``, ``body.string``).
-The scan is the fail-closed backstop: it decodes ``!!binary`` values and base64 runs (also inside JSON
-strings and event-stream frames) before matching, and a recording that still holds a secret is refused.
+The scan's names are re-exported here, beside the scrubbers the recorder hooks run before it.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import copy
-import gzip
 import json
-import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-import yaml
-
+from harness.cassettes.secrets import (
+    Finding,
+    SecretFound,
+    refuse_request_secrets,
+    refuse_response_secrets,
+    scan,
+    scan_file,
+    scan_text,
+)
 from harness.wire import eventstream
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "SecretFound",
     "scan",
     "scan_file",
+    "scan_text",
     "refuse_request_secrets",
     "refuse_response_secrets",
 ]
@@ -195,136 +197,3 @@ def scrub_response(response: dict) -> dict:
     for scrubber in RESPONSE_SCRUBBERS:
         response = scrubber(response)
     return response
-
-
-# ---------------------------------------------------------------------------------------------- scan
-
-_PATTERNS = (
-    ("AWS access key id", re.compile(rb"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")),
-    ("AWS session token", re.compile(rb"(?:FwoG|IQoJ)[A-Za-z0-9+/=]{20,}")),
-    ("Bedrock API key", re.compile(rb"ABSK[A-Za-z0-9+/=]{20,}")),
-    ("SigV4 signature", re.compile(rb"Signature=[0-9a-f]{64}")),
-    ("AWS account id", re.compile(rb"arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:(?!111111111111)\d{12}(?!\d)")),
-)
-_ENV_SECRETS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK")
-_TOKEN_HEADERS = ("x-amz-security-token", "authorization")
-_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
-_MAX_DEPTH = 4
-_MIN_ENV_SECRET = 12  # shorter values (``testing``) are dummies, and would match everywhere
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One secret found: where (a key path, plus how it was decoded) and what kind."""
-
-    location: str
-    kind: str
-    sample: str
-
-    def __str__(self) -> str:
-        return f"{self.location}: {self.kind}" + (f" {self.sample}" if self.sample else "")
-
-
-class SecretFound(ValueError):
-    """A recording still holds a secret; nothing was written."""
-
-    def __init__(self, findings: list[Finding], where: str = "recording"):
-        self.findings = findings
-        more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
-        super().__init__(f"{where}: refusing to write, it holds a secret at {findings[0]}{more}")
-
-
-def _mask(secret: bytes) -> str:
-    text = secret.decode("ascii", "replace")
-    return f"{text[:4]}…{text[-2:]}" if len(text) > 8 else "…"
-
-
-def _env_secrets(env) -> list[tuple[str, bytes]]:
-    values = ((name, env.get(name) or "") for name in _ENV_SECRETS)
-    return [(name, value.encode()) for name, value in values if len(value) >= _MIN_ENV_SECRET]
-
-
-def _b64decode(run: bytes) -> bytes | None:
-    if run.endswith(b"="):  # padding pins the end, so drop stray leading characters (``id...`` glued on)
-        run = run[len(run) % 4 :]
-    core = run.rstrip(b"=")
-    padded = core + b"=" * (-len(core) % 4)
-    for decode in (lambda b: base64.b64decode(b, validate=True), base64.urlsafe_b64decode):
-        try:
-            return decode(padded)
-        except (binascii.Error, ValueError):
-            continue
-    return None
-
-
-def _scan_bytes(data: bytes, location: str, env, depth: int = 0) -> Iterator[Finding]:
-    for kind, pattern in _PATTERNS:
-        for match in pattern.finditer(data):
-            yield Finding(location, kind, _mask(match.group(0)))
-    for name, value in env:
-        if value in data:
-            yield Finding(location, f"the value of ${name}", "")
-    if depth < _MAX_DEPTH:
-        for run in _BASE64_RUN.finditer(data):
-            decoded = _b64decode(run.group(0))
-            if decoded and decoded != run.group(0):
-                yield from _scan_bytes(decoded, f"{location} (base64-decoded)", env, depth + 1)
-
-
-def _token_header(key: str, value: Any, location: str) -> Iterator[Finding]:
-    text = _text(value).strip()
-    token = text.split(" ", 1)[-1] if text.lower().startswith("bearer ") else text
-    if key.lower() in _TOKEN_HEADERS and re.fullmatch(r"[A-Za-z0-9+/=_-]{40,}", token):
-        yield Finding(location, f"token in {key}", _mask(token.encode()))
-
-
-def _walk(value: Any, location: str) -> Iterator[tuple[str, str, Any]]:
-    """(location, key, leaf) for every scalar in a parsed YAML/JSON document."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            for loc, k, leaf in _walk(item, f"{location}.{key}" if location else str(key)):
-                yield loc, k if k else str(key), leaf
-    elif isinstance(value, list):
-        for n, item in enumerate(value):
-            yield from _walk(item, f"{location}[{n}]")
-    elif isinstance(value, (str, bytes, bytearray)):
-        yield location, "", value
-
-
-def scan(document: Any, environ=None) -> list[Finding]:
-    """Every secret in a parsed YAML/JSON document (``!!binary`` and base64 decoded first)."""
-    env = _env_secrets(os.environ if environ is None else environ)
-    findings: list[Finding] = []
-    for location, key, leaf in _walk(document, ""):
-        data = leaf if isinstance(leaf, (bytes, bytearray)) else leaf.encode("utf-8", "surrogatepass")
-        findings.extend(_token_header(key, leaf, location or "document"))
-        findings.extend(_scan_bytes(bytes(data), location or "document", env))
-    return list(dict.fromkeys(findings))
-
-
-def refuse_request_secrets(request):
-    """A vcrpy hook: raises SecretFound when a request still holds a credential after scrubbing."""
-    findings = scan({"uri": request.uri, "headers": dict(request.headers), "body": request.body or b""})
-    if findings:
-        raise SecretFound(findings, "recorded request")
-    return request
-
-
-def refuse_response_secrets(response: dict):
-    """A vcrpy hook: raises SecretFound when a response still holds a credential after scrubbing."""
-    findings = scan({"headers": response.get("headers"), "body": (response.get("body") or {}).get("string")})
-    if findings:
-        raise SecretFound(findings, "recorded response")
-    return response
-
-
-def scan_file(path: Path, environ=None) -> list[Finding]:
-    """Every secret in a YAML/JSON file (gzip too); a file YAML cannot parse is scanned as raw bytes."""
-    data = Path(path).read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    try:
-        document = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        document = data
-    return scan(document, environ)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 from urllib.parse import unquote, urlparse
 
 import vcr
@@ -111,13 +111,14 @@ def to_http(it: Interaction) -> tuple[dict, dict]:
 class Serializer:
     """vcrpy serializer (registered as "bedrock"): vcrpy's cassette dict <-> the readable YAML."""
 
-    def __init__(self, source: str | None = None):
+    def __init__(self, source: str | None = None, allowed_secrets: Iterable[str] = ()):
         self.source = source  # live | emulator | imported; None infers it from the host
+        self.allowed_secrets = tuple(allowed_secrets)  # secret-shaped values the user vouches for
 
     def serialize(self, data: dict) -> str:
         interactions = tuple(from_http(i["request"], i["response"]) for i in data["interactions"])
         metadata = cassette.metadata_for(interactions, data.get("metadata"), self.source)
-        return cassette.dumps(Cassette(None, metadata, interactions))
+        return cassette.dumps(Cassette(None, metadata, interactions), self.allowed_secrets)
 
     def deserialize(self, text: str) -> dict:
         loaded = cassette.loads(text)
@@ -202,9 +203,9 @@ def same_body(recorded: bytes, sent: bytes) -> bool:
     return _semantic_body(first) == _semantic_body(second)
 
 
-def register(recorder: vcr.VCR, source: str | None = None) -> vcr.VCR:
+def register(recorder: vcr.VCR, source: str | None = None, allowed_secrets: Iterable[str] = ()) -> vcr.VCR:
     """Teach a VCR the "bedrock" serializer, the matchers and the persister; returns it."""
-    recorder.register_serializer(SERIALIZER, Serializer(source))
+    recorder.register_serializer(SERIALIZER, Serializer(source, allowed_secrets))
     recorder.register_matcher("bedrock_path", path_matcher)
     recorder.register_matcher("bedrock_body", body_matcher)
     if not isinstance(recorder.persister, Persister):
@@ -212,13 +213,29 @@ def register(recorder: vcr.VCR, source: str | None = None) -> vcr.VCR:
     return recorder
 
 
-def vcr_config(**overrides) -> dict:
-    """VCR options for Bedrock cassettes (pytest-recording's ``vcr_config``); record mode left to the caller."""
+def _refusing(hook: Callable, allowed: tuple, refused: list | None) -> Callable:
+    """``hook`` with the allow-list; each refusal is also kept in ``refused`` (the SDK may swallow the raise)."""
+    def check(item):
+        try:
+            return hook(item, allowed)
+        except scrub.SecretFound as err:
+            if refused is not None:
+                refused.append(err)
+            raise
+    return check
+
+
+def vcr_config(allowed_secrets: Iterable[str] = (), refused: list | None = None, **overrides) -> dict:
+    """VCR options for Bedrock cassettes (pytest-recording's ``vcr_config``); record mode left to the caller.
+
+    ``allowed_secrets``: secret-shaped values the user vouches for; ``refused``: a list that collects every
+    SecretFound the hooks raise (boto3 reports them only as a connection error)."""
+    allowed = tuple(allowed_secrets)
     return {
         "serializer": SERIALIZER,
         "match_on": MATCH_ON,
-        "before_record_request": (scrub.scrub_request, scrub.refuse_request_secrets),
-        "before_record_response": (scrub.scrub_response, scrub.refuse_response_secrets),
+        "before_record_request": (scrub.scrub_request, _refusing(scrub.refuse_request_secrets, allowed, refused)),
+        "before_record_response": (scrub.scrub_response, _refusing(scrub.refuse_response_secrets, allowed, refused)),
         # A call that fails (a refused secret included) leaves no partial cassette behind; this also spares
         # vcrpy saving from __exit__, where a refused save would leave its patches in place.
         "record_on_exception": False,
@@ -227,12 +244,16 @@ def vcr_config(**overrides) -> dict:
     }
 
 
-def make_vcr(record_mode: str = "none", cassette_dir=None, source: str | None = None, **overrides) -> vcr.VCR:
+def make_vcr(record_mode: str = "none", cassette_dir=None, source: str | None = None,
+             allowed_secrets: Iterable[str] = (), refused: list | None = None, **overrides) -> vcr.VCR:
     """A VCR for Bedrock cassettes; replay-only unless ``record_mode`` says otherwise (checked loudly)."""
-    options = vcr_config(record_mode=record_mode, cassette_library_dir=cassette_dir and str(cassette_dir), **overrides)
-    return register(vcr.VCR(**options), source)
+    options = vcr_config(allowed_secrets, refused, record_mode=record_mode,
+                         cassette_library_dir=cassette_dir and str(cassette_dir), **overrides)
+    return register(vcr.VCR(**options), source, allowed_secrets)
 
 
-def use_cassette(path, record_mode: str = "none", source: str | None = None, **overrides):
+def use_cassette(path, record_mode: str = "none", source: str | None = None, allowed_secrets: Iterable[str] = (),
+                 refused: list | None = None, **overrides):
     """Record or replay every Bedrock call inside the ``with`` block in the cassette at ``path``."""
-    return make_vcr(record_mode, source=source).use_cassette(str(path), **overrides)
+    return make_vcr(record_mode, source=source, allowed_secrets=allowed_secrets,
+                    refused=refused).use_cassette(str(path), **overrides)

@@ -3,12 +3,37 @@ harness: it may import every room below it (wire, cassettes, endpoint, suite, co
 pytest plugin.
 """
 
-import click
+import signal
+import threading
 
-from harness.version import __version__
+
+def _quiet_interrupt(signum, frame):
+    raise SystemExit(130)  # Ctrl-C while the commands load (boto3, botocore, yaml): no traceback
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# The guard holds while this package imports, only where Python's own handler is in place (main thread).
+_GUARDED = threading.current_thread() is threading.main_thread() and \
+    signal.getsignal(signal.SIGINT) is signal.default_int_handler
+if _GUARDED:
+    signal.signal(signal.SIGINT, _quiet_interrupt)
+
+import click  # noqa: E402
+
+from harness.version import __version__  # noqa: E402
+
+
+class _Group(click.Group):
+    """The command group: Ctrl-C during a command is one line and exit 130, not click's "Aborted!" (exit 1)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="bedrock-harness")
 def main() -> None:
     """Record, replay and certify Bedrock ConverseStream tool calling."""
@@ -23,3 +48,6 @@ from harness.cli.record import record; main.add_command(record)  # noqa: E402,E7
 from harness.cli.certify import certification_table, certify; main.add_command(certify); main.add_command(certification_table)  # noqa: E402,E702
 from harness.cli.matrix import bisect, matrix_command; main.add_command(matrix_command); main.add_command(bisect)  # noqa: E402,E702
 from harness.cli.drift import drift; main.add_command(drift)  # noqa: E402,E702
+
+if _GUARDED:
+    signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from harness.cassettes import cassette as cassettes
-from harness.cassettes import importer
+from harness.cassettes import importer, limits
 from harness.cassettes import scrub
 from harness.cli.cassette_show import render
 
@@ -61,23 +61,35 @@ def verify(paths: tuple[Path, ...]) -> None:
     click.echo(f"ok: {len(paths)} cassette(s) verified")
 
 
-def _scan(path: Path) -> list:
+_SCANNED = ("*.yaml", "*.yml", "*.json", "*.gz")  # what a folder given to `scan` is searched for
+
+
+def _scan(path: Path, allowed: tuple[str, ...]) -> list:
     try:
-        return scrub.scan_file(path)
-    except (OSError, EOFError) as err:  # unreadable, or a gzip that ends early
+        return scrub.scan_file(path, allowed=allowed)
+    except (OSError, limits.LimitError) as err:  # unreadable, or a gzip that is broken or expands too far
         raise click.ClickException(f"{path}: cannot read ({type(err).__name__}: {err})") from None
 
 
+def _files(paths: tuple[Path, ...]) -> list[Path]:
+    """The files given, and under each folder given every YAML/JSON/gzip file, sorted."""
+    return [f for p in paths for f in (sorted({g for pattern in _SCANNED for g in p.rglob(pattern) if g.is_file()})
+                                       if p.is_dir() else [p])]
+
+
 @cassette.command()
-@click.argument("paths", nargs=-1, required=True, type=_FILE)
-def scan(paths: tuple[Path, ...]) -> None:
-    """Look for credentials in any YAML/JSON file (base64 and !!binary decoded); exit 1 on a find."""
-    findings = [f"{path}: {finding}" for path in paths for finding in _scan(path)]
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--allow-secret", "allowed", multiple=True, metavar="VALUE",
+              help="Do not report this exact value (repeatable): a fixture shaped like a secret.")
+def scan(paths: tuple[Path, ...], allowed: tuple[str, ...]) -> None:
+    """Look for credentials in YAML/JSON files or folders (values and raw text, decoded); exit 1 on a find."""
+    files = _files(paths)
+    findings = [f"{path}: {finding}" for path in files for finding in _scan(path, allowed)]
     for finding in findings:
         click.echo(finding)
     if findings:
         raise SystemExit(1)
-    click.echo(f"ok: no secrets in {len(paths)} file(s)")
+    click.echo(f"ok: no secrets in {len(files)} file(s)")
 
 
 def _request_body(path: Path | None) -> bytes | None:

@@ -139,18 +139,34 @@ def _settings(body: dict, anthropic: bool) -> Iterator[str]:
 # ----------------------------------------------------------------------------- response side
 
 
+def _append(holder: dict, key: str, part: Any) -> None:
+    """Gather a streamed part; the parts are joined once at the end (``+=`` on each would be quadratic)."""
+    parts = holder.get(key)
+    holder[key] = parts if isinstance(parts, list) else [] if parts is None else [parts]
+    holder[key].append(part)
+
+
+def _joined(block: dict) -> dict:
+    """The block with every gathered list of parts joined into its text."""
+    reasoning = (block.get("reasoningContent") or {}).get("reasoningText") or {}
+    for holder, key in ((block, "text"), (block.get("toolUse") or {}, "input"), (reasoning, "text")):
+        if isinstance(holder.get(key), list):
+            holder[key] = "".join(holder[key])
+    return block
+
+
 def _stream_delta(block: dict, delta: dict) -> None:
     if "text" in delta:
-        block["text"] = block.get("text", "") + delta["text"]
+        _append(block, "text", delta["text"])
     elif "toolUse" in delta:
-        block["toolUse"]["input"] = block["toolUse"].get("input", "") + delta["toolUse"].get("input", "")
+        _append(block["toolUse"], "input", delta["toolUse"].get("input", ""))
     elif "reasoningContent" in delta:
         part, reasoning = delta["reasoningContent"], block.setdefault("reasoningContent", {})
         if "redactedContent" in part:
             reasoning["redactedContent"] = part["redactedContent"]
         else:
             text = reasoning.setdefault("reasoningText", {"text": ""})
-            text["text"] += part.get("text", "")
+            _append(text, "text", part.get("text", ""))
             text["signature"] = part.get("signature", text.get("signature"))
     elif "toolResult" in delta:
         block["toolResult"].setdefault("content", []).extend(delta["toolResult"])
@@ -172,7 +188,7 @@ def _fold_converse_stream(events) -> tuple[list[dict], dict]:
             _stream_delta(blocks.setdefault(data["contentBlockIndex"], {}), data["delta"])
         elif name in ("messageStop", "metadata"):
             tail.update(data)
-    for block in blocks.values():
+    for block in map(_joined, blocks.values()):
         if "toolUse" in block:
             block["toolUse"]["input"] = _tool_input(block["toolUse"].get("input", ""))
     return [b for b in blocks.values() if b], tail
@@ -190,7 +206,7 @@ def _fold_anthropic(events) -> tuple[list[dict], dict]:
         elif kind == "content_block_delta":
             delta = event["delta"]
             if delta.get("type") == "input_json_delta":
-                inputs[index] = inputs.get(index, "") + delta.get("partial_json", "")
+                _append(inputs, index, delta.get("partial_json", ""))
             else:
                 _stream_delta(blocks[index], {"text_delta": {"text": delta.get("text")},
                                               "thinking_delta": {"reasoningContent": {"text": delta.get("thinking")}},
@@ -200,8 +216,8 @@ def _fold_anthropic(events) -> tuple[list[dict], dict]:
             tail["stopReason"] = event["delta"].get("stop_reason")
             tail["usage"].update(event.get("usage") or {})
     for index, raw in inputs.items():
-        blocks[index]["toolUse"]["input"] = _tool_input(raw)
-    return list(blocks.values()), tail
+        blocks[index]["toolUse"]["input"] = _tool_input("".join(raw))
+    return [_joined(block) for block in blocks.values()], tail
 
 
 _USAGE = (("input", ("inputTokens", "input_tokens")), ("output", ("outputTokens", "output_tokens")),

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from harness.cassettes.cassette import CassetteError
 from harness.suite import golden
 from harness.cli.common import load, one_root_option, scenarios
 from harness.suite.runner import cassette_path, iter_runs
@@ -38,9 +39,15 @@ def golden_group():
 def update(ids, root):
     """Rewrite the goldens of these scenarios (all when none named) from the reference over their cassettes."""
     root, _, chosen = _selected(root, ids)
+    broken = 0
     for scenario, run in iter_runs(chosen, load("reference"), root):
+        if isinstance(run, CassetteError):
+            broken += 1
+            click.echo(f"error {scenario.id}: {run}")
+            continue
         changed = golden.write_golden(scenario, run.golden_turns())
         click.echo(f"{'updated' if changed else 'unchanged'} {golden.golden_path(scenario)}")
+    sys.exit(1 if broken else 0)
 
 
 @golden_group.command()
@@ -49,13 +56,18 @@ def update(ids, root):
 def check(ids, root):
     """Fail (exit 1) when a golden drifts from the reference's output, or a golden belongs to no scenario."""
     root, every, chosen = _selected(root, ids)
-    drift = 0
+    drift = broken = 0
     for scenario, run in iter_runs(chosen, load("reference"), root):
+        if isinstance(run, CassetteError):
+            broken += 1
+            click.echo(f"error {scenario.id}: {run}")
+            continue
         for diff in golden.check(scenario, run.golden_turns()):
             drift += 1
             click.echo(diff.render() + "\n")
     unused = golden.unused_goldens(root / "suites", every)
     for path in unused:
         click.echo(f"unused golden: {path} (no scenario)")
-    click.echo(f"{len(chosen)} scenario(s) checked, {drift} drift(s), {len(unused)} unused golden(s)")
-    sys.exit(1 if drift or unused else 0)
+    click.echo(f"{len(chosen)} scenario(s) checked, {drift} drift(s), {len(unused)} unused golden(s)"
+               + (f", {broken} broken cassette(s)" if broken else ""))
+    sys.exit(1 if drift or unused or broken else 0)

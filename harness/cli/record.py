@@ -57,9 +57,11 @@ def is_loopback(url: str) -> bool:
 @click.option("--model", help="Record with this model id instead of the scenario's.")
 @click.option("--profile", help="AWS profile (same as AWS_PROFILE).")
 @click.option("--include-emulator-only", is_flag=True, help="Also record scenarios tagged emulator_only live.")
+@click.option("--allow-secret", "allowed", multiple=True, metavar="VALUE",
+              help="Record this exact secret-shaped value anyway (repeatable): a fixture, never a real credential.")
 @one_root_option
 def record(ids, live, emulate, endpoint_url, record_mode, attempts, region, model, profile, include_emulator_only,
-           root):
+           allowed, root):
     """Record cassettes for these scenarios (all when none named)."""
     target = _target(live, emulate, endpoint_url, region, model, profile)
     root, chosen = scenarios(root, (), ids)
@@ -68,8 +70,9 @@ def record(ids, live, emulate, endpoint_url, record_mode, attempts, region, mode
     adapter, failed = load("reference"), 0
     for scenario in chosen:
         outcome = record_scenario(scenario, adapter, root, target, record_mode, attempts,
-                                  say=lambda line: click.echo(f"warning: {line}", err=True))
-        failed += outcome.status in ("failed", "missing")
+                                  say=lambda line: click.echo(f"warning: {line}", err=True), allowed=allowed)
+        failed += outcome.status in ("failed", "missing", "refused")
         click.echo(f"{outcome.status:<8} {scenario.id} -> {outcome.path}"
-                   + (f" ({outcome.attempts} attempt(s))" if outcome.attempts else ""))
+                   + (f" ({outcome.attempts} attempt(s))" if outcome.attempts else "")
+                   + (f": {outcome.reason}" if outcome.reason else ""))
     sys.exit(1 if failed else 0)

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import click
 
-from harness.cassettes.cassette import CassetteError
+from harness.cassettes.cassette import CassetteError, load_checked
 from harness.cli.common import BadUsage, default_region, live_credentials, root_option
 from harness.endpoint.emulator.render import EmulatorScriptError
 from harness.endpoint.faults import FaultError, Faults, parse_fault
 from harness.suite import roots
 from harness.suite.scenario import Scenario, ScenarioError, load_scenario
 from harness.endpoint.proxy import Conversations, RecordingProxy, describe, source_of
+from harness.endpoint.responders import CassetteResponder
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream, live_url
 
@@ -54,8 +55,9 @@ def _build(cassette, scenario_name, root, options) -> BedrockServer:
     texts, chunking, delay, scale, validate, port, loop = options
     settings = {"validate": validate, "port": port, "keep_requests": SERVE_KEEPS, "loop": loop}
     try:
-        if cassette:
-            return BedrockServer.from_cassette(cassette, faults=_faults(texts, (), chunking, delay, scale), **settings)
+        if cassette:  # a stream that breaks Bedrock's event grammar is refused, as `run` refuses it
+            faults = _faults(texts, (), chunking, delay, scale)
+            return BedrockServer(CassetteResponder(load_checked(cassette), faults=faults), faults=faults, **settings)
         scenario = _emulated(scenario_name, root)
         faults = _faults(texts, scenario.faults, chunking, delay, scale)
         return BedrockServer.from_scenario(scenario, faults=faults, **settings)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from harness.suite import checks
 from harness.endpoint.faults import Faults
 from harness.suite.normalize import normalize
 from harness.cassettes.files import replace_keeping_mode
+from harness.cassettes.secrets import SecretFound
 from harness.cassettes.vcr import use_cassette
 from harness.suite.runner import Run, cassette_path, loopback_endpoint, replay
 from harness.suite.scenario import Scenario
@@ -40,15 +41,17 @@ class Target:
 @dataclass(frozen=True)
 class Outcome:
     scenario: str
-    status: str  # recorded | exists | missing | failed
+    status: str  # recorded | exists | missing | failed | refused
     path: Path
     attempts: int = 0
-    messages: tuple[str, ...] = ()
+    messages: tuple[str, ...] = ()  # what the checks said, per attempt
+    reason: str = ""  # why a recording was refused or never made
 
 
-def _attempt(scenario: Scenario, adapter: Any, target: Target, temp: Path) -> Run:
-    """One recording of ``scenario`` into ``temp``."""
-    with use_cassette(temp, record_mode="all", source=target.source):
+def _attempt(scenario: Scenario, adapter: Any, target: Target, temp: Path, allowed: tuple[str, ...],
+             refused: list) -> Run:
+    """One recording of ``scenario`` into ``temp``; each refused secret is added to ``refused``."""
+    with use_cassette(temp, record_mode="all", source=target.source, allowed_secrets=allowed, refused=refused):
         if target.endpoint is not None:
             return replay(scenario, adapter, target.endpoint)
         with BedrockServer.from_scenario(scenario, faults=Faults()) as server:
@@ -59,9 +62,21 @@ def _judge(scenario: Scenario, run: Run) -> checks.CheckOutcome:
     return checks.evaluate(scenario.checks, [normalize(t["chunks"]) for t in run.turns], source=str(scenario.path))
 
 
+def _refusal(scenario: Scenario, adapter: Any, target: Target, temp: Path, allowed: tuple[str, ...]):
+    """(run, the first refused secret or None) of one attempt."""
+    refused: list[SecretFound] = []
+    try:
+        run = _attempt(scenario, adapter, target, temp, allowed, refused)
+    except SecretFound as err:  # raised when the cassette is written, after the calls
+        return None, err
+    return run, (refused[0] if refused else None)
+
+
 def record_scenario(scenario: Scenario, adapter: Any, root: Path, target: Target, mode: str = "once",
-                    attempts: int = 1, say: Callable[[str], None] = lambda _: None) -> Outcome:
-    """Record ``scenario``'s cassette per ``mode``, retrying up to ``attempts`` times on failed checks."""
+                    attempts: int = 1, say: Callable[[str], None] = lambda _: None,
+                    allowed: Iterable[str] = ()) -> Outcome:
+    """Record ``scenario``'s cassette per ``mode``, retrying up to ``attempts`` times on failed checks; a
+    secret-shaped value not ``allowed`` refuses the recording at once (status ``refused``, the finding said)."""
     path = cassette_path(root, scenario)
     if mode not in MODES:
         raise ValueError(f"unknown record mode {mode!r} (known: {', '.join(MODES)})")
@@ -75,7 +90,12 @@ def record_scenario(scenario: Scenario, adapter: Any, root: Path, target: Target
     try:
         for n in range(1, attempts + 1):
             temp.unlink(missing_ok=True)
-            verdict = _judge(scenario, _attempt(scenario, adapter, target, temp))
+            run, refusal = _refusal(scenario, adapter, target, temp, tuple(allowed))
+            if refusal is not None:  # the same call would hold the same value again: no retry
+                return Outcome(scenario.id, "refused", path, n, reason=str(refusal))
+            if not temp.is_file():
+                return Outcome(scenario.id, "failed", path, n, reason="nothing was recorded (no call was answered)")
+            verdict = _judge(scenario, run)
             outcome = Outcome(scenario.id, "failed", path, n, tuple(verdict.hard_failures + verdict.soft_warnings))
             for message in outcome.messages:
                 say(f"{scenario.id} attempt {n}/{attempts}: {message}")

@@ -255,16 +255,20 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
         return Result(scenario.id, "error", f"no cassette at {path}; record it with "
                                             f"`bedrock-harness record --emulate {scenario.id}`")
     try:
-        loaded, responder, run_ = _served_run(scenario, adapter, path, server)
+        loaded = cassette.load_checked(path)
+        responder, run_ = _served_run(scenario, adapter, loaded, server)
+        text_deltas = _text_deltas(loaded, run_)
     except AdapterFailure as exc:
         return Result(scenario.id, exc.status, str(exc), duration_s=time.monotonic() - start)
-    except Exception as exc:  # noqa: BLE001 - a broken cassette or scenario is this scenario's error
+    except cassette.CassetteError as exc:  # the recording is broken, not the adapter
+        return Result(scenario.id, "error", f"broken cassette: {exc}", duration_s=time.monotonic() - start)
+    except Exception as exc:  # noqa: BLE001 - a broken scenario is this scenario's error
         return Result(scenario.id, "error", f"{type(exc).__name__}: {exc}", duration_s=time.monotonic() - start)
     lost = [f"turn {r.turn}: {r.lost}" for r in responder.renderings if r.lost]
     if lost:
         return Result(scenario.id, "skip", f"the recording rendered as {responder.renderings[0].asked} loses what the "
                                            f"golden judges ({'; '.join(lost)})", duration_s=time.monotonic() - start)
-    turns = judge(scenario, run_, frozenset(adapter.capabilities), _text_deltas(loaded, run_))
+    turns = judge(scenario, run_, frozenset(adapter.capabilities), text_deltas)
     status, reason = _ended(scenario, run_, turns)
     return Result(scenario.id, status, reason, tuple(turns), time.monotonic() - start)
 
@@ -284,16 +288,16 @@ def _explains(turn: TurnResult) -> bool:
     return bool(turn.laws or turn.request_problems or any(d.subject != "turns" for d in turn.diffs))
 
 
-def _served_run(scenario: Scenario, adapter: Any, path: Path, server: BedrockServer | None):
-    """(cassette, responder, run) of ``scenario`` served from the cassette at ``path``, on ``server`` or its own."""
-    loaded, faults = cassette.load(path), Faults.from_scenario(scenario.faults)
+def _served_run(scenario: Scenario, adapter: Any, loaded: cassette.Cassette, server: BedrockServer | None):
+    """(responder, run) of ``scenario`` served from the ``loaded`` cassette, on ``server`` or its own."""
+    faults = Faults.from_scenario(scenario.faults)
     responder = CassetteResponder(loaded, faults=faults)
     if server is None:
         with BedrockServer(responder, faults=faults) as own:
-            return loaded, responder, replay(scenario, adapter, loopback_endpoint(own), own)
+            return responder, replay(scenario, adapter, loopback_endpoint(own), own)
     server.reset(responder, faults=faults)
     try:
-        return loaded, responder, replay(scenario, adapter, loopback_endpoint(server), server)
+        return responder, replay(scenario, adapter, loopback_endpoint(server), server)
     finally:
         server.reset(_Idle())
 
@@ -318,8 +322,15 @@ def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
     return results
 
 
-def iter_runs(scenarios: Sequence[Scenario], adapter: Any, root: str | Path) -> Iterator[tuple[Scenario, Run]]:
-    """(scenario, raw run) for each scenario with a cassette: what `golden update` writes goldens from."""
+def iter_runs(scenarios: Sequence[Scenario], adapter: Any,
+              root: str | Path) -> Iterator[tuple[Scenario, Run | cassette.CassetteError]]:
+    """(scenario, raw run) for each scenario with a cassette: what `golden update` writes goldens from; a broken
+    cassette gives its CassetteError in place of the run, and the next scenario follows."""
     with BedrockServer(_Idle()) as server:
         for scenario in scenarios:
-            yield scenario, _served_run(scenario, adapter, cassette_path(root, scenario), server)[2]
+            try:
+                loaded = cassette.load_checked(cassette_path(root, scenario))
+            except cassette.CassetteError as err:
+                yield scenario, err
+                continue
+            yield scenario, _served_run(scenario, adapter, loaded, server)[1]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 import botocore.session
-from botocore.eventstream import EventStream, EventStreamBuffer
+from botocore.eventstream import EventStream, EventStreamBuffer, ParserError
 from botocore.parsers import EventStreamJSONParser
 
 __all__ = [
@@ -32,6 +32,9 @@ __all__ = [
     "encode_chunk",
     "decode_frames",
     "decode_events",
+    "frame_slices",
+    "FrameError",
+    "TruncatedStream",
     "STREAM_MEMBERS",
 ]
 
@@ -141,39 +144,48 @@ def encode_chunk(anthropic_event: dict | bytes, pad: int | None = None) -> bytes
     return encode_event("chunk", {"bytes": base64.b64encode(inner).decode()}, pad)
 
 
-def decode_frames(data: bytes, *, strict: bool = True) -> list[Frame]:
-    """Split a body into CRC-checked frames; ``strict`` refuses leftover bytes of a partial frame."""
+class TruncatedStream(ValueError):
+    """A body ends inside a frame."""
+
+
+class FrameError(ParserError):
+    """Bytes botocore's decoder fails on outside its own ParserError family (a bad header type or name...)."""
+
+
+def _message(piece: bytes, number: int):
+    """botocore's reading of one frame's bytes (None: they end inside it); only ParserErrors escape."""
     buffer = EventStreamBuffer()
+    buffer.add_data(piece)
+    try:
+        return next(buffer, None)
+    except ParserError:
+        raise
+    except Exception as err:  # hostile bytes: struct.error, UnicodeDecodeError, KeyError (unknown header type)
+        raise FrameError(f"frame {number}: {type(err).__name__}: {err}") from None
+
+
+def frame_slices(data: bytes) -> Iterator[bytes]:
+    """The body cut at each frame's length prefix; a last piece that does not fit is yielded as it is."""
+    at, end = 0, len(data)
+    while at < end:
+        size = int.from_bytes(data[at : at + 4], "big") if end - at >= 4 else 0
+        size = size if 16 <= size <= end - at else end - at
+        yield data[at : at + size]
+        at += size
+
+
+def decode_frames(data: bytes, *, strict: bool = True) -> list[Frame]:
+    """Split a body into CRC-checked frames, one at a time (linear); ``strict`` refuses a partial last frame."""
     frames, consumed = [], 0
-    for piece in _pieces(data):
-        buffer.add_data(piece)
-        for message in buffer:
-            frames.append(Frame(tuple(message.headers.items()), bytes(message.payload)))
-            consumed += message.prelude.total_length
+    for piece in frame_slices(data):
+        message = _message(piece, len(frames))
+        if message is None:
+            break
+        frames.append(Frame(tuple(message.headers.items()), bytes(message.payload)))
+        consumed += message.prelude.total_length
     if strict and consumed != len(data):
         raise TruncatedStream(f"{len(data) - consumed} trailing bytes after frame {len(frames)}")
     return frames
-
-
-def _pieces(data: bytes) -> Iterator[bytes]:
-    """The body one frame at a time, by its prelude's length, then any rest as it is.
-
-    botocore's buffer drops each parsed message by copying what follows it, so a whole body added at once
-    costs time quadratic in its frame count (minutes for 20,000 frames); fed frame by frame it is linear.
-    """
-    offset = 0
-    while len(data) - offset >= 16:
-        total = int.from_bytes(data[offset:offset + 4], "big")
-        if total < 16:  # not a frame: botocore reports the rest as it sees it
-            break
-        yield data[offset:offset + total]
-        offset += total
-    if offset < len(data):
-        yield data[offset:]
-
-
-class TruncatedStream(ValueError):
-    """A body ends inside a frame."""
 
 
 class _Chunks:
@@ -197,6 +209,7 @@ def _output_shape(operation: str):
 
 def decode_events(data: bytes | Iterable[bytes], operation: str = "ConverseStream") -> Iterator[dict]:
     """Yield exactly what boto3 yields for this body (``EventStreamError`` on an exception frame)."""
-    chunks = [data] if isinstance(data, (bytes, bytearray)) else data
+    # One frame per chunk: botocore's buffer copies what it still holds after each message (quadratic on a body).
+    chunks = frame_slices(bytes(data)) if isinstance(data, (bytes, bytearray)) else data
     stream = EventStream(_Chunks(chunks), _output_shape(operation), EventStreamJSONParser(), operation)
     yield from stream

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 
 from harness.wire.eventstream import Frame
 
@@ -108,10 +109,14 @@ class _Chunks:
         if frame.type != "chunk":
             return f"unexpected event type {frame.type!r} (only chunk)"
         try:
-            base64.b64decode(_body(frame)["bytes"], validate=True)
+            inner = base64.b64decode(_body(frame)["bytes"], validate=True)
         except (KeyError, TypeError, binascii.Error):
             return "chunk without valid base64 bytes"
-        return None
+        try:
+            event = json.loads(inner)
+        except (ValueError, RecursionError):
+            event = None
+        return None if isinstance(event, dict) else "chunk bytes that are not a JSON object (a model event)"
 
     def end(self) -> str | None:
         return None if self.count else "the stream has no chunk frames"

@@ -272,7 +272,11 @@ def recorded_text_deltas(interaction: Any) -> int | None:
 
 
 def _delta(frame: Frame) -> Any:
-    body = frame.json()
-    if frame.type == "chunk":
-        body = json.loads(base64.b64decode(body["bytes"]))
-    return body.get("delta")
+    """The delta a frame carries, or None when it carries none a client could read."""
+    try:
+        body = frame.json()
+        if frame.type == "chunk":
+            body = json.loads(base64.b64decode(body["bytes"]))
+        return body.get("delta")
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None

@@ -1,0 +1,237 @@
+"""A hostile-input corpus, generated (never checked in): cassettes an attacker or a careless user could hand over.
+
+Each case is text built from a small, valid cassette (``cassettes/core/smoke-text.yaml``'s shape) with one thing
+made hostile: YAML alias bombs, deep nesting, huge padding, wrong types, broken frames, IPv6 junk, and a big
+(400k-frame, ~100 MB) cassette written line by line. ``bounded(cmd)`` runs a command in a child process under
+an address-space limit and a timeout, so a regression shows as a failed test rather than a stuck machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines"]
+
+_URI = "http://127.0.0.1/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
+_REQUEST = """\
+- request:
+    method: POST
+    uri: {uri}
+    headers:
+      Content-Type: application/json
+{body}{extra}  response:
+    status:
+      code: 200
+      message: OK
+    headers:
+      Content-Type: application/vnd.amazon.eventstream
+    frames:
+"""
+_BODY = """\
+    json:
+      messages:
+      - role: user
+        content:
+        - text: Say hello.
+"""
+_HEAD = """\
+metadata:
+  format_version: 1
+  recorded: '2026-11-22T13:11:51Z'
+  source: emulator
+  region: us-east-1
+  model_id: us.anthropic.claude-sonnet-4-20250514-v1:0
+interactions:
+"""
+_OPEN = """\
+    - event: messageStart
+      p: 46
+      json:
+        role: assistant
+"""
+_DELTA = """\
+    - event: contentBlockDelta
+      p: {p}
+      json:
+        contentBlockIndex: 0
+        delta:
+          text: {text}
+"""
+_CLOSE = """\
+    - event: contentBlockStop
+      p: 10
+      json:
+        contentBlockIndex: 0
+    - event: messageStop
+      p: 57
+      json:
+        stopReason: end_turn
+    - event: metadata
+      p: 38
+      json:
+        metrics:
+          latencyMs: 100
+        usage:
+          inputTokens: 19
+          outputTokens: 8
+          totalTokens: 27
+"""
+
+
+def frame_lines(texts, pad: int = 12) -> str:
+    """Text delta frame items, one per text."""
+    return "".join(_DELTA.format(p=pad, text=text) for text in texts)
+
+
+def cassette_text(deltas: str | None = None, *, uri: str = _URI, body: str = _BODY, extra: str = "",
+                  head: str = _HEAD, interactions: int = 1) -> str:
+    """A cassette of ``interactions`` text streams whose deltas are ``deltas`` (frame items) in each."""
+    deltas = frame_lines(["Hello there,", "' friend!'"]) if deltas is None else deltas
+    one = _REQUEST.format(uri=uri, body=body, extra=extra) + _OPEN + deltas + _CLOSE
+    return head + one * interactions
+
+
+def big_cassette(path: Path, frames: int = 400_000, interactions: int = 4, text_size: int = 180) -> Path:
+    """A ~100 MB cassette of ``frames`` text deltas over ``interactions`` streams, written in one pass."""
+    text = "'" + "x" * text_size + "'"
+    deltas = frame_lines([text] * (frames // interactions))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(_HEAD)
+        for _ in range(interactions):
+            f.write(_REQUEST.format(uri=_URI, body=_BODY, extra="") + _OPEN + deltas + _CLOSE)
+    return path
+
+
+def _laughs(indent: str, levels: int = 9, fan: int = 9) -> str:
+    """The billion laughs as mapping items at ``indent`` (fan ** levels leaves, under 2 KB of text)."""
+    lines = [f'{indent}lol0: &a0 "lol"']
+    for n in range(1, levels + 1):
+        lines.append(f"{indent}lol{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * fan) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _nested(depth: int) -> str:
+    return "      deep: " + "[" * depth + "]" * depth + "\n"
+
+
+# name -> (a function giving the cassette text, a word the one-line error must hold)
+CASES: dict[str, tuple] = {
+    "alias-bomb-request": (lambda: cassette_text(body="    json:\n" + _laughs("      ")), "alias"),
+    "alias-bomb-unread-key": (lambda: cassette_text(head=_HEAD.replace(
+        "interactions:", "unread:\n" + _laughs("  ") + "interactions:")), "alias"),
+    "deep-nesting": (lambda: cassette_text(extra="    x-deep:\n" + _nested(100_000)), "nest"),
+    "huge-padding": (lambda: cassette_text(frame_lines(["hi"], pad=1_000_000_000_000)), "padding"),
+    "padding-100m": (lambda: cassette_text(frame_lines(["hi"], pad=100_000_000)), "padding"),
+    "padding-negative": (lambda: cassette_text(frame_lines(["hi"], pad=-5)), "padding"),
+    "padding-wrong-type": (lambda: cassette_text(frame_lines(["hi"], pad="[1, 2]")), "padding"),
+    "chunk-string": (lambda: cassette_text("    - event: chunk\n      chunk: x\n"), "frame 1"),
+    "bytes-not-base64": (lambda: cassette_text("    - event: chunk\n      json: {bytes: '!!!'}\n"), "frame 1"),
+    "frames-not-a-list": (lambda: cassette_text().replace("    frames:\n", "    frames: 7\n    x:\n", 1), "frames"),
+    "frame-not-a-mapping": (lambda: cassette_text("    - 42\n"), "frame 1"),
+    "json-wrong-type": (lambda: cassette_text("    - event: contentBlockDelta\n      json: [1, 2]\n"), "frame 1"),
+    "headers-wrong-type": (lambda: cassette_text("    - headers: [[':event-type', [1]]]\n      payload: ''\n"),
+                           "frame 1"),
+    "base64-junk": (lambda: cassette_text("    - frame_base64: '@@@@'\n"), "frame 1"),
+    "frame-bytes-truncated": (lambda: cassette_text("    - frame_base64: AAAAEAAAAAA=\n"), "frame 1"),
+    "ipv6-junk-uri": (lambda: cassette_text(uri="http://[::1/model/x/converse-stream"), "uri"),
+    "port-junk-uri": (lambda: cassette_text(uri="http://127.0.0.1:99999999/model/x/converse-stream"), "uri"),
+    "status-wrong-type": (lambda: cassette_text().replace("code: 200", "code: [200]", 1), "interaction 0"),
+    "metadata-broken": (lambda: "metadata: [\n", "broken YAML"),
+    "metadata-list": (lambda: "metadata: []\ninteractions: []\n", "not a bedrock-harness cassette"),
+    "top-level-scalar": (lambda: "42\n", "not a bedrock-harness cassette"),
+    "huge-request-body": (lambda: cassette_text(body="    body: '" + "a" * (40 * 1024 * 1024) + "'\n"),
+                          "request body"),
+    "too-many-frames": (lambda: cassette_text(frame_lines(["hi"]) * 100_001), "frames"),
+}
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """What a bounded child run gave: exit code, output, wall seconds and peak RSS (MB)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    peak_mb: float
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for line in (self.stdout + self.stderr).splitlines() if line.strip()]
+
+
+def _limit(memory_mb: int):
+    def apply() -> None:
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
+
+
+def _wait(proc: subprocess.Popen, timeout: float) -> tuple[int, float]:
+    """(exit code, peak RSS in MB) of ``proc``, reaped here so its own rusage is read; kill on timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, usage.ru_maxrss / 1024
+        if time.monotonic() > deadline:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+        time.sleep(0.02)
+
+
+def bounded(args: list[str], cwd: Path, *, memory_mb: int = 1500, timeout: float = 60) -> Bounded:
+    """``bedrock-harness ARGS`` in a child under RLIMIT_AS and a timeout (TimeoutExpired escapes to the test)."""
+    start = time.monotonic()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *args], cwd=cwd, stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL, preexec_fn=_limit(memory_mb))
+        code, peak = _wait(proc, timeout)
+        out.seek(0)
+        err.seek(0)
+        return Bounded(code, out.read(), err.read(), time.monotonic() - start, peak)
+
+
+# Runs in the bounded child: each invocation through click's runner, one JSON line per result as it ends (a
+# crash still leaves the finished ones, and the last "start" line names the one that crashed).
+_CHILD = """
+import json, sys, time
+from click.testing import CliRunner
+from harness.cli import main
+for args in json.loads(sys.stdin.read()):
+    print(json.dumps({"start": args}), flush=True)
+    began = time.monotonic()
+    result = CliRunner().invoke(main, args)
+    text = result.output if result.exception is None or isinstance(result.exception, SystemExit) else \\
+        result.output + "TRACEBACK " + repr(result.exception)
+    print(json.dumps({"args": args, "exit": result.exit_code, "output": text,
+                      "seconds": time.monotonic() - began}), flush=True)
+"""
+
+
+def bounded_cli(invocations: list[list[str]], cwd: Path, *, memory_mb: int = 1500,
+                timeout: float = 120) -> tuple[list[dict], Bounded]:
+    """Many CLI invocations in one child under RLIMIT_AS and a timeout: (per-invocation results, the child)."""
+    start = time.monotonic()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.TemporaryFile("w+") as stdin:
+        stdin.write(json.dumps(invocations))
+        stdin.seek(0)
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD], cwd=cwd, stdout=out, stderr=err, stdin=stdin,
+                                preexec_fn=_limit(memory_mb))
+        code, peak = _wait(proc, timeout)
+        out.seek(0)
+        err.seek(0)
+        child = Bounded(code, out.read(), err.read(), time.monotonic() - start, peak)
+    results = [json.loads(line) for line in child.stdout.splitlines() if line.startswith('{"args"')]
+    return results, child
