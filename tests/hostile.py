@@ -99,10 +99,13 @@ def cassette_text(deltas: str | None = None, *, uri: str = _URI, body: str = _BO
     return head + one * interactions
 
 
-def big_cassette(path: Path, frames: int = 400_000, interactions: int = 4, text_size: int = 180) -> Path:
-    """A ~100 MB cassette of ``frames`` text deltas over ``interactions`` streams, written in one pass."""
+FRAMES_PER_INTERACTION = 100_000  # the most one interaction may hold (harness.cassettes.limits.MAX_FRAMES)
+
+
+def big_cassette(path: Path, interactions: int = 4, text_size: int = 180) -> Path:
+    """A ~100 MB cassette of 4 x 100,000 frames (text deltas, 180 characters each), written in one pass."""
     text = "'" + "x" * text_size + "'"
-    deltas = frame_lines([text] * (frames // interactions))
+    deltas = frame_lines([text] * (FRAMES_PER_INTERACTION - 4))  # messageStart, and three closing frames
     with open(path, "w", encoding="utf-8") as f:
         f.write(_HEAD)
         for _ in range(interactions):

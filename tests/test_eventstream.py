@@ -2,7 +2,7 @@ import base64
 import json
 
 import pytest
-from botocore.eventstream import ChecksumMismatch
+from botocore.eventstream import ChecksumMismatch, ParserError
 from botocore.exceptions import EventStreamError
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,3 +132,39 @@ def test_real_streams_reencode_from_json_and_padding_length(stream):
         if es.encode_event(frame.type, body, pad) != frame.encode():
             mismatched += 1
     assert mismatched <= sum(b'"toolResult"' in f.payload for f in es.decode_frames(stream.body))
+
+
+def _frame_with_raw_headers(raw_headers: bytes, payload: bytes = b"") -> bytes:
+    """A frame whose header bytes are given as they are, with valid length prefix and CRCs."""
+    import binascii
+    import struct
+    prelude = struct.pack(">II", 16 + len(raw_headers) + len(payload), len(raw_headers))
+    head = prelude + struct.pack(">I", binascii.crc32(prelude)) + raw_headers + payload
+    return head + struct.pack(">I", binascii.crc32(head))
+
+
+@pytest.mark.parametrize("raw_headers, inner", [
+    (b"\x04name\x63", "KeyError"),  # header type 99 does not exist
+    (b"\x02\xff\xfe\x07\x00\x01a", "UnicodeDecodeError"),  # a header name that is not UTF-8
+    (b"\x04name\x07\x00", "struct.error"),  # a string header cut inside its length
+], ids=["header-type", "header-name", "short-header"])
+def test_hostile_header_bytes_are_a_parser_error_naming_the_frame(raw_headers, inner):
+    good = es.encode_event("messageStart", {"role": "assistant"}, 2)
+    with pytest.raises(ParserError) as caught:
+        es.decode_frames(good + _frame_with_raw_headers(raw_headers))
+    assert str(caught.value).startswith(f"frame 1: {inner.split('.')[-1]}") or inner in str(caught.value)
+
+
+@given(st.binary(max_size=200))
+def test_any_bytes_decode_or_fail_as_parser_or_truncation_errors(data):
+    try:
+        es.decode_frames(data)
+    except (ParserError, es.TruncatedStream):
+        pass
+
+
+def test_a_long_stream_decodes_frame_by_frame():
+    frame = es.encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "x" * 50}}, 9)
+    body = frame * 20_000
+    assert [len(list(es.frame_slices(body))), len(es.decode_frames(body))] == [20_000, 20_000]
+    assert sum(1 for _ in es.decode_events(body)) == 20_000

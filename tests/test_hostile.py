@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile import CASES, big_cassette, bounded_cli
+from hostile import CASES, FRAMES_PER_INTERACTION, big_cassette, bounded_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 MEMORY_MB = 1500  # RLIMIT_AS of each child: the interpreter with boto3 loaded takes a few hundred of it
@@ -44,8 +44,9 @@ def test_a_hostile_cassette_gives_one_line_in_every_cassette_command(corpus, nam
     for result, code, prefix in ((verify, 1, ""), (show, 1, "Error: "), (serve, 2, "Error: ")):
         _no_traceback(result)
         lines = result["output"].splitlines()
-        assert result["exit"] == code and len(lines) == 1, result
+        assert result["exit"] == code and lines and (len(lines) == 1 or result is verify), result
         assert lines[0].startswith(f"{prefix}{path}: ") and needle.lower() in lines[0].lower(), result
+        assert all(line.startswith(f"{path}: ") for line in lines[1:]), result  # verify: one line per problem
     _no_traceback(scan)
     assert scan["exit"] == 0 and scan["output"] == "ok: no secrets in 1 file(s)\n", scan
 
@@ -104,10 +105,10 @@ def test_a_400k_frame_cassette_loads_in_bounded_time_and_memory(tmp_path):
     began = time.monotonic()
     path = big_cassette(tmp_path / "big.yaml")
     made = time.monotonic() - began
-    assert path.stat().st_size > 100_000_000 and made < 30
+    assert path.stat().st_size > 100_000_000, made
     results, child = bounded_cli([["cassette", "verify", str(path)], ["cassette", "show", str(path)]], tmp_path,
                                  memory_mb=4096, timeout=600)
     assert child.returncode == 0 and len(results) == 2, child.stderr[-2000:]
     verify, show = results
     assert verify["exit"] == 0 and show["exit"] == 0, (verify, show)
-    assert show["output"].count("(18000000 chars)") == 4  # four 100k-delta texts, folded in linear time
+    assert show["output"].count(f"({(FRAMES_PER_INTERACTION - 4) * 180} chars)") == 4  # folded in linear time

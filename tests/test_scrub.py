@@ -157,9 +157,10 @@ def test_scan_file_reads_gzip_and_falls_back_to_raw_bytes(tmp_path):
     gz.write_bytes(gzip.compress(yaml.safe_dump({"body": f"{KEY_ID}".encode()}).encode()))
     broken.write_text(f"a: [unclosed\nkey: {KEY_ID}\n")
     assert kinds(scrub.scan_file(gz, environ={})) == {"AWS access key id"}
-    assert [f.location for f in scrub.scan_file(broken, environ={})] == ["document"]
+    assert [f.location for f in scrub.scan_file(broken, environ={})] == ["line 2"]  # the raw text names the line
 
 
 def test_secret_found_is_one_line():
     err = scrub.SecretFound([scrub.Finding("a.b", "AWS access key id", "AKIA…56")] * 2, "x.yaml")
-    assert str(err) == "x.yaml: refusing to write, it holds a secret at a.b: AWS access key id AKIA…56 (and 1 more)"
+    assert str(err) == ("x.yaml: refusing to write, it holds a secret at a.b: AWS access key id AKIA…56 (and 1 more); "
+                        "if that value is no secret, allow it (`--allow-secret VALUE`)")

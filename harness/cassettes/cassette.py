@@ -278,7 +278,10 @@ def metadata_for(interactions, given: dict | None = None, source: str | None = N
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
-    """Block style; multi-line strings as literal blocks; never a Python tag."""
+    """Block style; multi-line strings as literal blocks; never a Python tag, never an alias."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
 
 
 # Characters YAML would normalise (NEL, line/paragraph separators, CR) or cannot print: keep them escaped.

@@ -53,7 +53,7 @@ def _json_lines(data: bytes) -> list | None:
 
 def _document(src: Path, data: bytes) -> Any:
     try:
-        return limits.load_yaml(data.decode("utf-8"), aliases=True)  # PyYAML writes &id001 for a dict vcrpy shares
+        return limits.load_yaml(data.decode("utf-8"))
     except UnicodeDecodeError as err:
         raise _unknown(src, f"bytes that are not UTF-8 text ({err})") from None
     except limits.LimitError as err:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import json
-import re
 import zlib
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -27,7 +26,7 @@ MAX_DEPTH = 200  # nesting levels of a YAML document, and of JSON text carried i
 MAX_FRAMES = 100_000  # frames in one interaction's response
 MAX_PADDING = 1024  # the padding length ``p`` of one frame
 MAX_GUNZIP_BYTES = 512 * 1024 * 1024  # a gzip file (langchain-aws cassettes) once decompressed
-MAX_ALIAS_NODES = 1_000_000  # nodes aliases may add to a foreign YAML file (our cassettes hold none)
+MAX_ALIAS_NODES = 1_000_000  # nodes YAML aliases may add to a document (PyYAML writes &id001 for shared dicts)
 MAX_BODY_BYTES = 32 * 1024 * 1024  # a request body, or a response body that is not an event stream
 # What botocore itself reads in one frame (headers, payload, and with prelude and CRCs the whole): no more.
 MAX_HEADER_BYTES = 128 * 1024
@@ -35,10 +34,6 @@ MAX_PAYLOAD_BYTES = 24 * 1024 * 1024
 MAX_FRAME_BYTES = 16 + MAX_HEADER_BYTES + MAX_PAYLOAD_BYTES
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-# Below both thresholds a document cannot nest past MAX_DEPTH: a block level needs at most half a column of
-# indentation or indicators ("- ", "? "), a flow level one bracket. Above either, the parse events decide.
-_DEEP_LINE = re.compile(r"\n(?: |- |\? ){%d}" % (MAX_DEPTH * 2 // 5))
-_FLOW_BRACKETS = MAX_DEPTH // 8
 
 
 class LimitError(ValueError):
@@ -47,34 +42,6 @@ class LimitError(ValueError):
 
 def _at(mark) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-
-
-class _NoAliasLoader(_Base):
-    """Safe YAML that refuses aliases: a node built twice is a ``*name`` reference to an anchor."""
-
-    def construct_object(self, node, deep=False):
-        if node in self.constructed_objects:
-            raise LimitError(f"{_at(node.start_mark)}this node is reused through a YAML alias (*name); cassettes "
-                             "hold no aliases, so a small file cannot expand into a huge one")
-        return super().construct_object(node, deep)
-
-
-def _may_be_deep(text: str) -> bool:
-    """Whether ``text`` might nest past MAX_DEPTH (cheap, never wrong the other way)."""
-    deep_line = _DEEP_LINE.search(text) or _DEEP_LINE.match("\n" + text[:MAX_DEPTH])
-    return text.count("[") + text.count("{") > _FLOW_BRACKETS or bool(deep_line)
-
-
-def _check_depth(text: str) -> None:
-    """Walk the parse events (no document is built) and stop at the first level past MAX_DEPTH."""
-    depth = 0
-    for event in yaml.parse(text, Loader=_Base):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise LimitError(f"{_at(event.start_mark)}nested deeper than {MAX_DEPTH} levels")
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
 
 
 @contextmanager
@@ -89,46 +56,127 @@ def without_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _children(item: Any) -> list:
-    return list(item.values()) if isinstance(item, dict) else item if isinstance(item, list) else []
+_STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_NO_KEY = object()
 
 
-def _expansion(doc: Any) -> tuple[int, int]:
-    """(nodes written, nodes once every alias is expanded) of ``doc``; each shared collection is sized once."""
-    sizes: dict[int, int] = {}
-    written = 1
-    stack, open_ = [(doc, False)], set()
-    while stack:
-        item, done = stack.pop()
-        if done:
-            open_.discard(id(item))
-            children = _children(item)
-            sizes[id(item)] = 1 + sum(sizes.get(id(c), 1) for c in children)
-            written += len(children)
-            continue
-        if id(item) in sizes or not isinstance(item, (dict, list)):
-            continue
-        if id(item) in open_:
-            raise LimitError("a recursive YAML alias (a collection inside itself)")
-        open_.add(id(item))
-        stack.append((item, True))
-        stack.extend((c, False) for c in _children(item) if isinstance(c, (dict, list)))
-    return written, sizes.get(id(doc), 1)
+class _Builder:
+    """Safe YAML built straight from libyaml's events, no node graph: a fifth of PyYAML's cost per node, the
+    depth counted on the way (libyaml, quadratic in depth, is never led deeper than MAX_DEPTH + 1), and what
+    aliases add counted as they come (a shared collection is shared, never copied). Scalars resolve and
+    construct as PyYAML's safe loader does them (short ones cached: they repeat)."""
+
+    def __init__(self, text: str):
+        self.loader = _Base(text)
+        self.cache: dict = {}
+        self.stack: list = []  # [collection, the mapping key waiting for its value, nodes so far, anchor]
+        self.anchors: dict[str, tuple[Any, int | None]] = {}  # name -> (value, nodes; None while it is open)
+        self.aliased = 0  # nodes the aliases added so far
+        self.root: Any = None
+
+    def scalar(self, event) -> Any:
+        short = len(event.value) <= 64
+        key = (event.tag, event.value, event.implicit) if short else None
+        value = self.cache.get(key, _NO_KEY) if short else _NO_KEY
+        if value is _NO_KEY:
+            value = self._construct(event)
+            if short:
+                self.cache[key] = value
+        return value
+
+    def _construct(self, event) -> Any:
+        tag = event.tag if event.tag not in (None, "!") else self.loader.resolve(yaml.ScalarNode, event.value,
+                                                                                  event.implicit)
+        if tag == _STR:
+            return event.value
+        construct = self.loader.yaml_constructors.get(tag)
+        if construct is None or tag == "tag:yaml.org,2002:merge":
+            raise yaml.constructor.ConstructorError(None, None, f"could not determine a constructor for the tag "
+                                                    f"{tag!r}", event.start_mark)
+        return construct(self.loader, yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark,
+                                                      event.style))
+
+    def add(self, value: Any, mark, nodes: int = 1) -> None:
+        if not self.stack:
+            self.root = value
+            return
+        top = self.stack[-1]
+        top[2] += nodes
+        if type(top[0]) is list:
+            top[0].append(value)
+        elif top[1] is _NO_KEY:
+            if type(value) is dict or type(value) is list:
+                raise yaml.constructor.ConstructorError(None, None, "found unhashable key", mark)
+            top[1] = value
+        else:
+            top[0][top[1]] = value
+            top[1] = _NO_KEY
+
+    def open(self, event, kind: type, tag: str) -> None:
+        if event.tag not in (None, "!", tag):
+            raise yaml.constructor.ConstructorError(None, None, f"could not determine a constructor for the tag "
+                                                    f"{event.tag!r} (cassettes hold plain mappings and lists)",
+                                                    event.start_mark)
+        if len(self.stack) >= MAX_DEPTH:
+            raise LimitError(f"{_at(event.start_mark)}nested deeper than {MAX_DEPTH} levels")
+        self.stack.append([kind(), _NO_KEY, 1, event.anchor])
+        if event.anchor:
+            self.anchors[event.anchor] = (self.stack[-1][0], None)
+
+    def close(self, event) -> None:
+        collection, _, nodes, anchor = self.stack.pop()
+        if anchor:
+            self.anchors[anchor] = (collection, nodes)
+        self.add(collection, event.start_mark, nodes)
+
+    def alias(self, event) -> None:
+        if event.anchor not in self.anchors:
+            raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}",
+                                              event.start_mark)
+        value, nodes = self.anchors[event.anchor]
+        if nodes is None:
+            raise LimitError(f"{_at(event.start_mark)}a recursive YAML alias (*{event.anchor} inside itself)")
+        self.aliased += nodes
+        if self.aliased > MAX_ALIAS_NODES:
+            raise LimitError(f"{_at(event.start_mark)}YAML aliases would expand this document by more than "
+                             f"{MAX_ALIAS_NODES} nodes")
+        self.add(value, event.start_mark, nodes)
+
+    def build(self) -> Any:
+        get, documents = self.loader.get_event, 0
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                value = self.scalar(event)
+                if event.anchor:
+                    self.anchors[event.anchor] = (value, 1)
+                self.add(value, event.start_mark)
+            elif kind is yaml.MappingStartEvent:
+                self.open(event, dict, _MAP)
+            elif kind is yaml.SequenceStartEvent:
+                self.open(event, list, _SEQ)
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                self.close(event)
+            elif kind is yaml.AliasEvent:
+                self.alias(event)
+            elif kind is yaml.DocumentStartEvent:
+                documents += 1
+                if documents > 1:
+                    raise yaml.composer.ComposerError("expected a single document in the stream", None,
+                                                      "but found another document", event.start_mark)
+            elif kind is yaml.StreamEndEvent:
+                return self.root
 
 
-def load_yaml(text: str, *, aliases: bool = False) -> Any:
-    """Safe YAML within MAX_DEPTH; aliases refused, or with ``aliases`` allowed to add MAX_ALIAS_NODES; LimitError."""
-    if _may_be_deep(text):
-        _check_depth(text)
-    with without_gc():
-        if not aliases:
-            return yaml.load(text, Loader=_NoAliasLoader)
-        doc = yaml.load(text, Loader=_Base)
-    written, expanded = _expansion(doc)
-    if expanded - written > MAX_ALIAS_NODES:
-        raise LimitError(f"YAML aliases would expand {written} nodes to {expanded} (at most {MAX_ALIAS_NODES} "
-                         "more than written)")
-    return doc
+def load_yaml(text: str) -> Any:
+    """Safe YAML within MAX_DEPTH, aliases adding at most MAX_ALIAS_NODES (LimitError naming the line past that)."""
+    builder = _Builder(text)
+    try:
+        with without_gc():
+            return builder.build()
+    finally:
+        builder.loader.dispose()
 
 
 def _depth(value: Any) -> int:

@@ -236,7 +236,7 @@ def scan_file(path: Path, environ=None, allowed: Iterable[str | bytes] = ()) -> 
     if data[:2] == b"\x1f\x8b":
         data = limits.gunzip(data)
     try:
-        document = limits.load_yaml(data.decode("utf-8"), aliases=True)
+        document = limits.load_yaml(data.decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError, limits.LimitError):
         document = None  # the raw text still reads every byte
     return scan_both(document, data, environ, allowed)

@@ -4,11 +4,13 @@ pytest plugin.
 """
 
 import signal
+import sys
 import threading
 
 
 def _quiet_interrupt(signum, frame):
-    raise SystemExit(130)  # Ctrl-C while the commands load (boto3, botocore, yaml): no traceback
+    sys.stderr.write("interrupted\n")  # Ctrl-C while the commands load (boto3, botocore, yaml): no traceback
+    raise SystemExit(130)
 
 
 # The guard holds while this package imports, only where Python's own handler is in place (main thread).

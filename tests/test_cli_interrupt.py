@@ -1,0 +1,31 @@
+"""Ctrl-C ends any command with one line and exit 130: while the commands load, and in the middle of one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+# The child sends itself SIGINT on the first audit event ``event`` naming ``what``: a point reached for sure.
+_CHILD = """
+import os, signal, sys
+def hook(event, args):
+    if event == {event!r} and {what!r} in str(args[0]) and not getattr(hook, "sent", False):
+        hook.sent = True
+        os.kill(os.getpid(), signal.SIGINT)
+sys.addaudithook(hook)
+sys.argv = ["bedrock-harness", *{args!r}]
+from harness.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("event, what, args", [
+    ("import", "botocore", ["list"]),  # while the command modules import boto3 and botocore
+    ("socket.connect", "", ["run", "--scenario", "core/smoke-text"]),  # an adapter reaching the endpoint
+], ids=["start-up", "mid-run"])
+def test_sigint_is_one_line_and_exit_130(event, what, args):
+    child = subprocess.run([sys.executable, "-c", _CHILD.format(event=event, what=what, args=args)],
+                           capture_output=True, text=True, timeout=120)
+    assert (child.returncode, child.stderr) == (130, "interrupted\n"), child.stderr[-3000:]
