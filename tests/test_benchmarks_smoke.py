@@ -92,3 +92,13 @@ def test_bench_xdist_compares_serial_with_workers(monkeypatch, capsys):
     assert bench_xdist.main(["--repetitions", "1", "--workers", "2", "--extra", "--bedrock-scenario core/smoke-text"]) == 0
     out = capsys.readouterr().out
     assert "serial" in out and "-n 2" in out and "ratio -n 2 / serial" in out
+
+
+def test_bench_hostile_measures_a_case(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_hostile
+
+    assert bench_hostile.main(["--case", "huge-padding", "--command", "verify"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split()[:3] == ["case", "command", "seconds"]
+    assert out[2].startswith("huge-padding") and "FILE: interaction 0, frame 1" in out[2] and "padding" in out[2]

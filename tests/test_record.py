@@ -81,3 +81,34 @@ def test_nothing_volatile_is_left_in_a_recording(recorded):
     for noise in ("127.0.0.1:", "Date:", "amz-sdk-request", "recorded:", "X-Amz-Date", "User-Agent"):
         assert noise not in text
     assert "Credential=SCRUBBED/SCRUBBED/us-east-1/" in text
+
+
+SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYCANARYKEYZ"  # shaped like a secret access key, in no environment
+
+
+@pytest.fixture
+def leaky_project(tmp_path) -> Path:
+    """A project whose one scenario has no checks and a secret-shaped value in its prompt."""
+    data = yaml.safe_load((REPO / "suites" / "core" / "smoke-text.yaml").read_text())
+    data.pop("checks", None)
+    data["turns"][0]["messages"][0]["content"] = f"my key is {SECRET_KEY}, keep it"
+    (tmp_path / "suites" / "core").mkdir(parents=True)
+    (tmp_path / "suites" / "core" / "leaky.yaml").write_text(yaml.safe_dump(data))
+    return tmp_path
+
+
+def test_a_refused_secret_is_explained_and_nothing_is_written(leaky_project):
+    from click.testing import CliRunner
+
+    from harness.cli import main
+
+    result = CliRunner().invoke(main, ["record", "--emulate", "core/leaky", "--root", str(leaky_project)])
+    assert result.exit_code == 1, result.output
+    [line] = result.output.splitlines()
+    assert line.startswith("refused  core/leaky -> ") and "body.messages[0].content[0].text" in line
+    assert "AWS secret access key wJal…YZ" in line and "--allow-secret" in line
+    assert list((leaky_project / "cassettes" / "core").iterdir()) == []  # no cassette, no temporary file
+    allowed = CliRunner().invoke(main, ["record", "--emulate", "core/leaky", "--root", str(leaky_project),
+                                        "--allow-secret", SECRET_KEY])
+    assert allowed.exit_code == 0 and allowed.output.startswith("recorded core/leaky"), allowed.output
+    assert SECRET_KEY in (leaky_project / "cassettes" / "core" / "leaky.yaml").read_text()
