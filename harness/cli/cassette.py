@@ -41,12 +41,19 @@ def _load(path: Path) -> cassettes.Cassette:
 @click.argument("paths", nargs=-1, required=True, type=_FILE)
 @click.option("--full", is_flag=True, help="Print long texts in full instead of shortened.")
 def show(paths: tuple[Path, ...], full: bool) -> None:
-    """Print the decoded conversation of each cassette."""
+    """Print the decoded conversation of each cassette; exit 1 after naming what `verify` would report."""
+    broken = 0
     for n, path in enumerate(paths):
-        for line in render(_load(path), full):
+        loaded = _load(path)
+        for line in render(loaded, full):
             click.echo(line)
+        for problem in cassettes.problems(loaded):  # shown as it is, and said to be broken
+            click.echo(f"problem: {problem}", err=True)
+            broken += 1
         if n + 1 < len(paths):
             click.echo()
+    if broken:
+        raise SystemExit(1)
 
 
 @cassette.command()
