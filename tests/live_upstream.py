@@ -17,7 +17,7 @@ from botocore.credentials import Credentials
 
 from harness.endpoint.responders import render, turn_seed
 
-PROXY_CREDENTIALS = Credentials("AKIAPROXYTESTKEY0001", "proxy-test-secret-0123456789abcdef")
+PROXY_CREDENTIALS = Credentials("AKIATESTPROXYKEY0001", "proxy-test-secret-0123456789abcdef")
 CLIENT_KEY, CLIENT_SECRET = "AKIAFAKEFAKEFAKEFAKE", "fake-secret-for-loopback"  # harness.suite.runner.DUMMY_KEYS
 REFUSAL = {"content": [{"text": "I would rather not use any tool."}], "stop_reason": "end_turn",
            "usage": {"input_tokens": 10, "output_tokens": 8}}
