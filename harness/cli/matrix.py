@@ -42,10 +42,17 @@ def _versions(requirement: str, versions: str | None, last: int | None, options)
     """The releases asked for: --versions as given, or the last N the index offers (oldest first)."""
     if (versions is None) == (last is None):
         raise click.UsageError("give exactly one of --versions V1,V2,... or --last N")
-    if versions is not None:
-        return [v.strip() for v in versions.split(",") if v.strip()]
+    return _split(versions) if versions is not None else _available(requirement, options)[-last:]
+
+
+def _split(versions: str) -> list[str]:
+    return [v.strip() for v in versions.split(",") if v.strip()]
+
+
+def _available(requirement: str, options) -> list[str]:
+    """Every release the index offers, oldest first; an index that cannot be asked is a usage error."""
     try:
-        return releases.available(requirement, options)[-last:]
+        return releases.available(requirement, options)
     except releases.ReleaseError as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -87,7 +94,7 @@ def matrix_command(spec, versions, last, suites, ids, fmt, output, timeout, pack
 def bisect(spec, scenario_id, good, bad, versions, timeout, package, index_url, find_links, no_index, cache_dir, root):
     """The first release where SCENARIO's verdict changes, with both reports side by side."""
     requirement, options, cache = _setup(spec, package, index_url, find_links, no_index, cache_dir)
-    ordered = _versions(requirement, versions, None if versions else 10**6, options)
+    ordered = _split(versions) if versions else _available(requirement, options)
     root, selected = scenarios(root, (), (scenario_id,))
 
     def probe(version: str) -> matrix.Row:
