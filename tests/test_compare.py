@@ -179,3 +179,34 @@ def test_every_difference_is_reported_and_rows_cover_both_sides(expected, actual
     right = [row.split("|")[1].split()[0] for row in diff.listing[1:]]
     assert sorted(int(i) for i in left if i != "-") == list(range(len(expected)))
     assert sorted(int(j) for j in right if j != "-") == list(range(len(actual)))
+
+
+def test_deepdiff_runs_one_thread_at_a_time(monkeypatch):
+    """CPython 3.11's parser is not safe across threads, and deepdiff parses every path key it renders."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import deepdiff
+
+    real, inside, most, guard = deepdiff.DeepDiff, [0], [0], threading.Lock()
+
+    def counting(*args, **kwargs):
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.02)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with guard:
+                inside[0] -= 1
+
+    monkeypatch.setattr(deepdiff, "DeepDiff", counting)
+    expected = [{"type": "tool_call", "id": "a", "name": "x", "input": {"k": 1}}]
+    actuals = [[{"type": "tool_call", "id": "a", "name": "x", "input": {"k": n}}] for n in range(2, 10)]
+    with ThreadPoolExecutor(8) as pool:
+        diffs = list(pool.map(lambda actual: diff_chunks(expected, actual, scenario="s"), actuals))
+    assert most[0] == 1
+    assert [d.headline for d in diffs] == [f"s chunk 0 (tool_call): expected input.k 1 / actual {n}"
+                                           for n in range(2, 10)]
