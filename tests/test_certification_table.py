@@ -1,6 +1,8 @@
 """The README's certification table is generated from certification/*.json, and a test holds them equal."""
 
 import json
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -23,13 +25,17 @@ def test_the_readme_table_matches_the_committed_reports():
     assert done.exit_code == 0, done.output
 
 
+def newest_reports():
+    return [p for p in sorted((ROOT / "certification").glob("*.json")) if not p.name.endswith(tables.FLOOR_SUFFIX)]
+
+
 def test_every_certified_library_has_a_report_and_a_column():
     block = tables.table_block((ROOT / "README.md").read_text())
     heads = block.splitlines()[0]
-    for path in sorted((ROOT / "certification").glob("*.json")):
+    for path in newest_reports():
         name = json.loads(path.read_text())["adapter"]["name"]
         assert f" {name} " in heads, f"{path.name}: no column for {name}"
-    assert len(list((ROOT / "certification").glob("*.json"))) >= 8
+    assert len(newest_reports()) >= 8
 
 
 def test_render_shows_known_failures_as_fail_and_counts_them():
@@ -77,3 +83,76 @@ def test_the_committed_reports_cover_every_shipped_scenario():
     for path in sorted((ROOT / "certification").glob("*.json")):
         covered = {r["scenario"] for r in json.loads(path.read_text())["results"]}
         assert shipped <= covered, f"{path.name} lacks {sorted(shipped - covered)}: re-certify and regenerate the table"
+
+
+def floor_files(folder, floor, newest, explanations):
+    """NAME.floor.json, NAME.json and NAME.differences.yaml in ``folder``; the floor report's path."""
+    (folder / "lib.floor.json").write_text(json.dumps(floor))
+    (folder / "lib.json").write_text(json.dumps(newest))
+    (folder / "lib.differences.yaml").write_text(explanations)
+    return folder / "lib.floor.json"
+
+
+def test_the_floor_table_counts_both_releases_and_explains_each_difference(tmp_path):
+    path = floor_files(tmp_path, report("lib", "1.0", {"s/x": "xfail", "s/y": "pass", "s/z": "skip"}),
+                       report("lib", "2.0", {"s/x": "pass", "s/y": "pass", "s/z": "xfail"}),
+                       "s/x: >-\n  fixed in 1.5, the parser\n  keeps ids.\ns/z: 2.0 streams reasoning.\n")
+    assert tables.render_floors(tables.load_floors([path])).splitlines() == [
+        "| adapter | floor release | pass / fail / skip | newest release | pass / fail / skip | verdicts that differ |",
+        "|---|---|---|---|---|---|",
+        "| lib | 1.0 | 1 / 1 / 1 | 2.0 | 2 / 1 / 0 | 2 |",
+        "",
+        "- **lib** `s/x`: **fail** at 1.0, pass at 2.0. fixed in 1.5, the parser keeps ids.",
+        "- **lib** `s/z`: skip at 1.0, **fail** at 2.0. 2.0 streams reasoning."]
+
+
+@pytest.mark.parametrize("explanations, message", [
+    ("{}\n", "lib.differences.yaml: no explanation for s/x (fail at 1.0, pass at 2.0)"),
+    ("s/x: fixed.\ns/y: same.\n", "lib.differences.yaml: s/y: its verdict is the same at 1.0 and 2.0"),
+    ("s/x: ''\n", "lib.differences.yaml: s/x: every known failure needs a reason"),
+    ("[1, 2]\n", "lib.differences.yaml: expected a mapping"),
+])
+def test_an_unexplained_or_needless_explanation_is_an_error_naming_the_file(tmp_path, explanations, message):
+    path = floor_files(tmp_path, report("lib", "1.0", {"s/x": "fail", "s/y": "pass"}),
+                       report("lib", "2.0", {"s/x": "pass", "s/y": "pass"}), explanations)
+    with pytest.raises(tables.TableError, match=re.escape(message)):
+        tables.load_floors([path])
+
+
+def test_a_floor_report_needs_its_newest_report_and_its_explanations(tmp_path):
+    path = floor_files(tmp_path, report("lib", "1.0", {}), report("lib", "2.0", {}), "{}\n")
+    (tmp_path / "lib.differences.yaml").unlink()
+    with pytest.raises(tables.TableError, match="lib.floor.json: a floor report needs .*lib.differences.yaml"):
+        tables.load_floors([path])
+    (tmp_path / "lib.json").unlink()
+    with pytest.raises(tables.TableError, match="lib.floor.json: a floor report needs the newest release's report"):
+        tables.load_floors([path])
+
+
+def test_check_and_write_cover_the_floor_table_too(tmp_path):
+    path = floor_files(tmp_path, report("lib", "1.0", {"s/x": "fail"}), report("lib", "2.0", {"s/x": "pass"}),
+                       "s/x: fixed.\n")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{tables.BEGIN}\n| stale |\n{tables.END}\nmiddle\n")
+    args = ["certification-table", str(tmp_path / "lib.json"), str(path), "--readme", str(readme)]
+    missing = CliRunner().invoke(main, [*args, "--check"])
+    assert missing.exit_code == 2 and "no floor table markers" in missing.output
+    readme.write_text(readme.read_text() + f"{tables.FLOOR_BEGIN}\n| stale floor |\n{tables.FLOOR_END}\n")
+    checked = CliRunner().invoke(main, [*args, "--check"])
+    assert checked.exit_code == 1 and "-| stale floor |" in checked.stdout and "-| stale |" in checked.stdout
+    assert CliRunner().invoke(main, [*args, "--write"]).exit_code == 0
+    text = readme.read_text()
+    assert "middle" in text and "| lib | 1.0 | 0 / 1 / 0 | 2.0 | 1 / 0 / 0 | 1 |" in text and "| s/x | pass |" in text
+    assert CliRunner().invoke(main, [*args, "--check"]).exit_code == 0
+
+
+def test_each_committed_floor_is_the_lower_bound_of_its_extra():
+    """The floor a report certifies is the floor the extra states: the extra named by the adapter (its longest
+    prefix among the extras) lists the library first, with ``>=FLOOR``."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for path in sorted((ROOT / "certification").glob(f"*{tables.FLOOR_SUFFIX}")):
+        adapter = json.loads(path.read_text())["adapter"]
+        extra = max((name for name in extras if adapter["name"].startswith(name)), key=len, default=None)
+        assert extra, f"{path.name}: no extra for {adapter['name']}"
+        assert f">={adapter['version']}," in extras[extra][0] or extras[extra][0].endswith(f">={adapter['version']}"), \
+            f"{path.name}: certifies {adapter['version']}, but the extra {extra!r} says {extras[extra][0]!r}"

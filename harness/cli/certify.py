@@ -123,6 +123,20 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
     sys.exit(report.exit_code(results))
 
 
+def _tables(reports: list[Path]) -> list[tuple[tuple[str, str], str]]:
+    """(markers, table) of the certification table and, when floor reports are among ``reports``, the floor table."""
+    floors = [p for p in reports if p.name.endswith(certification_tables.FLOOR_SUFFIX)]
+    newest = [p for p in reports if p not in floors]
+    if not newest:
+        raise certification_tables.TableError(f"{floors[0]}: floor reports need the newest releases' reports too")
+    blocks = [((certification_tables.BEGIN, certification_tables.END),
+               certification_tables.render(certification_tables.load_reports(newest)))]
+    if floors:
+        blocks.append(((certification_tables.FLOOR_BEGIN, certification_tables.FLOOR_END),
+                       certification_tables.render_floors(certification_tables.load_floors(floors))))
+    return blocks
+
+
 def _reports(root: Path, paths: tuple[Path, ...]) -> list[Path]:
     """The reports given, or ``certification/*.json`` under the root: the reference adapters first."""
     if paths:
@@ -146,18 +160,22 @@ def certification_table(paths, readme, check, write, root):
     if not reports:
         raise click.UsageError("no certification reports: give REPORT.json files or keep them in certification/")
     try:
-        table = certification_tables.render(certification_tables.load_reports(reports))
+        blocks = _tables(reports)
         if readme is None:
-            click.echo(table.rstrip("\n"))
+            click.echo("\n".join(table for _, table in blocks).rstrip("\n"))
             return
         text = readme.read_text()
-        current = certification_tables.table_block(text, str(readme))
+        stale = [(markers, table) for markers, table in blocks
+                 if certification_tables.table_block(text, str(readme), markers) != table]
         if write:
-            write_atomic(readme, certification_tables.replace_block(text, table, str(readme)))
-        elif check and current != table:
-            diff = difflib.unified_diff(current.splitlines(), table.splitlines(), f"{readme} (table)", "reports",
-                                        lineterm="")
-            click.echo("\n".join(diff))
+            for markers, table in stale:
+                text = certification_tables.replace_block(text, table, str(readme), markers)
+            write_atomic(readme, text)
+        elif check and stale:
+            for markers, table in stale:
+                current = certification_tables.table_block(text, str(readme), markers)
+                click.echo("\n".join(difflib.unified_diff(current.splitlines(), table.splitlines(),
+                                                          f"{readme} (table)", "reports", lineterm="")))
             click.echo(f"{readme}: the certification table differs from the reports; "
                        f"run `bedrock-harness certification-table --readme {readme} --write`", err=True)
             sys.exit(1)
