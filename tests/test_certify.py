@@ -62,6 +62,20 @@ def test_output_dir_gets_markdown_json_and_junit_and_the_exit_code_is_0(passing)
     assert "2 scenarios: 2 pass" in done.stdout and "certification.md" in done.stderr
 
 
+def test_output_dir_writes_through_a_symlinked_report_and_replaces_its_own_files(tmp_path):
+    """A user who links certification.md to a file elsewhere (a docs folder) keeps the link; the target is updated."""
+    out, docs = tmp_path / "out", tmp_path / "docs"
+    out.mkdir(), docs.mkdir()
+    (docs / "adapter.md").write_text("stale\n")
+    (out / "certification.md").symlink_to(docs / "adapter.md")
+    (out / "certification.json").write_text("old\n")
+    done = certify("--adapter", "reference", "--scenario", "core/smoke-text", "--output-dir", str(out))
+    assert done.exit_code == 0, done.output
+    assert (out / "certification.md").is_symlink() and "core/smoke-text" in (docs / "adapter.md").read_text()
+    assert json.loads((out / "certification.json").read_text())["summary"]["pass"] == 1
+    assert sorted(p.name for p in out.iterdir()) == ["certification.json", "certification.md", "certification.xml"]
+
+
 def test_the_json_report_names_adapter_versions_and_cassette_hashes(passing):
     report = json.loads((passing[1] / "certification.json").read_text())
     assert report["adapter"]["name"] == "reference" and report["adapter"]["version"] == __version__

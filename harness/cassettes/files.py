@@ -1,4 +1,6 @@
-"""Atomic file writes (temp file + rename) that keep a rewritten file's mode and give a new one the umask's."""
+"""Atomic file writes (temp file + rename) that keep a rewritten file's mode and give a new one the umask's, and
+report writes that go through what the user pointed them at (a symlink, a device, a FIFO, a file of another
+user's or with another name) instead of replacing it."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["file_mode", "replace_keeping_mode", "write_atomic"]
+__all__ = ["file_mode", "replace_keeping_mode", "write_atomic", "write_through"]
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -26,6 +28,25 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def write_through(path: Path, text: str) -> None:
+    """Write a report: atomically over a new path or a regular file of ours with no other name; through
+    anything else (the link, into the device or FIFO, into the shared file), so it is never replaced."""
+    if _replaceable(path):
+        write_atomic(path, text)
+    else:
+        with open(path, "w", encoding="utf-8") as target:
+            target.write(text)
+
+
+def _replaceable(path: Path) -> bool:
+    """A path that is new, or a regular file of ours with no other name (hard link), may be replaced."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    return stat.S_ISREG(found.st_mode) and found.st_nlink == 1 and found.st_uid == os.geteuid()
 
 
 def replace_keeping_mode(source: Path, target: Path) -> None:

@@ -5,13 +5,11 @@ a new file follows the umask. The format is ``--format``, else the suffix, else 
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 import click
 
-from harness.cassettes.files import write_atomic
+from harness.cassettes.files import write_through
 
 __all__ = ["SUFFIXES", "choose_format", "output_option", "write_output"]
 
@@ -56,19 +54,7 @@ def write_output(text: str, output: Path | None) -> None:
         click.echo(text, nl=False)
         return
     try:
-        if _replaceable(output):
-            write_atomic(output, text)
-        else:
-            with open(output, "w", encoding="utf-8") as target:  # through the link, into the device or FIFO
-                target.write(text)
+        write_through(output, text)
     except OSError as exc:
         raise OutputError(f"--output {output}: {exc.strerror or exc}") from None
 
-
-def _replaceable(path: Path) -> bool:
-    """A path that is new, or a regular file of ours with no other name (hard link), may be replaced."""
-    try:
-        found = os.lstat(path)
-    except FileNotFoundError:
-        return True
-    return stat.S_ISREG(found.st_mode) and found.st_nlink == 1 and found.st_uid == os.geteuid()

@@ -20,7 +20,7 @@ from typing import Any
 from harness.version import __version__
 
 from harness.suite import report
-from harness.cassettes.cassette import write_atomic
+from harness.cassettes.files import write_through
 from harness.suite.report.as_junit import add_properties
 from harness.suite.report.common import cassette_sha256, versions
 from harness.suite.results import Result
@@ -174,11 +174,12 @@ def render(cert: Certification, fmt: str = "markdown", verbose: bool = False) ->
 
 
 def write_reports(cert: Certification, directory: str | Path) -> list[Path]:
-    """certification.md, .json and .xml in ``directory`` (created if needed), each written atomically."""
+    """certification.md, .json and .xml in ``directory`` (created if needed), each written as ``--output`` writes:
+    atomically, or through an existing symlink, device or shared file."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for fmt, name in FILE_NAMES.items():
-        write_atomic(directory / name, render(cert, fmt))
+        write_through(directory / name, render(cert, fmt))
         written.append(directory / name)
     return written
