@@ -298,6 +298,33 @@ def test_runs_under_xdist(project):
     assert "[gw0]" in result.stdout.str() and "[gw1]" in result.stdout.str()
 
 
+def test_auto_workers_are_as_many_as_shorten_the_run():
+    """A worker's start costs more than the shipped suite saves by sharing it; a suite many times bigger pays."""
+    assert pytest_plugin.workers_for(33, 2) == 0
+    assert pytest_plugin.workers_for(0, 8) == 0
+    assert pytest_plugin.workers_for(400, 2) == 2
+    big = round(3 * pytest_plugin.WORKER_START_S / pytest_plugin.SCENARIO_S)
+    assert 0 < pytest_plugin.workers_for(big, 8) <= 8
+
+
+def test_n_auto_keeps_a_small_suite_in_process_and_spreads_one_that_pays(project, monkeypatch):
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    small = project.runpytest_subprocess(*REFERENCE, "-n", "auto", "-v")
+    small.assert_outcomes(passed=len(SCENARIOS))
+    assert "[gw0]" not in small.stdout.str()
+    named = project.runpytest_subprocess(*REFERENCE, "-n", "auto", "-v", "--bedrock-scenario", "core/smoke-text")
+    named.assert_outcomes(passed=1)
+    project.makeconftest("import harness.pytest.plugin as plugin\nplugin.SCENARIO_S = 100.0\n")  # as if slow
+    costly = project.runpytest_subprocess(*REFERENCE, "-n", "auto", "-v")
+    costly.assert_outcomes(passed=len(SCENARIOS))
+    assert "[gw0]" in costly.stdout.str()
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")  # xdist's own override still wins
+    project.makeconftest("")
+    told = project.runpytest_subprocess(*REFERENCE, "-n", "auto", "-v")
+    told.assert_outcomes(passed=len(SCENARIOS))
+    assert "[gw1]" in told.stdout.str()
+
+
 def test_exported_members():
     assert all(hasattr(pytest_items, name) for name in pytest_items.__all__)
     assert all(hasattr(pytest_plugin, name) for name in pytest_plugin.__all__)

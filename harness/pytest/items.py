@@ -27,7 +27,7 @@ from harness.suite.runner import cassette_path, run_scenario
 from harness.suite.scenario import Scenario, ScenarioError
 
 __all__ = ["LOOPBACK", "RECORD_MODES", "ScenarioFailure", "ScenarioItem", "ScenarioSuite", "describe",
-           "network_guard", "record_mode", "suite_roots"]
+           "network_guard", "record_mode", "scenario_count", "suite_roots"]
 
 # pytest-recording's --record-mode -> what `record_scenario` does before the replay (None: replay only).
 RECORD_MODES = {"none": None, "once": "once", "new_episodes": "once", "rewrite": "rewrite", "all": "rewrite"}
@@ -51,6 +51,13 @@ def describe(result: Result) -> str:
         texts = [text for text in (turn.chunk_text(), *turn.request_texts()) if text]
         lines += [f"    {line}".rstrip() for text in texts for line in text.splitlines()]
     return "\n".join(lines)
+
+
+def scenario_count(config: pytest.Config) -> int:
+    """How many scenarios ``--bedrock-suite`` / ``--bedrock-scenario`` select, from file names alone."""
+    suites, wanted = config.getoption("bedrock_suite") or (), config.getoption("bedrock_scenario") or ()
+    return sum(1 for sid in roots.layered_ids(suite_roots(config))
+               if (not suites or sid.split("/", 1)[0] in suites) and (not wanted or sid in wanted))
 
 
 def suite_roots(config: pytest.Config) -> list[Path]:

@@ -4,7 +4,8 @@
   (``harness.pytest.items``), narrowed by ``--bedrock-suite`` / ``--bedrock-scenario``, judged against
   ``--bedrock-baseline``, from ``--bedrock-root``, each turn bounded by ``--bedrock-timeout``. Only the scenarios
   are collected then, unless test paths are named on the command line too (``testpaths`` from an ini file do not
-  count). Without ``--bedrock-adapter`` it adds nothing.
+  count). Without ``--bedrock-adapter`` it adds nothing. ``-n auto`` (pytest-xdist) over the scenarios alone
+  starts as many workers as shorten the run: none for a suite as small as the shipped one.
 - pytest-recording users: every VCR it builds learns the "bedrock" serializer, persister and matchers
   (``pytest_recording_configure``), so a ``vcr_config`` fixture returning
   ``harness.cassettes.vcr.vcr_config()`` is all a test suite needs.
@@ -15,15 +16,21 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 
-__all__ = ["DEFAULT_TIMEOUT", "bedrock_cassette", "bedrock_vcr", "pytest_addoption", "pytest_collection_modifyitems",
-           "pytest_configure", "pytest_ignore_collect", "pytest_recording_configure"]
+__all__ = ["DEFAULT_TIMEOUT", "SCENARIO_S", "WORKER_START_S", "bedrock_cassette", "bedrock_vcr", "pytest_addoption",
+           "pytest_collection_modifyitems", "pytest_configure", "pytest_ignore_collect", "pytest_recording_configure",
+           "pytest_xdist_auto_num_workers", "workers_for"]
 
 DEFAULT_TIMEOUT = 60.0  # seconds per turn, as the CLI's --timeout
+# What a worker costs and a scenario takes, in seconds of one core (benchmarks/bench_xdist.py, 2 cores): starting a
+# worker means an interpreter, pytest, botocore and the harness; a replayed scenario is tens of milliseconds.
+WORKER_START_S = 1.0
+SCENARIO_S = 0.05
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,6 +58,23 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if config.getoption("bedrock_adapter") and config.args_source != pytest.Config.ArgsSource.ARGS:
         return True
     return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` over the scenarios alone: the worker count with the shortest estimated run. Left to xdist
+    when test paths are named, or when ``PYTEST_XDIST_AUTO_NUM_WORKERS`` says how many."""
+    if (not config.getoption("bedrock_adapter") or config.args_source == pytest.Config.ArgsSource.ARGS
+            or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")):
+        return None
+    from harness.pytest.items import scenario_count
+
+    return workers_for(scenario_count(config), os.cpu_count() or 1)
+
+
+def workers_for(scenarios: int, cpus: int) -> int:
+    """The number of workers (0: none, the run stays in this process) that finishes ``scenarios`` soonest."""
+    return min(range(cpus + 1), key=lambda n: (WORKER_START_S if n else 0.0) + scenarios * SCENARIO_S / max(n, 1))
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect look at the items
