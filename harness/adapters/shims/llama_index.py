@@ -6,10 +6,11 @@ opening, then per turn the last streamed response's ``message`` (the library's a
 ``ThinkingBlock`` / ``TextBlock`` / ``ToolCallBlock``), appended as it is, then ``role=TOOL`` results with
 ``tool_call_id`` and ``status`` in ``additional_kwargs``; the closing ``message`` chunk is that message. The tools
 become ``FunctionTool``s with the scenario's JSON schema.
-What the stream exposes maps back: ``response.delta`` (text) and ``additional_kwargs["thinking_delta"]``
-incrementally, the ``ThinkingBlock`` signature once reasoning is over, tool calls whole from
-``get_tool_calls_from_response`` on the last response, usage from its ``additional_kwargs``. LlamaIndex
-surfaces no stop reason and no redacted reasoning, so the shim does not declare those capabilities.
+What the stream exposes maps back (harness.adapters.shims.llama_index_stream, which spans the releases):
+``response.delta`` (text) and the reasoning text incrementally, the ``ThinkingBlock`` signature once reasoning is
+over, tool calls whole from ``get_tool_calls_from_response`` on the last response, usage from its
+``additional_kwargs``. LlamaIndex surfaces no stop reason and no redacted reasoning, so the shim does not declare
+those capabilities.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from typing import Any
 
 from llama_index.core.base.llms.types import (
     ChatMessage,
-    ChatResponse,
     ImageBlock,
     MessageRole,
     TextBlock,
@@ -32,10 +32,11 @@ from llama_index.llms.bedrock_converse import BedrockConverse
 from pydantic import BaseModel
 
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
+from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, tool_choice
 from harness.converse.stream import STREAM_ERRORS, error_chunk
 from harness.suite.protocol import OWN_HISTORY
 
-__all__ = ["LlamaIndexAdapter", "anthropic_blocks", "make_llm", "make_tools", "to_llama_index"]
+__all__ = ["LlamaIndexAdapter", "make_llm", "make_tools", "to_llama_index"]
 
 
 # ---- turn -> LlamaIndex history and tools ----
@@ -139,91 +140,6 @@ def make_llm(turn: dict, endpoint: dict) -> BedrockConverse:
     return llm
 
 
-def _tool_choice(choice: Any) -> dict:
-    """stream_chat_with_tools keywords: tool_required for "any", tool_choice=<name> for one tool."""
-    if isinstance(choice, dict):
-        return {"tool_choice": choice["name"]}
-    return {"tool_required": True} if choice == "any" else {}
-
-
-# ---- ChatResponse stream -> harness chunks ----
-
-def _signature(response: ChatResponse) -> str | None:
-    thinking = [block for block in response.message.blocks if isinstance(block, ThinkingBlock)]
-    return (thinking[-1].additional_information.get("signature") or None) if thinking else None
-
-
-def _tool_calls(response: ChatResponse) -> list[ToolCallBlock]:
-    return [block for block in response.message.blocks if isinstance(block, ToolCallBlock)]
-
-
-class _Stream:
-    """Folds one ChatResponse stream into chunks.
-
-    Text and reasoning text go out as they arrive, the reasoning signature once other content starts. LlamaIndex
-    streams no tool-input deltas: a call is whole only in the last response (``get_tool_calls_from_response``).
-    So from the first ToolCallBlock on, the chunks are held in stream order with a placeholder per call, and
-    ``close`` fills the placeholders with the whole calls; ``abort`` (the stream failed) drops them.
-    """
-
-    def __init__(self) -> None:
-        self.last: ChatResponse | None = None
-        self.signed: str | None = None
-        self.calls = 0
-        self.held: list[dict | int] | None = None  # None until the first tool call; ints are call positions
-
-    def feed(self, response: ChatResponse) -> list[dict]:
-        """The chunks to yield now for one streamed response."""
-        out: list = []
-        self.last, calls = response, len(_tool_calls(response))
-        if response.additional_kwargs.get("thinking_delta"):
-            out.append({"type": "reasoning", "text": response.additional_kwargs["thinking_delta"]})
-        if response.delta or calls > self.calls:
-            out.extend(self.sign())
-        if calls > self.calls:
-            self.held = [] if self.held is None else self.held
-            out.extend(range(self.calls, calls))
-            self.calls = calls
-        if response.delta:
-            out.append({"type": "text", "text": response.delta})
-        return self._release(out)
-
-    def _release(self, out: list) -> list[dict]:
-        if self.held is None:
-            return out
-        self.held.extend(out)
-        return []
-
-    def sign(self) -> list[dict]:
-        signature = _signature(self.last) if self.last is not None else None
-        if not signature or signature == self.signed:
-            return []
-        self.signed = signature
-        return [{"type": "reasoning", "signature": signature}]
-
-    def close(self, llm: BedrockConverse) -> Iterator[dict]:
-        """The held chunks with each call whole (its id as LlamaIndex gives it), then usage."""
-        if self.last is None:
-            return
-        tail = self._release(self.sign())
-        calls = llm.get_tool_calls_from_response(self.last, error_on_no_tool_call=False)
-        for item in [*(self.held or ()), *tail]:
-            if isinstance(item, int):
-                call = calls[item]
-                yield {"type": "tool_call", "id": call.tool_id, "name": call.tool_name, "input": call.tool_kwargs}
-            else:
-                yield item
-        usage = self.last.additional_kwargs
-        if "prompt_tokens" in usage:
-            yield {"type": "usage", "input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"],
-                   "cache_read_input_tokens": usage.get("cache_read_input_tokens") or 0,
-                   "cache_write_input_tokens": usage.get("cache_creation_input_tokens") or 0}
-
-    def abort(self) -> list[dict]:
-        """The held chunks without the calls, which never completed."""
-        return [item for item in self.held or () if not isinstance(item, int)]
-
-
 class LlamaIndexAdapter(Shim):
     """LlamaIndex's BedrockConverse LLM, streaming through stream_chat_with_tools (stream_chat without tools)."""
 
@@ -239,10 +155,10 @@ class LlamaIndexAdapter(Shim):
         """Stream one turn; a botocore error (LlamaIndex passes them through) becomes the closing error chunk."""
         llm, tools = make_llm(turn, endpoint), make_tools(turn)
         history = self.history.turn(turn, lambda messages, held: to_llama_index({**turn, "messages": messages}, held))
-        state = _Stream()
+        state = ChatStream()
         try:
             if tools:
-                choice = _tool_choice((turn.get("options") or {}).get("tool_choice"))
+                choice = tool_choice((turn.get("options") or {}).get("tool_choice"))
                 responses = llm.stream_chat_with_tools(tools, chat_history=list(history),
                                                        allow_parallel_tool_calls=True, **choice)
             else:
@@ -257,21 +173,3 @@ class LlamaIndexAdapter(Shim):
         if state.last is not None:
             self.history.assembled(state.last.message)  # as an app appends response.message to its chat history
             yield message_chunk(anthropic_blocks(state.last.message))
-
-
-# ---- the assembled ChatMessage -> Anthropic format (the closing message chunk) ----
-
-def anthropic_blocks(message: ChatMessage) -> list[dict]:
-    """The message's blocks in order as Anthropic blocks; empty text is left out."""
-    return [block for block in map(_anthropic, message.blocks) if block is not None]
-
-
-def _anthropic(block: Any) -> dict | None:
-    if isinstance(block, TextBlock):
-        return {"type": "text", "text": block.text} if block.text else None
-    if isinstance(block, ThinkingBlock):
-        signature = (block.additional_information or {}).get("signature")
-        return {"type": "thinking", "thinking": block.content or "", **({"signature": signature} if signature else {})}
-    if isinstance(block, ToolCallBlock):
-        return {"type": "tool_use", "id": block.tool_call_id, "name": block.tool_name, "input": block.tool_kwargs}
-    return {"type": getattr(block, "block_type", type(block).__name__)}  # shown, never dropped

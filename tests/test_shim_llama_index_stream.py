@@ -1,0 +1,96 @@
+"""The LlamaIndex stream fold and message mapping on objects shaped like each release's (no LlamaIndex needed, so
+CI catches a break of a release-specific branch)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, tool_choice, tool_input
+
+
+def text(value):
+    return SimpleNamespace(block_type="text", text=value)
+
+
+def thinking(content, signature=""):
+    return SimpleNamespace(block_type="thinking", content=content, additional_information={"signature": signature})
+
+
+def call(call_id, name, kwargs):
+    return SimpleNamespace(block_type="tool_call", tool_call_id=call_id, tool_name=name, tool_kwargs=kwargs)
+
+
+def response(blocks, delta="", **extra):
+    return SimpleNamespace(message=SimpleNamespace(blocks=blocks), delta=delta, additional_kwargs=extra)
+
+
+class FakeLlm:
+    """get_tool_calls_from_response as every release has it: parsed kwargs per ToolCallBlock."""
+
+    def get_tool_calls_from_response(self, last, error_on_no_tool_call=True):
+        calls = [block for block in last.message.blocks if block.block_type == "tool_call"]
+        return [SimpleNamespace(tool_id=c.tool_call_id or "", tool_name=c.tool_name, tool_kwargs=tool_input(c.tool_kwargs))
+                for c in calls]
+
+
+def fold(responses):
+    state = ChatStream()
+    out = [chunk for r in responses for chunk in state.feed(r)]
+    return out + list(state.close(FakeLlm()))
+
+
+def test_reasoning_text_comes_from_thinking_delta_where_the_release_reports_it():
+    chunks = fold([response([thinking("ab")], thinking_delta="ab"), response([thinking("abcd")], thinking_delta="cd"),
+                   response([thinking("abcd", "S"), text("x")], delta="x")])
+    assert chunks == [{"type": "reasoning", "text": "ab"}, {"type": "reasoning", "text": "cd"},
+                      {"type": "reasoning", "signature": "S"}, {"type": "text", "text": "x"}]
+
+
+def test_reasoning_text_is_what_the_thinking_block_grew_by_when_the_release_reports_no_delta():
+    """0.12.1 and 0.12.2: no thinking_delta; every response carries the ThinkingBlock with all the reasoning so far."""
+    chunks = fold([response([text("")]), response([thinking("ab"), text("")]), response([thinking("abcd"), text("")]),
+                   response([thinking("abcd", "S"), text("")]), response([thinking("abcd", "S"), text("x")], delta="x")])
+    assert chunks == [{"type": "reasoning", "text": "ab"}, {"type": "reasoning", "text": "cd"},
+                      {"type": "reasoning", "signature": "S"}, {"type": "text", "text": "x"}]
+
+
+def test_a_response_without_a_delta_key_repeats_no_reasoning_at_a_release_that_reports_deltas():
+    chunks = fold([response([thinking("ab")], thinking_delta="ab"), response([thinking("ab", "S"), text("x")], delta="x"),
+                   response([thinking("ab", "S"), text("x")], prompt_tokens=3, completion_tokens=1)])
+    assert chunks == [{"type": "reasoning", "text": "ab"}, {"type": "reasoning", "signature": "S"},
+                      {"type": "text", "text": "x"},
+                      {"type": "usage", "input_tokens": 3, "output_tokens": 1, "cache_read_input_tokens": 0,
+                       "cache_write_input_tokens": 0}]
+
+
+def test_calls_keep_their_place_and_come_out_whole_whether_kwargs_are_json_text_or_a_dict():
+    """Up to 0.14.11 a streamed ToolCallBlock holds the raw JSON text, from 0.14.12 on the parsed dict."""
+    for partial, whole in (('{"a": ', '{"a": 1}'), ({}, {"a": 1})):
+        chunks = fold([response([text("hi")], delta="hi"), response([text("hi"), call("t1", "f", partial)]),
+                       response([text("hi"), call("t1", "f", whole)])])
+        assert chunks == [{"type": "text", "text": "hi"}, {"type": "tool_call", "id": "t1", "name": "f", "input": {"a": 1}}]
+
+
+def test_an_aborted_stream_drops_the_unfinished_calls_but_not_the_text():
+    state = ChatStream()
+    state.feed(response([call("t1", "f", "{")]))
+    state.feed(response([], delta="late"))
+    assert state.abort() == [{"type": "text", "text": "late"}]
+
+
+def test_the_assembled_message_sends_json_text_kwargs_the_way_the_library_does():
+    message = SimpleNamespace(blocks=[thinking("hm", "S1"), text(""), call("t1", "f", '{"a": 1}'), call("t2", "g", ""),
+                                      call("t3", "h", '{"a": '), call("t4", "k", {"b": 2}),
+                                      SimpleNamespace(block_type="image")])
+    assert anthropic_blocks(message) == [
+        {"type": "thinking", "thinking": "hm", "signature": "S1"},
+        {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
+        {"type": "tool_use", "id": "t2", "name": "g", "input": {}},
+        {"type": "tool_use", "id": "t3", "name": "h", "input": {}},
+        {"type": "tool_use", "id": "t4", "name": "k", "input": {"b": 2}},
+        {"type": "image"}]
+
+
+def test_one_named_tool_is_asked_for_in_the_dict_every_release_declares():
+    assert tool_choice({"type": "tool", "name": "f"}) == {"tool_choice": {"tool": {"name": "f"}}}
+    assert tool_choice("any") == {"tool_required": True} and tool_choice("auto") == {} and tool_choice(None) == {}
