@@ -1,7 +1,8 @@
 """The Haystack shim: its message and chunk mapping, and its verdicts on core scenarios against the baseline.
 
-Skipped unless amazon-bedrock-haystack is installed (tox env ``shim-haystack``). Known failures must fail for
-the documented reason. The generator never sends toolChoice; the harness compares that as Bedrock's default
+Skipped unless amazon-bedrock-haystack is installed (tox envs ``shim-haystack``, the newest release, and
+``shim-haystack-oldest``, the floor 5.3.0 with haystack-ai 2.21.0: each against its own baseline). Known failures
+must fail for the documented reason. The generator never sends toolChoice; the harness compares that as Bedrock's default
 auto, so the scenarios outside the findings pass.
 """
 
@@ -29,6 +30,7 @@ from haystack_integrations.components.generators.amazon_bedrock.chat import util
 from harness import load_adapter
 from harness.adapters import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import haystack as shim
+from harness.adapters.shims import haystack_releases
 from harness.suite.runner import run_scenario
 from harness.suite.scenario import discover
 
@@ -42,8 +44,10 @@ from shim_verdicts import (  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = "harness.adapters.shims.haystack:HaystackAdapter"
-# The library findings and what each report must show.
-FINDINGS = {
+FLOOR = "5.3.0"  # the oldest release of the last 12 months (pyproject's extra); tox env shim-haystack-oldest
+AT_FLOOR = importlib.metadata.version("amazon-bedrock-haystack") == FLOOR
+# The library findings and what each report must show, at the newest release and at the floor.
+NEWEST_FINDINGS = {
     "edge/guardrail-intervened": "expected reason 'guardrail_intervened' / actual 'content_filtered'",
     "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
     "edge/two-signed-reasoning-blocks": "turn 1 request expected messages[1].content[1] {\"reasoningContent\"",
@@ -52,8 +56,24 @@ FINDINGS = {
     'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
     'edge/tool-result-no-status': 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
 }
-PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/cache-usage", "edge/tool-result-is-error",
-            "faults/model-stream-error-mid-tool"]
+FLOOR_FINDINGS = {
+    "edge/cache-both-spellings": "expected cache_write_input_tokens 2048 / actual 0",
+    "edge/cache-usage": "expected cache_write_input_tokens 1843 / actual 0",
+    "edge/guardrail-intervened": "expected reason 'guardrail_intervened' / actual 'content_filtered'",
+    "edge/guardrail-trace": "turn 0 chunk 1 (stop): expected reason 'guardrail_intervened' / actual",
+    "edge/interleaved-reasoning-tools": "reasoningContent.reasoningText.signature, value: None",
+    "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
+    "edge/signature-only-reasoning": "assembled nothing (block dropped)",
+    "edge/tool-result-no-status": 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
+    "edge/unsigned-reasoning-round-trip": "reasoningContent.reasoningText.signature, value: None",
+    "faults/truncated-stream": "turn 0 chunk 1 (error): missing",
+}
+FINDINGS = FLOOR_FINDINGS if AT_FLOOR else NEWEST_FINDINGS
+BASELINE = "haystack.floor" if AT_FLOOR else "haystack"
+PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/tool-result-is-error",
+           "faults/model-stream-error-mid-tool"] + (
+    ["edge/two-signed-reasoning-blocks", "edge/tool-result-json-values", "edge/redacted-reasoning-tool"] if AT_FLOOR
+    else ["edge/cache-usage"])
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 
 
@@ -65,18 +85,24 @@ def adapter():
 def test_identity_is_the_library_and_capabilities_are_what_it_exposes(adapter):
     assert adapter.name == "haystack"
     assert adapter.version == importlib.metadata.version("amazon-bedrock-haystack")
-    assert adapter.capabilities == FEATURES - {"redacted_reasoning"} | {OWN_HISTORY}
+    # redacted reasoning survives up to 6.5.0 only
+    assert adapter.capabilities == (FEATURES if AT_FLOOR else FEATURES - {"redacted_reasoning"}) | {OWN_HISTORY}
+
+
+def test_the_release_shapes_detected_are_the_floors_or_the_newests():
+    assert (shim.REASONING_IN_EXTRA, shim.RESULT_PARTS) == ((True, False) if AT_FLOOR else (False, True))
 
 
 def test_baseline_lists_exactly_the_findings():
-    assert_baseline_lists("haystack", FINDINGS)
+    assert_baseline_lists(BASELINE, FINDINGS)
 
 
 @pytest.mark.parametrize("sid", sorted(FINDINGS) + PASSING + ["core/smoke-text"])
 def test_verdict_matches_the_baseline(adapter, sid):
-    assert_verdict(adapter, "haystack", sid, FINDINGS)
+    assert_verdict(adapter, BASELINE, sid, FINDINGS)
 
 
+@pytest.mark.skipif(AT_FLOOR, reason="up to 6.5.0 redacted reasoning is kept: the scenario runs (PASSING)")
 def test_redacted_reasoning_is_skipped(adapter):
     result = run_scenario(SCENARIOS["edge/redacted-reasoning-tool"], adapter, ROOT)
     assert result.status == "skip" and "redacted_reasoning" in result.reason
@@ -95,7 +121,13 @@ def test_history_maps_to_haystack_messages():
             {"type": "text", "text": "and?"}]}]}
     system, human, ai, tool, follow = shim.to_haystack(turn)
     assert system.is_from(ChatRole.SYSTEM) and system.text == "sys" and human.text == "hi"
-    assert ai.reasonings == [ReasoningContent("one", {"signature": "S1"}), ReasoningContent("two", {"signature": "S2"})]
+    if shim.REASONING_IN_EXTRA:  # up to 6.5.0: one ReasoningContent lists the blocks
+        assert ai.reasonings == [ReasoningContent("onetwo", {"reasoning_contents": [
+            {"reasoning_content": {"reasoning_text": {"text": "one", "signature": "S1"}}},
+            {"reasoning_content": {"reasoning_text": {"text": "two", "signature": "S2"}}}]})]
+    else:
+        assert ai.reasonings == [ReasoningContent("one", {"signature": "S1"}),
+                                 ReasoningContent("two", {"signature": "S2"})]
     assert ai.text == "calling" and [(c.id, c.tool_name, c.arguments) for c in ai.tool_calls] == [("t1", "f", {"a": 1})]
     (result,) = tool.tool_call_results
     assert (result.result, result.error, result.origin.id, result.origin.tool_name) == ("boom", True, "t1", "f")
@@ -119,13 +151,13 @@ def test_streaming_chunks_map_to_harness_chunks():
 
 
 def test_generator_points_at_the_endpoint_and_the_variable_is_restored(monkeypatch):
-    monkeypatch.setenv(shim.ENDPOINT_VARIABLE, "http://127.0.0.1:1")
+    monkeypatch.setenv(haystack_releases.ENDPOINT_VARIABLE, "http://127.0.0.1:1")
     turn = {"model_id": "m", "messages": [], "options": {"max_tokens": 64, "temperature": 0, "thinking_budget": 1024,
                                                          "tool_choice": {"name": "f"}}}
     generator = shim.make_generator(turn, ENDPOINT)
     assert generator.client.meta.endpoint_url == "http://127.0.0.1:9"
     assert generator.client.meta.region_name == "eu-west-1"
-    assert os.environ[shim.ENDPOINT_VARIABLE] == "http://127.0.0.1:1"
+    assert os.environ[haystack_releases.ENDPOINT_VARIABLE] == "http://127.0.0.1:1"
     assert generator.generation_kwargs == {"maxTokens": 64, "temperature": 0,
                                            "tool_choice": {"type": "tool", "name": "f"},
                                            "thinking": {"type": "enabled", "budget_tokens": 1024}}
@@ -146,7 +178,8 @@ def test_the_reply_maps_to_anthropic_blocks_in_its_order():
     assert reply.tool_calls == [ToolCall(tool_name="f", arguments={"a": 1}, id="t1")]
 
 
-def test_the_next_turn_sends_the_reply_haystack_assembled(adapter, monkeypatch):
+def _resign_newest(monkeypatch):
+    """6.6.0 on: _convert_chunks_to_messages assembles the reply, one ReasoningContent per block."""
     real = bedrock_utils._convert_chunks_to_messages
 
     def resigned(chunks):
@@ -156,10 +189,28 @@ def test_the_next_turn_sends_the_reply_haystack_assembled(adapter, monkeypatch):
         return replies
 
     monkeypatch.setattr(bedrock_utils, "_convert_chunks_to_messages", resigned)
+
+
+def _resign_folded(monkeypatch):
+    """Up to 6.5.0: _process_reasoning_contents folds the reply's reasoning blocks into one ReasoningContent."""
+    real = bedrock_utils._process_reasoning_contents
+
+    def resigned(chunks):
+        reasoning = real(chunks)
+        for entry in reasoning.extra["reasoning_contents"]:
+            entry["reasoning_content"]["reasoning_text"]["signature"] = "TAMPERED"
+        return reasoning
+
+    monkeypatch.setattr(bedrock_utils, "_process_reasoning_contents", resigned)
+
+
+def test_the_next_turn_sends_the_reply_haystack_assembled(adapter, monkeypatch):
+    (_resign_folded if shim.REASONING_IN_EXTRA else _resign_newest)(monkeypatch)
     assert_sends_what_the_library_assembled(adapter, "core/thinking-tools", "TAMPERED")
 
 
 def test_a_generator_whose_client_ignores_the_endpoint_is_refused(adapter, monkeypatch):
-    monkeypatch.delenv(shim.ENDPOINT_VARIABLE, raising=False)
-    monkeypatch.setattr(shim, "_endpoint_variable", lambda url: contextlib.nullcontext())  # the variable not honoured
+    monkeypatch.delenv(haystack_releases.ENDPOINT_VARIABLE, raising=False)
+    # the variable not honoured: the client is built for the real regional host
+    monkeypatch.setattr(haystack_releases, "endpoint_variable", lambda url: contextlib.nullcontext())
     assert_refused(adapter)

@@ -7,8 +7,9 @@ The shim keeps Haystack ``ChatMessage``s the way a Haystack application holds th
 is, then ``from_tool`` messages with the reply's ``ToolCall`` they answer and the ``error`` flag; the closing
 ``message`` chunk is that reply. Tools are ``Tool``s with the scenario's JSON schema. The generator builds its
 boto3 client without an endpoint option, so the endpoint reaches botocore through
-``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, set while the client is created and restored after, and the client's
-endpoint is checked. Every
+``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, set while the client is created (in ``__init__`` before 8.0.0, in
+``warm_up`` after) and restored after, and the client's endpoint is checked. What differs between releases
+(reasoning's two shapes, the client, string-only tool results) is in ``haystack_releases``. Every
 ``StreamingChunk`` the callback receives maps to harness chunks: text, reasoning (text, signature) and
 tool-call deltas keyed by the chunk's content-block ``index``, the finish reason mapped back to Bedrock's
 names, and ``meta["usage"]``.
@@ -16,12 +17,11 @@ names, and ``meta["usage"]``.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Iterator
 from typing import Any
 
+from haystack.dataclasses import chat_message as haystack_chat_message
 from haystack.dataclasses import (
     ChatMessage,
     ImageContent,
@@ -37,33 +37,33 @@ from haystack_integrations.common.amazon_bedrock.errors import (
 from haystack_integrations.components.generators.amazon_bedrock import (
     AmazonBedrockChatGenerator,
 )
+from haystack_integrations.components.generators.amazon_bedrock.chat import utils as bedrock_utils
 
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
+from harness.adapters.shims.haystack_releases import (
+    anthropic_reasoning,
+    close_generator,
+    folded_reasoning,
+    meta_reasoning_chunks,
+    result_text,
+    warmed,
+)
 from harness.converse.stream import error_chunk
 from harness.suite.protocol import OWN_HISTORY
 
 __all__ = ["STOP_REASONS", "HaystackAdapter", "anthropic_content", "chunks_from_streaming_chunk", "make_generator",
            "make_tools", "to_haystack"]
 
-ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
 # Haystack's FINISH_REASON_MAPPING is many-to-one (end_turn and stop_sequence -> stop; guardrail_intervened and
 # content_filtered -> content_filter): the inverse can pick only one.
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
                 "content_filter": "content_filtered"}
-
-
-@contextlib.contextmanager
-def _endpoint_variable(url: str) -> Iterator[None]:
-    """AWS_ENDPOINT_URL_BEDROCK_RUNTIME set to ``url`` for the duration, then restored."""
-    saved = os.environ.get(ENDPOINT_VARIABLE)
-    os.environ[ENDPOINT_VARIABLE] = url
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop(ENDPOINT_VARIABLE, None)
-        else:
-            os.environ[ENDPOINT_VARIABLE] = saved
+# Reasoning in meta / extra["reasoning_contents"] (up to 6.5.0, see haystack_releases): only those releases have
+# the function that folds it.
+REASONING_IN_EXTRA = hasattr(bedrock_utils, "_process_reasoning_contents")
+# haystack-ai 2.23.0 on takes a tool result as a string or a list of text and image parts (the type alias names it);
+# before, a string only.
+RESULT_PARTS = hasattr(haystack_chat_message, "ToolCallResultContentT")
 
 
 # ---- turn -> Haystack messages and tools ----
@@ -88,10 +88,15 @@ def _calls_by_id(turn: dict, held: list = ()) -> dict[str, ToolCall]:
     return calls
 
 
+def _tool_result(content: Any) -> Any:
+    """A tool result: a string, the list of its parts, or (before haystack-ai 2.23.0) their texts one per line."""
+    if not isinstance(content, list):
+        return content if isinstance(content, str) else json.dumps(content)
+    return [_part(part) for part in content] if RESULT_PARTS else result_text(content)
+
+
 def _tool_message(block: dict, calls: dict[str, ToolCall]) -> ChatMessage:
-    content = block.get("content", "")
-    result = [_part(part) for part in content] if isinstance(content, list) else (
-        content if isinstance(content, str) else json.dumps(content))
+    result = _tool_result(block.get("content", ""))
     origin = calls.get(block["tool_use_id"]) or ToolCall(tool_name="", arguments={}, id=block["tool_use_id"])
     return ChatMessage.from_tool(result, origin=origin, error=bool(block.get("is_error")))
 
@@ -106,7 +111,8 @@ def _user(content: Any, calls: dict[str, ToolCall]) -> list[ChatMessage]:
 
 
 def _assistant_part(block: dict) -> dict | None:
-    """One assistant content entry in ChatMessage's serialized form (Haystack has no redacted reasoning)."""
+    """One assistant content entry in ChatMessage's serialized form (from 6.6.0 Haystack has no redacted
+    reasoning)."""
     kind = block.get("type")
     if kind == "thinking":
         extra = {"signature": block["signature"]} if block.get("signature") is not None else {}
@@ -121,6 +127,9 @@ def _assistant(content: Any) -> ChatMessage:
     if isinstance(content, str):
         return ChatMessage.from_assistant(content)
     parts = [part for part in map(_assistant_part, content) if part is not None]
+    if REASONING_IN_EXTRA:  # up to 6.5.0: one leading reasoning part holds every block
+        folded = folded_reasoning(content)
+        parts = ([folded] if folded else []) + [part for part in parts if "reasoning" not in part]
     return ChatMessage.from_dict({"role": "assistant", "content": parts, "meta": {}, "name": None})
 
 
@@ -163,13 +172,16 @@ def generation_kwargs(turn: dict) -> dict:
 
 
 def make_generator(turn: dict, endpoint: dict) -> AmazonBedrockChatGenerator:
-    """A warmed-up generator whose boto3 client points at ``endpoint``."""
-    generator = AmazonBedrockChatGenerator(
+    """A warmed-up generator whose boto3 client points at ``endpoint``.
+
+    The region goes in as a ``Secret``: 5.x and the first 6.x releases take only a Secret there (they call
+    ``resolve_value`` on it), later ones a Secret or a string.
+    """
+    generator = warmed(lambda: AmazonBedrockChatGenerator(
         model=turn["model_id"], aws_access_key_id=Secret.from_token(endpoint["aws_access_key_id"]),
         aws_secret_access_key=Secret.from_token(endpoint["aws_secret_access_key"]), aws_session_token=None,
-        aws_region_name=endpoint["region"], aws_profile_name=None, generation_kwargs=generation_kwargs(turn))
-    with _endpoint_variable(endpoint["endpoint_url"]):
-        generator.warm_up()
+        aws_region_name=Secret.from_token(endpoint["region"]), aws_profile_name=None,
+        generation_kwargs=generation_kwargs(turn)), endpoint["endpoint_url"])
     assert_endpoint(boto_endpoint(generator.client), endpoint, "AmazonBedrockChatGenerator.client")
     return generator
 
@@ -193,9 +205,10 @@ def _usage_chunk(usage: dict) -> dict:
 
 
 def chunks_from_streaming_chunk(chunk: StreamingChunk) -> Iterator[dict]:
-    """Harness chunks for one StreamingChunk."""
+    """Harness chunks for one StreamingChunk (reasoning in either release's shape)."""
     if chunk.content:
         yield {"type": "text", "index": chunk.index, "text": chunk.content}
+    yield from meta_reasoning_chunks(chunk.meta or {})
     if chunk.reasoning is not None and chunk.reasoning.reasoning_text:
         yield {"type": "reasoning", "index": chunk.index, "text": chunk.reasoning.reasoning_text}
     if chunk.reasoning is not None and chunk.reasoning.extra.get("signature"):
@@ -220,10 +233,11 @@ class HaystackAdapter(Shim):
     name = "haystack"
     distribution = "amazon-bedrock-haystack"
     extra = "haystack"
+    # Redacted reasoning streams, assembles and goes back only up to 6.5.0 (see REASONING_IN_EXTRA).
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
         "stop_reason", "round_trip", "errors", "streaming", OWN_HISTORY,
-    })
+    } | ({"redacted_reasoning"} if REASONING_IN_EXTRA else set()))
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Run one turn; the callback's chunks in order, then the run's failure (an error chunk, or re-raised), or
@@ -246,7 +260,7 @@ class HaystackAdapter(Shim):
         except Exception as exc:  # noqa: BLE001 - relayed below, after the chunks the callback already got
             raised = exc
         finally:
-            generator.close()
+            close_generator(generator)
         for chunk in received:
             yield from chunks_from_streaming_chunk(chunk)
         if failure is not None:
@@ -262,18 +276,16 @@ class HaystackAdapter(Shim):
 
 def anthropic_content(reply: ChatMessage) -> list[dict]:
     """The reply's content in order (``to_dict``, its public serialization) as Anthropic blocks; empty text out."""
-    return [block for block in map(_anthropic, reply.to_dict()["content"]) if block is not None]
+    return [block for part in reply.to_dict()["content"] for block in _anthropic(part)]
 
 
-def _anthropic(part: dict) -> dict | None:
+def _anthropic(part: dict) -> list[dict]:
     if "text" in part:
-        return {"type": "text", "text": part["text"]} if part["text"] else None
+        return [{"type": "text", "text": part["text"]}] if part["text"] else []
     if "reasoning" in part:
-        reasoning = part["reasoning"]
-        signature = (reasoning.get("extra") or {}).get("signature")
-        return {"type": "thinking", "thinking": reasoning.get("reasoning_text") or "",
-                **({"signature": signature} if signature else {})}
+        return anthropic_reasoning(part["reasoning"])
     if "tool_call" in part:
         call = part["tool_call"]
-        return {"type": "tool_use", "id": call.get("id"), "name": call.get("tool_name"), "input": call.get("arguments")}
-    return dict(part)  # shown, never dropped
+        return [{"type": "tool_use", "id": call.get("id"), "name": call.get("tool_name"),
+                 "input": call.get("arguments")}]
+    return [dict(part)]  # shown, never dropped
