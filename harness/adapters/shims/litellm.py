@@ -15,16 +15,15 @@ request to another host than the loopback endpoint.
 from __future__ import annotations
 
 import base64
-import contextlib
 import functools
 import json
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from harness.adapters.shims.common import EndpointRefused, Shim, assert_endpoint, message_chunk
+from harness.adapters.shims.litellm_offline import offline, offline_environment
 from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
 __all__ = [
@@ -32,24 +31,10 @@ __all__ = [
     "error_chunk", "guarded_client", "to_openai",
 ]
 
-# LiteLLM fetches its model price map at import and Anthropic beta headers on first use unless told to
-# use its bundled copies; nothing may reach the internet.
-_OFFLINE = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True"}
 
-
-@contextlib.contextmanager
-def _offline() -> Iterator[None]:
-    """LiteLLM's local-only switches set in os.environ for the duration, then restored."""
-    saved = {key: os.environ.get(key) for key in _OFFLINE}
-    os.environ.update(_OFFLINE)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+# LiteLLM's local-only environment (switches, bundled tokenizers), set around its import and every call.
+_OFFLINE = offline_environment()
+_offline = functools.partial(offline, _OFFLINE)
 
 
 with _offline():
