@@ -43,6 +43,10 @@ sys.addaudithook(_watch_network)
 from harness import load_adapter
 from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import litellm as shim
+
+# What the shim's import (litellm's included) reached; tests look only at what they themselves add (other tests in
+# the same xdist worker may reach out, e.g. botocore's credential chain asking 169.254.169.254).
+AT_IMPORT = list(OUTSIDE)
 from harness.cassettes import cassette
 from harness.endpoint.responders import CassetteResponder
 from harness.endpoint.server import BedrockServer
@@ -115,6 +119,13 @@ CHECKED = sorted({"core/parallel-calls", "core/round-trip", "core/thinking-tools
                   "edge/guardrail-intervened", "edge/two-signed-reasoning-blocks", "edge/zero-arg-tool",
                   "faults/truncated-stream"} | set(KNOWN_NEWEST) | set(KNOWN_FLOOR))
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
+
+
+@pytest.fixture
+def outside():
+    """Every non-loopback address the process resolves or connects to during the test."""
+    start = len(OUTSIDE)
+    return lambda: OUTSIDE[start:]
 
 
 @pytest.fixture
@@ -215,12 +226,12 @@ def test_error_code_is_bedrocks_header_when_kept_else_the_exception_class():
     assert shim.error_chunk(shim.litellm.BadRequestError("bad", "m", "bedrock"))["code"] == "BadRequestError"
 
 
-def test_stays_offline_and_restores_the_environment(adapter, monkeypatch):
+def test_stays_offline_and_restores_the_environment(adapter, monkeypatch, outside):
     for key in shim._OFFLINE:
         monkeypatch.delenv(key, raising=False)
     assert run_scenario(SCENARIOS["core/single-call"], adapter, ROOT).status == "pass"
     assert not set(shim._OFFLINE) & set(os.environ)
-    assert OUTSIDE == [], f"LiteLLM reached beyond loopback: {OUTSIDE}"
+    assert AT_IMPORT == [] and outside() == [], f"LiteLLM reached beyond loopback: {AT_IMPORT + outside()}"
 
 
 def test_every_native_chunk_goes_to_the_harness_and_the_built_message_closes_the_turn(adapter):
@@ -263,9 +274,9 @@ def test_the_next_turn_sends_the_message_stream_chunk_builder_assembled(adapter,
     assert_sends_what_the_library_assembled(adapter, "core/thinking-tools", "TAMPERED")
 
 
-def test_a_request_to_another_host_is_refused_before_it_is_sent(adapter, monkeypatch):
+def test_a_request_to_another_host_is_refused_before_it_is_sent(adapter, monkeypatch, outside):
     real = shim.completion_kwargs
     monkeypatch.setattr(shim, "completion_kwargs", lambda *args: {
         k: v for k, v in real(*args).items() if k != "aws_bedrock_runtime_endpoint"})  # LiteLLM's default host
     assert_refused(adapter)
-    assert OUTSIDE == [], f"LiteLLM reached beyond loopback: {OUTSIDE}"
+    assert outside() == [], f"LiteLLM reached beyond loopback: {outside()}"
