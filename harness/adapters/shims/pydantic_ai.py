@@ -14,6 +14,7 @@ assembled arguments (when they parse), usage (``input_tokens`` include the cache
 from __future__ import annotations
 
 import base64
+import inspect
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -24,7 +25,7 @@ from harness.converse.stream import error_chunk
 from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "anthropic_parts", "error", "from_event", "from_response",
-           "parameters", "settings", "to_pydantic_ai", "usage"]
+           "importable", "parameters", "parsed_args", "settings", "to_pydantic_ai", "tool_return_part", "usage"]
 
 DISTRIBUTION = "pydantic-ai-slim"
 PROVIDER = "bedrock"  # pydantic-ai's provider name for Bedrock, kept on parts whose signatures go back to it
@@ -42,6 +43,10 @@ class PydanticAiAdapter(Shim):
     distribution = DISTRIBUTION
     extra = "pydantic-ai"
     capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
+
+    def __init__(self) -> None:
+        super().__init__()
+        importable(self.version)
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception becomes the closing error chunk."""
@@ -66,6 +71,19 @@ class PydanticAiAdapter(Shim):
     def _model(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when the model id and endpoint are the same (an agent keeps its model)."""
         return self.kept((turn["model_id"], sorted(endpoint.items())), lambda: _model(turn["model_id"], endpoint))
+
+
+def importable(version: str) -> None:
+    """Import pydantic_ai now, so that a release which cannot be imported says why once, not on every turn."""
+    try:
+        import pydantic_ai  # noqa: F401
+    except ModuleNotFoundError as exc:
+        # Releases up to 1.31 import opentelemetry._events, which opentelemetry-api 1.44 removed; they declare
+        # only opentelemetry-api>=1.28, so a fresh install of one of them today cannot be imported.
+        if exc.name != "opentelemetry._events":
+            raise
+        raise ImportError(f"{DISTRIBUTION} {version} imports opentelemetry._events, which opentelemetry-api 1.44 "
+                          "removed: install 'opentelemetry-api<1.44' beside it") from None
 
 
 def _model(model_id: str, endpoint: dict) -> Any:
@@ -141,18 +159,36 @@ def _binary(block: dict) -> Any:
 
 
 def _request_part(block: dict, names: dict[str, str]) -> Any:
-    from pydantic_ai.messages import ToolReturnPart, UserPromptPart
+    from pydantic_ai.messages import UserPromptPart
 
     if block.get("type") == "tool_result":
         content = block.get("content")
         if isinstance(content, list):
             content = [p if isinstance(p, str) else p["text"] if p.get("type") == "text" else
                        _binary(p) if p.get("type") == "image" else p.get("json", p) for p in content]
-        return ToolReturnPart(tool_name=names.get(block["tool_use_id"], ""), content=content,
-                              tool_call_id=block["tool_use_id"], outcome="failed" if block.get("is_error") else "success")
+        return tool_return_part(names.get(block["tool_use_id"], ""), content, block["tool_use_id"],
+                                bool(block.get("is_error")))
     if block.get("type") == "image":
         return UserPromptPart(content=[_binary(block)])
     return UserPromptPart(content=block["text"])
+
+
+def tool_return_part(name: str, content: Any, call_id: str, failed: bool) -> Any:
+    """A tool's result as the agent graph records it: a ToolReturnPart, or for a failed call what this release uses."""
+    from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
+
+    if not failed:
+        return ToolReturnPart(tool_name=name, content=content, tool_call_id=call_id)
+    if _has_field(ToolReturnPart, "outcome"):
+        return ToolReturnPart(tool_name=name, content=content, tool_call_id=call_id, outcome="failed")
+    # Releases before 1.67 have no ToolReturnPart.outcome: a failed call is the RetryPromptPart a tool's ModelRetry
+    # records (sent as a toolResult with status 'error', its text followed by "Fix the errors and try again.").
+    text = content if isinstance(content, str) else json.dumps(content, default=str)
+    return RetryPromptPart(tool_name=name, content=text, tool_call_id=call_id)
+
+
+def _has_field(cls: type, name: str) -> bool:
+    return name in getattr(cls, "__dataclass_fields__", {})
 
 
 def _response(message: dict, model_id: str) -> Any:
@@ -227,7 +263,7 @@ def from_response(response: Any) -> Iterator[dict]:
     for part in response.parts:
         if type(part) is ToolCallPart:
             try:
-                args = part.args_as_dict(raise_if_invalid=True)
+                args = parsed_args(part)
             except (ValueError, AssertionError):
                 continue  # never completed: the streamed deltas stand
             yield {"type": "tool_call", "id": part.tool_call_id, "name": part.tool_name, "input": args}
@@ -269,6 +305,15 @@ def _anthropic(part: Any) -> dict | None:
 def _input(part: Any) -> Any:
     """The arguments as pydantic-ai sends them (``args_as_dict``); the raw text when they do not parse."""
     try:
-        return part.args_as_dict(raise_if_invalid=True)
+        return parsed_args(part)
     except (ValueError, AssertionError):
         return part.args
+
+
+def parsed_args(part: Any) -> dict:
+    """The call's arguments as a dict; ValueError / AssertionError when its JSON does not parse to an object."""
+    # Releases before 1.80 have no raise_if_invalid: their args_as_dict() always raises on malformed arguments.
+    # From 1.80 it returns {"INVALID_JSON": raw} instead unless asked to raise.
+    if "raise_if_invalid" in inspect.signature(part.args_as_dict).parameters:
+        return part.args_as_dict(raise_if_invalid=True)
+    return part.args_as_dict()

@@ -32,6 +32,10 @@ class PydanticAiAgentAdapter(AgentShim):
     extra = "pydantic-ai"
     capabilities = AgentShim.capabilities | {USAGE_INCLUDES_CACHE}
 
+    def __init__(self) -> None:
+        super().__init__()
+        model_shim.importable(self.version)
+
     def run(self, turn: dict, endpoint: dict, loop: AgentLoop) -> None:
         """The agent on the scenario's opening, node by node, its chunks into ``loop``."""
         model = model_shim._model(turn["model_id"], endpoint)
@@ -63,12 +67,16 @@ def _answer(loop: AgentLoop) -> Any:
 
 
 def tool_return(block: dict) -> Any:
-    """A tool_result block as a tool function's return value; an error result raises ``ToolFailed``."""
-    from pydantic_ai.exceptions import ToolFailed
+    """A tool_result block as a tool function's return value; an error result raises ``ToolFailed`` (``ModelRetry``
+    before it existed)."""
+    from pydantic_ai import exceptions
 
     part = model_shim._request_part(block, {})
     if block.get("is_error"):
-        raise ToolFailed(part.content if isinstance(part.content, str) else str(part.content))
+        # ToolFailed (a failed ToolReturnPart) arrived in 2.16; before it a tool reports a failure by raising
+        # ModelRetry, which the agent records as a RetryPromptPart (counted against the tool's retries).
+        failure = getattr(exceptions, "ToolFailed", exceptions.ModelRetry)
+        raise failure(part.content if isinstance(part.content, str) else str(part.content))
     return part.content
 
 
