@@ -34,7 +34,15 @@ KNOWN = {
     'edge/tool-result-json-values': 'turn 0 request expected no toolConfig.tools[0].toolSpec.inputSchema.js',
 }
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
-           "edge/tool-result-is-error", "faults/throttling-mid-tool"]
+           "edge/tool-result-is-error", "faults/throttling-mid-tool", "edge/parallel-results-round-trip"]
+# At the floor release (tox env shim-strands-agent-oldest) the floor baseline holds three more.
+FLOOR = importlib.metadata.version("strands-agents") == "1.19.0"
+NAME = "strands-agent.floor" if FLOOR else "strands-agent"
+if FLOOR:
+    KNOWN |= {"edge/signature-only-reasoning": "assembled nothing (block dropped)",
+              "edge/two-signed-reasoning-blocks": "turn 0 assembled message block 1 (reasoning): streamed signature",
+              "edge/parallel-results-round-trip": "expected messages[2].content[0].toolResult.content[0].text "
+                                                  "'This is /tmp/a.txt"}
 
 
 @pytest.fixture
@@ -49,16 +57,18 @@ def test_identity_is_the_library_and_it_owns_its_history(adapter):
 
 
 def test_baseline_lists_exactly_the_known_failures():
-    assert_baseline_lists("strands-agent", KNOWN)
+    assert_baseline_lists(NAME, KNOWN)
 
 
-@pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
+@pytest.mark.parametrize("sid", [sid for sid in PASSING if sid not in KNOWN] + sorted(KNOWN))
 def test_verdict_matches_the_baseline(adapter, sid):
-    assert_verdict(adapter, "strands-agent", sid, KNOWN)
+    assert_verdict(adapter, NAME, sid, KNOWN)
 
 
 def test_a_loop_that_ignores_a_call_that_came_with_end_turn_is_caught(adapter, monkeypatch):
-    monkeypatch.setattr(streaming, "handle_message_stop", lambda event, content: event["stopReason"])  # no override
+    # No override of Bedrock's end_turn (this scenario's every stop reason): newer releases override it in
+    # handle_message_stop(event, content), older ones in BedrockModel._stream before the event reaches it.
+    monkeypatch.setattr(streaming, "handle_message_stop", lambda event, *_content: "end_turn")
     result = run_scenario(SCENARIOS["edge/end-turn-with-tool-use"], adapter, ROOT)
     assert result.status == "fail" and LOOP_ENDED in render_text([result]), render_text([result])
 

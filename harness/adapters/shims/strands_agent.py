@@ -14,15 +14,17 @@ assistant message it assembled, and makes the next model call. Per model call th
 from __future__ import annotations
 
 import asyncio
+import inspect
+import threading
 from typing import Any
 
 from harness.adapters.shims import strands as model_shim
-from harness.adapters.shims.agent_loop import AgentLoop, AgentShim
+from harness.adapters.shims.agent_loop import TIMEOUT_S, AgentLoop, AgentShim
 from harness.adapters.shims.common import message_chunk
 from harness.converse.request import system_texts
 from harness.suite.protocol import AdapterSkip
 
-__all__ = ["StrandsAgentAdapter", "ModelCall"]
+__all__ = ["StrandsAgentAdapter", "LastCallFirst", "ModelCall", "no_retries"]
 
 
 class StrandsAgentAdapter(AgentShim):
@@ -37,8 +39,9 @@ class StrandsAgentAdapter(AgentShim):
         choice = (turn.get("options") or {}).get("tool_choice")
         if choice not in (None, "auto"):
             raise AdapterSkip(f"a strands Agent run takes no tool_choice (the scenario forces {choice!r})")
-        agent, prompt = _agent(turn, endpoint, loop)
-        call = ModelCall(loop)
+        order = LastCallFirst()
+        agent, prompt = _agent(turn, endpoint, loop, order)
+        call = ModelCall(loop, order, frozenset(tool["name"] for tool in turn.get("tools") or ()))
         try:
             asyncio.run(_consume(agent, prompt, call))
         except Exception as exc:  # noqa: BLE001 - what the agent raises is the turn's error, after what streamed
@@ -50,7 +53,7 @@ async def _consume(agent: Any, prompt: Any, call: ModelCall) -> None:
         call.feed(event)
 
 
-def _agent(turn: dict, endpoint: dict, loop: AgentLoop) -> tuple[Any, Any]:
+def _agent(turn: dict, endpoint: dict, loop: AgentLoop, order: LastCallFirst) -> tuple[Any, Any]:
     """The Agent holding the opening (all but its last user message) and that last message as the prompt."""
     from strands import Agent
     from strands.hooks import BeforeModelCallEvent
@@ -58,13 +61,31 @@ def _agent(turn: dict, endpoint: dict, loop: AgentLoop) -> tuple[Any, Any]:
     opening = model_shim.to_strands(turn["messages"])
     texts = system_texts(turn.get("system"))
     agent = Agent(model=model_shim._bedrock_model(turn, endpoint), messages=opening[:-1], callback_handler=None,
-                  system_prompt=[{"text": text} for text in texts] or None, retry_strategy=None,
-                  tools=[_tool(spec, loop) for spec in turn.get("tools") or ()])
+                  system_prompt=[{"text": text} for text in texts] or None,
+                  tools=[_tool(spec, loop, order) for spec in turn.get("tools") or ()], **no_retries(Agent))
     agent.hooks.add_callback(BeforeModelCallEvent, lambda event: loop.model_call())
     return agent, opening[-1]["content"]
 
 
-def _tool(spec: dict, loop: AgentLoop) -> Any:
+def no_retries(agent_class: type) -> dict:
+    """The Agent arguments that leave throttling unretried, as the ``strands`` shim (no event loop) leaves it."""
+    parameter = inspect.signature(agent_class.__init__).parameters.get("retry_strategy")
+    if parameter is None:
+        # up to 1.22 the event loop retries a throttled call MAX_ATTEMPTS times (sleeping 4 s, 8 s, ...): a module
+        # constant it reads on every model call, and the only knob those releases have
+        from strands.event_loop import event_loop
+
+        event_loop.MAX_ATTEMPTS = 1
+        return {}
+    if parameter.default is None:
+        # 1.23 and 1.24 read retry_strategy=None as "the default strategy" (six attempts); one attempt is no retry
+        from strands.event_loop._retry import ModelRetryStrategy
+
+        return {"retry_strategy": ModelRetryStrategy(max_attempts=1)}
+    return {"retry_strategy": None}  # from 1.25 the default is a sentinel and None means no retrying
+
+
+def _tool(spec: dict, loop: AgentLoop, order: LastCallFirst) -> Any:
     """A PythonAgentTool with the scenario's schema whose result is the harness's tool_result for the call."""
     from strands.tools.tools import PythonAgentTool
 
@@ -72,17 +93,53 @@ def _tool(spec: dict, loop: AgentLoop) -> Any:
                  "inputSchema": {"json": spec["input_schema"]}}
 
     def answer(tool_use: dict, **_state: Any) -> dict:
-        return model_shim.to_strands([{"role": "user", "content": [loop.result(tool_use["toolUseId"])]}])[0][
-            "content"][0]["toolResult"]
+        try:
+            result = loop.result(tool_use["toolUseId"])
+        except BaseException:
+            order.returning(tool_use["toolUseId"], wait=False)  # cancelled: no earlier call waits for this one
+            raise
+        order.returning(tool_use["toolUseId"])
+        return model_shim.to_strands([{"role": "user", "content": [result]}])[0]["content"][0]["toolResult"]
 
     return PythonAgentTool(spec["name"], tool_spec, answer)
+
+
+class LastCallFirst:
+    """The calls of one model response return last call first, so that the order of the results shows.
+
+    strands' ConcurrentToolExecutor runs each call in its own thread; up to 1.41 it appended each result as its tool
+    finished, from 1.42.0 it keeps the order of the calls. The harness answers every call at once, which would leave
+    the order to the thread scheduler (a verdict that changes between runs); finishing the last call first is the
+    case a real application meets whenever a later tool is quicker, and it gives one verdict per release.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[str] = []  # the calls of the last response still running, in call order
+        self._changed = threading.Condition()
+
+    def expect(self, call_ids: list[str]) -> None:
+        """The calls (to the agent's own tools) of the response the agent just appended."""
+        with self._changed:
+            self._pending = list(call_ids)
+
+    def returning(self, call_id: str, wait: bool = True) -> None:
+        """Wait until every later call of the response has returned (at most TIMEOUT_S), then let this one go."""
+        with self._changed:
+            if wait:
+                self._changed.wait_for(lambda: call_id not in self._pending or self._pending[-1] == call_id,
+                                       TIMEOUT_S)
+            if call_id in self._pending:
+                self._pending.remove(call_id)
+            self._changed.notify_all()
 
 
 class ModelCall:
     """Folds the agent's events into chunks, one model call at a time, flushed when its message is appended."""
 
-    def __init__(self, loop: AgentLoop) -> None:
+    def __init__(self, loop: AgentLoop, order: LastCallFirst, tools: frozenset[str] = frozenset()) -> None:
         self.loop = loop
+        self.order = order
+        self.tools = tools  # the agent's tool names: a call to another tool never runs, so nothing waits for it
         self.events: list[dict] = []
         self.closing: list[dict] = []
 
@@ -102,6 +159,8 @@ class ModelCall:
         for chunk in [*model_shim._assembled(chunks, message), *self.closing]:
             self.loop.emit(chunk)
         self.loop.emit(message_chunk(model_shim.anthropic_blocks(message["content"])))
+        self.order.expect([block["toolUse"]["toolUseId"] for block in message["content"]
+                           if "toolUse" in block and block["toolUse"].get("name") in self.tools])
         self.events, self.closing = [], []
 
     def fail(self, exc: BaseException) -> None:
