@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import re
 from pathlib import Path
 
 from harness.suite.report import apply_baseline, load_baseline, render_text
@@ -13,6 +15,18 @@ SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 # Where a shim builds its client in tests that never send a request (port 9: discard).
 ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "eu-west-1",
             "aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake"}
+
+
+def floor(extra: str, distribution: str) -> str:
+    """The floor release of ``distribution``: the lower bound (``>=FLOOR``) the harness extra gives it."""
+    line = re.search(rf"^{re.escape(extra)} = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    return re.search(rf'"{re.escape(distribution)}(?:\[[^\]]*\])?>=([^,"]+)', line).group(1)
+
+
+def certified_name(name: str, extra: str, distribution: str) -> str:
+    """``NAME.floor`` when the installed release is the extra's floor (its own baseline), else ``NAME``."""
+    at_floor = importlib.metadata.version(distribution) == floor(extra, distribution)
+    return f"{name}.floor" if at_floor else name
 
 
 def baseline(name: str) -> Path:

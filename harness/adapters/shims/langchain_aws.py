@@ -7,8 +7,9 @@ The shim keeps the LangChain history an application holds: the scenario's openin
 what ``invoke`` and every agent do), then one ``ToolMessage`` per result. Tools are bound with ``bind_tools``;
 langchain-aws builds the Bedrock request from that history. Each streamed ``AIMessageChunk`` maps back:
 content blocks to text / reasoning, ``tool_call_chunks`` to tool-call deltas, ``response_metadata
-["stopReason"]`` to the stop, ``usage_metadata`` to usage (LangChain counts cache tokens inside
-``input_tokens``: ``usage_input_includes_cache``). When the stream ends, the summed message's ``tool_calls``
+["stopReason"]`` to the stop, ``usage_metadata`` to usage (the library's own numbers: from 1.4.4 on its
+``input_tokens`` count the cache tokens, ``usage_input_includes_cache``, before that they are Bedrock's, which the
+shim finds out by asking the library's usage converter). When the stream ends, the summed message's ``tool_calls``
 (what an agent executes) give each call's whole input, and the closing ``message`` chunk is that AIMessage.
 """
 
@@ -23,7 +24,8 @@ from harness.converse.request import system_texts, thinking_budget
 from harness.converse.stream import error_chunk
 from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
-__all__ = ["LangchainAwsAdapter", "anthropic_message", "assembled", "from_chunk", "to_langchain", "usage"]
+__all__ = ["LangchainAwsAdapter", "anthropic_message", "assembled", "counts_cache_in_input", "from_chunk", "to_langchain",
+           "usage"]
 
 DISTRIBUTION = "langchain-aws"
 CLOSING = ("stop", "usage")  # held back until the aggregated message's tool calls are out
@@ -36,6 +38,11 @@ class LangchainAwsAdapter(Shim):
     distribution = DISTRIBUTION
     extra = "langchain-aws"
     capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
+
+    def __init__(self) -> None:
+        super().__init__()
+        if not counts_cache_in_input():
+            self.capabilities = self.capabilities - {USAGE_INCLUDES_CACHE}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn: content as it arrives; at the end the aggregated message's tool_calls, stop, usage and
@@ -70,6 +77,23 @@ class LangchainAwsAdapter(Shim):
         return self.kept(key, lambda: _runnable(turn, endpoint))
 
 
+def counts_cache_in_input() -> bool:
+    """Whether this release's ``usage_metadata["input_tokens"]`` include the cache read and write tokens.
+
+    langchain-aws up to 1.4.3 passes Bedrock's ``inputTokens`` on (cache excluded); 1.4.4 and later add the cache
+    tokens (bisected on edge/cache-usage). Asked of the library's own converter, ``_extract_usage_metadata``, with
+    one cached token; a release without that function is taken to count the way the newest does.
+    """
+    from langchain_aws.chat_models import bedrock_converse
+
+    convert = getattr(bedrock_converse, "_extract_usage_metadata", None)
+    if convert is None:
+        return True
+    probe = {"usage": {"inputTokens": 1, "outputTokens": 0, "totalTokens": 2, "cacheReadInputTokens": 1,
+                       "cacheWriteInputTokens": 0}}
+    return convert(probe)["input_tokens"] > 1
+
+
 def _message(summed: Any) -> Any:
     """The summed chunks as the AIMessage LangChain itself makes of them (``invoke`` / ``generate_from_stream``)."""
     from langchain_core.messages import message_chunk_to_message
@@ -90,6 +114,8 @@ def _runnable(turn: dict, endpoint: dict) -> Any:
         additional_model_request_fields={"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
         disable_streaming=False)
     assert_endpoint(boto_endpoint(model.client), endpoint, "ChatBedrockConverse.client")
+    if getattr(model, "bedrock_client", None) is not None:  # the control plane (inference profiles), when built
+        assert_endpoint(boto_endpoint(model.bedrock_client), endpoint, "ChatBedrockConverse.bedrock_client")
     if not turn.get("tools"):
         return model
     return model.bind_tools(turn["tools"], tool_choice=_tool_choice(options.get("tool_choice")))
@@ -202,7 +228,8 @@ def _content(block: Any) -> Iterator[dict]:
 
 
 def usage(metadata: dict) -> dict:
-    """LangChain's UsageMetadata as a usage chunk; its input_tokens include the cache tokens (declared)."""
+    """LangChain's UsageMetadata as a usage chunk, the library's numbers as they are (``counts_cache_in_input``
+    says which convention its input_tokens follow)."""
     details = metadata.get("input_token_details") or {}
     read = details.get("cache_read") or 0
     write = (details.get("cache_creation") or 0) + sum(
