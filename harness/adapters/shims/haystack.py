@@ -174,7 +174,7 @@ def generation_kwargs(turn: dict) -> dict:
 def make_generator(turn: dict, endpoint: dict) -> AmazonBedrockChatGenerator:
     """A warmed-up generator whose boto3 client points at ``endpoint``.
 
-    The region goes in as a ``Secret``: 5.x and the first 6.x releases take only a Secret there (they call
+    The region goes in as a ``Secret``: releases before 6.12.0 take only a Secret there (they call
     ``resolve_value`` on it), later ones a Secret or a string.
     """
     generator = warmed(lambda: AmazonBedrockChatGenerator(
