@@ -217,6 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             request = self._capture()
             reply = self.server.session.answer(request)
+            request.release()  # answered (a forwarded request holds its own bytes): before the client can read a byte
             self._write(request, reply)
         except BodyTooLarge:
             self.close_connection = True  # the rest of the body is never read
@@ -231,7 +232,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_head(error_reply(500, "InternalServerException", f"harness error: {_describe(error)}"), None)
         finally:
             if request is not None:
-                request.release()  # answered: the body lives on as its JSON only
+                request.release()  # refused or failed: the body lives on as its JSON only
 
     def log_message(self, format, *args):
         log.debug("%s %s", self.address_string(), format % args)
