@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines"]
+__all__ = ["CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines", "laughs"]
 
 _URI = "http://127.0.0.1/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
 _REQUEST = """\
@@ -113,7 +113,7 @@ def big_cassette(path: Path, interactions: int = 4, text_size: int = 180) -> Pat
     return path
 
 
-def _laughs(indent: str, levels: int = 9, fan: int = 9) -> str:
+def laughs(indent: str, levels: int = 9, fan: int = 9) -> str:
     """The billion laughs as mapping items at ``indent`` (fan ** levels leaves, under 2 KB of text)."""
     lines = [f'{indent}lol0: &a0 "lol"']
     for n in range(1, levels + 1):
@@ -127,9 +127,9 @@ def _nested(depth: int) -> str:
 
 # name -> (a function giving the cassette text, a word the one-line error must hold)
 CASES: dict[str, tuple] = {
-    "alias-bomb-request": (lambda: cassette_text(body="    json:\n" + _laughs("      ")), "alias"),
+    "alias-bomb-request": (lambda: cassette_text(body="    json:\n" + laughs("      ")), "alias"),
     "alias-bomb-unread-key": (lambda: cassette_text(head=_HEAD.replace(
-        "interactions:", "unread:\n" + _laughs("  ") + "interactions:")), "alias"),
+        "interactions:", "unread:\n" + laughs("  ") + "interactions:")), "alias"),
     "deep-nesting": (lambda: cassette_text(extra="    x-deep:\n" + _nested(100_000)), "nest"),
     "huge-padding": (lambda: cassette_text(frame_lines(["hi"], pad=1_000_000_000_000)), "padding"),
     "padding-100m": (lambda: cassette_text(frame_lines(["hi"], pad=100_000_000)), "padding"),

@@ -1,6 +1,8 @@
 import yaml
 import pytest
 
+from hostile import laughs
+
 from harness.suite import golden as golden_module
 from harness.suite.golden import GoldenError, check, golden_path, load_golden, unused_goldens, write_golden
 from harness.suite.normalize import ALL
@@ -94,6 +96,7 @@ def test_write_is_atomic_and_skips_unchanged_content(scenario, root):
     ("turns:\n  - {index: 0, chunks: [{text: no type}]}\n", "turns[0].chunks: expected a list of chunks, each with a type"),
     ("turns:\n  - {index: 0, chunks: [], request: [1]}\n", "turns[0].request: expected a mapping"),
     ("turns: [unclosed\n", "cannot read: "),
+    ("turns: []\n" + laughs(""), "cannot read: line 9, column 12: YAML aliases would expand"),  # billion laughs
 ])
 def test_malformed_golden_names_file_and_field(scenario, text, message):
     golden_path(scenario).write_text(text, encoding="utf-8")

@@ -4,6 +4,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hostile import laughs
+
 from harness.suite import scenario as scenario_module
 from harness.suite.scenario import (
     CAPABILITIES,
@@ -180,6 +182,7 @@ def test_malformed_field_names_file_and_field(tmp_path, change, message):
 @pytest.mark.parametrize("text, message", [
     ("- just\n- a list\n", "(top level): expected a mapping"),
     ("title: [unclosed\n", "cannot read: "),
+    ("title: x\n" + laughs(""), "cannot read: line 9, column 12: YAML aliases would expand"),  # billion laughs
 ])
 def test_malformed_file_names_the_file(tmp_path, text, message):
     root = tmp_path / "suites"

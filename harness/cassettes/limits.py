@@ -175,6 +175,12 @@ def load_yaml(text: str) -> Any:
     try:
         with without_gc():
             return builder.build()
+    except yaml.MarkedYAMLError as exc:
+        # The libyaml PyYAML 6.0.4 bundles stops at 1,000 levels on its own; a flow collection's look-ahead for a
+        # simple key can reach that before the builder sees level MAX_DEPTH + 1. Same input, same one line.
+        if "maximum nesting depth" in (exc.problem or ""):
+            raise LimitError(f"{_at(exc.problem_mark)}nested deeper than {MAX_DEPTH} levels") from None
+        raise
     finally:
         builder.loader.dispose()
 

@@ -13,9 +13,10 @@ from typing import Any, Iterable, Mapping, Sequence
 import yaml
 
 from harness.cassettes.files import write_atomic
+from harness.cassettes.limits import LimitError, load_yaml
 from harness.suite.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
 from harness.suite.normalize import ALL, comparable
-from harness.suite.scenario import GOLDEN_SUFFIX, SAFE_LOADER, Scenario
+from harness.suite.scenario import GOLDEN_SUFFIX, Scenario
 
 __all__ = ["GoldenError", "accept_stop_reasons", "check", "golden_path", "load_golden", "unused_goldens", "write_golden"]
 
@@ -35,10 +36,10 @@ def load_golden(scenario: Scenario) -> list[dict] | None:
     """The golden's turns, or None when the scenario has no golden yet."""
     path = golden_path(scenario)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
         raise GoldenError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     return _validated(data, path)
 

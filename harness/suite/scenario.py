@@ -19,13 +19,13 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
+from harness.cassettes.limits import LimitError, load_yaml
 from harness.suite import checks
 from harness.suite.protocol import CAPABILITIES
 from harness.endpoint.emulator.plan import STYLES
 from harness.endpoint.emulator.script import EmulatorScriptError, parse_script
 
 
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader when PyYAML has it; safe either way
 __all__ = [
     "DEFAULT_OPTIONS",
     "GOLDEN_SUFFIX",
@@ -117,8 +117,8 @@ def load_scenario(path: str | Path, root: str | Path = "suites") -> Scenario:
     path = Path(path)
     sid = scenario_id(path, root)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        data = load_yaml(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
         raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     try:
         scenario = _scenario(data, sid, path)
