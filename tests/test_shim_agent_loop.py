@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -144,3 +146,24 @@ def test_a_stuck_loop_is_an_adapter_failure(monkeypatch):
     with pytest.raises(AdapterFailure, match="neither streamed nor waited"):
         list(shim.stream({"conversation": "c", "messages": []}, {}))
     stuck.set()
+
+
+_EXITS = """
+import asyncio, sys
+from harness.adapters.shims.agent_loop import AgentLoop
+
+def run(loop):  # as a strands Agent does: the tool runs in an executor thread, which is not a daemon
+    loop.model_call()
+    loop.emit({"type": "tool_use", "id": "t1", "name": "read_file", "input": {}})
+    asyncio.run(asyncio.to_thread(loop.result, "t1"))
+
+loop = AgentLoop("core/round-trip", run)
+print([chunk["type"] for chunk in loop.until_pause()], flush=True)  # the tool waits; the harness stops here
+"""
+
+
+def test_the_interpreter_exits_while_a_tool_thread_still_waits_for_its_result():
+    """A run's last scenario can leave a library's non-daemon tool thread waiting for a result no turn sends;
+    the loop is cancelled at exit, so the process ends (it hung at exit under ``tox -e shim-strands-agent-oldest``)."""
+    child = subprocess.run([sys.executable, "-c", _EXITS], capture_output=True, text=True, timeout=30)
+    assert (child.returncode, child.stdout) == (0, "['tool_use']\n"), child.stderr

@@ -11,8 +11,10 @@ the model called tools ignored the calls: the next turn has nowhere to send its 
 
 from __future__ import annotations
 
+import concurrent.futures.thread  # noqa: F401 -- its exit hook registers first, so _close_live runs before it
 import queue
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -42,6 +44,19 @@ def tool_results(turn: dict) -> list[dict]:
     return blocks
 
 
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # loops not yet closed
+
+
+def _close_live() -> None:
+    """At interpreter exit, before non-daemon threads are joined: a library's tool threads (a strands Agent runs
+    tools in an executor whose exit hook joins them) still waiting for a result are cancelled, not waited on."""
+    for loop in list(_LIVE):
+        loop.close()
+
+
+threading._register_atexit(_close_live)  # threading's own exit hooks run in reverse order, before the joins
+
+
 class AgentLoop:
     """One conversation's agent run in a thread; ``until_pause`` yields its chunks up to the next pause."""
 
@@ -57,6 +72,7 @@ class AgentLoop:
         self._answered = False  # the results of this turn arrived
         self._changed = threading.Condition()
         self._thread = threading.Thread(target=self._main, args=(run,), daemon=True, name=f"agent-loop {conversation}")
+        _LIVE.add(self)
         self._thread.start()
 
     def _main(self, run: Callable[[AgentLoop], None]) -> None:
@@ -128,6 +144,7 @@ class AgentLoop:
         with self._changed:
             self._closed = True
             self._changed.notify_all()
+        _LIVE.discard(self)
 
 
 def _unanswered(call_id: str) -> dict:
