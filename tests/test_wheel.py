@@ -26,7 +26,7 @@ def _bin(venv: Path, name: str) -> Path:
 
 
 def _build_wheel(tmp: Path) -> Path:
-    pytest.importorskip("setuptools", minversion="70.1", reason="building the wheel offline needs setuptools>=70.1")
+    pytest.importorskip("setuptools", minversion="77", reason="building the wheel offline needs setuptools>=77 (pyproject.toml build-system)")
     source = tmp / "src"
     for name in SOURCES:
         if (REPO / name).is_dir():
