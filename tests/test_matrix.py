@@ -39,16 +39,24 @@ RELEASES = {"0.9": ("import fakebedrock_missing_dependency", False), "1.0": ("",
 PICKED = ["--scenario", "core/parallel-calls", "--scenario", "core/single-call"]
 
 
-def build_wheel(folder: Path, version: str, imports: str, buggy: bool) -> None:
-    """A minimal pure-Python wheel of ``fakebedrock`` (a wheel is a zip with a dist-info)."""
-    info = f"fakebedrock-{version}.dist-info"
-    files = {"fakebedrock/__init__.py": SOURCE.format(version=version, imports=imports, buggy=buggy),
-             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: fakebedrock\nVersion: {version}\n",
+def build_wheel(folder: Path, version: str, imports: str, buggy: bool, *, buggy_source: str = "",
+                requires: tuple[str, ...] = ()) -> None:
+    """A release of ``fakebedrock``: BUGGY as given, or (``buggy_source``) read from another package."""
+    source = SOURCE.format(version=version, imports=imports, buggy=buggy_source or buggy)
+    wheel(folder, "fakebedrock", version, source, requires)
+
+
+def wheel(folder: Path, name: str, version: str, source: str, requires: tuple[str, ...] = ()) -> None:
+    """A minimal pure-Python wheel of package ``name`` (a wheel is a zip with a dist-info)."""
+    info = f"{name}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    files = {f"{name}/__init__.py": source,
+             f"{info}/METADATA": metadata + "".join(f"Requires-Dist: {r}\n" for r in requires),
              f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    files[f"{info}/RECORD"] = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"])
-    with zipfile.ZipFile(folder / f"fakebedrock-{version}-py3-none-any.whl", "w") as wheel:
-        for name, text in files.items():
-            wheel.writestr(name, text)
+    files[f"{info}/RECORD"] = "".join(f"{path},,\n" for path in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(folder / f"{name}-{version}-py3-none-any.whl", "w") as out:
+        for path, text in files.items():
+            out.writestr(path, text)
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +120,32 @@ def test_bisect_finds_the_first_release_where_the_verdict_changes(index, good, b
 def test_bisect_rejects_an_unknown_release(index):
     done = invoke(index, "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--good", "1.0", "--bad", "7.0")
     assert done.exit_code == 2 and "--bad 7.0: not a known release (known: 0.9, 1.0, 1.1, 1.2, 1.3)" in done.output
+
+
+def test_with_installs_a_companion_release_beside_each_release(tmp_path):
+    """fakebedrock 2.0 takes its bug from its companion: fakecompanion 2.0 has it, 1.0 does not. pip picks the
+    newest companion; ``--with fakecompanion==1.0`` runs the same release with the older one, in its own
+    environment beside the first."""
+    links, cache = tmp_path / "links", tmp_path / "cache"
+    links.mkdir()
+    build_wheel(links, "2.0", "import fakecompanion", False, buggy_source="fakecompanion.BUGGY",
+                requires=("fakecompanion>=1",))
+    for version, buggy in (("1.0", False), ("2.0", True)):
+        wheel(links, "fakecompanion", version, f"BUGGY = {buggy}\n")
+    rows = {}
+    for companions in ((), ("--with", "fakecompanion==1.0")):
+        out = tmp_path / "matrix.json"
+        done = invoke((links, cache), "matrix", "fakebedrock:Adapter", "--versions", "2.0", *PICKED, *companions,
+                      "--format", "json", "--output", str(out))
+        assert done.exit_code == 0, done.output
+        [row] = json.loads(out.read_text())["releases"]
+        rows[companions] = {r["scenario"]: r["status"] for r in row["results"]}
+    assert rows[()]["core/parallel-calls"] == "fail" and rows[("--with", "fakecompanion==1.0")]["core/parallel-calls"] == "pass"
+    assert "[1/1] fakebedrock==2.0 with fakecompanion==1.0 ..." in done.stderr
+    assert sorted(p.name.split("-py")[0] for p in cache.iterdir()) == ["fakebedrock-2.0", "fakebedrock-2.0+fakecompanion_1.0"]
+    found = invoke((links, cache), "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--versions", "2.0",
+                   "--good", "2.0", "--bad", "2.0", "--with", "fakecompanion==1.0")
+    assert "probing fakebedrock==2.0 with fakecompanion==1.0 ..." in found.stderr
 
 
 def test_an_adapter_without_a_library_needs_package(index):

@@ -3,7 +3,7 @@
 A release's environment is a venv (no pip of its own) whose site-packages holds that release and whatever of its
 dependencies the harness's environment does not already satisfy; a ``.pth`` line adds the harness's own
 environment after it, so the bridge (``python -m harness.adapters.bridge SPEC``) runs the release with the
-harness beside it. Environments are built in a temporary folder and renamed into the cache when the install
+harness beside it. Companion requirements (``--with``) are installed beside the release and take precedence. Environments are built in a temporary folder and renamed into the cache when the install
 succeeded, so an interrupted build never leaves a half environment behind. pip is the harness environment's
 own (``pip --python``): the user's pip configuration (index, find-links) applies unless options override it.
 """
@@ -98,10 +98,11 @@ def _harness_paths() -> list[str]:
     return [source, *site.getsitepackages(), sysconfig.get_paths()["purelib"]]
 
 
-def _key(requirement: str, version: str) -> str:
-    """The cache folder of one release: readable, and distinct per Python and per harness environment."""
-    digest = hashlib.sha256("\0".join([sys.executable, *_harness_paths()]).encode()).hexdigest()[:10]
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{requirement}-{version}")
+def _key(requirement: str, version: str, companions: Sequence[str] = ()) -> str:
+    """The cache folder of one release: readable, and distinct per Python, per harness environment and per set
+    of companion requirements."""
+    digest = hashlib.sha256("\0".join([sys.executable, *_harness_paths(), "", *companions]).encode()).hexdigest()[:10]
+    safe = re.sub(r"[^A-Za-z0-9._+-]+", "_", "+".join([f"{requirement}-{version}", *companions]))[:120]
     return f"{safe}-py{sys.version_info[0]}{sys.version_info[1]}-{digest}"
 
 
@@ -117,9 +118,14 @@ def _link_harness(folder: Path) -> None:
     Path(done.stdout.strip(), "_bedrock_harness.pth").write_text("\n".join(lines) + "\n")
 
 
-def environment(requirement: str, version: str, cache: Path, options: PipOptions = PipOptions()) -> Path:
-    """The Python of ``requirement==version``'s cached environment, built (atomically) when missing."""
-    folder = cache / _key(requirement, version)
+def environment(requirement: str, version: str, cache: Path, options: PipOptions = PipOptions(),
+                companions: Sequence[str] = ()) -> Path:
+    """The Python of ``requirement==version``'s cached environment, built (atomically) when missing.
+
+    ``companions`` are requirements installed with the release into its own environment (``haystack-ai==2.21.0``),
+    so they win over what the harness's environment holds."""
+    folder = cache / _key(requirement, version, companions)
+    what = " ".join([_pinned(requirement, version), *companions])
     if (folder / _READY).is_file():
         return _python(folder)
     cache.mkdir(parents=True, exist_ok=True)
@@ -128,9 +134,9 @@ def environment(requirement: str, version: str, cache: Path, options: PipOptions
     try:
         venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(building)
         _link_harness(building)
-        _pip(["--python", str(_python(building)), "install", "--quiet", _pinned(requirement, version),
-              *options.args()], f"installing {_pinned(requirement, version)}")
-        (building / _READY).write_text(_pinned(requirement, version) + "\n")
+        _pip(["--python", str(_python(building)), "install", "--quiet", _pinned(requirement, version), *companions,
+              *options.args()], f"installing {what}")
+        (building / _READY).write_text("\n".join([_pinned(requirement, version), *companions]) + "\n")
         shutil.rmtree(folder, ignore_errors=True)  # a half folder left by a crash before this change
         building.rename(folder)
     finally:
@@ -172,10 +178,10 @@ def _extra_requirements(extra: str | None) -> list[str]:
 
 
 def run_release(spec: str, requirement: str, version: str, scenarios: Sequence, root: Path, *, cache: Path,
-                options: PipOptions = PipOptions(), timeout: float = 60.0) -> Row:
+                options: PipOptions = PipOptions(), timeout: float = 60.0, companions: Sequence[str] = ()) -> Row:
     """The row of one release: its environment built, ``spec`` run over ``scenarios``, or why it could not."""
     try:
-        adapter = start(spec, environment(requirement, version, cache, options), timeout)
+        adapter = start(spec, environment(requirement, version, cache, options, companions), timeout)
     except ReleaseError as exc:
         return Row(version, why=str(exc))
     try:

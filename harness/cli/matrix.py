@@ -22,6 +22,9 @@ def _index_options(fn):
     fn = click.option("--no-index", is_flag=True, help="Ignore the package index (only --find-links).")(fn)
     fn = click.option("--find-links", multiple=True, metavar="DIR|URL", help="Also look for releases here (repeatable).")(fn)
     fn = click.option("--index-url", metavar="URL", help="The package index to install releases from.")(fn)
+    fn = click.option("--with", "companions", multiple=True, metavar="REQ",
+                      help="Also install REQ beside each release, over the harness environment's own (repeatable; "
+                           "e.g. haystack-ai==2.21.0).")(fn)
     fn = click.option("--package", metavar="REQ", help="The library's distribution (with extras) "
                                                        "[default: the one the adapter's shim names].")(fn)
     return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
@@ -43,6 +46,10 @@ def _versions(requirement: str, versions: str | None, last: int | None, options)
     if (versions is None) == (last is None):
         raise click.UsageError("give exactly one of --versions V1,V2,... or --last N")
     return _split(versions) if versions is not None else _available(requirement, options)[-last:]
+
+
+def _beside(companions) -> str:
+    return f" with {', '.join(companions)}" if companions else ""
 
 
 def _split(versions: str) -> list[str]:
@@ -67,20 +74,20 @@ def _available(requirement: str, options) -> list[str]:
 @output_option
 @_index_options
 @one_root_option
-def matrix_command(spec, versions, last, suites, ids, fmt, output, timeout, package, index_url, find_links, no_index,
-                   cache_dir, root):
+def matrix_command(spec, versions, last, suites, ids, fmt, output, timeout, package, companions, index_url, find_links,
+                   no_index, cache_dir, root):
     """Run ADAPTER on each release of its library and print a release x scenario table."""
     fmt = choose_format(fmt, output, "text", matrix.FORMATS)
     requirement, options, cache = _setup(spec, package, index_url, find_links, no_index, cache_dir)
     wanted = _versions(requirement, versions, last, options)
     root, selected = scenarios(root, suites, ids)
-    rows = []
+    rows, beside = [], _beside(companions)
     for n, version in enumerate(wanted, 1):
-        click.echo(f"[{n}/{len(wanted)}] {requirement}=={version} ...", err=True)
+        click.echo(f"[{n}/{len(wanted)}] {requirement}=={version}{beside} ...", err=True)
         rows.append(releases.run_release(spec, requirement, version, selected, root, cache=cache, options=options,
-                                         timeout=timeout))
+                                         timeout=timeout, companions=companions))
         click.echo(f"[{n}/{len(wanted)}] {requirement}=={version}: {matrix.describe(rows[-1])}", err=True)
-    write_output(matrix.render(rows, f"{spec} ({requirement})", fmt), output)  # a report: exit 0 whatever it says
+    write_output(matrix.render(rows, f"{spec} ({requirement}{beside})", fmt), output)  # a report: exit 0 whatever it says
 
 
 @click.command()
@@ -91,16 +98,17 @@ def matrix_command(spec, versions, last, suites, ids, fmt, output, timeout, pack
 @click.option("--versions", metavar="V1,V2,...", help="The releases in order [default: every release the index offers].")
 @_index_options
 @one_root_option
-def bisect(spec, scenario_id, good, bad, versions, timeout, package, index_url, find_links, no_index, cache_dir, root):
+def bisect(spec, scenario_id, good, bad, versions, timeout, package, companions, index_url, find_links, no_index,
+           cache_dir, root):
     """The first release where SCENARIO's verdict changes, with both reports side by side."""
     requirement, options, cache = _setup(spec, package, index_url, find_links, no_index, cache_dir)
     ordered = _split(versions) if versions else _available(requirement, options)
     root, selected = scenarios(root, (), (scenario_id,))
 
     def probe(version: str) -> matrix.Row:
-        click.echo(f"probing {requirement}=={version} ...", err=True)
+        click.echo(f"probing {requirement}=={version}{_beside(companions)} ...", err=True)
         return releases.run_release(spec, requirement, version, selected, root, cache=cache, options=options,
-                                    timeout=timeout)
+                                    timeout=timeout, companions=companions)
 
     try:
         found = matrix.bisect(ordered, good, bad, scenario_id, probe)
