@@ -202,7 +202,11 @@ def flipped_crc(frame: bytes) -> bytes:
     (None, "interaction 0 (ConverseStream), frame 2: corrupt frame bytes (ChecksumMismatch"),
     (None, "interaction 0 (ConverseStream), frame 2: corrupt frame bytes (TruncatedStream"),
     (None, "interaction 0, frame 1: unreadable frame item"),
-], ids=["broken-yaml", "foreign", "python-tag", "no-request", "flipped-crc", "truncated", "bad-item"])
+    ("code: [200]", "interaction 0: response.status.code is a list, not a whole number"),
+    ("method: 7", "interaction 0: request.method is an int, not a string"),
+    ("headers: [x]", "interaction 0: request.headers is a list, not a mapping"),
+], ids=["broken-yaml", "foreign", "python-tag", "no-request", "flipped-crc", "truncated", "bad-item", "status-code",
+        "method", "headers"])
 def test_unreadable_cassettes_give_one_line_naming_file_and_location(tmp_path, text, where):
     if text is None and "Checksum" in where:
         text = with_raw_frame(flipped_crc(GOOD_STREAM[2]))
@@ -211,6 +215,12 @@ def test_unreadable_cassettes_give_one_line_naming_file_and_location(tmp_path, t
     elif text is None:
         delta = "  - event: contentBlockDelta\n      p: 12\n"
         text = valid_text().replace(delta, delta.replace("p: 12", "p: x"))
+    elif not text.startswith(("metadata", "interactions", "!!")):  # a field of the first interaction, replaced
+        doc = yaml.safe_load(valid_text())
+        key, value = next(iter(yaml.safe_load(text).items()))
+        doc["interactions"][0]["response" if key == "code" else "request"].update(
+            {"status": {"code": value}} if key == "code" else {key: value})
+        text = yaml.safe_dump(doc, sort_keys=False)
     path = write(tmp_path, text)
     with pytest.raises(cs.CassetteError) as err:
         cs.load(path)

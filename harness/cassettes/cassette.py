@@ -188,7 +188,7 @@ def _body_from_doc(doc: dict, compact: bool, what: str) -> bytes:
 
 def _frames_from_doc(items: Any, where: str) -> tuple[Frame, ...]:
     if not isinstance(items, list):
-        raise CassetteError(f"{where}: response.frames is a {type(items).__name__}, not a list")
+        raise CassetteError(f"{where}: response.frames is {_kind(items)}, not a list")
     if len(items) > limits.MAX_FRAMES:
         raise CassetteError(f"{where}: {len(items)} frames, over the limit of {limits.MAX_FRAMES} per interaction")
     frames = []
@@ -200,17 +200,36 @@ def _frames_from_doc(items: Any, where: str) -> tuple[Frame, ...]:
     return tuple(frames)
 
 
-def _mapping(doc: Any, name: str, where: str) -> dict:
+def _kind(value: Any) -> str:
+    name = type(value).__name__
+    return "missing" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def _mapping(doc: Any, name: str, where: str, optional: bool = False) -> dict:
+    if optional and doc is None:
+        return {}
     if not isinstance(doc, dict):
-        raise CassetteError(f"{where}: {name} is {'missing' if doc is None else f'a {type(doc).__name__}'}, "
-                            "not a mapping")
+        raise CassetteError(f"{where}: {name} is {_kind(doc)}, not a mapping")
     return doc
+
+
+def _text(value: Any, name: str, where: str) -> str:
+    if not isinstance(value, str):
+        raise CassetteError(f"{where}: {name} is {_kind(value)}, not a string")
+    return value
+
+
+def _code(value: Any, where: str) -> int:
+    """The HTTP status code: a whole number (PyYAML reads ``200``; ``"200"`` is taken too)."""
+    if isinstance(value, bool) or not (isinstance(value, int) or isinstance(value, str) and value.isdigit()):
+        raise CassetteError(f"{where}: response.status.code is {_kind(value)}, not a whole number")
+    return int(value)
 
 
 def _uri(value: Any, where: str) -> str:
     """The request URI, refused when it is not one (an unclosed IPv6 bracket, a port past 65535)."""
     if not isinstance(value, str):
-        raise CassetteError(f"{where}: request.uri is {'missing' if value is None else f'a {type(value).__name__}'}")
+        raise CassetteError(f"{where}: request.uri is {_kind(value)}")
     try:
         urlsplit(value).port  # noqa: B018 - reading the port is what checks it
     except ValueError as err:
@@ -225,16 +244,18 @@ def _interaction_from_doc(doc: Any, where: str) -> Interaction:
     uri = _uri(req.get("uri"), where)
     try:
         frames = _frames_from_doc(resp["frames"], where) if "frames" in resp else None
-        return Interaction(str(req["method"]), uri, dict(req.get("headers") or {}),
-                           _body_from_doc(req, False, "request"), int(status["code"]),
-                           str(status.get("message") or ""), dict(resp.get("headers") or {}), frames,
+        return Interaction(_text(req.get("method"), "request.method", where), uri,
+                           dict(_mapping(req.get("headers"), "request.headers", where, optional=True)),
+                           _body_from_doc(req, False, "request"), _code(status.get("code"), where),
+                           str(status.get("message") or ""),
+                           dict(_mapping(resp.get("headers"), "response.headers", where, optional=True)), frames,
                            b"" if frames is not None else _body_from_doc(resp, True, "response"))
     except CassetteError as err:
         raise err if str(err).startswith(where) else CassetteError(f"{where}: {err}") from None
     except limits.LimitError as err:
         raise CassetteError(f"{where}: {err}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as err:
-        raise CassetteError(f"{where}: missing or malformed {err}") from None
+        raise CassetteError(f"{where}: malformed ({type(err).__name__}: {err})") from None
 
 
 # --------------------------------------------------------------------------------- metadata
