@@ -189,9 +189,28 @@ def test_an_interrupted_environment_build_leaves_nothing_behind(index, monkeypat
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("spec, requirement", [("pydantic-ai", "pydantic-ai-slim[bedrock]"),
-                                               ("langchain-aws", "langchain-aws"), ("strands", "strands-agents")])
+SHIM_LIBRARIES = [("pydantic-ai", "pydantic-ai-slim[bedrock]"), ("pydantic-ai-agent", "pydantic-ai-slim[bedrock]"),
+                  ("langchain-aws", "langchain-aws"), ("strands", "strands-agents"), ("strands-agent", "strands-agents"),
+                  ("litellm", "litellm[mcp]"), ("llama-index", "llama-index-llms-bedrock-converse"),
+                  ("haystack", "amazon-bedrock-haystack")]
+
+
+@pytest.mark.parametrize("spec, requirement", SHIM_LIBRARIES)
 def test_a_shim_names_its_library_with_the_extras_the_harness_extra_adds(spec, requirement):
     from harness.adapters import releases
 
     assert releases.requirement_for(spec) == requirement
+
+
+@pytest.mark.parametrize("spec, requirement", SHIM_LIBRARIES)
+def test_a_shim_whose_library_is_not_installed_here_is_named_by_its_extra(spec, requirement, monkeypatch):
+    """matrix installs the library into each release's environment; the harness's own need not have it."""
+    from harness.adapters import releases
+
+    def missing(name):
+        raise releases.AdapterLoadError(f"adapter {name!r} needs 'x', which is not installed")
+
+    monkeypatch.setattr(releases, "resolve", missing)
+    assert releases.requirement_for(spec) == requirement
+    with pytest.raises(releases.ReleaseError, match="needs 'x'"):
+        releases.requirement_for("my_pkg:Adapter")

@@ -10,7 +10,7 @@ from typing import Any
 from harness.adapters.shims.common import EXTRAS, install_hint
 from harness.suite.protocol import CAPABILITIES
 
-__all__ = ["ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adapter", "resolve"]
+__all__ = ["ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adapter", "resolve", "shim_extra"]
 
 ENTRY_POINT_GROUP = "bedrock_harness.adapters"
 # Built in, so they resolve even from a source checkout without installed metadata, and cannot be shadowed.
@@ -65,6 +65,13 @@ def _load_entry_point(ep: EntryPoint) -> Any:
                                f"{install_hint(extra)}") from None
     except Exception as exc:
         raise AdapterLoadError(f"adapter {ep.name!r} (entry point {ep.value}) failed to load: {exc}") from exc
+
+
+def shim_extra(spec: str) -> str | None:
+    """The bedrock-harness extra of the bundled shim registered as ``spec``, read without importing it (None for
+    any other adapter)."""
+    ep = _entry_points().get(spec) if isinstance(spec, str) and spec not in _BUILTIN else None
+    return EXTRAS.get(ep.module.rpartition(".")[2]) if ep is not None and ep.module.startswith(SHIMS) else None
 
 
 def _instantiate(obj: Any, spec: str) -> Any:

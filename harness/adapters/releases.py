@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.adapters.registry import AdapterLoadError, resolve
+from harness.adapters.registry import AdapterLoadError, resolve, shim_extra
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.suite import certify, report
 from harness.suite.matrix import Row
@@ -154,18 +154,28 @@ def start(spec: str, python: Path, timeout: float) -> SubprocessAdapter:
 
 def requirement_for(spec: str) -> str:
     """The requirement naming ``spec``'s library (``name[extras]``), from the shim's ``distribution`` and the
-    harness extra it names; a ReleaseError when the adapter does not say (pass ``--package`` then)."""
+    harness extra it names; a ReleaseError when the adapter does not say (pass ``--package`` then). A bundled shim
+    whose library is not installed here is named by its extra's first requirement: the release environments
+    install the library, the harness's own need not have it."""
     try:
         obj = resolve(spec)
     except AdapterLoadError as exc:
+        listed = _extra_requirements(shim_extra(spec))
+        if listed:
+            return _without_version(listed[0])
         raise ReleaseError(str(exc)) from None
     distribution, extra = getattr(obj, "distribution", None), getattr(obj, "extra", None)
     if not isinstance(distribution, str) or distribution in ("", "?"):
         raise ReleaseError(f"adapter {spec!r} does not name its library's distribution: give --package")
     for line in _extra_requirements(extra):
         if _name(line).lower().replace("_", "-") == distribution.lower().replace("_", "-"):
-            return re.split(r"[<>=!~;, ]", line, maxsplit=1)[0]
+            return _without_version(line)
     return distribution
+
+
+def _without_version(line: str) -> str:
+    """``name[extras]`` of a requirement line (``pydantic-ai-slim[bedrock]<3,>=1.23.0; extra == ...``)."""
+    return re.split(r"[<>=!~;, ]", line, maxsplit=1)[0]
 
 
 def _extra_requirements(extra: str | None) -> list[str]:

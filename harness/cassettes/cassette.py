@@ -32,7 +32,7 @@ from harness.wire import eventstream
 from harness.wire import grammar
 from harness.cassettes import limits, secrets
 from harness.cassettes.files import write_atomic
-from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
+from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body, kind_of
 from harness.wire.eventstream import Frame
 
 __all__ = [
@@ -188,7 +188,7 @@ def _body_from_doc(doc: dict, compact: bool, what: str) -> bytes:
 
 def _frames_from_doc(items: Any, where: str) -> tuple[Frame, ...]:
     if not isinstance(items, list):
-        raise CassetteError(f"{where}: response.frames is {_kind(items)}, not a list")
+        raise CassetteError(f"{where}: response.frames is {kind_of(items)}, not a list")
     if len(items) > limits.MAX_FRAMES:
         raise CassetteError(f"{where}: {len(items)} frames, over the limit of {limits.MAX_FRAMES} per interaction")
     frames = []
@@ -200,36 +200,31 @@ def _frames_from_doc(items: Any, where: str) -> tuple[Frame, ...]:
     return tuple(frames)
 
 
-def _kind(value: Any) -> str:
-    name = type(value).__name__
-    return "missing" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
-
-
 def _mapping(doc: Any, name: str, where: str, optional: bool = False) -> dict:
     if optional and doc is None:
         return {}
     if not isinstance(doc, dict):
-        raise CassetteError(f"{where}: {name} is {_kind(doc)}, not a mapping")
+        raise CassetteError(f"{where}: {name} is {kind_of(doc)}, not a mapping")
     return doc
 
 
 def _text(value: Any, name: str, where: str) -> str:
     if not isinstance(value, str):
-        raise CassetteError(f"{where}: {name} is {_kind(value)}, not a string")
+        raise CassetteError(f"{where}: {name} is {kind_of(value)}, not a string")
     return value
 
 
 def _code(value: Any, where: str) -> int:
     """The HTTP status code: a whole number (PyYAML reads ``200``; ``"200"`` is taken too)."""
     if isinstance(value, bool) or not (isinstance(value, int) or isinstance(value, str) and value.isdigit()):
-        raise CassetteError(f"{where}: response.status.code is {_kind(value)}, not a whole number")
+        raise CassetteError(f"{where}: response.status.code is {kind_of(value)}, not a whole number")
     return int(value)
 
 
 def _uri(value: Any, where: str) -> str:
     """The request URI, refused when it is not one (an unclosed IPv6 bracket, a port past 65535)."""
     if not isinstance(value, str):
-        raise CassetteError(f"{where}: request.uri is {_kind(value)}")
+        raise CassetteError(f"{where}: request.uri is {kind_of(value)}")
     try:
         urlsplit(value).port  # noqa: B018 - reading the port is what checks it
     except ValueError as err:

@@ -25,7 +25,7 @@ from harness.cassettes.limits import MAX_FRAME_BYTES, MAX_HEADER_BYTES, MAX_PADD
 from harness.wire import eventstream
 from harness.wire.eventstream import Frame
 
-__all__ = ["RawFrame", "frames_from_body", "frame_to_doc", "frame_from_doc"]
+__all__ = ["RawFrame", "frames_from_body", "frame_to_doc", "frame_from_doc", "kind_of"]
 
 _EVENT = ((":event-type", None), (":content-type", "application/json"), (":message-type", "event"))
 _EXCEPTION = ((":exception-type", None), (":content-type", "application/json"), (":message-type", "exception"))
@@ -40,6 +40,12 @@ class RawFrame(Frame):
 
     def encode(self) -> bytes:
         return self.raw
+
+
+def kind_of(value: Any) -> str:
+    """What a value of the wrong type is, for a one-line error: "missing", "a list", "an int"."""
+    name = type(value).__name__
+    return "missing" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def _json_or_none(data: bytes) -> Any:
@@ -139,7 +145,7 @@ def _padding(doc: dict) -> int | None:
 
 def _mapping(doc: dict, key: str) -> dict:
     if not isinstance(doc[key], dict):
-        raise ValueError(f"{key}: a {type(doc[key]).__name__}, not a mapping (an event's JSON object)")
+        raise ValueError(f"{key}: {kind_of(doc[key])}, not a mapping (an event's JSON object)")
     return doc[key]
 
 
@@ -156,7 +162,7 @@ def _payload_from_doc(doc: dict) -> bytes:
 
 def _header(name: Any, value: Any) -> tuple[str, Any]:
     if not isinstance(value, (str, bool, int)) or not isinstance(name, str):
-        raise ValueError(f"header {str(name)[:40]}: a {type(value).__name__} value (a header is text, a number "
+        raise ValueError(f"header {str(name)[:40]}: {kind_of(value)} value (a header is text, a number "
                          "or true/false)")
     return name, value
 
@@ -174,7 +180,7 @@ def _sized(frame: Frame) -> Frame:
 def frame_from_doc(doc: dict) -> Frame:
     """The frame a YAML item stands for (KeyError/TypeError/ValueError on a malformed item)."""
     if not isinstance(doc, dict):
-        raise ValueError(f"a {type(doc).__name__}, not a mapping")
+        raise ValueError(f"{kind_of(doc)}, not a mapping")
     if "frame_base64" in doc:
         raw = base64.b64decode(doc["frame_base64"], validate=True)
         frame = _frame(_sized(RawFrame((), b"", raw=raw)).raw)
