@@ -189,19 +189,25 @@ class MisnamedCall(ConverseAdapter):
 
     name = "misnamed-call"
 
+    def __init__(self, conversation=False, wrong="read_fil"):
+        super().__init__(conversation=conversation)
+        self.wrong = wrong
+
     def stream(self, turn, endpoint=None):
         for chunk in super().stream(turn, endpoint):
-            yield {**chunk, "name": "read_fil"} if chunk.get("name") else chunk
+            yield {**chunk, "name": self.wrong} if chunk.get("name") else chunk
 
 
+@pytest.mark.parametrize("wrong, shown", [("read_fil", "'read_fil'"), (["read_file"], '["read_file"]'),
+                                          ({"n": "read_file"}, '{"n": "read_file"}')])
 @pytest.mark.parametrize("conversation", [False, True])
-def test_a_next_turn_that_cannot_be_built_keeps_the_first_turns_diff(conversation):
-    adapter = MisnamedCall(conversation=conversation)
+def test_a_next_turn_that_cannot_be_built_keeps_the_first_turns_diff(conversation, wrong, shown):
+    adapter = MisnamedCall(conversation=conversation, wrong=wrong)
     result = run_scenario(BY_ID["core/round-trip"], adapter, REPO)
     assert result.status == "fail" and len(result.turns) == 1
-    assert result.reason == "core/round-trip turn 0 chunk 0 (tool_call): expected name 'read_file' / actual 'read_fil'"
+    assert result.reason == f"core/round-trip turn 0 chunk 0 (tool_call): expected name 'read_file' / actual {shown}"
     text = report.render_text([result])
-    assert "core/round-trip turn 1 cannot be built: " in text and "no template for tool 'read_fil'" in text
+    assert "core/round-trip turn 1 cannot be built: " in text and f"no template for tool {wrong!r}" in text
 
 
 def test_a_broken_scenario_after_a_clean_turn_is_an_error_with_that_turn_judged(tmp_path):

@@ -435,7 +435,8 @@ def _user_messages(results: list[dict], own: list[dict]) -> list[dict]:
 def _tool_result(scenario: Scenario, index: int, call: Mapping) -> dict:
     """The tool_result block answering ``call`` from turn ``index``'s templates."""
     where = f"{scenario.path}: turns[{index}].tool_results"
-    spec = scenario.turns[index].tool_results.get(call["name"])
+    name = call["name"]  # an adapter may report any JSON value as the name: only a string names a template
+    spec = scenario.turns[index].tool_results.get(name) if isinstance(name, str) else None
     if spec is None:
         raise ScenarioError(f"{where}: no template for tool {call['name']!r} (call {call['id']!r})")
     try:
