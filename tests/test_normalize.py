@@ -54,6 +54,13 @@ def test_input_tokens_including_cache_are_read_in_bedrocks_convention():
     assert declared == [{**usage, "input_tokens": 100}] and normalize([usage]) == [usage]
 
 
+def test_a_cache_count_that_is_not_a_number_leaves_input_tokens_as_reported():
+    """The diff shows the wrong count; the subtraction does not raise TypeError out of the judge."""
+    usage = {"type": "usage", "input_tokens": 1300, "output_tokens": 5, "cache_read_input_tokens": "1000",
+             "cache_write_input_tokens": 200}
+    assert normalize([usage], ALL | {"usage_input_includes_cache"}) == [usage]
+
+
 def test_the_assembled_message_and_native_openai_chunks_are_not_content():
     beside = [{"type": "openai_chunk", "chunk": {"choices": [{"index": 0, "delta": {"content": "Hi"}}]}},
               {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "Hi"}]}}]

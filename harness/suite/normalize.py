@@ -52,9 +52,11 @@ def bedrock_input_tokens(items: list[dict], capabilities: frozenset[str]) -> lis
     Bedrock's ``inputTokens`` (and so the golden) does not: its count less both cache counts."""
     if USAGE_INCLUDES_CACHE not in capabilities:
         return items
+    counts = ("input_tokens", "cache_read_input_tokens", "cache_write_input_tokens")  # another type: kept as is
     return [{**item, "input_tokens": item["input_tokens"] - item["cache_read_input_tokens"]
-             - item["cache_write_input_tokens"]} if item["type"] == "usage" and isinstance(item["input_tokens"], int)
-            else item for item in items]
+             - item["cache_write_input_tokens"]}
+            if item["type"] == "usage" and all(isinstance(item[count], int) for count in counts) else item
+            for item in items]
 
 
 def parse_input(raw: str) -> Any:
