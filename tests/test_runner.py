@@ -105,6 +105,32 @@ def test_a_chunk_that_is_not_a_chunk_is_a_protocol_error_naming_it(chunk, what, 
     assert result.status == "error" and result.reason.startswith("adapter protocol error: turn 0 chunk 1 ")
 
 
+@pytest.mark.parametrize("chunk, what", [
+    ({"type": "error", "code": ["x"], "message": "m"}, "(error) has a list as code; error.code is a string, a number or "
+                                                       "null"),
+    ({"type": "text", "text": ["Hi"]}, "(text) has a list as text; text.text is a string or null"),
+    ({"type": "reasoning", "text": 5}, "(reasoning) has an int as text; reasoning.text is a string or null"),
+    ({"type": "tool_call", "id": ["t"], "name": "f", "input_delta": ""}, "(tool_call) has a list as id; "),
+    ({"type": "tool_call", "id": "t", "name": "f", "input_delta": {"a": 1}}, "(tool_call) has a dict as input_delta; "),
+    ({"type": "tool_call", "index": [0], "name": "f", "input_delta": ""}, "(tool_call) has a list as index; "),
+])
+def test_a_chunk_field_of_the_wrong_json_type_is_a_protocol_error_naming_it(chunk, what):
+    """A field the judge keys by or joins, of another JSON type (a subprocess adapter sends any): the scenario's
+    error naming the chunk and field, never a TypeError out of the harness or a bare one as the reason."""
+    adapter = Yields({"type": "text", "text": "fine"}, chunk)
+    with pytest.raises(AdapterFailure) as error:
+        stream_turn(adapter, {"messages": []}, {}, index=1)
+    assert str(error.value).startswith(f"adapter protocol error: turn 1 chunk 1 {what}")
+    result = run_scenario(BY_ID["core/smoke-text"], adapter, REPO)
+    assert result.status == "error" and result.reason.startswith(f"adapter protocol error: turn 0 chunk 1 {what}")
+
+
+def test_a_chunk_field_of_another_scalar_type_is_still_judged_by_the_diff():
+    adapter = Yields({"type": "text", "text": "Hello there, friend!", "index": "0"}, {"type": "error", "code": 5})
+    result = run_scenario(BY_ID["core/smoke-text"], adapter, REPO)
+    assert result.status == "fail" and "chunk 1 (stop): missing; expected stop" in result.reason
+
+
 def test_a_passing_turn_carries_no_adapter_error_note():
     """The reference raises on a toolUse without toolUseId, which is what the golden expects."""
     result = run_scenario(BY_ID["faults/missing-tool-use-id"], ConverseAdapter(), REPO)

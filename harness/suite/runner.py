@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from harness.cassettes import cassette
+from harness.cassettes.frames import kind_of
 from harness.suite import golden
 from harness.suite.assembly import check_assembly
 from harness.suite.protocol import OWN_HISTORY, AdapterFailure
@@ -91,15 +92,32 @@ def stream_turn(adapter: Any, turn: dict, endpoint: dict, index: int = 0) -> lis
     return chunks
 
 
+_KEY = ((str, int, float, bool, type(None)), "a string, a number or null")  # the normalizer keys blocks by it
+_TEXT = ((str, type(None)), "a string or null")  # the normalizer joins it
+_FIELDS = {"text": {"index": _KEY, "text": _TEXT}, "reasoning": {"index": _KEY, "text": _TEXT},
+           "redacted_reasoning": {"index": _KEY}, "tool_call": {"index": _KEY, "id": _KEY, "input_delta": _TEXT},
+           "error": {"code": _KEY}}
+
+
 def _checked(chunk: Any, turn: int, n: int) -> dict:
-    """The chunk as a dict; anything but a mapping with a string ``type`` breaks the adapter protocol."""
+    """The chunk as a dict; anything but a mapping with a string ``type``, or a field of the vocabulary of another
+    JSON type than it has (a list as an id, a number as a delta), breaks the adapter protocol."""
     if isinstance(chunk, Mapping) and isinstance(chunk.get("type"), str):
-        return dict(chunk)
-    shown = repr(chunk)
-    shown = shown if len(shown) <= 120 else f"{shown[:100]}... ({len(shown)} characters)"
+        fields = _FIELDS.get(chunk["type"], {})
+        wrong = [(f, rule) for f, rule in fields.items() if not isinstance(chunk.get(f), rule[0])]
+        if not wrong:
+            return dict(chunk)
+        (field, (_, wanted)), kind = wrong[0], chunk["type"]
+        raise AdapterFailure(f"adapter protocol error: turn {turn} chunk {n} ({kind}) has {kind_of(chunk[field])} as "
+                             f"{field}; {kind}.{field} is {wanted}: {_shown(chunk)}")
     what = "has no string \"type\"" if isinstance(chunk, Mapping) else f"is a {type(chunk).__name__}"
     raise AdapterFailure(f"adapter protocol error: turn {turn} chunk {n} {what}; a chunk is a dict like "
-                         f'{{"type": "text", "text": "..."}}: {shown}')
+                         f'{{"type": "text", "text": "..."}}: {_shown(chunk)}')
+
+
+def _shown(chunk: Any) -> str:
+    shown = repr(chunk)
+    return shown if len(shown) <= 120 else f"{shown[:100]}... ({len(shown)} characters)"
 
 
 def exception_chunk(exc: BaseException, caller: str = __file__) -> dict:
