@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -174,3 +176,20 @@ def test_a_kept_recording_never_replaces_an_existing_file(tmp_path):
     first = result.attempts[0]
     assert first.cassette is None and first.failures[-1] == f"recording not kept: {target} exists"
     assert target.read_text() == "an earlier run's recording\n" and result.pass_at(2) == 1
+
+
+def test_a_failed_attempt_is_kept_when_the_keep_folder_is_on_another_file_system(tmp_path, monkeypatch):
+    """The scratch folder is under the system temp dir (often a tmpfs), --keep-failures where the user points."""
+    rename = os.replace
+
+    def same_folder_only(source, target, **kwargs):  # what a rename across file systems does: EXDEV
+        if Path(source).parent != Path(target).parent:
+            raise OSError(errno.EXDEV, os.strerror(errno.EXDEV), str(source), None, str(target))
+        rename(source, target, **kwargs)
+
+    monkeypatch.setattr(os, "replace", same_folder_only)
+    [result], _ = certify("core/single-call", load_adapter("reference"), tmp_path, flaky=1)
+    first = result.attempts[0]
+    assert first.cassette == str(tmp_path / "kept" / "core" / "single-call.attempt-1.yaml") and result.pass_at(2) == 1
+    assert cassette.verify(first.cassette) == [] and cassette.load(first.cassette).interactions[0].status == 200
+    assert sorted(p.name for p in Path(first.cassette).parent.iterdir()) == ["single-call.attempt-1.yaml"]

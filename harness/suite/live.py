@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from harness.cassettes.files import write_atomic
 from harness.endpoint.exchange import RequestError
 from harness.endpoint.proxy import RecordingProxy, Tape, source_of
 from harness.endpoint.server import BedrockServer
@@ -142,8 +142,9 @@ def _keep(attempt: Attempt, session: Session | None, scenario: Scenario, keep_di
     target = keep_dir / f"{scenario.id}.attempt-{attempt.number}.yaml"
     if target.exists():
         return dataclasses.replace(attempt, failures=attempt.failures + (f"recording not kept: {target} exists",))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(session.tape.path, target)
+    # Copied, not renamed: the scratch folder is in the system temp dir, often another file system than keep_dir.
+    write_atomic(target, session.tape.path.read_text(encoding="utf-8"))
+    session.tape.path.unlink()
     return dataclasses.replace(attempt, cassette=str(target))
 
 
