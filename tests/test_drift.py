@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from harness import load_adapter
 from harness.cli import main
+from harness.endpoint.exchange import error_reply
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream
 from harness.suite import drift
@@ -123,3 +124,30 @@ def test_drift_usage_errors_are_one_line(monkeypatch, args, fragment):
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
     done = CliRunner().invoke(main, ["drift", "core/single-call", *args])
     assert done.exit_code == 2 and done.output.strip() == f"Error: {fragment}"
+
+
+class Denied:
+    """Bedrock refusing the signer: no access to the model (an account matter, not a wire change)."""
+
+    def respond(self, request):
+        return error_reply(403, "AccessDeniedException", "You don't have access to the model with the specified model ID.")
+
+
+def test_an_error_answer_is_an_error_naming_it_not_a_changed_shape():
+    with BedrockServer(Denied(), validate=False) as upstream:
+        forward = Upstream(upstream.endpoint_url, "us-east-1", PROXY_CREDENTIALS)
+        [result] = drift.drift([scenario("core/single-call")], load_adapter("reference"), forward, ROOT)
+    assert (result.status, result.differences) == ("error", ())
+    assert result.reason == ("the upstream answered with an error, no shape to compare: interaction 0: HTTP 403 "
+                             "AccessDeniedException: You don't have access to the model with the specified model ID.")
+    assert drift.exit_code([result]) == 1
+
+
+def test_an_unreachable_upstream_is_an_error_naming_why():
+    with BedrockServer(Denied()) as gone:
+        url = gone.endpoint_url
+    forward = Upstream(url, "us-east-1", PROXY_CREDENTIALS)
+    [result] = drift.drift([scenario("core/single-call")], load_adapter("reference"), forward, ROOT)
+    assert result.status == "error" and result.reason.startswith(
+        "recording failed: nothing was recorded (turn 0: ServiceUnavailableException: bedrock-harness proxy: cannot "
+        f"reach upstream {url}: ConnectionRefusedError")

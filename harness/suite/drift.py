@@ -4,7 +4,9 @@
 The fresh recording is made by the same adapter that recorded the shipped cassettes (the reference adapter), into
 a temporary folder that is removed afterwards. A scenario is ``changed`` when any shape difference is found,
 ``same`` when none, ``skip`` when tagged ``emulator_only`` (its shipped cassette holds injected faults that no
-fresh recording reproduces), ``error`` when it has no shipped cassette or the recording failed.
+fresh recording reproduces), ``error`` when it has no shipped cassette, the recording failed, or the upstream
+answered with an HTTP error where the shipped cassette has a success (no model access, throttling: not the wire's
+shape).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from harness.cassettes import cassette
+from harness.cassettes.cassette import Cassette
 from harness.endpoint.upstream import Upstream
 from harness.suite.live import EMULATOR_ONLY, live_session, proxy_server
 from harness.suite.protocol import AdapterFailure
@@ -45,8 +48,28 @@ def _fresh(scenario: Scenario, adapter: Any, server, upstream: Upstream, scratch
     except AdapterFailure as error:
         return None, f"the adapter broke: {error}"
     if session.tape.refused or not session.tape.written:
-        return None, f"recording failed: {session.tape.refused or 'nothing was recorded'}"
+        return None, f"recording failed: {session.tape.refused or _nothing_recorded(session.run)}"
     return session.tape.path, ""
+
+
+def _nothing_recorded(run) -> str:
+    """Why no exchange was recorded: the first error the adapter got (the proxy's 503 names an unreachable upstream)."""
+    errors = [f"turn {n}: {chunk.get('code')}: {chunk.get('message')}" for n, turn in enumerate(run.turns)
+              for chunk in turn["chunks"] if chunk.get("type") == "error"]
+    return "nothing was recorded" + (f" ({errors[0]})" if errors else "")
+
+
+def _error_answer(shipped: Cassette, fresh: Cassette) -> str:
+    """The first HTTP error the upstream answered where the shipped cassette has a success ("" when none): no model
+    access, throttling or a refused signature is the account's or the request's matter, not a change of the wire."""
+    for n, it in enumerate(fresh.interactions):
+        before = shipped.interactions[n].status if n < len(shipped.interactions) else 200
+        if it.status >= 400 and before < 400:
+            body = it.response_json if isinstance(it.response_json, dict) else {}
+            kind = next((str(v) for k, v in it.response_headers.items() if k.lower() == "x-amzn-errortype"), "")
+            kind = kind.split(":")[0] or body.get("__type") or "error"
+            return f"interaction {n}: HTTP {it.status} {kind}: {body.get('message') or body.get('Message') or ''}"
+    return ""
 
 
 def _one(scenario: Scenario, adapter: Any, server, upstream: Upstream, root: Path, scratch: Path,
@@ -60,7 +83,12 @@ def _one(scenario: Scenario, adapter: Any, server, upstream: Upstream, root: Pat
     fresh, why = _fresh(scenario, adapter, server, upstream, scratch)
     if fresh is None:
         return DriftResult(scenario.id, "error", reason=why)
-    differences = compare(shape_of(cassette.load(shipped)), shape_of(cassette.load(fresh)))
+    before, after = cassette.load(shipped), cassette.load(fresh)
+    refused = _error_answer(before, after)
+    if refused:
+        return DriftResult(scenario.id, "error", reason=f"the upstream answered with an error, no shape to compare: "
+                                                        f"{refused}")
+    differences = compare(shape_of(before), shape_of(after))
     return DriftResult(scenario.id, "changed" if differences else "same", tuple(differences))
 
 
