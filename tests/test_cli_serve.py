@@ -219,6 +219,25 @@ def test_serve_record_without_credentials_is_the_one_line_refusal(tmp_path, monk
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("args, needs", [
+    (["serve", "--record", "{out}", "--upstream", "http://127.0.0.1:9"], "serve --record"),
+    (["record", "--live", "core/single-call"], "record --live"),
+    (["drift", "core/single-call", "--endpoint-url", "http://127.0.0.1:9"], "drift"),
+    (["certify", "--live", "--adapter", "reference", "--upstream", "http://127.0.0.1:9"], "certify --live")])
+@pytest.mark.parametrize("how", ["--profile", "AWS_PROFILE"])
+def test_an_unknown_profile_is_a_one_line_refusal_naming_it(tmp_path, monkeypatch, args, needs, how):
+    monkeypatch.setenv("AWS_PROFILE", "no-such-profile")  # --profile sets it too: undone after the test either way
+    if how == "--profile":
+        monkeypatch.delenv("AWS_PROFILE")
+    given = [a.replace("{out}", str(tmp_path / "out")) for a in args] + (
+        ["--profile", "no-such-profile"] if how == "--profile" else [])
+    result = CliRunner().invoke(main, given)
+    assert result.exit_code == 2 and result.output.strip().splitlines() == [
+        f"Error: cannot read AWS credentials: The config profile (no-such-profile) could not be found; `{needs}` "
+        "needs them"]
+    assert not (tmp_path / "out").exists()
+
+
 def test_serve_answers_200_clients_at_once_ten_requests_each_without_a_reset(monkeypatch, tmp_path):
     """The bounded load test (benchmarks/bench_load.py prints its timings and memory; here: resets and answers)."""
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import os
 
+import botocore.exceptions
 import botocore.session
 import click
 
@@ -95,7 +96,10 @@ def live_credentials(profile: str | None, needs: str, offline: str | None = None
     """The default chain's credentials (``--profile`` first); none is the one-line refusal every live command gives."""
     if profile:
         os.environ["AWS_PROFILE"] = profile
-    credentials = botocore.session.Session().get_credentials()
+    try:
+        credentials = botocore.session.Session().get_credentials()
+    except botocore.exceptions.BotoCoreError as error:  # a misspelled profile, a broken credential_process or SSO
+        raise BadUsage(f"cannot read AWS credentials: {error}; `{needs}` needs them") from None
     if credentials is None:
         raise BadUsage("no AWS credentials found (default chain: environment, AWS_PROFILE, SSO, "
                        f"instance role); `{needs}` needs them" + (f", `{offline}` does not" if offline else ""))
