@@ -74,9 +74,9 @@ def node_modules_current() -> bool:
     return stamp.is_file() and stamp.read_bytes() == (NODE_EXAMPLE / "package-lock.json").read_bytes()
 
 
-@pytest.fixture(scope="module")
-def node_example() -> str:
-    """The node example's command once its dependencies are in place (installed only when asked to)."""
+def node_command() -> str:
+    """The node example's command once its dependencies are in place (installed only when asked to); every test
+    running the node example goes through this one gate."""
     major = _node_major()
     if major is None or shutil.which("npm") is None:
         pytest.skip("node or npm is not installed")
@@ -93,6 +93,11 @@ def node_example() -> str:
             why = next((line for line in lines if line.startswith("npm error code")), lines[-1])
             pytest.fail(f"{NPM_INSTALL}=1 but the node example's npm install failed: {why}")
     return f"node {shlex.quote(str(NODE_EXAMPLE / 'adapter.mjs'))}"
+
+
+@pytest.fixture(scope="module")
+def node_example() -> str:
+    return node_command()
 
 
 @pytest.mark.parametrize("mode", ["", " --conversation"])

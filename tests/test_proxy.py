@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shlex
-import shutil
-import subprocess
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +28,7 @@ from harness.suite.runner import loopback_endpoint, replay
 from harness.suite.scenario import load_scenario
 from harness.wire.eventstream import decode_events
 from live_upstream import CLIENT_KEY, CLIENT_SECRET, PROXY_CREDENTIALS, HistoryEmulator, sigv4_problem
+from test_examples import node_command
 
 ROOT = Path(__file__).resolve().parents[1]
 SINGLE = load_scenario(ROOT / "suites" / "core" / "single-call.yaml", ROOT / "suites")
@@ -197,15 +195,8 @@ def test_source_names_loopback_upstreams_emulator():
 
 @pytest.fixture(scope="module")
 def node_example() -> str:
-    """The node example's command, after its install script ran (a no-op while node_modules is current)."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node or npm is not installed")
-    folder = ROOT / "examples" / "node_adapter"
-    done = subprocess.run(["sh", str(folder / "install.sh")], capture_output=True, text=True, timeout=600,
-                          check=False)
-    if done.returncode != 0:
-        pytest.skip(f"the node example's npm install failed (offline?): {(done.stderr or done.stdout)[-200:]}")
-    return f"node {shlex.quote(str(folder / 'adapter.mjs'))}"
+    """npm ci only when BEDROCK_HARNESS_NPM_INSTALL=1 asks (as CI does), and then a failed install fails the test."""
+    return node_command()
 
 
 def test_the_node_example_records_through_the_proxy_and_the_cassette_replays_event_identical(tmp_path, node_example):
