@@ -193,3 +193,14 @@ def test_a_failed_attempt_is_kept_when_the_keep_folder_is_on_another_file_system
     assert first.cassette == str(tmp_path / "kept" / "core" / "single-call.attempt-1.yaml") and result.pass_at(2) == 1
     assert cassette.verify(first.cassette) == [] and cassette.load(first.cassette).interactions[0].status == 200
     assert sorted(p.name for p in Path(first.cassette).parent.iterdir()) == ["single-call.attempt-1.yaml"]
+
+
+def test_one_attempt_shows_pass_at_1_once():
+    emulator = HistoryEmulator(scenario("core/single-call"), credentials=Credentials("testing", "testing"))
+    with BedrockServer(emulator) as upstream:
+        done = CliRunner().invoke(main, ["certify", "--live", "--upstream", upstream.endpoint_url, "--root", str(ROOT),
+                                         "--adapter", "reference", "--attempts", "1", "--scenario", "core/single-call"])
+    lines = done.stdout.splitlines()
+    assert done.exit_code == 0 and lines[1].split() == ["scenario", "tries", "pass@1", "status", "reason"]
+    assert lines[2].split() == ["core/single-call", "1", "1", "pass"]
+    assert lines[3] == "1 scenarios: pass@1 1.00 over 1 judged; 1 pass, 0 fail, 0 skip"

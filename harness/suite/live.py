@@ -221,16 +221,16 @@ def _cell(value: int | None) -> str:
 def render_text(results: Sequence[LiveResult], adapter: Any, upstream: str, attempts: int) -> str:
     """A row per scenario (attempts, pass@1, pass@K, status, reason), the summary, the kept recordings."""
     info = adapter_info(adapter)
+    ks = sorted({1, attempts})  # one attempt: pass@1 once
     lines = [f"live certification of {info['name']} {info['version']} against {upstream}, up to {attempts} "
              "attempt(s) per scenario",
-             f"{'scenario':<36} {'tries':>5} {'pass@1':>6} {f'pass@{attempts}':>6}  {'status':<6} reason"]
+             f"{'scenario':<36} {'tries':>5} " + " ".join(f"{f'pass@{k}':>6}" for k in ks) + f"  {'status':<6} reason"]
     for r in results:
-        lines.append(f"{r.scenario:<36} {len(r.attempts):>5} {_cell(r.pass_at(1)):>6} "
-                     f"{_cell(r.pass_at(attempts)):>6}  {r.status:<6} {r.reason}".rstrip())
+        lines.append(f"{r.scenario:<36} {len(r.attempts):>5} " + " ".join(f"{_cell(r.pass_at(k)):>6}" for k in ks)
+                     + f"  {r.status:<6} {r.reason}".rstrip())
     s = _summary(results, attempts)
-    lines.append(f"{len(results)} scenarios: pass@1 {_rate(s['pass@1'])}, pass@{attempts} "
-                 f"{_rate(s[f'pass@{attempts}'])} over "
-                 f"{s['pass'] + s['fail']} judged; {s['pass']} pass, {s['fail']} fail, {s['skip']} skip")
+    lines.append(f"{len(results)} scenarios: " + ", ".join(f"pass@{k} {_rate(s[f'pass@{k}'])}" for k in ks)
+                 + f" over {s['pass'] + s['fail']} judged; {s['pass']} pass, {s['fail']} fail, {s['skip']} skip")
     kept = [a.cassette for r in results for a in r.attempts if a.cassette]
     lines += [f"failed attempt recorded: {path}" for path in kept]
     return "\n".join(lines) + "\n"
