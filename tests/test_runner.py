@@ -351,3 +351,21 @@ def test_the_same_scenario_twice_in_a_row_is_a_new_conversation_each_time():
     assert names == ["core/round-trip"] * 2 + ["core/round-trip#2"] * 2 + ["core/round-trip"] * 2
     assert run_scenario(BY_ID["core/single-call"], adapter, REPO).status == "pass"
     assert adapter.given[-1]["conversation"] == "core/single-call"
+
+
+def test_an_adapters_traceback_is_formatted_under_the_ast_lock(monkeypatch):
+    """Formatting a traceback ast.parses its lines (CPython 3.11 carets); a thread doing it while another runs
+    deepdiff failed CI with 'AST constructor recursion depth mismatch'."""
+    import traceback
+
+    from harness.suite import runner
+    from harness.suite.ast_lock import AST_LOCK
+
+    held, real = [], traceback.format_list
+    monkeypatch.setattr(runner.traceback, "format_list", lambda frames: held.append(AST_LOCK.locked()) or real(frames))
+    try:
+        {}["missing"]
+    except KeyError as exc:
+        chunk = runner.exception_chunk(exc, caller="")
+    assert held == [True] and chunk["message"] == "KeyError: 'missing'" and '{}["missing"]' in chunk["traceback"]
+    assert not AST_LOCK.locked()

@@ -12,9 +12,10 @@ import difflib
 import json
 import os
 import re
-import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
+
+from harness.suite.ast_lock import AST_LOCK
 
 
 __all__ = ["DEEPDIFF_OPTIONS", "Diff", "diff_chunks", "diff_request", "diff_turn_count", "note"]
@@ -22,11 +23,6 @@ __all__ = ["DEEPDIFF_OPTIONS", "Diff", "diff_chunks", "diff_request", "diff_turn
 # Lists compare in order (stream order is semantic). Types are strict: deepdiff's numeric-type options
 # would also equate True with 1. Keys starting with "__" (the normalizer's "__unparsed__") are data here.
 DEEPDIFF_OPTIONS = {"ignore_order": False, "verbose_level": 2, "view": "tree", "ignore_private_variables": False}
-# deepdiff turns every dict key of a path back into a value with ast.literal_eval. CPython 3.11's parser keeps
-# one recursion counter per interpreter, so two threads parsing at once can fail with "SystemError: AST
-# constructor recursion depth mismatch" (seen in CI on 3.11.7, where a suite ran adapters in threads).
-# Every deepdiff call and every path it renders happens under this lock.
-_DEEPDIFF_LOCK = threading.Lock()
 COLUMN = 60  # widest expected/actual cell in a listing; longer cells are cut with "...", never hiding a difference
 
 
@@ -114,7 +110,7 @@ def _field_changes(expected: Any, actual: Any, label: str) -> list[str]:
         return []
     from deepdiff import DeepDiff  # imported on first use: it costs more start-up time than the rest together
 
-    with _DEEPDIFF_LOCK:
+    with AST_LOCK:  # deepdiff parses every path key it renders (harness/suite/ast_lock.py)
         tree = DeepDiff(expected, actual, **DEEPDIFF_OPTIONS)
         levels = [(kind, level) for kind, found in tree.items() for level in found]
         levels.sort(key=lambda pair: [(isinstance(p, str), p if isinstance(p, int) else str(p))

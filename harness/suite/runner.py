@@ -24,6 +24,7 @@ from harness.cassettes import cassette
 from harness.cassettes.frames import kind_of
 from harness.suite import golden
 from harness.suite.assembly import check_assembly
+from harness.suite.ast_lock import AST_LOCK
 from harness.suite.protocol import OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import recorded_text_deltas
 from harness.endpoint.faults import Faults
@@ -124,8 +125,9 @@ def exception_chunk(exc: BaseException, caller: str = __file__) -> dict:
     """The closing error chunk of an exception the adapter raised, with its traceback's tail (``caller``'s frames
     left out: they are the harness calling the adapter)."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != caller][-TRACEBACK_FRAMES:]
-    return {"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}",
-            "traceback": "".join(traceback.format_list(frames)).rstrip("\n")}
+    with AST_LOCK:  # formatting parses each line for its carets (harness/suite/ast_lock.py)
+        shown = "".join(traceback.format_list(frames)).rstrip("\n")
+    return {"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}", "traceback": shown}
 
 
 def loopback_endpoint(server: BedrockServer, region: str = "us-east-1") -> dict:
