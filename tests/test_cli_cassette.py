@@ -262,3 +262,25 @@ def test_show_tells_an_empty_signature_from_a_missing_one(tmp_path):
     lines = run("show", saved(tmp_path, it)).output.splitlines()
     assert '    assistant: reasoning: a [signature "" (empty)]' in lines
     assert "    assistant: reasoning: b [no signature]" in lines and "    user: tool result x (error): no" in lines
+
+
+def test_show_says_a_tool_use_has_no_id_instead_of_printing_none(tmp_path):
+    import dataclasses
+
+    stream = [es.encode_event("messageStart", {"role": "assistant"}, 7),
+              es.encode_event("contentBlockStart", {"contentBlockIndex": 0,
+                                                    "start": {"toolUse": {"name": "read_file"}}}, 5),
+              es.encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"toolUse": {"input": "{}"}}}, 9),
+              es.encode_event("contentBlockStop", {"contentBlockIndex": 0}, 2),
+              es.encode_event("messageStop", {"stopReason": "tool_use"}, 2)]
+    request = {"messages": [{"role": "user", "content": [{"text": "Hi"}]},
+                            {"role": "assistant", "content": [{"toolUse": {"toolUseId": "", "name": "f",
+                                                                           "input": {}}}]},
+                            {"role": "user", "content": [{"toolResult": {"content": [{"text": "ok"}]}}]}]}
+    it = dataclasses.replace(stream_interaction(stream), request_body=json.dumps(request).encode())
+    path = saved(tmp_path, it)
+    for flag in ((), ("--full",)):
+        lines = run("show", path, *flag).output.splitlines()
+        assert "    tool call (no toolUseId) read_file {}" in lines
+        assert '    assistant: tool call "" f {}' in lines and "    user: tool result (no toolUseId): ok" in lines
+        assert not [line for line in lines if "None" in line]

@@ -25,6 +25,13 @@ def _short(text: str, full: bool, limit: int = 240) -> str:
     return text if full or len(text) <= limit else f"{text[:limit]}… ({len(text)} chars)"
 
 
+def _named(value: dict, key: str) -> str:
+    """An id or name as sent: a missing one (a fault cassette's tool use without toolUseId) is said, never None."""
+    if value.get(key) is None:
+        return f"(no {key})"
+    return str(value[key]) or '""'
+
+
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=lambda b: f"<{len(b)} bytes>")
 
@@ -47,11 +54,11 @@ def _block(block: dict, full: bool) -> str:
     if kind == "text":
         return f"text: {_short(value, full) if value else '(empty)'}{cited}"
     if kind == "toolUse":
-        return f"tool call {value.get('toolUseId')} {value.get('name')} {_compact(value.get('input'))}"
+        return f"tool call {_named(value, 'toolUseId')} {_named(value, 'name')} {_compact(value.get('input'))}"
     if kind == "toolResult":
         content = "; ".join(_short(c.get("text", "") or _compact(c), full) for c in value.get("content") or [])
         status = f" ({value['status']})" if value.get("status") else ""  # only what was sent
-        return f"tool result {value.get('toolUseId')}{status}: {content}"
+        return f"tool result {_named(value, 'toolUseId')}{status}: {content}"
     if kind == "reasoningContent":
         return _reasoning(value, full)
     return f"{kind}: {_short(_compact(value), full, 120)}"
