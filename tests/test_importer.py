@@ -340,3 +340,23 @@ def test_nock_capture_and_response_tables_import(tmp_path):
     stream, reply = importer.import_file(tmp_path / "tables.json", model="m.x-v1:0").interactions
     assert (stream.operation, reply.operation) == ("ConverseStream", "Converse") and stream.response_body() == STREAM
     assert reply.response_json == CONVERSE and stream.model_id == "m.x-v1:0"
+
+
+@pytest.mark.parametrize("name, doc, message", [
+    ("vcr.json", {"interactions": [{"request": 1, "response": {}}]}, "interaction 0: request is an int, not a mapping"),
+    ("vcr.json", {"interactions": [{"request": {"uri": URI + "converse"}, "response": {"body": {"string": ""}}}]},
+     "interaction 0: missing field 'status'"),
+    ("vcr.json", {"interactions": [{"request": {"uri": URI + "converse"},
+                                    "response": {"status": {"code": "abc"}, "body": {"string": ""}}}]},
+     "interaction 0: the status code 'abc' is not a whole number"),
+    ("nock.json", [{"scope": "https://h", "path": "/model/m.a-v1:0/converse-stream", "status": 200,
+                    "response": "zz", "responseIsBinary": True}], "interaction 0: response is not a hex string"),
+    ("tables.json", {"STREAMED_RESPONSES": {"Hi?": [{}, 200]}},
+     "STREAMED_RESPONSES entry 'Hi?': expected [headers, status, body], found a list of 2"),
+    ("lc.json", {"requests": [{"uri": URI + "converse"}], "responses": []}, "1 request(s) but 0 response(s)"),
+])
+def test_a_malformed_recording_of_a_known_format_names_the_interaction_and_the_field(tmp_path, name, doc, message):
+    (tmp_path / name).write_text(json.dumps(doc))
+    with pytest.raises(cassette.CassetteError) as err:
+        importer.import_file(tmp_path / name)
+    assert str(err.value) == f"{tmp_path / name}: {message}"

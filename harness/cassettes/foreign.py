@@ -28,10 +28,11 @@ from typing import Any
 from urllib.parse import quote
 
 from harness.cassettes.cassette import EVENTSTREAM, STREAM_OPERATIONS, operation_of
+from harness.cassettes.frames import kind_of
 from harness.wire import eventstream
 
-__all__ = ["FORMATS", "Foreign", "UNKNOWN_MODEL", "decoded_events", "is_event", "langchain", "newrelic", "nock",
-           "raw_stream", "synthetic_request", "uri", "vercel", "vcrpy"]
+__all__ = ["FORMATS", "Foreign", "ShapeError", "UNKNOWN_MODEL", "decoded_events", "is_event", "langchain", "newrelic",
+           "nock", "raw_stream", "synthetic_request", "uri", "vercel", "vcrpy"]
 
 FORMATS = ("vcrpy YAML/JSON (interactions:)", "langchain-aws (requests:/responses:)", "nock JSON (a list of "
            "{scope, path, response})", "capture JSON ({modelId, response: {bodyBase64}})", "newrelic response tables "
@@ -55,6 +56,28 @@ class Foreign:
     synthesised: list[str] = field(default_factory=list)
 
 
+class ShapeError(ValueError):
+    """A recognised format with an item that is not shaped as the format has it: names the item and the field."""
+
+
+def _numbered(kind: str, items: Any, read) -> list:
+    """``read`` applied to each item; a malformed one raises ShapeError naming it (``interaction 2: ...``)."""
+    if not isinstance(items, (list, dict)):
+        raise ShapeError(f"the {kind}s are {kind_of(items)}, not a list")
+    out = []
+    for n, item in enumerate(items.items() if isinstance(items, dict) else items):
+        name = f"{kind} {item[0]!r}" if isinstance(items, dict) else f"{kind} {n}"
+        try:
+            out.append(read(item))
+        except ShapeError as err:
+            raise ShapeError(f"{name}: {err}") from None
+        except KeyError as err:
+            raise ShapeError(f"{name}: missing field {err}") from None
+        except (TypeError, ValueError, AttributeError, IndexError) as err:
+            raise ShapeError(f"{name}: wrong shape ({type(err).__name__}: {err})") from None
+    return out
+
+
 def uri(model_id: str, operation: str, region: str = "us-east-1") -> str:
     """The URI botocore calls for ``operation`` on ``model_id`` (percent-encoded like botocore)."""
     return f"https://bedrock-runtime.{region}.amazonaws.com/model/{quote(model_id, safe='-._~')}/{_PATHS[operation]}"
@@ -70,7 +93,11 @@ def synthetic_request(prompt: str, operation: str) -> bytes:
 
 
 def _status(code: Any) -> dict:
-    return code if isinstance(code, dict) else {"code": int(code), "message": ""}
+    status = code if isinstance(code, dict) else {"code": code, "message": ""}
+    if isinstance(status.get("code"), bool) or not isinstance(status.get("code"), (int, str)) or \
+            not str(status["code"]).strip().isdigit():
+        raise ShapeError(f"the status code {status.get('code')!r} is not a whole number")
+    return {**status, "code": int(status["code"])}
 
 
 def _pair(method: str, where: str, body: Any, headers: dict, status: Any, answer: Any, answer_headers: dict) -> tuple:
@@ -96,7 +123,21 @@ def _clean_headers(headers: Any) -> dict:
 
 # ---- vcrpy and langchain-aws ----
 
+def _mapping(item: Any, name: str) -> dict:
+    if not isinstance(item, dict):
+        raise ShapeError(f"{name} is {kind_of(item)}, not a mapping")
+    return item
+
+
+def _hex(value: Any, name: str) -> bytes:
+    try:
+        return bytes.fromhex(value)
+    except (TypeError, ValueError):
+        raise ShapeError(f"{name} is not a hex string") from None
+
+
 def _vcr_request(item: dict) -> dict:
+    item = _mapping(item, "request")
     body = json.dumps(item["parsed_body"]).encode() if "parsed_body" in item else item.get("body")
     body = body.get("string") if isinstance(body, dict) else body
     return {"method": item.get("method", "POST"), "uri": item["uri"], "body": body,
@@ -104,6 +145,7 @@ def _vcr_request(item: dict) -> dict:
 
 
 def _vcr_response(item: dict) -> dict:
+    item = _mapping(item, "response")
     body = item.get("body")
     if "parsed_body" in item:
         body = json.dumps(item["parsed_body"], separators=(",", ":"), ensure_ascii=False).encode()
@@ -121,11 +163,16 @@ def _typed(request: dict, response: dict) -> tuple[dict, dict]:
 
 
 def vcrpy(doc: dict) -> Foreign:
-    return Foreign([_typed(_vcr_request(i["request"]), _vcr_response(i["response"])) for i in doc["interactions"]])
+    return Foreign(_numbered("interaction", doc["interactions"], lambda i: _typed(
+        _vcr_request(_mapping(i, "the interaction")["request"]), _vcr_response(i["response"]))))
 
 
 def langchain(doc: dict) -> Foreign:
-    return Foreign([_typed(_vcr_request(q), _vcr_response(r)) for q, r in zip(doc["requests"], doc["responses"])])
+    requests, responses = doc["requests"], doc["responses"]
+    if len(requests) != len(responses):
+        raise ShapeError(f"{len(requests)} request(s) but {len(responses)} response(s)")
+    return Foreign(_numbered("interaction", list(zip(requests, responses)),
+                             lambda pair: _typed(_vcr_request(pair[0]), _vcr_response(pair[1]))))
 
 
 # ---- JavaScript and other captures ----
@@ -138,14 +185,14 @@ def _raw_headers(flat: Any) -> dict:
     return out
 
 
+def _nock_pair(item: dict) -> tuple:
+    answer = _hex(item["response"], "response") if item.get("responseIsBinary") else _as_body(item.get("response"))
+    return _pair(item.get("method", "POST"), item["scope"].rstrip("/") + item["path"], _as_body(item.get("body")),
+                 _clean_headers(item.get("reqheaders")), item["status"], answer, _raw_headers(item.get("rawHeaders")))
+
+
 def nock(doc: list) -> Foreign:
-    pairs = []
-    for item in doc:
-        answer = bytes.fromhex(item["response"]) if item.get("responseIsBinary") else _as_body(item.get("response"))
-        pairs.append(_pair(item.get("method", "POST"), item["scope"].rstrip("/") + item["path"],
-                           _as_body(item.get("body")), _clean_headers(item.get("reqheaders")), item["status"],
-                           answer, _raw_headers(item.get("rawHeaders"))))
-    return Foreign(pairs)
+    return Foreign(_numbered("interaction", doc, _nock_pair))
 
 
 def vercel(doc: dict, model: str | None) -> Foreign:
@@ -161,12 +208,21 @@ def vercel(doc: dict, model: str | None) -> Foreign:
 
 def newrelic(doc: dict, model: str | None) -> Foreign:
     pairs, model_id = [], model or UNKNOWN_MODEL
+
+    def pair(operation: str, prompt: str, entry: Any) -> tuple:
+        if not isinstance(entry, list) or len(entry) != 3:
+            raise ShapeError(f"expected [headers, status, body], found {kind_of(entry)}"
+                             + (f" of {len(entry)}" if isinstance(entry, list) else ""))
+        headers, status, body = entry
+        answer = b"".join(_hex(c, f"body chunk {n}") for n, c in enumerate(body)) if isinstance(body, list) \
+            else _as_body(body)
+        return _pair("POST", uri(model_id, operation), synthetic_request(prompt, operation),
+                     {"Content-Type": ["application/json"]}, status, answer, _clean_headers(headers))
+
     for table, operation in (("STREAMED_RESPONSES", "ConverseStream"), ("RESPONSES", "Converse")):
-        for prompt, (headers, status, body) in (doc.get(table) or {}).items():
-            answer = b"".join(bytes.fromhex(c) for c in body) if isinstance(body, list) else _as_body(body)
-            pairs.append(_pair("POST", uri(model_id, operation), synthetic_request(prompt, operation),
-                               {"Content-Type": ["application/json"]}, status, answer, _clean_headers(headers)))
+        pairs += _numbered(f"{table} entry", doc.get(table) or {}, lambda item, op=operation: pair(op, *item))
     return Foreign(pairs, synthesised=["request"] + ([] if model else ["model_id"]))
+
 
 
 # ---- bodies without any request ----

@@ -127,8 +127,12 @@ def read_foreign(src, model: str | None = None, request: bytes | None = None) ->
         return _supplied(_read(src, model), request)
     except CassetteError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
-        raise CassetteError(f"{src}: an interaction lacks {err} or has the wrong shape") from None
+    except foreign.ShapeError as err:
+        raise CassetteError(f"{src}: {err}") from None
+    except KeyError as err:
+        raise CassetteError(f"{src}: missing field {err}") from None
+    except (TypeError, ValueError, AttributeError, IndexError) as err:
+        raise CassetteError(f"{src}: wrong shape ({type(err).__name__}: {err})") from None
 
 
 def _recorded(found: Foreign) -> str | None:
