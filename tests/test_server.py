@@ -694,6 +694,21 @@ def test_a_rule_outside_its_evidence_is_a_warning_in_the_notes_not_a_400():
     assert claude.status == 400 and claude.notes == [] and claude.problems[0].rule == "alternating-roles"
 
 
+def test_the_log_line_of_a_request_is_followed_by_its_notes(tmp_path, caplog):
+    odd = json.dumps({"messages": TWO_USERS}).encode()
+    path = write_cassette(tmp_path, dataclasses.replace(interaction(), request_body=odd))
+    with caplog.at_level(logging.INFO, "harness.endpoint.server"):
+        with BedrockServer.emulate(SCRIPTS, seed="s") as server:
+            outcome(converse_stream(client(server), "amazon.titan-text-express-v1", messages=TWO_USERS)["stream"])
+        with BedrockServer.from_cassette(path) as server:
+            outcome(converse_stream(client(server), messages=TWO_USERS)["stream"])
+    lines = [r.getMessage() for r in caplog.records]
+    titan = next(n for n, line in enumerate(lines) if "/amazon.titan-text-express-v1/" in line and "-> 200" in line)
+    assert "turn=0: warning alternating-roles (not enforced: its evidence covers anthropic" in lines[titan + 1]
+    claude = next(n for n, line in enumerate(lines) if "/us.anthropic." in line and "-> 200" in line)
+    assert "turn=0: accepted as recorded: " in lines[claude + 1] and "alternating-roles" in lines[claude + 1]
+
+
 def test_emulate_refuses_a_bad_script_at_start():
     with pytest.raises(emulator.EmulatorScriptError, match=r"turns\[1\]"):
         BedrockServer.emulate([SCRIPTS[0], {"content": [{"sound": "beep"}], "stop_reason": "end_turn"}])

@@ -170,6 +170,12 @@ def _route(path: str) -> tuple[str, str]:
     return OPERATIONS.get(suffix, ""), unquote(model)
 
 
+def _log_notes(request: CapturedRequest) -> None:
+    """Rule warnings and acceptances as recorded, beside the request's log line (``serve`` shows INFO on stderr)."""
+    for note in request.notes:
+        log.info("%s %s turn=%s: %s", request.method, request.path, request.turn, note)
+
+
 class BodyTooLarge(Exception):
     """The request body is over the server's limit; the connection cannot be kept in step."""
 
@@ -276,6 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
         delivery = self.server.session.delivery(request, reply)
         frames = "" if reply.frames is None else f" {len(reply.frames)} frames"
         log.info("%s %s turn=%s -> %d%s", request.method, request.path, request.turn, reply.status, frames)
+        _log_notes(request)
         self._send_head(reply, delivery, request.operation)
         if reply.frames is None:
             self._write_plain(delivery)
@@ -292,6 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _write_stream(self, request: CapturedRequest, reply: Reply) -> None:
         """A body that is still arriving: each piece goes out as its own HTTP chunk the moment it is there."""
         log.info("%s %s turn=%s -> %d (streamed)", request.method, request.path, request.turn, reply.status)
+        _log_notes(request)
         self._send_head(reply, Delivery(()), request.operation)
         try:
             for piece in reply.stream:
