@@ -284,3 +284,13 @@ def test_show_says_a_tool_use_has_no_id_instead_of_printing_none(tmp_path):
         assert "    tool call (no toolUseId) read_file {}" in lines
         assert '    assistant: tool call "" f {}' in lines and "    user: tool result (no toolUseId): ok" in lines
         assert not [line for line in lines if "None" in line]
+
+
+def test_show_prints_novas_reasoning_configuration(tmp_path):
+    import dataclasses
+
+    request = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}], "additionalModelRequestFields": {
+        "reasoningConfig": {"type": "enabled", "maxReasoningEffort": "low"}}}
+    it = dataclasses.replace(stream_interaction(GOOD_STREAM), request_body=json.dumps(request).encode())
+    lines = run("show", saved(tmp_path, it)).output.splitlines()
+    assert '    reasoning config: {"type": "enabled", "maxReasoningEffort": "low"}' in lines

@@ -136,9 +136,11 @@ def _request_lines(it: cassettes.Interaction, full: bool) -> Iterator[str]:
 def _settings(body: dict, anthropic: bool) -> Iterator[str]:
     """The thinking and guardrail configuration of a request, when it has them."""
     fields = body if anthropic else body.get("additionalModelRequestFields") or {}
-    for key in ("thinking", "reasoning_config", "reasoning_effort"):
+    # Claude's thinking, its older reasoning_config, Nova 2's reasoningConfig, gpt-oss's reasoning_effort
+    for key, label in (("thinking", "thinking"), ("reasoning_config", "reasoning config"),
+                       ("reasoningConfig", "reasoning config"), ("reasoning_effort", "reasoning effort")):
         if isinstance(fields, dict) and fields.get(key) is not None:
-            yield f"{key.replace('_', ' ')}: {_compact(fields[key])}"
+            yield f"{label}: {_compact(fields[key])}"
     if body.get("guardrailConfig"):
         yield f"guardrail: {_compact(body['guardrailConfig'])}"
 
