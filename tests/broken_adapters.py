@@ -40,6 +40,7 @@ __all__ = [
     "ZeroArgCallDroppedAtAssembly",
     "ConcatenatedSignatures",
     "DroppedSignature",
+    "EmptySignatureForUnsignedReasoning",
     "EmptyZeroArgInput",
     "HistoryDropsFunctionToolCallId",
     "MissingIdAsEmpty",
@@ -47,6 +48,7 @@ __all__ = [
     "SeparateToolResultMessages",
     "SignatureNotSentBack",
     "SingleLastStartedSlot",
+    "StatusForEveryModel",
     "SwallowedStreamError",
     "Variant",
 ]
@@ -278,6 +280,44 @@ class SwallowedStreamError(Variant):
     def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
         # ``except Exception: break`` around the event loop, and no check that messageStop ever came.
         return (chunk for chunk in chunks_from_events(events) if chunk["type"] != "error")
+
+
+def _request_blocks(request: dict) -> Iterator[dict]:
+    for message in request.get("messages", ()):
+        yield from (b for b in message.get("content", ()) if isinstance(b, dict))
+
+
+# ---- 9b. unsigned reasoning sent back with an empty "" signature (gpt-oss, DeepSeek, Kimi: issue 13) ---------
+
+class EmptySignatureForUnsignedReasoning(Variant):
+    """History formatting built around Claude's signed thinking: reasoning that had no signature goes back as ""."""
+
+    name = "broken-empty-signature"
+    bug = "unsigned reasoning sent back with an empty signature"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        for block in _request_blocks(request):
+            text = (block.get("reasoningContent") or {}).get("reasoningText")
+            if isinstance(text, dict) and "signature" not in text:
+                text["signature"] = ""
+        return request
+
+
+# ---- 9c. a tool result's status sent to every model (documented for Claude and Nova only: issue 13) ---------
+
+class StatusForEveryModel(Variant):
+    """Every tool result carries a status, whatever the model; OpenAI-family and Kimi models reject the field."""
+
+    name = "broken-status-for-every-model"
+    bug = "toolResult.status sent to models that take none"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        for block in _request_blocks(request):
+            if isinstance(block.get("toolResult"), dict):
+                block["toolResult"].setdefault("status", "success")
+        return request
 
 
 # ==== conversation mode: correct chunks, a broken assembly (the issue-10 bug classes) ========================
@@ -515,6 +555,8 @@ VARIANTS: dict[str, type[Variant]] = {
     "separate_tool_results": SeparateToolResultMessages,
     "zero_arg_input_empty_string": EmptyZeroArgInput,
     "swallowed_stream_error": SwallowedStreamError,
+    "empty_signature_for_unsigned_reasoning": EmptySignatureForUnsignedReasoning,
+    "status_for_every_model": StatusForEveryModel,
     "assembly_concatenated_signatures": SignaturesConcatenatedAtAssembly,
     "assembly_drops_signature_only_block": SignatureOnlyBlockDroppedAtAssembly,
     "assembly_input_as_json_string": ToolInputStringAtAssembly,

@@ -222,6 +222,18 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "faults/throttling-mid-tool": error_swallowed("throttlingException"),
         "faults/truncated-stream": error_swallowed("adapter_error"),  # a transport failure: the adapter's own code
     },
+    "empty_signature_for_unsigned_reasoning": {sid: Catch(
+        1, ("The signature field in the reasoningText block at messages.1.content.0 is blank. Leave signature out "
+            "when the model returned none, and try again.",
+            "turn 1 request expected no messages[1].content[0].reasoningContent.reasoningText.signature / actual "
+            "messages[1].content[0].reasoningContent.reasoningText.signature ''"), r"signature")
+        for sid in ("edge/interleaved-reasoning-tools", "edge/unsigned-reasoning-round-trip")},
+    # The golden request takes status "success" for no status; Bedrock's rule for these models does not.
+    "status_for_every_model": {sid: Catch(
+        1, ("This model doesn't support the status field. Remove status and try again.",), r"status field",
+        prefixed=False)
+        for sid in ("edge/interleaved-reasoning-tools", "edge/tool-result-no-status",
+                    "edge/unsigned-reasoning-round-trip")},
     # ---- conversation mode: correct chunks, a broken assembly ----
     "assembly_concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below
         "edge/two-signed-reasoning-blocks": assembled(
