@@ -294,3 +294,22 @@ def test_show_prints_novas_reasoning_configuration(tmp_path):
     it = dataclasses.replace(stream_interaction(GOOD_STREAM), request_body=json.dumps(request).encode())
     lines = run("show", saved(tmp_path, it)).output.splitlines()
     assert '    reasoning config: {"type": "enabled", "maxReasoningEffort": "low"}' in lines
+
+
+def test_import_says_when_model_and_request_are_not_used(tmp_path):
+    uri = "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.amazon.nova-micro-v1%3A0/converse-stream"
+    src = tmp_path / "foreign.yaml"
+    src.write_text(yaml.safe_dump({"interactions": [{
+        "request": {"method": "POST", "uri": uri, "body": json.dumps({"messages": []}), "headers": {}},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {},
+                     "body": {"string": b"".join(GOOD_STREAM)}}}]}))
+    (tmp_path / "body.json").write_text('{"messages": []}')
+    result = run("import", src, tmp_path / "out.yaml", "--model", "m.x-v1:0", "--request", tmp_path / "body.json")
+    assert result.exit_code == 0
+    assert f"note: --request {tmp_path / 'body.json'} unused: the recording holds its own requests" in result.output
+    assert "note: --model m.x-v1:0 unused: the recording names its model (us.amazon.nova-micro-v1:0)" in result.output
+    (tmp_path / "e.jsonl").write_text('{"messageStart": {"role": "assistant"}}\n'
+                                      '{"messageStop": {"stopReason": "end_turn"}}')
+    used = run("import", tmp_path / "e.jsonl", tmp_path / "e.yaml", "--model", "m.x-v1:0", "--request",
+               tmp_path / "body.json")
+    assert "note:" not in used.output

@@ -113,6 +113,17 @@ def _request_body(path: Path | None) -> bytes | None:
     return data
 
 
+def _unused_options(imported: cassettes.Cassette, model: str | None, request: Path | None) -> list[str]:
+    """--model and --request fill in what a recording lacks; where it holds its own, say they were not used."""
+    notes = []
+    if request is not None and "request supplied" not in (imported.metadata.get("synthesised") or ()):
+        notes.append(f"--request {request} unused: the recording holds its own requests")
+    recorded = sorted({it.model_id for it in imported.interactions if it.model_id != model})
+    if model is not None and recorded:
+        notes.append(f"--model {model} unused: the recording names its model ({', '.join(recorded)})")
+    return notes
+
+
 @cassette.command("import")
 @click.argument("src", type=_FILE)
 @click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
@@ -134,5 +145,7 @@ def import_(src: Path, dest: Path, force: bool, model: str | None, request: Path
     made = imported.metadata.get("synthesised")
     click.echo(f"imported {src} -> {dest}: {len(imported.interactions)} interaction(s)"
                + (f"; synthesised: {', '.join(made)} (metadata.synthesised)" if made else ""))
+    for note in _unused_options(imported, model, request):
+        click.echo(f"note: {note}", err=True)
     if problems:
         raise SystemExit(1)
