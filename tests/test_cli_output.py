@@ -3,6 +3,8 @@ format from the suffix for run and certify (unknown suffix: usage error)."""
 
 import json
 import os
+import subprocess
+import sys
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -85,13 +87,22 @@ def test_a_terminal_device_is_written_through(tmp_path):
     master, slave = os.openpty()
     try:
         name = os.ttyname(slave)
-        done = invoke("run", "--output", name, "--format", "text")
+        done = invoke("run", "--output", name)  # no suffix, no --format: the command's default (text)
         assert done.exit_code == 0
-        assert b"core/smoke-text" in os.read(master, 65536)
+        assert os.read(master, 65536).startswith(b"adapter reference")
         assert not Path(name).is_file()
     finally:
         os.close(master)
         os.close(slave)
+
+
+@pytest.mark.parametrize("command, starts", [(("run",), "adapter reference"),
+                                             (("certify", "--adapter", "reference"), "# Certification")])
+def test_dev_stdout_takes_the_default_format(tmp_path, command, starts):
+    done = subprocess.run([sys.executable, "-m", "harness.cli", *command, "--output", "/dev/stdout", *ONE],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(starts) and not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("name, check", [

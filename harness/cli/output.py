@@ -1,10 +1,13 @@
 """Where a report goes (``--output``) and in which format: ``-`` is stdout; an existing symlink, device, FIFO or
 file the tool does not own is written through; a regular file of ours is replaced atomically, keeping its mode;
-a new file follows the umask. The format is ``--format``, else the suffix, else the command's default.
+a new file follows the umask. The format is ``--format``, else the suffix, else (``-``, or a device or FIFO such as
+``/dev/stdout``, whose name says nothing of a format) the command's default.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import click
@@ -33,14 +36,24 @@ def _is_stdout(output: Path | None) -> bool:
     return output is None or str(output) == "-"
 
 
+def _is_stream(output: Path) -> bool:
+    """An existing device, FIFO or socket (``/dev/stdout``, a pty, ``/dev/fd/3``), a symlink to one included."""
+    try:
+        return not stat.S_ISREG(os.stat(output).st_mode)
+    except OSError:
+        return False
+
+
 def choose_format(fmt: str | None, output: Path | None, default: str, known) -> str:
-    """``fmt``, else the format ``output``'s suffix names, else ``default``; a usage error when none fits."""
+    """``fmt``, else the format ``output``'s suffix names, else ``default`` (stdout or a stream); a usage error
+    when none fits."""
     if fmt is None and not _is_stdout(output):
         suffix = output.suffix.lower()
-        if suffix not in SUFFIXES:
+        if suffix in SUFFIXES:
+            fmt = SUFFIXES[suffix]
+        elif not _is_stream(output):
             raise click.UsageError(f"--output {output}: unknown suffix {suffix or '(none)'!r}; name a file ending in "
                                    f"{', '.join(sorted(set(SUFFIXES) - {'.htm', '.markdown'}))} or give --format")
-        fmt = SUFFIXES[suffix]
     fmt = fmt or default
     if fmt not in known:
         raise click.UsageError(f"the {fmt} format is not available for this command (known: {', '.join(known)})")
