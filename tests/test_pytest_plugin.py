@@ -55,6 +55,20 @@ class Probe(ConverseAdapter):
         yield from super().stream(turn, endpoint)
 """
 
+# Hangs on core/smoke-text's turn (returns after 5 s: the abandoned worker thread ends on its own).
+HANGING = """
+import time
+
+from harness.converse import ConverseAdapter
+
+
+class Hanging(ConverseAdapter):
+    def stream(self, turn, endpoint):
+        if "Say hello" in str(turn["messages"]):
+            time.sleep(5)
+        yield from super().stream(turn, endpoint)
+"""
+
 USER_CONFTEST = """
 import pytest
 
@@ -107,7 +121,7 @@ def project(pytester):
             shutil.copy(SHIPPED / "suites" / suite / f"{name}{suffix}", pytester.path / "suites" / suite)
         cassette_file(pytester.path, sid).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(cassette_file(SHIPPED, sid), cassette_file(pytester.path, sid))
-    pytester.makepyfile(limited=LIMITED, probe=PROBE)
+    pytester.makepyfile(limited=LIMITED, probe=PROBE, hanging=HANGING)
     pytester.syspathinsert()  # module:attribute adapters from the project, for in-process runs
     return pytester
 
@@ -204,6 +218,13 @@ def test_a_failing_scenario_shows_the_aligned_diff_without_a_traceback(project):
         "*FAILED core/smoke-text - fail: *",
     ])
     assert "Traceback" not in result.stdout.str() and "pytest_items.py" not in result.stdout.str()
+
+
+def test_a_hung_turn_fails_its_scenario_naming_the_turn_and_bedrock_timeout(project):
+    result = project.runpytest(*ARGS, "--bedrock-adapter", "hanging:Hanging", "--bedrock-timeout", "0.5")
+    result.assert_outcomes(failed=1, passed=len(SCENARIOS) - 1)
+    result.stdout.fnmatch_lines(["error: timed out: turn 0 did not finish within the 0.5s per-turn timeout "
+                                 "(--bedrock-timeout); the hung call was abandoned"])
 
 
 def test_junitxml_carries_each_scenarios_status_cassette_and_sha256(project):

@@ -28,10 +28,10 @@ class TurnTimeout(AdapterFailure):
 
 
 class Deadline:
-    """``adapter`` with each turn bounded by ``timeout`` seconds."""
+    """``adapter`` with each turn bounded by ``timeout`` seconds (``option``: the setting a message names)."""
 
-    def __init__(self, adapter: Any, timeout: float):
-        self.adapter, self.timeout = adapter, timeout
+    def __init__(self, adapter: Any, timeout: float, option: str = "--timeout"):
+        self.adapter, self.timeout, self.option = adapter, timeout, option
         self._endpoint: Mapping | None = None
         self._index = 0
 
@@ -61,7 +61,7 @@ class Deadline:
             kind, value = items.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             raise TurnTimeout(f"timed out: turn {index} did not finish within the {self.timeout:g}s per-turn timeout "
-                              f"(--timeout); the hung call was abandoned") from None
+                              f"({self.option}); the hung call was abandoned") from None
         if kind == "error":
             raise value
         return value
@@ -87,8 +87,8 @@ def _pump(adapter: Any, turn: dict, endpoint: Mapping, items: queue.Queue, stop:
         items.put(("error", exc))
 
 
-def with_deadline(adapter: Any, timeout: float | None) -> Any:
+def with_deadline(adapter: Any, timeout: float | None, option: str = "--timeout") -> Any:
     """``adapter`` bounded per turn, unless ``timeout`` is None or it is bounded already (a subprocess adapter)."""
     if timeout is None or isinstance(adapter, (Deadline, SubprocessAdapter)):
         return adapter
-    return Deadline(adapter, timeout)
+    return Deadline(adapter, timeout, option)

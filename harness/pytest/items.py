@@ -104,7 +104,8 @@ class ScenarioSuite(pytest.Collector):
         """An item per selected scenario; a bad adapter, scenario or baseline is a one-line collection error."""
         option = self.config.getoption
         try:
-            self.adapter = with_deadline(load_adapter(option("bedrock_adapter")), option("bedrock_timeout"))
+            self.adapter = with_deadline(load_adapter(option("bedrock_adapter")), option("bedrock_timeout"),
+                                         "--bedrock-timeout")
             selected = roots.load(self.roots, option("bedrock_suite") or (), option("bedrock_scenario") or ())
             baseline = self._baseline(option("bedrock_baseline"))
         except (AdapterLoadError, ScenarioError, report.BaselineError, OSError) as exc:
