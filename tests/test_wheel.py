@@ -112,3 +112,24 @@ def test_root_adds_a_users_own_suite_to_the_shipped_one(installed, tmp_path):
     assert "mine/smoke-text" in alone.stdout and "1 scenarios: 1 pass" in alone.stdout
     both = _run(installed, "run", "--root", "shipped", "--root", "mine", cwd=tmp_path)
     assert both.returncode == 0 and f"{SCENARIOS + 1} scenarios: {SCENARIOS + 1} pass" in both.stdout
+
+
+def test_record_and_golden_update_leave_the_installed_suite_alone(installed, tmp_path):
+    """From a folder with no suites/, the default root is the package's copy: re-recording or updating it would
+    rewrite files inside site-packages, so both say to use a suite of one's own instead."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    where = subprocess.run([str(_bin(installed, "python")), "-c", "import harness; print(harness.__file__)"],
+                           cwd=tmp_path, env=env, check=True, capture_output=True, text=True).stdout.strip()
+    shipped = Path(where).parent / "shipped" / "cassettes" / "core" / "smoke-text.yaml"
+    before = shipped.read_bytes()
+    recorded = _run(installed, "record", "--emulate", "--record-mode", "all", "core/smoke-text", cwd=tmp_path)
+    assert recorded.returncode == 1 and "refused  core/smoke-text" in recorded.stdout
+    assert "read-only" in recorded.stdout and "--root DIR" in recorded.stdout
+    updated = _run(installed, "golden", "update", "core/smoke-text", cwd=tmp_path)
+    assert updated.returncode == 2 and updated.stderr.count("\n") == 1 and "read-only" in updated.stderr
+    rewritten = subprocess.run([str(_bin(installed, "python")), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                "--bedrock-adapter", "reference", "--bedrock-scenario", "core/smoke-text",
+                                "--record-mode=rewrite"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                               timeout=300)
+    assert rewritten.returncode == 1 and "read-only" in rewritten.stdout
+    assert shipped.read_bytes() == before and not list(tmp_path.iterdir())

@@ -7,8 +7,8 @@ import sys
 import click
 
 from harness.cassettes.cassette import CassetteError
-from harness.suite import golden
-from harness.cli.common import load, one_root_option, scenarios
+from harness.suite import golden, roots
+from harness.cli.common import BadUsage, load, one_root_option, scenarios
 from harness.suite.runner import cassette_path, iter_runs
 from harness.suite.scenario import ScenarioError, select
 
@@ -39,6 +39,8 @@ def golden_group():
 def update(ids, root):
     """Rewrite the goldens of these scenarios (all when none named) from the reference over their cassettes."""
     root, _, chosen = _selected(root, ids)
+    if roots.installed(root):
+        raise BadUsage(roots.read_only(root))
     broken = 0
     for scenario, run in iter_runs(chosen, load("reference"), root):
         if isinstance(run, CassetteError):

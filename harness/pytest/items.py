@@ -163,6 +163,8 @@ class ScenarioItem(pytest.Item):
         if outcome.status == "failed":
             raise ScenarioFailure(Result(self.scenario.id, "error", f"recording {outcome.path} through the emulator "
                                                                     f"failed: {'; '.join(outcome.messages)}"))
+        if outcome.status == "refused":
+            raise ScenarioFailure(Result(self.scenario.id, "error", outcome.reason))
 
     def _hinted(self, result: Result, root: Path | None) -> Result:
         """A missing cassette's error also names the pytest way to record it."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from harness.suite import checks
+from harness.suite import checks, roots
 from harness.endpoint.faults import Faults
 from harness.suite.normalize import normalize
 from harness.cassettes.files import replace_keeping_mode
@@ -82,6 +82,8 @@ def record_scenario(scenario: Scenario, adapter: Any, root: Path, target: Target
         raise ValueError(f"unknown record mode {mode!r} (known: {', '.join(MODES)})")
     if mode == "none" or (mode == "once" and path.exists()):
         return Outcome(scenario.id, "exists" if path.exists() else "missing", path)
+    if roots.installed(path):
+        return Outcome(scenario.id, "refused", path, reason=roots.read_only(path))
     if target.model_id:
         scenario = dataclasses.replace(scenario, model_id=target.model_id)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from harness.suite.runner import project_root, shipped_root
+from harness.suite.runner import SHIPPED_ROOT, project_root, shipped_root
 from harness.suite.scenario import Scenario, discover, scenario_ids, select
 
-__all__ = ["SHIPPED", "layered_ids", "load", "resolve", "shipped_root", "single"]
+__all__ = ["SHIPPED", "installed", "layered_ids", "load", "read_only", "resolve", "shipped_root", "single"]
 
 SHIPPED = "shipped"  # the --root value naming the suite that comes with bedrock-harness
 
@@ -56,3 +56,14 @@ def layered_ids(roots: Sequence[Path]) -> list[str]:
     owners = _owners(roots)
     return sorted(sid for root in dict.fromkeys(owners.values()) for sid in scenario_ids(root / "suites")
                   if owners[sid.split("/", 1)[0]] == root)
+
+
+def installed(path: Path) -> bool:
+    """True inside the suite an installed package carries (site-packages), which nothing of ours rewrites."""
+    return Path(path).resolve().is_relative_to(SHIPPED_ROOT.resolve())
+
+
+def read_only(path: Path) -> str:
+    """Why ``path`` (inside the installed suite) is not written, and what to do instead."""
+    return (f"{path}: the suite installed with bedrock-harness is read-only; record and update goldens in a suite "
+            "of your own (--root DIR, pytest --bedrock-root DIR)")
