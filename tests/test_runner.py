@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.adapters.deadline import with_deadline
 from harness.suite import report
 from harness.converse import ConverseAdapter
 from harness.suite.golden import load_golden
@@ -76,6 +77,12 @@ def test_the_traceback_tail_keeps_the_innermost_frames_and_none_of_the_runners()
     *_, chunk = stream_turn(RaisingDeep(), {"messages": []}, {})
     frames = [line.split(", in ")[-1] for line in chunk["traceback"].splitlines() if line.startswith("  File ")]
     assert frames == ["stream", "_parse", "_deep"] and "suite/runner.py" not in chunk["traceback"]
+
+
+def test_the_per_turn_timeouts_worker_is_left_out_of_the_traceback_tail():
+    *_, chunk = stream_turn(with_deadline(RaisingDeep(), 30), {"messages": []}, {})
+    frames = [line.split(", in ")[-1] for line in chunk["traceback"].splitlines() if line.startswith("  File ")]
+    assert frames == ["stream", "_parse", "_deep"] and "deadline.py" not in chunk["traceback"]
 
 
 def test_a_raising_adapter_fails_and_the_report_shows_its_error_text_and_traceback():

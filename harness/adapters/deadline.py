@@ -43,6 +43,7 @@ class Deadline:
 
     def stream(self, turn: dict, endpoint: Mapping) -> Iterator[dict]:
         """The adapter's chunks for ``turn``; TurnTimeout when it has not finished in time."""
+        __tracebackhide__ = True  # left out of an adapter exception's traceback tail (runner.exception_chunk)
         index = self._turn_index(endpoint)
         items: queue.Queue = queue.Queue()
         stop = threading.Event()
@@ -57,6 +58,7 @@ class Deadline:
 
     def _next(self, items: queue.Queue, deadline: float, index: int) -> Any:
         """The worker's next chunk or _DONE; its exception is raised here, a hang past ``deadline`` too."""
+        __tracebackhide__ = True
         try:
             kind, value = items.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
@@ -75,6 +77,7 @@ class Deadline:
 
 def _pump(adapter: Any, turn: dict, endpoint: Mapping, items: queue.Queue, stop: threading.Event) -> None:
     """Run one turn in the worker: ("chunk", c)... then ("chunk", _DONE), or ("error", exception)."""
+    __tracebackhide__ = True
     try:
         stream = adapter.stream(turn, endpoint)
         for chunk in stream:

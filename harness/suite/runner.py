@@ -123,8 +123,11 @@ def _shown(chunk: Any) -> str:
 
 def exception_chunk(exc: BaseException, caller: str = __file__) -> dict:
     """The closing error chunk of an exception the adapter raised, with its traceback's tail (``caller``'s frames
-    left out: they are the harness calling the adapter)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != caller][-TRACEBACK_FRAMES:]
+    and those marked ``__tracebackhide__``, pytest's convention, left out: they are the harness calling the
+    adapter, e.g. the per-turn timeout's worker thread)."""
+    tb = exc.__traceback__
+    frames = [summary for summary, (frame, _) in zip(traceback.extract_tb(tb), traceback.walk_tb(tb))
+              if summary.filename != caller and not frame.f_locals.get("__tracebackhide__")][-TRACEBACK_FRAMES:]
     with AST_LOCK:  # formatting parses each line for its carets (harness/suite/ast_lock.py)
         shown = "".join(traceback.format_list(frames)).rstrip("\n")
     return {"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}", "traceback": shown}
