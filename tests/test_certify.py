@@ -183,6 +183,7 @@ def test_undeclared_capabilities_skip_scenarios_in_process_and_through_a_subproc
     (("--command", "surely-not-a-command-xyz"), "cannot start adapter command 'surely-not-a-command-xyz'"),
     (("--command", "'unbalanced"), "--command: No closing quotation"),
     (("--adapter", "reference", "--output", "a.md", "--output-dir", "d"), "give --output or --output-dir, not both"),
+    (("--adapter", "reference", "--output-dir", "d", "--format", "html"), "--format goes with --output"),
     (("--adapter", "nope_module_xyz:Adapter"), "module 'nope_module_xyz' not found"),
     (("--adapter", "reference", "--scenario", "core/no-such-scenario"), "core/no-such-scenario"),
 ])

@@ -102,6 +102,8 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
     if output is not None and output_dir is not None:
         raise click.UsageError("give --output or --output-dir, not both")
+    if output_dir is not None and fmt is not None:
+        raise click.UsageError("--output-dir writes certification.md, .json and .xml; --format goes with --output")
     if live and (baseline or output_dir):
         raise BadUsage("--live writes one report (--output or stdout) and takes no --baseline")
     if not live and (upstream or profile or model or keep_failures):
