@@ -3,6 +3,7 @@
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -215,7 +216,20 @@ def test_verbose_text_shows_whole_reasons_and_the_skips_findings(recorded):
     (recorded / "cassettes" / "core" / "single-call.yaml").unlink()  # an error with a long reason
     rows = [invoke("run", *flag, root=recorded).output.splitlines() for flag in ((), ("--verbose",))]
     cut, whole = (next(line for line in lines if line.startswith("core/single-call ")) for lines in rows)
-    assert cut.endswith("...") and whole.endswith("record it with `bedrock-harness record --emulate core/single-call`")
+    assert cut.endswith("...")
+    assert whole.endswith(f"record it with `bedrock-harness record --emulate core/single-call --root {recorded}`")
+
+
+def test_a_missing_cassettes_hint_records_it_where_the_run_looked(recorded, monkeypatch):
+    """The hinted command, run from the same folder, records the cassette the run missed, then the run passes."""
+    (recorded / "cassettes" / "core" / "single-call.yaml").unlink()
+    monkeypatch.chdir(recorded.parent)
+    args = ("--root", recorded.name, "--scenario", "core/single-call")
+    reason = json.loads(CliRunner().invoke(main, ["run", *args, "--format", "json"]).stdout)["results"][0]["reason"]
+    hinted = shlex.split(reason.rsplit("record it with ", 1)[1].strip("`"))
+    assert hinted[:4] == ["bedrock-harness", "record", "--emulate", "core/single-call"]
+    assert CliRunner().invoke(main, hinted[1:]).exit_code == 0
+    assert CliRunner().invoke(main, ["run", *args]).exit_code == 0
 
 
 def test_junit_and_markdown_reports_and_output_file(recorded):

@@ -13,6 +13,7 @@ An adapter on another operation than the recorded one is served a rendering of t
 
 from __future__ import annotations
 
+import shlex
 import time
 import traceback
 import weakref
@@ -267,6 +268,12 @@ class _Idle:
         raise RequestError(400, "ValidationException", "no scenario is being served on this endpoint")
 
 
+def _record_command(scenario: Scenario, root: Path) -> str:
+    """The command recording ``scenario``'s cassette under ``root``, which it names unless it is the default."""
+    named = "" if root.resolve() == project_root().resolve() else f" --root {shlex.quote(str(root))}"
+    return f"bedrock-harness record --emulate {scenario.id}{named}"
+
+
 def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: BedrockServer | None = None) -> Result:
     """One scenario's verdict against ``adapter``, served from its cassette (on ``server`` when given)."""
     start = time.monotonic()
@@ -276,7 +283,7 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
     path = cassette_path(root, scenario)
     if not path.is_file():
         return Result(scenario.id, "error", f"no cassette at {path}; record it with "
-                                            f"`bedrock-harness record --emulate {scenario.id}`")
+                                            f"`{_record_command(scenario, path.parents[len(scenario.id.split('/'))])}`")
     try:
         loaded = cassette.load_checked(path)
         responder, run_ = _served_run(scenario, adapter, loaded, server)
