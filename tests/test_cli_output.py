@@ -137,3 +137,12 @@ def test_an_unwritable_output_is_one_line(tmp_path):
     (tmp_path / "file").write_text("")
     blocked = invoke("run", "--output", str(tmp_path / "file" / "x.json"))
     assert blocked.exit_code == 2 and blocked.output.count("\n") == 1 and "--output" in blocked.output
+
+
+@pytest.mark.parametrize("command", [("certify", "--live", "--adapter", "reference"),
+                                     ("drift", "--endpoint-url", "http://127.0.0.1:9")])
+def test_a_suffix_naming_a_format_the_command_lacks_says_it_came_from_the_suffix(tmp_path, command):
+    out = tmp_path / "report.md"
+    done = CliRunner().invoke(main, [*command, "--output", str(out)])
+    assert done.exit_code == 2 and not out.exists()
+    assert f"--output {out} (its suffix): the markdown format is not available for this command" in done.output

@@ -47,16 +47,18 @@ def _is_stream(output: Path) -> bool:
 def choose_format(fmt: str | None, output: Path | None, default: str, known) -> str:
     """``fmt``, else the format ``output``'s suffix names, else ``default`` (stdout or a stream); a usage error
     when none fits."""
+    given = "--format"
     if fmt is None and not _is_stdout(output):
         suffix = output.suffix.lower()
         if suffix in SUFFIXES:
-            fmt = SUFFIXES[suffix]
+            fmt, given = SUFFIXES[suffix], f"--output {output} (its suffix)"
         elif not _is_stream(output):
             raise click.UsageError(f"--output {output}: unknown suffix {suffix or '(none)'!r}; name a file ending in "
                                    f"{', '.join(sorted(set(SUFFIXES) - {'.htm', '.markdown'}))} or give --format")
     fmt = fmt or default
     if fmt not in known:
-        raise click.UsageError(f"the {fmt} format is not available for this command (known: {', '.join(known)})")
+        raise click.UsageError(f"{given}: the {fmt} format is not available for this command "
+                               f"(known: {', '.join(known)})")
     return fmt
 
 
