@@ -125,6 +125,7 @@ def test_record_and_golden_update_leave_the_installed_suite_alone(installed, tmp
     recorded = _run(installed, "record", "--emulate", "--record-mode", "all", "core/smoke-text", cwd=tmp_path)
     assert recorded.returncode == 1 and "refused  core/smoke-text" in recorded.stdout
     assert "read-only" in recorded.stdout and "--root DIR" in recorded.stdout
+    assert recorded.stdout.count("smoke-text.yaml") == 1  # the line names the cassette once
     updated = _run(installed, "golden", "update", "core/smoke-text", cwd=tmp_path)
     assert updated.returncode == 2 and updated.stderr.count("\n") == 1 and "read-only" in updated.stderr
     rewritten = subprocess.run([str(_bin(installed, "python")), "-m", "pytest", "-q", "-p", "no:cacheprovider",

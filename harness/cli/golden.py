@@ -40,7 +40,7 @@ def update(ids, root):
     """Rewrite the goldens of these scenarios (all when none named) from the reference over their cassettes."""
     root, _, chosen = _selected(root, ids)
     if roots.installed(root):
-        raise BadUsage(roots.read_only(root))
+        raise BadUsage(f"{root}: {roots.READ_ONLY}")
     broken = 0
     for scenario, run in iter_runs(chosen, load("reference"), root):
         if isinstance(run, CassetteError):

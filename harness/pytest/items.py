@@ -164,7 +164,7 @@ class ScenarioItem(pytest.Item):
             raise ScenarioFailure(Result(self.scenario.id, "error", f"recording {outcome.path} through the emulator "
                                                                     f"failed: {'; '.join(outcome.messages)}"))
         if outcome.status == "refused":
-            raise ScenarioFailure(Result(self.scenario.id, "error", outcome.reason))
+            raise ScenarioFailure(Result(self.scenario.id, "error", f"{outcome.path}: {outcome.reason}"))
 
     def _hinted(self, result: Result, root: Path | None) -> Result:
         """A missing cassette's error also names the pytest way to record it."""

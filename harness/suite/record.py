@@ -83,7 +83,7 @@ def record_scenario(scenario: Scenario, adapter: Any, root: Path, target: Target
     if mode == "none" or (mode == "once" and path.exists()):
         return Outcome(scenario.id, "exists" if path.exists() else "missing", path)
     if roots.installed(path):
-        return Outcome(scenario.id, "refused", path, reason=roots.read_only(path))
+        return Outcome(scenario.id, "refused", path, reason=roots.READ_ONLY)
     if target.model_id:
         scenario = dataclasses.replace(scenario, model_id=target.model_id)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from typing import Sequence
 from harness.suite.runner import SHIPPED_ROOT, project_root, shipped_root
 from harness.suite.scenario import Scenario, discover, scenario_ids, select
 
-__all__ = ["SHIPPED", "installed", "layered_ids", "load", "read_only", "resolve", "shipped_root", "single"]
+__all__ = ["READ_ONLY", "SHIPPED", "installed", "layered_ids", "load", "resolve", "shipped_root", "single"]
 
 SHIPPED = "shipped"  # the --root value naming the suite that comes with bedrock-harness
 
@@ -63,7 +63,6 @@ def installed(path: Path) -> bool:
     return Path(path).resolve().is_relative_to(SHIPPED_ROOT.resolve())
 
 
-def read_only(path: Path) -> str:
-    """Why ``path`` (inside the installed suite) is not written, and what to do instead."""
-    return (f"{path}: the suite installed with bedrock-harness is read-only; record and update goldens in a suite "
-            "of your own (--root DIR, pytest --bedrock-root DIR)")
+# Why a path inside the installed suite is not written, and what to do instead.
+READ_ONLY = ("the suite installed with bedrock-harness is read-only; record and update goldens in a suite of your "
+             "own (--root DIR, pytest --bedrock-root DIR)")
