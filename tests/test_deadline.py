@@ -93,3 +93,37 @@ def test_with_deadline_wraps_in_process_adapters_only():
     assert with_deadline(wrapped, 2) is wrapped
     subprocess_like = object.__new__(SubprocessAdapter)
     assert with_deadline(subprocess_like, 1) is subprocess_like
+
+
+NEXT_TURN, STRAY_DONE = threading.Event(), threading.Event()
+
+
+class WakesLate(ConverseAdapter):
+    """Hangs on core/smoke-text past the timeout, then wakes while the next scenario runs and calls the endpoint
+    it was given, as a real abandoned call would; that next scenario waits until the stray call is over."""
+
+    name = "wakes-late"
+
+    def stream(self, turn, endpoint=None):
+        if "Say hello" in json.dumps(turn["messages"]):
+            NEXT_TURN.wait(30)
+            try:
+                list(super().stream(turn, endpoint))
+            except Exception:  # noqa: BLE001 - the stale endpoint is gone: that is the point
+                pass
+            finally:
+                STRAY_DONE.set()
+            return
+        NEXT_TURN.set()
+        STRAY_DONE.wait(30)
+        yield from super().stream(turn, endpoint)
+
+
+def test_an_abandoned_turn_that_wakes_later_cannot_answer_for_the_next_scenario():
+    NEXT_TURN.clear()
+    STRAY_DONE.clear()
+    done = CliRunner().invoke(main, ["run", "--adapter", "test_deadline:WakesLate", "--timeout", "1", "--format",
+                                     "json", "--scenario", "core/smoke-text", "--scenario", "edge/zero-arg-tool"])
+    by_id = {r["scenario"]: r for r in json.loads(done.stdout)["results"]}
+    assert STRAY_DONE.is_set() and by_id["core/smoke-text"]["status"] == "error"
+    assert by_id["edge/zero-arg-tool"]["status"] == "pass", by_id["edge/zero-arg-tool"]["reason"]

@@ -32,6 +32,7 @@ class Deadline:
 
     def __init__(self, adapter: Any, timeout: float, option: str = "--timeout"):
         self.adapter, self.timeout, self.option = adapter, timeout, option
+        self.abandoned = 0  # turns left running past the timeout: they may still call their endpoint
         self._endpoint: Mapping | None = None
         self._index = 0
 
@@ -62,6 +63,7 @@ class Deadline:
         try:
             kind, value = items.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
+            self.abandoned += 1
             raise TurnTimeout(f"timed out: turn {index} did not finish within the {self.timeout:g}s per-turn timeout "
                               f"({self.option}); the hung call was abandoned") from None
         if kind == "error":

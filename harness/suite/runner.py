@@ -344,11 +344,20 @@ def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
     """Every scenario's verdict, in order; ``progress(done, total, result)`` after each."""
     results = []
     # One endpoint for the whole run, a new session per scenario: adapters keep one client and its connections.
-    with BedrockServer(_Idle()) as server:
+    # A turn abandoned past the per-turn timeout (``abandoned``, harness.adapters.deadline) may still call that
+    # endpoint later: the scenarios after it get a new one, on another port, so its calls cannot become theirs.
+    server = BedrockServer(_Idle()).start()
+    try:
         for done, scenario in enumerate(scenarios, 1):
+            abandoned = getattr(adapter, "abandoned", 0)
             results.append(run_scenario(scenario, adapter, root, server))
+            if getattr(adapter, "abandoned", 0) != abandoned:
+                server, stale = BedrockServer(_Idle()).start(), server
+                stale.close()
             if progress:
                 progress(done, len(scenarios), results[-1])
+    finally:
+        server.close()
     return results
 
 
