@@ -662,7 +662,7 @@ def test_emulator_past_the_last_turn_is_a_clear_error(caplog):
         with pytest.raises(bedrock.exceptions.ValidationException) as caught:
             converse_stream(bedrock)
     message = caught.value.response["Error"]["Message"]
-    assert "core/one" in message and "request 2 (turn 1)" in message and "1 turns" in message
+    assert "core/one" in message and "request 2 (turn 1)" in message and "past the scenario's 1 turn" in message and "1 turns" not in message
     assert any("request 2 (turn 1)" in r.getMessage() for r in caplog.records)
 
 

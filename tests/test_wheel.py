@@ -109,7 +109,7 @@ def test_root_adds_a_users_own_suite_to_the_shipped_one(installed, tmp_path):
                         ignore=lambda d, names: [n for n in names if not n.startswith("smoke-text")])
     alone = _run(installed, "run", "--root", "mine", cwd=tmp_path)
     assert alone.returncode == 0, alone.stdout + alone.stderr
-    assert "mine/smoke-text" in alone.stdout and "1 scenarios: 1 pass" in alone.stdout
+    assert "mine/smoke-text" in alone.stdout and "1 scenario: 1 pass" in alone.stdout
     both = _run(installed, "run", "--root", "shipped", "--root", "mine", cwd=tmp_path)
     assert both.returncode == 0 and f"{SCENARIOS + 1} scenarios: {SCENARIOS + 1} pass" in both.stdout
 

@@ -211,8 +211,8 @@ class EmulatorResponder:
             detail = f"{self.name}: emulates model {self.model_id!r}, got {request.model_id!r}"
             raise RequestError(400, "ValidationException", INVALID_MODEL, detail)
         if request.turn >= len(self.scripts):
-            message = f"{self.name}: request {request.turn + 1} (turn {request.turn}) is past the scenario's " \
-                      f"{len(self.scripts)} turns"
+            turns = f"{len(self.scripts)} turn{'' if len(self.scripts) == 1 else 's'}"
+            message = f"{self.name}: request {request.turn + 1} (turn {request.turn}) is past the scenario's {turns}"
             raise RequestError(400, "ValidationException", message)
         return render(self.scripts[request.turn], request.operation, style=self.style,
                       seed=turn_seed(self.seed, request.turn), model_id=request.model_id)

@@ -12,7 +12,7 @@ import re
 from html import escape
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness.suite.report.common import adapter_info, summary, unprefixed, versions
+from harness.suite.report.common import adapter_info, counted, summary, unprefixed, versions
 from harness.suite.results import Result, TurnResult
 
 __all__ = ["render_html"]
@@ -93,7 +93,7 @@ def _verdict(results: Sequence[Result]) -> str:
     chips = " ".join(f'<span class="count{"" if n else " zero"}"><b>{n}</b> {status}</span>'
                      for status, n in counts.items())
     seconds = sum(r.duration_s for r in results)
-    return f'<p class="verdict">{len(results)} scenarios: {chips} in {seconds:.2f}s</p>'
+    return f'<p class="verdict">{counted(len(results), "scenario")}: {chips} in {seconds:.2f}s</p>'
 
 
 def _table(results: Sequence[Result], cassettes: Mapping[str, dict]) -> list[str]:

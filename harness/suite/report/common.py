@@ -14,7 +14,7 @@ from harness.suite.results import STATUSES, Result
 from harness.suite.runner import cassette_path
 from harness.version import __version__
 
-__all__ = ["adapter_info", "cassette_files", "cassette_sha256", "details", "exit_code", "indent", "one_line",
+__all__ = ["adapter_info", "cassette_files", "cassette_sha256", "counted", "details", "exit_code", "indent", "one_line",
            "summary", "summary_line", "unprefixed", "versions"]
 
 
@@ -63,7 +63,12 @@ def exit_code(results: Sequence[Result]) -> int:
 
 def summary_line(results: Sequence[Result]) -> str:
     counts = ", ".join(f"{n} {status}" for status, n in summary(results).items())
-    return f"{len(results)} scenarios: {counts} in {sum(r.duration_s for r in results):.2f}s"
+    return f"{counted(len(results), 'scenario')}: {counts} in {sum(r.duration_s for r in results):.2f}s"
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 scenario``, ``2 scenarios``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def one_line(text: str, width: int | None = None) -> str:
