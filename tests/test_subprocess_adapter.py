@@ -51,6 +51,8 @@ FAKE = textwrap.dedent(r'''
                 sys.exit(4)
             elif hello == "hang":
                 time.sleep(3600)
+            elif hello == "too-deep":
+                print("[" * 100000 + "]" * 100000, flush=True)
             elif hello == "echo-protocol":
                 send({"type": "hello", "name": f"fake-protocol-{message.get('protocol')}", "version": "0.0.1",
                       "capabilities": caps})
@@ -84,6 +86,9 @@ FAKE = textwrap.dedent(r'''
             time.sleep(3600)
         elif action == "garbage":
             print("DEBUG: calling Bedrock now", flush=True)
+            time.sleep(3600)
+        elif action == "too-deep":
+            print('{"type": "chunk", "chunk": ' + "[" * 100000 + "]" * 100000 + "}", flush=True)
             time.sleep(3600)
         elif action == "not-an-object":
             send({"type": "chunk", "chunk": "hello"})
@@ -239,6 +244,13 @@ def test_garbage_on_stdout_is_reported_with_the_line(fake):
     assert texts(adapter.stream({"action": "pid"}, ENDPOINT))
 
 
+def test_a_line_nested_too_deep_to_decode_is_garbage_not_a_harness_error(fake):
+    adapter = fake()
+    with pytest.raises(AdapterFailure, match="wrote garbage on stdout during the scenario turn 0") as caught:
+        list(adapter.stream({"action": "too-deep"}, ENDPOINT))
+    assert "is not a protocol message" in str(caught.value) and "RecursionError" not in str(caught.value)
+
+
 @pytest.mark.parametrize("action, sent", [("not-an-object", '"chunk": "hello"'), ("stray", '"type": "hello"')])
 def test_a_protocol_violation_is_reported_with_the_message(fake, action, sent):
     adapter = fake()
@@ -267,6 +279,7 @@ def test_close_sends_eof_and_the_adapter_exits_0(fake):
     ("garbage", "wrote garbage on stdout during the hello handshake: 'Welcome to fake adapter!'"),
     ("exit", "crashed: exited with code 4 during the hello handshake; its last stderr line: fatal: no config"),
     ("unknown-caps", "declares unknown capabilities ['telepathy']"),
+    ("too-deep", "wrote garbage on stdout during the hello handshake: '[[["),
 ])
 def test_a_broken_handshake_is_a_one_line_start_error(fake, hello, expected):
     with pytest.raises(AdapterStartError) as caught:

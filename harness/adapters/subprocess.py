@@ -189,7 +189,7 @@ class SubprocessAdapter:
                 break
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the decoder's stack allows
             message = None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             raise self._fail(f"wrote garbage on stdout during {where}: {_short(line)} is not a protocol message "
