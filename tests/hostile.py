@@ -8,6 +8,7 @@ an address-space limit and a timeout, so a regression shows as a failed test rat
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import resource
@@ -17,6 +18,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness.wire.eventstream import encode_frame
 
 __all__ = ["CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines", "laughs"]
 
@@ -121,6 +124,13 @@ def laughs(indent: str, levels: int = 9, fan: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _deep_frame_base64(depth: int) -> str:
+    """A whole frame, CRCs right, whose JSON payload is ``depth`` arrays deep (the YAML nests none of it)."""
+    headers = ((":event-type", "contentBlockDelta"), (":content-type", "application/json"), (":message-type", "event"))
+    frame = encode_frame(headers, b"[" * depth + b"]" * depth)
+    return f"    - frame_base64: {base64.b64encode(frame).decode()}\n"
+
+
 def _nested(depth: int) -> str:
     return "      deep: " + "[" * depth + "]" * depth + "\n"
 
@@ -131,6 +141,11 @@ CASES: dict[str, tuple] = {
     "alias-bomb-unread-key": (lambda: cassette_text(head=_HEAD.replace(
         "interactions:", "unread:\n" + laughs("  ") + "interactions:")), "alias"),
     "deep-nesting": (lambda: cassette_text(extra="    x-deep:\n" + _nested(100_000)), "nest"),
+    "deep-json-payload": (lambda: cassette_text("    - event: contentBlockDelta\n      payload: '" + "[" * 5000
+                                                + "]" * 5000 + "'\n"), "nested"),
+    "deep-json-frame-base64": (lambda: cassette_text(_deep_frame_base64(100_000)), "nested"),
+    "timestamp-junk": (lambda: cassette_text(body="    json: {when: !!timestamp 'x'}\n"), "timestamp"),
+    "int-5000-digits": (lambda: cassette_text().replace("inputTokens: 19", "inputTokens: 1" + "0" * 5000), "int"),
     "huge-padding": (lambda: cassette_text(frame_lines(["hi"], pad=1_000_000_000_000)), "padding"),
     "padding-100m": (lambda: cassette_text(frame_lines(["hi"], pad=100_000_000)), "padding"),
     "padding-negative": (lambda: cassette_text(frame_lines(["hi"], pad=-5)), "padding"),

@@ -97,6 +97,7 @@ def test_write_is_atomic_and_skips_unchanged_content(scenario, root):
     ("turns:\n  - {index: 0, chunks: [], request: [1]}\n", "turns[0].request: expected a mapping"),
     ("turns: [unclosed\n", "cannot read: "),
     ("turns: []\n" + laughs(""), "cannot read: line 9, column 12: YAML aliases would expand"),  # billion laughs
+    ("turns: !!bool maybe\n", "cannot read: 'maybe' is no valid bool (KeyError)"),
 ])
 def test_malformed_golden_names_file_and_field(scenario, text, message):
     golden_path(scenario).write_text(text, encoding="utf-8")

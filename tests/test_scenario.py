@@ -183,6 +183,8 @@ def test_malformed_field_names_file_and_field(tmp_path, change, message):
     ("- just\n- a list\n", "(top level): expected a mapping"),
     ("title: [unclosed\n", "cannot read: "),
     ("title: x\n" + laughs(""), "cannot read: line 9, column 12: YAML aliases would expand"),  # billion laughs
+    ("title: !!timestamp x\n", "cannot read: 'x' is no valid timestamp (AttributeError) in \"<unicode string>\", line 1, column 8"),
+    ("title: x\nturns: !!int '" + "9" * 5000 + "'\n", "cannot read: '" + "9" * 40 + "' is no valid int (ValueError)"),  # over int()'s limit
 ])
 def test_malformed_file_names_the_file(tmp_path, text, message):
     root = tmp_path / "suites"

@@ -21,7 +21,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cassettes.limits import MAX_FRAME_BYTES, MAX_HEADER_BYTES, MAX_PADDING, MAX_PAYLOAD_BYTES
+from harness.cassettes.limits import (MAX_FRAME_BYTES, MAX_HEADER_BYTES, MAX_PADDING, MAX_PAYLOAD_BYTES,
+                                      check_json_text)
 from harness.wire import eventstream
 from harness.wire.eventstream import Frame
 
@@ -174,6 +175,7 @@ def _sized(frame: Frame) -> Frame:
     if size > limit or sum(len(n) + len(str(v)) for n, v in frame.headers) > MAX_HEADER_BYTES:
         raise ValueError(f"a frame of {size} bytes or its headers over the limits botocore reads "
                          f"({MAX_PAYLOAD_BYTES} bytes of payload, {MAX_HEADER_BYTES} of headers)")
+    check_json_text(frame.payload, "payload")  # a `payload:` item is JSON text the YAML reader did not nest
     return frame
 
 
@@ -184,6 +186,7 @@ def frame_from_doc(doc: dict) -> Frame:
     if "frame_base64" in doc:
         raw = base64.b64decode(doc["frame_base64"], validate=True)
         frame = _frame(_sized(RawFrame((), b"", raw=raw)).raw)
+        check_json_text(frame.payload, "payload")
         return RawFrame(frame.headers, frame.payload, raw=raw, note=str(doc.get("corrupt") or ""))
     return _sized(_frame_from_head(doc))
 

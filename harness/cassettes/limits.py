@@ -93,8 +93,15 @@ class _Builder:
         if construct is None or tag == "tag:yaml.org,2002:merge":
             raise yaml.constructor.ConstructorError(None, None, f"could not determine a constructor for the tag "
                                                     f"{tag!r}", event.start_mark)
-        return construct(self.loader, yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark,
-                                                      event.style))
+        try:
+            return construct(self.loader, yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark,
+                                                          event.style))
+        except (ValueError, KeyError, AttributeError, TypeError, OverflowError) as err:
+            # PyYAML's own constructors raise these on a scalar they cannot build: `!!timestamp x`, `!!bool x`,
+            # an integer of over 4,300 digits (Python's int() limit).
+            raise yaml.constructor.ConstructorError(None, None, f"{event.value[:40]!r} is no valid "
+                                                    f"{tag.rsplit(':', 1)[-1]} ({type(err).__name__})",
+                                                    event.start_mark) from None
 
     def add(self, value: Any, mark, nodes: int = 1) -> None:
         if not self.stack:
