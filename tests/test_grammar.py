@@ -62,6 +62,18 @@ def test_a_frame_that_does_not_decode_ends_the_stream_like_an_exception():
     (HEAD + [ev("futureEvent")] + TAIL, [(1, "unknown event type 'futureEvent'")]),
     (HEAD + TAIL[:1], [(None, "the stream ends before metadata")]),
     ([], [(None, "the stream ends before messageStart")]),
+    # members a client joins or counts, of a type it cannot: a broken recording, never the adapter's fault
+    (HEAD + [delta(0, [1, 2]), stop(0)] + TAIL, [(1, "delta.text is a list, not a string")]),
+    (HEAD + [start(0), ev("contentBlockDelta", contentBlockIndex=0, delta={"toolUse": {"input": {}}}), stop(0)] + TAIL,
+     [(2, "delta.toolUse.input is a dict, not a string")]),
+    (HEAD + [ev("contentBlockDelta", contentBlockIndex=0, delta={"reasoningContent": {"signature": 5}}), stop(0)]
+     + TAIL, [(1, "delta.reasoningContent.signature is an int, not a string")]),
+    (HEAD + [ev("contentBlockDelta", contentBlockIndex=0, delta="x"), stop(0)] + TAIL,
+     [(1, "delta is a str, not an object")]),
+    (HEAD + [ev("messageStop", stopReason=["end_turn"]), TAIL[1]], [(1, "stopReason is a list")]),
+    (HEAD + [TAIL[0], ev("metadata", usage={"inputTokens": [19], "outputTokens": 8})],
+     [(2, "usage: inputTokens is a list, not a whole number")]),
+    (HEAD + [TAIL[0], ev("metadata", usage=7)], [(2, "usage is an int, not an object")]),
 ])
 def test_grammar_violations_name_the_frame(frames, expected):
     assert stream_problems("ConverseStream", frames) == expected

@@ -30,6 +30,35 @@ def _body(frame: Frame) -> dict:
     return body if isinstance(body, dict) else {}
 
 
+# The members of a contentBlockDelta that clients join as text (bedrock-wire.md §3.1), by delta kind.
+_DELTA_TEXT = {"toolUse": ("input",), "reasoningContent": ("text", "signature", "redactedContent")}
+
+
+def _kind(value) -> str:
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _delta_problem(delta) -> str | None:
+    """A delta a client cannot join: text, tool input or reasoning that is not a string."""
+    if not isinstance(delta, dict):
+        return f"delta is {_kind(delta)}, not an object"
+    if "text" in delta and not isinstance(delta["text"], str):
+        return f"delta.text is {_kind(delta['text'])}, not a string"
+    for kind, members in _DELTA_TEXT.items():
+        inner = delta.get(kind, {})
+        if not isinstance(inner, dict):
+            return f"delta.{kind} is {_kind(inner)}, not an object"
+        for name in members:
+            if name in inner and not isinstance(inner[name], str):
+                return f"delta.{kind}.{name} is {_kind(inner[name])}, not a string"
+    return None
+
+
 class _ConverseStream:
     """messageStart (blocks) messageStop metadata, one frame at a time."""
 
@@ -70,8 +99,10 @@ class _ConverseStream:
     def _contentBlockDelta(self, body: dict) -> str | None:
         index, problem = self._index(body)
         if problem or index in self.open:
-            return problem
-        return f"a delta for block {index} after its contentBlockStop" if index in self.closed else self._open(index)
+            return problem or _delta_problem(body.get("delta"))
+        if index in self.closed:
+            return f"a delta for block {index} after its contentBlockStop"
+        return self._open(index) or _delta_problem(body.get("delta"))
 
     def _contentBlockStop(self, body: dict) -> str | None:
         index, problem = self._index(body)
@@ -86,12 +117,20 @@ class _ConverseStream:
         if self.open:
             problem = f"messageStop while block(s) {sorted(self.open)} are still open"
         self.state = "stopped"
-        return problem or (None if "stopReason" in body else "messageStop without stopReason")
+        if problem or "stopReason" not in body:
+            return problem or "messageStop without stopReason"
+        return None if isinstance(body["stopReason"], str) else f"stopReason is {_kind(body['stopReason'])}"
 
     def _metadata(self, body: dict) -> str | None:
         problem = None if self.state == "stopped" else "metadata before messageStop"
         self.state = "done"
-        return problem or (None if "usage" in body else "metadata without usage")
+        if problem or "usage" not in body:
+            return problem or "metadata without usage"
+        usage = body["usage"]
+        if not isinstance(usage, dict):
+            return f"usage is {_kind(usage)}, not an object"
+        wrong = [f"{k} is {_kind(v)}" for k, v in usage.items() if k.endswith("Tokens") and not _count(v)]
+        return f"usage: {', '.join(wrong)}, not a whole number" if wrong else None
 
     def end(self) -> str | None:
         expected = {"start": "messageStart", "blocks": "messageStop", "stopped": "metadata"}.get(self.state)
