@@ -376,6 +376,7 @@ NESTED = b'{"messages": [{"role": "user", "content": [{"text": "hi"}]}], "additi
 MALFORMED_REQUESTS = {
     "bad request line": (b"GARBAGE\r\n\r\n", 400, "ValidationException", "Bad request"),
     "HTTP/2.0": (b"POST /model/m/converse-stream HTTP/2.0\r\n\r\n", 505, "ValidationException", "HTTP version"),
+    "HTTP/0.9": (b"GET /model/m/converse-stream\r\n\r\n", 505, "ValidationException", "HTTP version (0.9)"),
     "HTTP/2 preface": (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505, "ValidationException", "HTTP version"),
     "request line over 64 KiB": (b"POST /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n", 414, "ValidationException", ""),
     "a header over 64 KiB": (_post_head("/model/m/converse-stream", "X-Big: " + "a" * 70_000), 431,

@@ -205,6 +205,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.request_version = "HTTP/1.1"  # an unparsed line leaves HTTP/0.9, which would drop status and headers
         self._send_head(error_reply(status, kind, f"{text}."), None)
 
+    def parse_request(self) -> bool:
+        """http.server's parse, less HTTP/0.9 (`GET /path` alone), whose replies carry no status or headers."""
+        if not super().parse_request():
+            return False
+        if self.request_version == "HTTP/0.9":
+            self.send_error(505, "Invalid HTTP version (0.9)")
+            return False
+        return True
+
     def handle_expect_100(self) -> bool:
         """A body announced over the limit is refused before the client sends it."""
         if _declared_length(self.headers) > self.server.max_body:
