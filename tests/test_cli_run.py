@@ -262,9 +262,18 @@ def test_baseline_turns_a_known_failure_into_xfail_and_a_stale_entry_fails(recor
 
 def test_unknown_scenario_and_adapter_are_usage_errors(recorded):
     bad = invoke("run", "--scenario", "core/nope", root=recorded)
-    assert bad.exit_code == 2 and "unknown scenario 'core/nope'" in bad.output
+    assert bad.exit_code == 2 and bad.output.startswith("Error: unknown scenario 'core/nope'")
     bad = invoke("run", "--adapter", "nosuchmodule:Adapter", root=recorded)
-    assert bad.exit_code == 2 and "module 'nosuchmodule' not found" in bad.output
+    assert bad.exit_code == 2 and bad.output == "Error: module 'nosuchmodule' not found\n"  # one line, no usage
+
+
+def test_a_broken_scenario_file_is_one_line_naming_it(recorded):
+    path = recorded / "suites" / "core" / "broken.yaml"
+    path.write_text("title: [unclosed\n")
+    for command in (["run"], ["list"], ["golden", "check"]):
+        bad = invoke(*command, root=recorded)
+        assert bad.exit_code == 2 and bad.output.startswith(f"Error: {path}: cannot read: "), (command, bad.output)
+        assert bad.output.count("\n") == 1, bad.output
 
 
 def test_capability_skip_is_a_result_with_the_reason(recorded, tmp_path):

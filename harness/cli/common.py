@@ -73,7 +73,7 @@ def _usage(call, *args):
     try:
         return call(*args)
     except (ScenarioError, OSError) as exc:
-        raise click.UsageError(str(exc)) from None
+        raise BadUsage(str(exc)) from None
 
 
 def load(spec: str, timeout: float | None = None):
@@ -81,7 +81,7 @@ def load(spec: str, timeout: float | None = None):
     try:
         return with_deadline(load_adapter(spec), timeout)
     except AdapterLoadError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise BadUsage(str(exc)) from None
 
 
 def default_region() -> str:
