@@ -247,14 +247,13 @@ class SeparateToolResultMessages(Variant):
         return request
 
 
-# ---- 8. a zero-argument tool input sent as "" ------------------------------------------------------------
+def _request_blocks(request: dict) -> Iterator[dict]:
+    """Every content block of a Converse request's messages."""
+    for message in request.get("messages", ()):
+        yield from (b for b in message.get("content", ()) if isinstance(b, dict))
 
-def _empty_inputs_as_strings(messages: list) -> list:
-    for message in messages:
-        for block in message["content"]:
-            if "toolUse" in block and block["toolUse"].get("input") == {}:
-                block["toolUse"]["input"] = ""
-    return messages
+
+# ---- 8. a zero-argument tool input sent as "" ------------------------------------------------------------
 
 
 class EmptyZeroArgInput(Variant):
@@ -265,7 +264,9 @@ class EmptyZeroArgInput(Variant):
 
     def request(self, turn: dict) -> dict:
         request = build_request(turn)
-        request["messages"] = _empty_inputs_as_strings(request["messages"])
+        for block in _request_blocks(request):
+            if "toolUse" in block and block["toolUse"].get("input") == {}:
+                block["toolUse"]["input"] = ""
         return request
 
 
@@ -280,11 +281,6 @@ class SwallowedStreamError(Variant):
     def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
         # ``except Exception: break`` around the event loop, and no check that messageStop ever came.
         return (chunk for chunk in chunks_from_events(events) if chunk["type"] != "error")
-
-
-def _request_blocks(request: dict) -> Iterator[dict]:
-    for message in request.get("messages", ()):
-        yield from (b for b in message.get("content", ()) if isinstance(b, dict))
 
 
 # ---- 9b. unsigned reasoning sent back with an empty "" signature (gpt-oss, DeepSeek, Kimi: issue 13) ---------

@@ -1,11 +1,12 @@
 """Releases of an adapter's library, each in a cached virtual environment next to the harness.
 
 A release's environment is a venv (no pip of its own) whose site-packages holds that release and whatever of its
-dependencies the harness's environment does not already satisfy; a ``.pth`` line adds the harness's own
-environment after it, so the bridge (``python -m harness.adapters.bridge SPEC``) runs the release with the
-harness beside it. Companion requirements (``--with``) are installed beside the release and take precedence. Environments are built in a temporary folder and renamed into the cache when the install
-succeeded, so an interrupted build never leaves a half environment behind. pip is the harness environment's
-own (``pip --python``): the user's pip configuration (index, find-links) applies unless options override it.
+dependencies the harness's environment does not already satisfy; a ``.pth`` line adds the harness's own environment
+after it, so the bridge (``python -m harness.adapters.bridge SPEC``) runs the release with the harness beside it.
+Companion requirements (``--with``) are installed beside the release and take precedence. Environments are built in
+a temporary folder and renamed into the cache when the install succeeded, so an interrupted build never leaves a
+half environment behind. pip is the harness environment's own (``pip --python``): the user's pip configuration
+(index, find-links) applies unless options override it.
 """
 
 from __future__ import annotations

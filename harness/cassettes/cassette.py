@@ -32,8 +32,9 @@ from harness.wire import eventstream
 from harness.wire import grammar
 from harness.cassettes import limits, secrets
 from harness.cassettes.files import write_atomic
-from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body, kind_of
+from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
 from harness.wire.eventstream import Frame
+from harness.wire.kinds import kind_of
 
 __all__ = [
     "FORMAT_VERSION",
@@ -41,6 +42,7 @@ __all__ = [
     "STREAM_OPERATIONS",
     "EVENTSTREAM",
     "CassetteError",
+    "status_code",
     "RawFrame",
     "Interaction",
     "Cassette",
@@ -214,11 +216,18 @@ def _text(value: Any, name: str, where: str) -> str:
     return value
 
 
-def _code(value: Any, where: str) -> int:
-    """The HTTP status code: a whole number (PyYAML reads ``200``; ``"200"`` is taken too)."""
-    if isinstance(value, bool) or not (isinstance(value, int) or isinstance(value, str) and value.isdigit()):
-        raise CassetteError(f"{where}: response.status.code is {kind_of(value)}, not a whole number")
+def status_code(value: Any) -> int | None:
+    """An HTTP status code as recorded: a whole number (PyYAML reads ``200``; ``"200"`` is taken too), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
+        return None
     return int(value)
+
+
+def _code(value: Any, where: str) -> int:
+    code = status_code(value)
+    if code is None:
+        raise CassetteError(f"{where}: response.status.code is {kind_of(value)}, not a whole number")
+    return code
 
 
 def _uri(value: Any, where: str) -> str:

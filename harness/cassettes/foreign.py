@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from harness.cassettes.cassette import EVENTSTREAM, STREAM_OPERATIONS, operation_of
-from harness.cassettes.frames import kind_of
+from harness.cassettes.cassette import EVENTSTREAM, STREAM_OPERATIONS, operation_of, status_code
 from harness.wire import eventstream
+from harness.wire.kinds import kind_of
 
 __all__ = ["FORMATS", "Foreign", "ShapeError", "UNKNOWN_MODEL", "decoded_events", "is_event", "langchain", "newrelic",
            "nock", "raw_stream", "synthetic_request", "uri", "vercel", "vcrpy"]
@@ -94,10 +94,10 @@ def synthetic_request(prompt: str, operation: str) -> bytes:
 
 def _status(code: Any) -> dict:
     status = code if isinstance(code, dict) else {"code": code, "message": ""}
-    if isinstance(status.get("code"), bool) or not isinstance(status.get("code"), (int, str)) or \
-            not str(status["code"]).strip().isdigit():
+    code = status_code(status.get("code"))
+    if code is None:
         raise ShapeError(f"the status code {status.get('code')!r} is not a whole number")
-    return {**status, "code": int(status["code"])}
+    return {**status, "code": code}
 
 
 def _pair(method: str, where: str, body: Any, headers: dict, status: Any, answer: Any, answer_headers: dict) -> tuple:
@@ -222,7 +222,6 @@ def newrelic(doc: dict, model: str | None) -> Foreign:
     for table, operation in (("STREAMED_RESPONSES", "ConverseStream"), ("RESPONSES", "Converse")):
         pairs += _numbered(f"{table} entry", doc.get(table) or {}, lambda item, op=operation: pair(op, *item))
     return Foreign(pairs, synthesised=["request"] + ([] if model else ["model_id"]))
-
 
 
 # ---- bodies without any request ----

@@ -25,8 +25,9 @@ from harness.cassettes.limits import (MAX_FRAME_BYTES, MAX_HEADER_BYTES, MAX_PAD
                                       check_json_text)
 from harness.wire import eventstream
 from harness.wire.eventstream import Frame
+from harness.wire.kinds import kind_of
 
-__all__ = ["RawFrame", "frames_from_body", "frame_to_doc", "frame_from_doc", "kind_of"]
+__all__ = ["RawFrame", "frames_from_body", "frame_to_doc", "frame_from_doc"]
 
 _EVENT = ((":event-type", None), (":content-type", "application/json"), (":message-type", "event"))
 _EXCEPTION = ((":exception-type", None), (":content-type", "application/json"), (":message-type", "exception"))
@@ -41,12 +42,6 @@ class RawFrame(Frame):
 
     def encode(self) -> bytes:
         return self.raw
-
-
-def kind_of(value: Any) -> str:
-    """What a value of the wrong type is, for a one-line error: "missing", "a list", "an int"."""
-    name = type(value).__name__
-    return "missing" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def _json_or_none(data: bytes) -> Any:

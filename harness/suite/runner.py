@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from harness.cassettes import cassette
-from harness.cassettes.frames import kind_of
+from harness.wire.kinds import kind_of
 from harness.suite import golden
 from harness.suite.assembly import check_assembly
 from harness.suite.ast_lock import AST_LOCK
@@ -39,7 +39,7 @@ from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_mess
 from harness.endpoint.server import BedrockServer, RequestError
 
 __all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "Run", "SHIPPED_ROOT", "cassette_path", "exception_chunk", "iter_runs",
-           "judge", "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "shipped_root",
+           "judge", "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "scenario_root", "shipped_root",
            "stream_turn"]
 
 ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
@@ -61,10 +61,14 @@ def shipped_root() -> Path:
     return checkout if (checkout / "suites").is_dir() else SHIPPED_ROOT
 
 
+def scenario_root(root: str | Path | None, scenario: Scenario) -> Path:
+    """``root``; None: the root the scenario was found in (``<root>/suites/<suite>/<name>.yaml``, layered roots)."""
+    return Path(root) if root is not None else scenario.path.parents[2]
+
+
 def cassette_path(root: str | Path | None, scenario: Scenario) -> Path:
-    """``<root>/cassettes/<id>.yaml``; root None: under the root the scenario was found in (layered roots)."""
-    base = Path(root) if root is not None else scenario.path.parents[2]
-    return base / "cassettes" / f"{scenario.id}.yaml"
+    """``<root>/cassettes/<id>.yaml`` (root None: see ``scenario_root``)."""
+    return scenario_root(root, scenario) / "cassettes" / f"{scenario.id}.yaml"
 
 
 @dataclass
@@ -283,7 +287,7 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
     path = cassette_path(root, scenario)
     if not path.is_file():
         return Result(scenario.id, "error", f"no cassette at {path}; record it with "
-                                            f"`{_record_command(scenario, path.parents[len(scenario.id.split('/'))])}`")
+                                            f"`{_record_command(scenario, scenario_root(root, scenario))}`")
     try:
         loaded = cassette.load_checked(path)
         responder, run_ = _served_run(scenario, adapter, loaded, server)

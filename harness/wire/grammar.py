@@ -13,6 +13,7 @@ import binascii
 import json
 
 from harness.wire.eventstream import Frame
+from harness.wire.kinds import kind_of
 
 __all__ = ["stream_problems"]
 
@@ -34,11 +35,6 @@ def _body(frame: Frame) -> dict:
 _DELTA_TEXT = {"toolUse": ("input",), "reasoningContent": ("text", "signature", "redactedContent")}
 
 
-def _kind(value) -> str:
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
-
-
 def _count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -46,16 +42,16 @@ def _count(value) -> bool:
 def _delta_problem(delta) -> str | None:
     """A delta a client cannot join: text, tool input or reasoning that is not a string."""
     if not isinstance(delta, dict):
-        return f"delta is {_kind(delta)}, not an object"
+        return f"delta is {kind_of(delta)}, not an object"
     if "text" in delta and not isinstance(delta["text"], str):
-        return f"delta.text is {_kind(delta['text'])}, not a string"
+        return f"delta.text is {kind_of(delta['text'])}, not a string"
     for kind, members in _DELTA_TEXT.items():
         inner = delta.get(kind, {})
         if not isinstance(inner, dict):
-            return f"delta.{kind} is {_kind(inner)}, not an object"
+            return f"delta.{kind} is {kind_of(inner)}, not an object"
         for name in members:
             if name in inner and not isinstance(inner[name], str):
-                return f"delta.{kind}.{name} is {_kind(inner[name])}, not a string"
+                return f"delta.{kind}.{name} is {kind_of(inner[name])}, not a string"
     return None
 
 
@@ -119,7 +115,7 @@ class _ConverseStream:
         self.state = "stopped"
         if problem or "stopReason" not in body:
             return problem or "messageStop without stopReason"
-        return None if isinstance(body["stopReason"], str) else f"stopReason is {_kind(body['stopReason'])}"
+        return None if isinstance(body["stopReason"], str) else f"stopReason is {kind_of(body['stopReason'])}"
 
     def _metadata(self, body: dict) -> str | None:
         problem = None if self.state == "stopped" else "metadata before messageStop"
@@ -128,8 +124,8 @@ class _ConverseStream:
             return problem or "metadata without usage"
         usage = body["usage"]
         if not isinstance(usage, dict):
-            return f"usage is {_kind(usage)}, not an object"
-        wrong = [f"{k} is {_kind(v)}" for k, v in usage.items() if k.endswith("Tokens") and not _count(v)]
+            return f"usage is {kind_of(usage)}, not an object"
+        wrong = [f"{k} is {kind_of(v)}" for k, v in usage.items() if k.endswith("Tokens") and not _count(v)]
         return f"usage: {', '.join(wrong)}, not a whole number" if wrong else None
 
     def end(self) -> str | None:

@@ -11,7 +11,7 @@ import boto3
 import botocore
 
 from harness.suite.results import STATUSES, Result
-from harness.suite.runner import cassette_path
+from harness.suite.runner import cassette_path, scenario_root
 from harness.version import __version__
 
 __all__ = ["adapter_info", "cassette_files", "cassette_sha256", "counted", "details", "exit_code", "indent", "one_line",
@@ -46,8 +46,8 @@ def cassette_files(scenarios: Iterable[Any], root: str | Path | None) -> dict[st
     files = {}
     for scenario in scenarios:
         path = cassette_path(root, scenario)
-        base = Path(root) if root is not None else path.parents[2]
-        files[scenario.id] = {"path": path.relative_to(base).as_posix(), "sha256": cassette_sha256(path)}
+        files[scenario.id] = {"path": path.relative_to(scenario_root(root, scenario)).as_posix(),
+                              "sha256": cassette_sha256(path)}
     return files
 
 
