@@ -1,11 +1,11 @@
-"""The assembled message an adapter reports, judged against what it streamed (harness/suite/assembly.py)."""
+"""The assembled message an adapter reports, judged against what it streamed (harness/suite/judge/assembly.py)."""
 
 from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from harness.suite.assembly import assembled_items, check_assembly, layout
-from harness.suite.normalize import ALL
+from harness.suite.judge.assembly import assembled_items, check_assembly, layout
+from harness.suite.judge.normalize import ALL
 
 SIG1, SIG2 = "U0lHMQ==", "U0lHMg=="
 STREAM = [

@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 
 import harness
-from harness.suite import compare as compare_module
-from harness.suite.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
+from harness.suite.judge import compare as compare_module
+from harness.suite.judge.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
 
 TEXT = {"type": "text", "text": "I'll read all three files."}
 STOP = {"type": "stop", "reason": "tool_use"}

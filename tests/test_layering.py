@@ -24,8 +24,12 @@ LEVELS = {
     "harness.pytest": 5,
     "harness": 6,  # the package's own __init__: the public short paths
 }
-# Inside the endpoint, the emulator and the rules are rooms of their own below the server and responders.
-SUBLEVELS = {"harness.endpoint.emulator": 0, "harness.endpoint.rules": 0, "harness.endpoint": 1}
+# Rooms inside a room: the endpoint's emulator and rules sit below its server and responders; the suite's judge
+# (what makes a verdict) below the runner, scenarios and reports, above only the protocol it judges.
+SUBLEVELS = {
+    "harness.endpoint": {"harness.endpoint.emulator": 0, "harness.endpoint.rules": 0, "harness.endpoint": 1},
+    "harness.suite": {"harness.suite.protocol": 0, "harness.suite.judge": 1, "harness.suite": 2},
+}
 
 
 def room(module: str, table: dict) -> str:
@@ -69,7 +73,8 @@ def violations(top: Path) -> list[str]:
             if target.startswith("harness.") and target.split(".")[1] in ("__version__", "load_adapter"):
                 there = "harness"  # an attribute of the root package, not a module
             if there == home:
-                if home == "harness.endpoint" and SUBLEVELS[room(target, SUBLEVELS)] > SUBLEVELS[room(name, SUBLEVELS)]:
+                inner = SUBLEVELS.get(home)
+                if inner and inner[room(target, inner)] > inner[room(name, inner)]:
                     found.append(f"{name} imports {target}")
                 continue
             if LEVELS[there] >= LEVELS[home]:
@@ -82,7 +87,7 @@ def test_no_room_imports_a_higher_one():
 
 
 def test_every_room_states_what_it_is_for():
-    for init in sorted(HARNESS.glob("*/__init__.py")) + sorted(HARNESS.glob("endpoint/*/__init__.py")):
+    for init in sorted(HARNESS.glob("*/__init__.py")) + sorted(HARNESS.glob("*/*/__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text()))
         assert doc and "import" in doc, f"{init.relative_to(HARNESS.parent)} has no docstring saying what it may import"
 
@@ -100,6 +105,7 @@ def test_ls_harness_shows_the_rooms():
     ("suite/runner.py", "from harness.adapters import AdapterFailure"),
     ("converse/stream.py", "from harness.cassettes import cassette"),
     ("endpoint/rules/shape.py", "from harness.endpoint import server"),
+    ("suite/judge/laws.py", "from harness.suite import runner"),
     ("endpoint/server.py", "from harness import cli"),
 ])
 def test_a_deliberate_upward_import_is_caught(tmp_path, source, target):

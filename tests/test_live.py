@@ -20,7 +20,7 @@ from harness.cli import main
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream
 from harness.suite import checks, live
-from harness.suite.normalize import normalize
+from harness.suite.judge.normalize import normalize
 from harness.suite.runner import loopback_endpoint, replay
 from harness.suite.scenario import load_scenario
 from live_upstream import PROXY_CREDENTIALS, HistoryEmulator

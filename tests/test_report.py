@@ -7,7 +7,7 @@ import pytest
 from harness import __version__
 from harness.suite import report as report_module
 from harness.suite import results as results_module
-from harness.suite.compare import diff_chunks, diff_request
+from harness.suite.judge.compare import diff_chunks, diff_request
 from harness.suite.report import (
     BaselineError,
     FORMATS,

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.suite.compare import diff_chunks
+from harness.suite.judge.compare import diff_chunks
 from harness.suite.report import render, render_html
 from harness.suite.results import Result, TurnResult
 

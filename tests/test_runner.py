@@ -366,7 +366,7 @@ def test_an_adapters_traceback_is_formatted_under_the_ast_lock(monkeypatch):
     import traceback
 
     from harness.suite import runner
-    from harness.suite.ast_lock import AST_LOCK
+    from harness.suite.judge.ast_lock import AST_LOCK
 
     held, real = [], traceback.format_list
     monkeypatch.setattr(runner.traceback, "format_list", lambda frames: held.append(AST_LOCK.locked()) or real(frames))

@@ -16,7 +16,7 @@ from harness.converse.stream import chunks_from_events
 from harness.endpoint.emulator.plan import STYLES
 from harness.endpoint.emulator.render import render_stream
 from harness.wire.eventstream import TruncatedStream, decode_events, decode_frames
-from harness.suite.normalize import normalize
+from harness.suite.judge.normalize import normalize
 from harness.endpoint.rules.converse import check_request
 from harness.suite.protocol import CAPABILITIES
 from harness.suite.scenario import discover, first_turn, next_turn

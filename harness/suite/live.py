@@ -26,8 +26,8 @@ from harness.endpoint.proxy import RecordingProxy, Tape, source_of
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream
 from harness.suite import checks
-from harness.suite.laws import laws
-from harness.suite.normalize import normalize
+from harness.suite.judge.laws import laws
+from harness.suite.judge.normalize import normalize
 from harness.suite.protocol import AdapterFailure, AdapterSkip
 from harness.suite.report import adapter_info
 from harness.suite.runner import Run, loopback_endpoint, replay

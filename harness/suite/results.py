@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from harness.suite.compare import Diff
+from harness.suite.judge.compare import Diff
 
 __all__ = ["FAILING", "STATUSES", "Result", "TurnResult", "verdict"]
 

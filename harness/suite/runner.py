@@ -24,15 +24,15 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from harness.cassettes import cassette
 from harness.wire.kinds import kind_of
 from harness.suite import golden
-from harness.suite.assembly import check_assembly
-from harness.suite.ast_lock import AST_LOCK
+from harness.suite.judge.assembly import check_assembly
+from harness.suite.judge.ast_lock import AST_LOCK
 from harness.suite.protocol import OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import recorded_text_deltas
 from harness.endpoint.faults import Faults
-from harness.suite.compare import note
-from harness.suite.laws import laws
-from harness.suite.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, normalize
-from harness.suite.normalize_request import normalize_request
+from harness.suite.judge.compare import note
+from harness.suite.judge.laws import laws
+from harness.suite.judge.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, normalize
+from harness.suite.judge.normalize_request import normalize_request
 from harness.endpoint.responders import CassetteResponder
 from harness.suite.results import Result, TurnResult, verdict
 from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_messages, next_turn, turn_dict
@@ -133,7 +133,7 @@ def exception_chunk(exc: BaseException, caller: str = __file__) -> dict:
     tb = exc.__traceback__
     frames = [summary for summary, (frame, _) in zip(traceback.extract_tb(tb), traceback.walk_tb(tb))
               if summary.filename != caller and not frame.f_locals.get("__tracebackhide__")][-TRACEBACK_FRAMES:]
-    with AST_LOCK:  # formatting parses each line for its carets (harness/suite/ast_lock.py)
+    with AST_LOCK:  # formatting parses each line for its carets (harness/suite/judge/ast_lock.py)
         shown = "".join(traceback.format_list(frames)).rstrip("\n")
     return {"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}", "traceback": shown}
 

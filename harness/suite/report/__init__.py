@@ -2,7 +2,8 @@
 
 The JSON report is DESIGN.md's ``--format json`` object. Every format takes the results and the adapter;
 ``render`` also hands the cassettes (scenario id -> path and sha256) to the formats that show them (JSON,
-JUnit, HTML) and ``verbose`` to the text table.
+JUnit, HTML) and ``verbose`` to the text table. Reports may import the rest of the suite (results, the runner's
+cassette paths, the judge), never adapters or the CLI.
 """
 
 from __future__ import annotations

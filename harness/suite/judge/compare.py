@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from harness.suite.ast_lock import AST_LOCK
+from harness.suite.judge.ast_lock import AST_LOCK
 
 
 __all__ = ["DEEPDIFF_OPTIONS", "Diff", "diff_chunks", "diff_request", "diff_turn_count", "note"]
@@ -110,7 +110,7 @@ def _field_changes(expected: Any, actual: Any, label: str) -> list[str]:
         return []
     from deepdiff import DeepDiff  # imported on first use: it costs more start-up time than the rest together
 
-    with AST_LOCK:  # deepdiff parses every path key it renders (harness/suite/ast_lock.py)
+    with AST_LOCK:  # deepdiff parses every path key it renders (harness/suite/judge/ast_lock.py)
         tree = DeepDiff(expected, actual, **DEEPDIFF_OPTIONS)
         levels = [(kind, level) for kind, found in tree.items() for level in found]
         levels.sort(key=lambda pair: [(isinstance(p, str), p if isinstance(p, int) else str(p))

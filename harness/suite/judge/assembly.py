@@ -14,8 +14,8 @@ import difflib
 import json
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness.suite.compare import Diff
-from harness.suite.normalize import ALL, CONTENT, comparable, fold
+from harness.suite.judge.compare import Diff
+from harness.suite.judge.normalize import ALL, CONTENT, comparable, fold
 
 __all__ = ["assembled_items", "check_assembly", "layout", "streamed_items"]
 

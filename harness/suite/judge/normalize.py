@@ -3,7 +3,7 @@
 ``normalize(chunks, capabilities)`` folds the chunk vocabulary of DESIGN.md into its normalized list, then
 keeps only the fields the adapter's declared capabilities make comparable; ``comparable`` also removes what two
 correct adapters may differ on. Every removal of variance is a named step (STYLE 4, 6). The stream-level laws
-live in harness.suite.laws and the normalized request in harness.suite.normalize_request.
+live in harness.suite.judge.laws and the normalized request in harness.suite.judge.normalize_request.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ __all__ = [
 ALL = FEATURES  # every comparable field; the declarations (own_history, the usage convention) are not fields
 CONTENT = ("text", "reasoning", "redacted_reasoning", "tool_call")
 CLOSING = ("stop", "usage", "error")
-# Reports beside the stream, judged on their own (harness.suite.assembly, harness.suite.openai_laws): the
+# Reports beside the stream, judged on their own (harness.suite.judge.assembly, harness.suite.judge.openai_laws): the
 # assembled assistant message and an OpenAI-format adapter's native chunks say nothing new about the content.
 BESIDE = ("message", "openai_chunk")
 UNPARSED = "__unparsed__"
