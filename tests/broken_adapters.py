@@ -21,6 +21,8 @@ from harness.converse import (
     chunks_from_events,
     to_converse_messages,
 )
+from harness.converse.adapter import native_chunk
+from harness.converse.stream import chunks_from_response
 from harness.converse.request import status_supported
 
 __all__ = [
@@ -68,8 +70,20 @@ class Variant(ConverseAdapter):
         """Stream chunks for ConverseStream events."""
         return chunks_from_events(events)
 
+    def converse_chunks(self, response: dict) -> Iterator[dict]:
+        """Chunks for a non-streaming Converse response (the twin call of streaming parity)."""
+        return chunks_from_response(response)
+
     def _stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
-        yield from self._run(self.client(endpoint).converse_stream, self.request(turn), "stream", self.chunks)
+        """As the reference: the stream's chunks, then the message assembled from each call (``native``)."""
+        request, streamed = self.request(turn), []
+        for chunk in self._run(self.client(endpoint).converse_stream, request, "stream", self.chunks):
+            streamed.append(chunk)
+            yield chunk
+        if not turn.get("non_streaming"):
+            return
+        yield native_chunk("stream", streamed)
+        yield native_chunk("converse", self._whole(request, endpoint, self.converse_chunks))
 
 
 # ---- 1. streaming: tool calls never surfaced --------------------------------------------------------------

@@ -59,7 +59,8 @@ def adapter_module(tmp_path, monkeypatch):
 def test_builtin_names(spec, cls):
     adapter = load_adapter(spec)
     assert type(adapter) is cls and adapter.name == spec and adapter.version == harness.__version__
-    assert adapter.capabilities == FEATURES and isinstance(adapter, Adapter)
+    declared = {"non_streaming"} if spec == "reference" else set()  # the InvokeModel path has no Converse twin
+    assert adapter.capabilities == FEATURES | declared and isinstance(adapter, Adapter)
     assert adapter.conversation is None
 
 
@@ -68,12 +69,14 @@ def test_builtin_names(spec, cls):
 def test_builtin_conversation_names_own_their_history(spec, cls):
     adapter = load_adapter(spec)
     assert type(adapter) is cls and adapter.name == spec
-    assert adapter.capabilities == FEATURES | {OWN_HISTORY} and adapter.conversation is not None
+    declared = {"non_streaming"} if cls is ConverseAdapter else set()
+    assert adapter.capabilities == FEATURES | {OWN_HISTORY} | declared and adapter.conversation is not None
     assert load_adapter(spec).conversation is not adapter.conversation  # each load starts its own history
 
 
 def test_capabilities_are_the_features_and_the_declarations():
-    assert CAPABILITIES == FEATURES | {"own_history", "usage_input_includes_cache"} and not FEATURES & DECLARATIONS
+    assert CAPABILITIES == FEATURES | {"own_history", "usage_input_includes_cache", "non_streaming"}
+    assert not FEATURES & DECLARATIONS
 
 
 def test_public_from_the_package():

@@ -197,7 +197,7 @@ class NonStreaming(ConverseAdapter):
     """The reference implementation through non-streaming Converse (text and tool input whole per block)."""
 
     name = "converse-non-streaming"
-    capabilities = ConverseAdapter.capabilities - {"streaming"}
+    capabilities = ConverseAdapter.capabilities - {"streaming", "non_streaming"}
 
     def stream(self, turn, endpoint=None):
         return self.converse(turn, endpoint)

@@ -656,6 +656,55 @@ def test_emulator_converse_and_invoke_render_the_same_script():
     assert invoked == (list(decode_events(b"".join(frames), "InvokeModelWithResponseStream")), None)
 
 
+def _paired_turns(calls):
+    """The turn each call of ``calls`` (operation names, in order) is served as, on a paired emulator session."""
+    with BedrockServer.emulate(SCRIPTS, seed="s", pairs=True) as server:
+        bedrock = client(server)
+        answers = []
+        for operation in calls:
+            messages = USER if not answers else follow_up(answers[0])
+            if operation == "ConverseStream":
+                events, _ = outcome(converse_stream(bedrock, messages=messages, toolConfig=TOOLS)["stream"])
+            else:
+                reply = bedrock.converse(modelId="us.anthropic.claude-sonnet-4-20250514-v1:0", messages=messages,
+                                         toolConfig=TOOLS)
+                events = [{"contentBlockStart": {"start": {"toolUse": {"toolUseId": b["toolUse"]["toolUseId"]}}}}
+                          for b in reply["output"]["message"]["content"] if "toolUse" in b]
+            answers.append(events)
+        return [r.turn for r in server.requests], answers
+
+
+def test_a_paired_session_serves_each_turn_once_streamed_and_once_whole_in_either_order():
+    turns, answers = _paired_turns(["ConverseStream", "Converse", "Converse", "ConverseStream"])
+    assert turns == [0, 0, 1, 1]
+    assert tool_ids(answers[0]) == tool_ids(answers[1]) and len(tool_ids(answers[0])) == 2  # the same content
+
+
+def test_a_paired_turn_whose_twin_never_comes_moves_on_at_the_next_call_of_the_same_operation():
+    turns, _ = _paired_turns(["ConverseStream", "ConverseStream", "Converse"])
+    assert turns == [0, 1, 1]
+
+
+def test_an_unpaired_session_gives_every_call_its_own_turn():
+    with BedrockServer.emulate(SCRIPTS, seed="s") as server:
+        bedrock = client(server)
+        outcome(converse_stream(bedrock, toolConfig=TOOLS)["stream"])
+        bedrock.converse(modelId="us.anthropic.claude-sonnet-4-20250514-v1:0", messages=USER, toolConfig=TOOLS)
+    assert [r.turn for r in server.requests] == [0, 1]
+
+
+def test_a_paired_turn_rejected_by_the_rules_is_used_up_by_both_calls():
+    bad = [{"role": "assistant", "content": [{"text": "I start"}]}]
+    with BedrockServer.emulate(SCRIPTS, seed="s", pairs=True) as server:
+        bedrock = client(server)
+        for call in (lambda: converse_stream(bedrock, messages=bad), lambda: bedrock.converse(
+                modelId="us.anthropic.claude-sonnet-4-20250514-v1:0", messages=bad)):
+            with pytest.raises(bedrock.exceptions.ValidationException):
+                call()
+        outcome(converse_stream(bedrock, toolConfig=TOOLS)["stream"])
+    assert [(r.turn, r.status) for r in server.requests] == [(0, 400), (0, 400), (1, 200)]
+
+
 def test_emulator_past_the_last_turn_is_a_clear_error(caplog):
     with BedrockServer.emulate(SCRIPTS[:1], seed="s", name="core/one") as server, caplog.at_level(logging.WARNING):
         bedrock = client(server)

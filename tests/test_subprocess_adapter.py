@@ -143,8 +143,18 @@ def test_the_hello_gives_name_version_and_capabilities(fake):
     assert adapter.command.endswith("fake_adapter.py") and "fake" in repr(adapter)
 
 
-def test_the_hello_announces_protocol_2(fake):
-    assert fake(FAKE_HELLO="echo-protocol").name == "fake-protocol-2"
+def test_the_hello_announces_protocol_3(fake):
+    assert fake(FAKE_HELLO="echo-protocol").name == "fake-protocol-3"
+
+
+def test_a_hello_with_malformed_native_differences_is_refused(tmp_path):
+    script = tmp_path / "adapter.py"
+    script.write_text("import json, sys\nsys.stdin.readline()\nprint(json.dumps({'type': 'hello', 'name': 'x', "
+                      "'version': '1', 'capabilities': ['text'], 'native_differences': {'id': 3}}), flush=True)\n"
+                      "sys.stdin.read()\n")
+    with pytest.raises(AdapterStartError, match=r"native_differences .*expected an object of path pattern -> the "
+                                                r"reason"):
+        SubprocessAdapter([sys.executable, str(script)], timeout=10)
 
 
 def test_a_protocol_1_adapter_gets_the_conversation_id_and_may_ignore_it(fake):

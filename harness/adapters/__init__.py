@@ -10,6 +10,8 @@ from harness.suite.protocol import (
     CAPABILITIES,
     DECLARATIONS,
     FEATURES,
+    NATIVE_PATHS,
+    NON_STREAMING,
     OWN_HISTORY,
     USAGE_INCLUDES_CACHE,
     Adapter,
@@ -17,5 +19,6 @@ from harness.suite.protocol import (
     AdapterSkip,
 )
 
-__all__ = ["CAPABILITIES", "DECLARATIONS", "ENTRY_POINT_GROUP", "FEATURES", "OWN_HISTORY", "USAGE_INCLUDES_CACHE",
+__all__ = ["CAPABILITIES", "DECLARATIONS", "ENTRY_POINT_GROUP", "FEATURES", "NATIVE_PATHS", "NON_STREAMING",
+           "OWN_HISTORY", "USAGE_INCLUDES_CACHE",
            "Adapter", "AdapterFailure", "AdapterLoadError", "AdapterSkip", "known_adapters", "load_adapter"]

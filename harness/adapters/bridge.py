@@ -31,8 +31,10 @@ def _jsonable(value: Any) -> Any:
 
 
 def _hello(adapter: Any) -> dict:
+    differences = getattr(adapter, "native_differences", None) or {}
     return {"type": "hello", "name": str(adapter.name), "version": str(adapter.version),
-            "capabilities": sorted(adapter.capabilities)}
+            "capabilities": sorted(adapter.capabilities),
+            **({"native_differences": dict(differences)} if differences else {})}
 
 
 def _turn(adapter: Any, message: dict) -> Iterator[dict]:

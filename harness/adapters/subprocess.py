@@ -29,7 +29,10 @@ from harness.suite.runner import ADAPTER_EXCEPTION, DUMMY_KEYS
 __all__ = ["DEFAULT_TIMEOUT", "PROTOCOL", "TAIL_LINES", "AdapterStartError", "ProcessFailure", "SubprocessAdapter",
            "child_env"]
 
-PROTOCOL = 2  # 2: turns carry ``conversation``; adapters declaring own_history get only the new messages
+# 2: turns carry ``conversation``; adapters declaring own_history get only the new messages. 3: adapters declaring
+# non_streaming get turns with ``"non_streaming": true`` and answer ``native`` chunks; the hello may carry
+# ``native_differences`` (path pattern -> why the library documents the two results apart).
+PROTOCOL = 3
 DEFAULT_TIMEOUT = 60.0  # seconds per turn, and for start-up with the hello unless start_timeout says otherwise
 _ENDS_TURN = ("done", "error", "skip")
 
@@ -83,6 +86,7 @@ class SubprocessAdapter:
         self._child: Child | None = None
         self._endpoint: Mapping | None = None
         self._index = 0
+        self.native_differences: dict[str, str] = {}
         try:
             self.name, self.version, self.capabilities = self._start()
         except ProcessFailure as exc:
@@ -157,6 +161,11 @@ class SubprocessAdapter:
         if caps - CAPABILITIES:
             raise self._fail(f"declares unknown capabilities {sorted(caps - CAPABILITIES)} "
                              f"(known: {', '.join(sorted(CAPABILITIES))})")
+        differences = hello.get("native_differences", {})
+        if not isinstance(differences, dict) or not all(isinstance(v, str) and v for v in differences.values()):
+            raise self._fail(f"answered the hello with native_differences {_short(differences)}; expected an object "
+                             "of path pattern -> the reason the library's two results differ there")
+        self.native_differences = dict(differences)
         return name, version, caps
 
     def _begin(self, endpoint: Mapping) -> int:

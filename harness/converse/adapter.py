@@ -3,6 +3,9 @@
 Each runs stateless (the caller hands it the whole history every turn) or, made with ``conversation=True``
 (registered as ``reference-conversation`` and ``reference-invoke-conversation``), in conversation mode: it
 declares ``own_history``, keeps the history itself and sends back the assistant message it assembled.
+``reference`` also declares ``non_streaming``: a turn that asks for it (``turn["non_streaming"]``, set by the
+harness's replay) goes through ``converse`` too, on the same request, and closes with the message assembled from
+each call (``native`` chunks), which the harness holds equal.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from harness.converse.stream import (
     error_chunk,
 )
 
-__all__ = ["OWN_HISTORY", "ConverseAdapter", "InvokeAdapter", "conversation_reference",
-           "conversation_reference_invoke", "make_client"]
+__all__ = ["NON_STREAMING", "OWN_HISTORY", "ConverseAdapter", "InvokeAdapter", "conversation_reference",
+           "conversation_reference_invoke", "make_client", "native_chunk"]
 
 # Failures before the stream starts that an application sees as an error chunk (Bedrock's 4xx/5xx after
 # retries, a dropped connection); a botocore ParamValidationError is a bug and still raises.
@@ -35,6 +38,7 @@ PRE_STREAM_ERRORS = (ClientError, HTTPClientError, ConnectionError)
 _LOCK = threading.Lock()
 KEPT_CLIENTS = 4
 OWN_HISTORY = "own_history"  # the capability of conversation mode (harness.suite.protocol.OWN_HISTORY)
+NON_STREAMING = "non_streaming"  # each turn through both calls (harness.suite.protocol.NON_STREAMING)
 
 
 @functools.cache
@@ -77,17 +81,19 @@ class _BedrockAdapter:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} {self.version}>"
 
-    def client(self, endpoint: dict | None) -> Any:
-        """The client for ``endpoint``, created once; only the last few endpoints' clients are kept."""
+    def client(self, endpoint: dict | None, max_attempts: int | None = None) -> Any:
+        """The client for ``endpoint`` (and ``max_attempts``, default the adapter's), created once; only the last
+        few clients are kept."""
         if self._client is not None:
             return self._client
-        key = tuple(sorted((endpoint or {}).items()))
+        attempts = self._max_attempts if max_attempts is None else max_attempts
+        key = (tuple(sorted((endpoint or {}).items())), attempts)
         if key not in self._clients:
             # A run moves from endpoint to endpoint (a loopback server per scenario): keeping every client
             # would keep every pooled connection, and memory would grow with the number of scenarios.
             while len(self._clients) >= KEPT_CLIENTS:
                 self._clients.pop(next(iter(self._clients)))
-            self._clients[key] = make_client(endpoint, max_attempts=self._max_attempts)
+            self._clients[key] = make_client(endpoint, max_attempts=attempts)
         return self._clients[key]
 
     def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
@@ -126,11 +132,27 @@ class ConverseAdapter(_BedrockAdapter):
     """The reference implementation over ConverseStream (and non-streaming Converse)."""
 
     name = "reference"
+    capabilities = _BedrockAdapter.capabilities | {NON_STREAMING}
 
     def _stream(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
-        """Chunks for one whole-history turn through ``converse_stream``."""
-        request = build_request(turn)
-        yield from self._run(self.client(endpoint).converse_stream, request, "stream", chunks_from_events)
+        """Chunks for one whole-history turn through ``converse_stream``; when the turn asks, then the message
+        assembled from it and from ``converse`` on the same request (``native`` chunks: streaming parity)."""
+        request, streamed = build_request(turn), []
+        for chunk in self._run(self.client(endpoint).converse_stream, request, "stream", chunks_from_events):
+            streamed.append(chunk)
+            yield chunk
+        if not turn.get("non_streaming"):
+            return
+        yield native_chunk("stream", streamed)
+        yield native_chunk("converse", self._whole(request, endpoint, chunks_from_response))
+
+    def _whole(self, request: dict, endpoint: dict | None, to_chunks: Callable[[Any], Iterable[dict]]) -> list[dict]:
+        """The chunks of ``converse`` on the same request; what it raises is its closing error chunk."""
+        try:
+            # One attempt: the second call checks what the first built; retrying a throttled twin adds only sleeps.
+            return list(self._run(self.client(endpoint, max_attempts=1).converse, request, None, to_chunks))
+        except Exception as exc:  # noqa: BLE001 - the twin's failure is its outcome, compared with the stream's
+            return [error_chunk(exc)]
 
     def converse(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
         """Chunks through non-streaming ``converse`` that normalize like ``stream``'s: whole blocks, ``input`` not deltas."""
@@ -151,6 +173,14 @@ class InvokeAdapter(_BedrockAdapter):
         request = build_invoke_request(turn)
         yield from self._run(self.client(endpoint).invoke_model_with_response_stream, request, "body",
                              chunks_from_invoke_events)
+
+
+def native_chunk(path: str, chunks: list[dict]) -> dict:
+    """The message one call's chunks assemble into, or the error it ended in."""
+    failed = next((chunk for chunk in chunks if chunk.get("type") == "error"), None)
+    if failed is not None:
+        return {"type": "native", "path": path, "error": f"{failed.get('code')}: {failed.get('message')}"}
+    return {"type": "native", "path": path, "message": assemble_message(chunks)}
 
 
 def conversation_reference() -> ConverseAdapter:

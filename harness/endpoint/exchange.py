@@ -71,11 +71,13 @@ class Responder(Protocol):
 
 
 class RequestError(Exception):
-    """A request the session answers with a Bedrock error, without consuming the turn; ``detail`` is logged."""
+    """A request the session answers with a Bedrock error, without consuming the turn; ``detail`` is logged (as a
+    warning; ``recorded``: at INFO, the answer the recording itself calls for, such as a failure it holds)."""
 
-    def __init__(self, status: int, type: str, message: str, detail: str = ""):
+    def __init__(self, status: int, type: str, message: str, detail: str = "", recorded: bool = False):
         super().__init__(message)
         self.status, self.type, self.message, self.detail = status, type, message, detail or message
+        self.recorded = recorded
 
 
 def too_large(limit: int = MAX_BODY_BYTES) -> Reply:

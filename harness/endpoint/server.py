@@ -41,6 +41,7 @@ OPERATIONS = {
 }
 EVENT_STREAM = "application/vnd.amazon.eventstream"
 _RULED = ("ConverseStream", "Converse")
+PAIRED = frozenset({"ConverseStream", "Converse"})  # a paired session serves each turn once to each (streaming parity)
 
 
 def _check_rules(request: CapturedRequest) -> None:
@@ -65,16 +66,20 @@ class _Session:
     """Turn cursor, retry counters and captured requests of one server, behind one lock.
 
     ``keep`` bounds the captured requests (the latest ones stay; None keeps all): a run reads each turn's request
-    once and its session ends with the scenario, but ``serve`` may answer requests for days.
+    once and its session ends with the scenario, but ``serve`` may answer requests for days. ``pairs``: each turn
+    is served once as ConverseStream and once as Converse, in either order (an adapter checking its library's
+    streamed result against its non-streamed one); the turn moves on when both were served, or when a request
+    repeats an operation the turn already served (the adapter made no second call).
     """
 
     def __init__(self, responder: Responder, faults: Faults, validate: bool, keep: int | None = None,
-                 loop: bool = False):
-        self.responder, self.faults, self.validate, self.loop = responder, faults, validate, loop
+                 loop: bool = False, pairs: bool = False):
+        self.responder, self.faults, self.validate, self.loop, self.pairs = responder, faults, validate, loop, pairs
         self.requests: deque[CapturedRequest] = deque(maxlen=keep)
         self.count = 0  # requests answered, kept or not
         self.turn = 0
         self._attempts: Counter[int] = Counter()
+        self._served: set[str] = set()  # the paired operations the current turn has served
         self._lock = threading.Lock()
 
     def answer(self, request: CapturedRequest) -> Reply:
@@ -100,8 +105,10 @@ class _Session:
             return error_reply(400, "ValidationException", INVALID_MODEL)
         if request.malformed or not isinstance(request.body_json, dict):
             return error_reply(400, "ValidationException", MALFORMED_INPUT)
+        if request.operation in self._served:
+            self._advance()  # the turn's twin call never came
         if self.loop and self.turn >= getattr(self.responder, "turns", self.turn + 1):
-            self.turn, self._attempts = 0, Counter()  # the conversation starts again
+            self.turn, self._attempts, self._served = 0, Counter(), set()  # the conversation starts again
         request.turn = self.turn
         http_error = self.faults.http_error(self.turn, self._attempts[self.turn])
         if http_error:
@@ -116,15 +123,27 @@ class _Session:
             _check_rules(request)
             _as_recorded(request, self.responder)
         if self.validate and request.problems:
-            self.turn += 1
+            self._used(request.operation)
             return error_reply(400, "ValidationException", rules.validation_message(request.problems))
         try:
             reply = self.responder.respond(request)
         except RequestError as error:
-            log.warning("%s %s: %s", request.method, request.path, error.detail)
+            log.log(logging.INFO if error.recorded else logging.WARNING, "%s %s: %s", request.method, request.path,
+                    error.detail)
             return error_reply(error.status, error.type, error.message)
-        self.turn += 1
+        self._used(request.operation)
         return reply
+
+    def _used(self, operation: str) -> None:
+        """The current turn has answered ``operation``: on to the next turn, unless its paired twin is still due."""
+        if self.pairs and operation in PAIRED:
+            self._served.add(operation)
+            if self._served != PAIRED:
+                return
+        self._advance()
+
+    def _advance(self) -> None:
+        self.turn, self._served = self.turn + 1, set()
 
     def delivery(self, request: CapturedRequest, reply: Reply) -> Delivery:
         """The reply's bytes with the session's faults, for a successful turn only."""
@@ -420,16 +439,19 @@ class BedrockServer:
     """One loopback Bedrock session on 127.0.0.1 (``with BedrockServer(...) as server: server.endpoint_url``)."""
 
     def __init__(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True, port: int = 0,
-                 keep_requests: int | None = None, max_body: int = MAX_BODY_BYTES, loop: bool = False):
+                 keep_requests: int | None = None, max_body: int = MAX_BODY_BYTES, loop: bool = False,
+                 pairs: bool = False):
         self._keep, self._max_body, self._loop = keep_requests, max_body, loop
-        self._session = _Session(responder, faults or Faults(), validate, keep_requests, loop)
+        self._session = _Session(responder, faults or Faults(), validate, keep_requests, loop, pairs)
         self._port = port
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
-    def reset(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True) -> None:
-        """Start a new session on the same port: new responder, faults, turn cursor and captured requests."""
-        self._session = _Session(responder, faults or Faults(), validate, self._keep, self._loop)
+    def reset(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True,
+              pairs: bool = False) -> None:
+        """Start a new session on the same port: new responder, faults, turn cursor and captured requests;
+        ``pairs``: each turn answers a ConverseStream and a Converse call (streaming parity)."""
+        self._session = _Session(responder, faults or Faults(), validate, self._keep, self._loop, pairs)
         if self._httpd is not None:
             self._httpd.session = self._session  # handlers read it per request, so kept-alive clients follow
 

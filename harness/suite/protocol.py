@@ -9,7 +9,10 @@ broke the protocol), so the scenario's verdict is ``error`` (``AdapterSkip``: ``
 Two capabilities are not features but declarations about the adapter: ``own_history`` (conversation mode: the
 adapter keeps its conversation and sends the assistant message its library assembled; the README, "Conversation
 mode") and ``usage_input_includes_cache`` (its ``input_tokens`` count cache reads and writes, which Bedrock's
-``inputTokens`` does not). ``FEATURES`` is everything else: what a full implementation does all of.
+``inputTokens`` does not) and ``non_streaming`` (a turn carrying ``"non_streaming": true``, as the harness's replay
+sends them, also runs through the library's non-streaming call on the same content, and the adapter reports the
+message its library built on each path as a closing ``native`` chunk: ``{"type": "native", "path": "stream" | "converse", "message": ...}``, or ``"error"`` when that path
+raised; the harness compares the two). ``FEATURES`` is everything else: what a full implementation does all of.
 ``harness.adapters`` re-exports all of these for adapter authors.
 """
 
@@ -18,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-__all__ = ["CAPABILITIES", "DECLARATIONS", "FEATURES", "OWN_HISTORY", "USAGE_INCLUDES_CACHE", "Adapter",
-           "AdapterFailure", "AdapterSkip"]
+__all__ = ["CAPABILITIES", "DECLARATIONS", "FEATURES", "NATIVE_PATHS", "NON_STREAMING", "OWN_HISTORY",
+           "USAGE_INCLUDES_CACHE", "Adapter", "AdapterFailure", "AdapterSkip"]
 
 FEATURES = frozenset({
     "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
@@ -27,7 +30,9 @@ FEATURES = frozenset({
 })
 OWN_HISTORY = "own_history"  # conversation mode: turn N >= 1 carries only the new messages
 USAGE_INCLUDES_CACHE = "usage_input_includes_cache"  # input_tokens include cache read + write tokens
-DECLARATIONS = frozenset({OWN_HISTORY, USAGE_INCLUDES_CACHE})
+NON_STREAMING = "non_streaming"  # each turn also through the library's non-streaming call: streaming parity
+NATIVE_PATHS = ("stream", "converse")  # the ``path`` of a native chunk: which call built the message
+DECLARATIONS = frozenset({OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING})
 CAPABILITIES = FEATURES | DECLARATIONS
 
 

@@ -26,7 +26,8 @@ from harness.wire.kinds import kind_of
 from harness.suite import golden
 from harness.suite.judge.assembly import check_assembly
 from harness.suite.judge.ast_lock import AST_LOCK
-from harness.suite.protocol import OWN_HISTORY, AdapterFailure
+from harness.suite.judge.parity import check_parity, declared_paths
+from harness.suite.protocol import NATIVE_PATHS, NON_STREAMING, OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import recorded_text_deltas
 from harness.endpoint.faults import Faults
 from harness.suite.judge.compare import note
@@ -45,6 +46,7 @@ __all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "Run", "SHIPPED_ROOT", "cassette_p
 ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
 TRACEBACK_FRAMES = 6  # the innermost frames an adapter exception's chunk keeps: where the adapter broke
 CONVERSE_OPERATIONS = ("ConverseStream", "Converse")  # the operations Bedrock's rules and goldens describe
+TWIN = "Converse"  # a non_streaming adapter's second call per turn, judged against its streamed one
 SHIPPED_ROOT = Path(__file__).resolve().parents[1] / "shipped"  # the wheel's copy of suites/ and cassettes/ (setup.py)
 DUMMY_KEYS = {"aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake-secret-for-loopback"}
 
@@ -100,9 +102,14 @@ def stream_turn(adapter: Any, turn: dict, endpoint: dict, index: int = 0) -> lis
 
 _KEY = ((str, int, float, bool, type(None)), "a string, a number or null")  # the normalizer keys blocks by it
 _TEXT = ((str, type(None)), "a string or null")  # the normalizer joins it
+_PATH = ((str,), f"one of {', '.join(NATIVE_PATHS)}")
 _FIELDS = {"text": {"index": _KEY, "text": _TEXT}, "reasoning": {"index": _KEY, "text": _TEXT},
            "redacted_reasoning": {"index": _KEY}, "tool_call": {"index": _KEY, "id": _KEY, "input_delta": _TEXT},
-           "error": {"code": _KEY}}
+           "error": {"code": _KEY}, "native": {"path": _PATH}}
+
+
+def _fits(field: str, value: Any, rule: tuple) -> bool:
+    return isinstance(value, rule[0]) and (rule is not _PATH or value in NATIVE_PATHS)
 
 
 def _checked(chunk: Any, turn: int, n: int) -> dict:
@@ -110,7 +117,7 @@ def _checked(chunk: Any, turn: int, n: int) -> dict:
     JSON type than it has (a list as an id, a number as a delta), breaks the adapter protocol."""
     if isinstance(chunk, Mapping) and isinstance(chunk.get("type"), str):
         fields = _FIELDS.get(chunk["type"], {})
-        wrong = [(f, rule) for f, rule in fields.items() if not isinstance(chunk.get(f), rule[0])]
+        wrong = [(f, rule) for f, rule in fields.items() if not _fits(f, chunk.get(f), rule)]
         if not wrong:
             return dict(chunk)
         (field, (_, wanted)), kind = wrong[0], chunk["type"]
@@ -143,20 +150,27 @@ def loopback_endpoint(server: BedrockServer, region: str = "us-east-1") -> dict:
     return {"endpoint_url": server.endpoint_url, "region": region, **DUMMY_KEYS}
 
 
-def _captured(server: BedrockServer | None, index: int, seen: int):
-    """The request turn ``index`` was answered from (its last attempt, after retried faults), if any."""
+def _captured(server: BedrockServer | None, index: int, seen: int, paired: bool = False) -> tuple:
+    """(the request turn ``index`` was answered from, its non-streamed twin): the last attempt of each, after
+    retried faults; a paired turn's twin is its Converse call (None when the session is not paired)."""
     if server is None:
-        return None
+        return None, None
     matched = [r for r in server.requests if r.turn == index]
-    return matched[-1] if matched else (server.requests[-1] if len(server.requests) > seen else None)
+    twins = [r for r in matched if paired and r.operation == TWIN]
+    main = [r for r in matched if r not in twins] or twins
+    if main:
+        return main[-1], (twins[-1] if twins and twins[-1] is not main[-1] else None)
+    return (server.requests[-1] if len(server.requests) > seen else None), None
 
 
 def _ended_in_error(chunks: Sequence[Mapping]) -> bool:
     return any(chunk.get("type") == "error" for chunk in chunks)
 
 
-def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServer | None = None) -> Run:
-    """Stream every turn of ``scenario`` through ``adapter``; ``server`` (when local) supplies the requests."""
+def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServer | None = None,
+           paired: bool = False) -> Run:
+    """Stream every turn of ``scenario`` through ``adapter``; ``server`` (when local) supplies the requests;
+    ``paired``: each turn asks for the non-streaming call too (the server serves both)."""
     run_, turn = Run([]), first_turn(scenario)
     own_history, conversation = OWN_HISTORY in adapter.capabilities, _conversation(adapter, scenario)
     for index in range(len(scenario.turns)):
@@ -170,6 +184,8 @@ def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServ
                 run_.unbuilt = exc
                 break
         turn["conversation"] = conversation
+        if paired:
+            turn["non_streaming"] = True  # also through the library's non-streaming call: streaming parity
         seen = len(server.requests) if server else 0
         try:
             chunks = stream_turn(adapter, turn, endpoint, index)
@@ -178,7 +194,7 @@ def replay(scenario: Scenario, adapter: Any, endpoint: dict, server: BedrockServ
                 raise
             run_.failure = exc
             break
-        run_.turns.append(_turn_record(turn, chunks, _captured(server, index, seen), server is not None))
+        run_.turns.append(_turn_record(turn, chunks, *_captured(server, index, seen, paired), server is not None))
         if _ended_in_error(chunks):
             break
     return run_
@@ -209,8 +225,9 @@ def _following(scenario: Scenario, index: int, previous: dict, output: list[dict
 NO_REQUEST = "no request reached the endpoint for this turn (the adapter streamed without calling Bedrock)"
 
 
-def _turn_record(turn: dict, chunks: list[dict], captured: Any, local: bool) -> dict:
-    """One turn of a Run: its chunks and the request it was served for (Converse operations are judged)."""
+def _turn_record(turn: dict, chunks: list[dict], captured: Any, twin: Any, local: bool) -> dict:
+    """One turn of a Run: its chunks, the request it was served for (Converse operations are judged) and the
+    non-streamed twin request of a paired turn."""
     # Bedrock's Converse rules and the golden's Converse request say nothing about another operation's body
     # (an Anthropic-native invoke body): such a request is neither checked nor compared, and no problem.
     converse = captured is None or captured.operation in CONVERSE_OPERATIONS
@@ -218,7 +235,8 @@ def _turn_record(turn: dict, chunks: list[dict], captured: Any, local: bool) -> 
             "served": getattr(captured, "turn", None), "unsent": local and captured is None and not _ended_in_error(chunks),
             "request": getattr(captured, "body_json", None) if converse else None,
             "problems": [str(p) for p in getattr(captured, "problems", [])] if converse else [],
-            "notes": list(getattr(captured, "notes", [])) if converse else []}
+            "notes": list(getattr(captured, "notes", [])) if converse else [],
+            "twin": getattr(twin, "body_json", None)}
 
 
 def _adapter_errors(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -> tuple:
@@ -235,8 +253,9 @@ def _traceback_lines(text: Any) -> tuple[str, ...]:
 
 
 def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
-          text_deltas: Sequence[int | None] = ()) -> list[TurnResult]:
-    """Golden diffs, assembled-message disagreements, stream-law violations and request problems, per turn;
+          text_deltas: Sequence[int | None] = (), declared: Mapping[str, str] | None = None) -> list[TurnResult]:
+    """Golden diffs, assembled-message disagreements, streaming parity (``non_streaming``; ``declared``: the
+    adapter's documented native differences), stream-law violations and request problems, per turn;
     ``text_deltas``: recorded, per turn."""
     actual = run.golden_turns(capabilities)  # in Bedrock's usage convention, whichever the adapter declares
     diffs = golden.check(scenario, actual, capabilities)
@@ -245,17 +264,36 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
         mine = tuple(d for d in diffs if d.turn == index)
         assembled = check_assembly(turn["chunks"], capabilities, scenario=scenario.id, turn=index)
         mine += (assembled,) if assembled else ()
+        parity, notes = _parity(scenario, index, turn, capabilities, declared or {})
+        mine += (parity,) if parity else ()
         mine += (note("request", NO_REQUEST, scenario=scenario.id, turn=index),) if turn.get("unsent") else ()
         mine += _adapter_errors(scenario, index, turn["chunks"]) if mine else ()
         deltas = text_deltas[index] if index < len(text_deltas) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
-        results.append(TurnResult(index, mine, tuple(found), tuple(turn["problems"]), tuple(turn.get("notes", ()))))
+        results.append(TurnResult(index, mine, tuple(found), tuple(turn["problems"]),
+                                  tuple(turn.get("notes", ())) + notes))
     stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns)) + _cut_short(scenario, run)
     if stray:
         last = results[-1] if results else TurnResult(0)
         results[-1:] = [TurnResult(last.index, last.diffs + stray, last.laws, last.request_problems,
                                    last.request_notes)]
     return results
+
+
+BYTE_FAULTS = ("truncate_after_byte", "drop_after_byte")
+PARITY_UNJUDGED = ("parity not judged on this turn: a byte-offset fault cuts the streamed and the non-streamed "
+                   "answers at different content")
+
+
+def _parity(scenario: Scenario, index: int, turn: dict, capabilities: frozenset[str],
+            declared: Mapping[str, str]) -> tuple:
+    """(the parity Diff or None, notes) of a turn of a ``non_streaming`` adapter."""
+    if NON_STREAMING not in capabilities:
+        return None, ()
+    if any(f["turn"] == index and any(k in f for k in BYTE_FAULTS) for f in scenario.faults):
+        return None, (PARITY_UNJUDGED,)
+    return check_parity(turn["chunks"], declared, requests=(turn["request"], turn.get("twin")),
+                        scenario=scenario.id, turn=index), ()
 
 
 def _cut_short(scenario: Scenario, run: Run) -> tuple:
@@ -298,11 +336,13 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
         return Result(scenario.id, "error", f"broken cassette: {exc}", duration_s=time.monotonic() - start)
     except Exception as exc:  # noqa: BLE001 - a broken scenario is this scenario's error
         return Result(scenario.id, "error", f"{type(exc).__name__}: {exc}", duration_s=time.monotonic() - start)
-    lost = [f"turn {r.turn}: {r.lost}" for r in responder.renderings if r.lost]
+    twins = NON_STREAMING in adapter.capabilities  # a paired turn's Converse call is rendered beside its stream
+    rendered = [r for r in responder.renderings if r.lost and not (twins and r.asked == TWIN)]
+    lost = [f"turn {r.turn}: {r.lost}" for r in rendered]
     if lost:
-        return Result(scenario.id, "skip", f"the recording rendered as {responder.renderings[0].asked} loses what the "
+        return Result(scenario.id, "skip", f"the recording rendered as {rendered[0].asked} loses what the "
                                            f"golden judges ({'; '.join(lost)})", duration_s=time.monotonic() - start)
-    turns = judge(scenario, run_, frozenset(adapter.capabilities), text_deltas)
+    turns = judge(scenario, run_, frozenset(adapter.capabilities), text_deltas, declared_paths(adapter))
     status, reason = _ended(scenario, run_, turns)
     return Result(scenario.id, status, reason, tuple(turns), time.monotonic() - start)
 
@@ -326,12 +366,13 @@ def _served_run(scenario: Scenario, adapter: Any, loaded: cassette.Cassette, ser
     """(responder, run) of ``scenario`` served from the ``loaded`` cassette, on ``server`` or its own."""
     faults = Faults.from_scenario(scenario.faults)
     responder = CassetteResponder(loaded, faults=faults)
+    pairs = NON_STREAMING in adapter.capabilities  # each turn also answers the adapter's non-streaming call
     if server is None:
-        with BedrockServer(responder, faults=faults) as own:
-            return responder, replay(scenario, adapter, loopback_endpoint(own), own)
-    server.reset(responder, faults=faults)
+        with BedrockServer(responder, faults=faults, pairs=pairs) as own:
+            return responder, replay(scenario, adapter, loopback_endpoint(own), own, pairs)
+    server.reset(responder, faults=faults, pairs=pairs)
     try:
-        return responder, replay(scenario, adapter, loopback_endpoint(server), server)
+        return responder, replay(scenario, adapter, loopback_endpoint(server), server, pairs)
     finally:
         server.reset(_Idle())
 

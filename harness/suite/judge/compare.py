@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 from harness.suite.judge.ast_lock import AST_LOCK
 
 
-__all__ = ["DEEPDIFF_OPTIONS", "Diff", "diff_chunks", "diff_request", "diff_turn_count", "note"]
+__all__ = ["DEEPDIFF_OPTIONS", "Diff", "diff_chunks", "diff_pair", "diff_request", "diff_turn_count", "note"]
 
 # Lists compare in order (stream order is semantic). Types are strict: deepdiff's numeric-type options
 # would also equate True with 1. Keys starting with "__" (the normalizer's "__unparsed__") are data here.
@@ -83,6 +83,20 @@ def diff_request(expected: dict | None, actual: dict | None, *, scenario: str = 
     return Diff("request", tuple(changes), listing, scenario, turn)
 
 
+def diff_pair(left: Any, right: Any, labels: tuple[str, str], label: str, ignore: Sequence[str] = ()) -> list[str]:
+    """One line per difference between two values of the same thing, sides named by ``labels`` (e.g. streamed,
+    non-streamed), a changed type said as such; paths matching an ``ignore`` pattern (``parts[*].timestamp``:
+    ``[*]`` any index, ``*`` any part of a name; a pattern covers what lies under it) are left out."""
+    patterns = [_pattern(p) for p in ignore]
+    return [line for path, line in _changes(left, right, f"{label} ", labels)
+            if not any(p.match(path) for p in patterns)]
+
+
+def _pattern(text: str) -> re.Pattern:
+    body = re.escape(text).replace(r"\[\*\]", r"\[\d+\]").replace(r"\*", r"[^.\[\]]*")
+    return re.compile(f"^{body}(?=$|[.\\[])")
+
+
 def _where(scenario: str, turn: int | None) -> str:
     return " ".join(part for part in (scenario, "" if turn is None else f"turn {turn}") if part)
 
@@ -106,6 +120,11 @@ def _row_changes(where: str, i: int | None, j: int | None, expected: list, actua
 
 def _field_changes(expected: Any, actual: Any, label: str) -> list[str]:
     """One line per deepdiff change, sorted by path so the output is deterministic."""
+    return [line for _, line in _changes(expected, actual, label)]
+
+
+def _changes(expected: Any, actual: Any, label: str, sides: tuple[str, str] | None = None) -> list[tuple[str, str]]:
+    """(path, line) per deepdiff change, sorted by path; ``sides`` names both values (default: expected, actual)."""
     if _key(expected) == _key(actual):  # the common case, and JSON still tells True from 1 and 1 from 1.0
         return []
     from deepdiff import DeepDiff  # imported on first use: it costs more start-up time than the rest together
@@ -115,16 +134,34 @@ def _field_changes(expected: Any, actual: Any, label: str) -> list[str]:
         levels = [(kind, level) for kind, found in tree.items() for level in found]
         levels.sort(key=lambda pair: [(isinstance(p, str), p if isinstance(p, int) else str(p))
                                       for p in pair[1].path(output_format="list")])
-        return [label + _describe(kind, level) for kind, level in levels]
+        described = [(_field(level.path(output_format="list")), kind, level) for kind, level in levels]
+    describe = _describe if sides is None else _describe_sides
+    return [(name, label + describe(kind, level, name, sides)) for name, kind, level in described]
 
 
-def _describe(kind: str, level: Any) -> str:
-    name = _field(level.path(output_format="list"))
+def _describe(kind: str, level: Any, name: str, sides: None = None) -> str:
     if kind.endswith("_added"):
         return f"expected no {name} / actual {name} {_show(level.t2)}"
     if kind.endswith("_removed"):
         return f"expected {name} {_show(level.t1)} / actual no {name}"
     return f"expected {name} {_show(level.t1)} / actual {_show(level.t2)}"
+
+
+def _describe_sides(kind: str, level: Any, name: str, sides: tuple[str, str]) -> str:
+    left, right = sides
+    if kind.endswith("_added"):
+        return f"{name}: {left} nothing / {right} {_show(level.t2)}"
+    if kind.endswith("_removed"):
+        return f"{name}: {left} {_show(level.t1)} / {right} nothing"
+    if kind == "type_changes":
+        return (f"{name}: {left} a {_type_name(level.t1)} {_show(level.t1)}, {right} a {_type_name(level.t2)} "
+                f"{_show(level.t2)}")
+    return f"{name}: {left} {_show(level.t1)} / {right} {_show(level.t2)}"
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "dict", list: "list", str: "str", bool: "bool", int: "int", float: "float",
+            type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def _field(path: list) -> str:

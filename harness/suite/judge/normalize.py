@@ -35,9 +35,10 @@ __all__ = [
 ALL = FEATURES  # every comparable field; the declarations (own_history, the usage convention) are not fields
 CONTENT = ("text", "reasoning", "redacted_reasoning", "tool_call")
 CLOSING = ("stop", "usage", "error")
-# Reports beside the stream, judged on their own (harness.suite.judge.assembly, harness.suite.judge.openai_laws): the
-# assembled assistant message and an OpenAI-format adapter's native chunks say nothing new about the content.
-BESIDE = ("message", "openai_chunk")
+# Reports beside the stream, judged on their own (harness.suite.judge.assembly, .openai_laws, .parity): the
+# assembled assistant message, an OpenAI-format adapter's native chunks and the library's own message from each
+# call say nothing new about the content.
+BESIDE = ("message", "openai_chunk", "native")
 UNPARSED = "__unparsed__"
 
 

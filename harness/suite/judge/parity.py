@@ -1,0 +1,82 @@
+"""Streaming parity: the message a library built from the stream against the one its non-streaming call built.
+
+An adapter declaring ``non_streaming`` runs each turn through both calls of its library on the same content and
+closes the turn with one ``native`` chunk per call: ``{"type": "native", "path": "stream" | "converse",
+"message": <the library's own serialization>}``, or ``"error"`` in place of ``message`` when that call raised.
+The seed plan's "streamed tool calls must equal non-streamed ones", in the library's own types: every
+difference is one line at its path ("streamed parts[1].args a str '...', non-streamed a dict {...}"), except at
+the paths the adapter declares (``native_differences``: pattern -> why the library documents them apart, such as
+generated ids or timestamps). The requests of both calls are compared as the golden request is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from harness.suite.judge.compare import Diff, diff_pair
+from harness.suite.judge.normalize_request import normalize_request
+from harness.suite.protocol import NATIVE_PATHS
+
+__all__ = ["SIDES", "check_parity", "declared_paths", "natives"]
+
+SIDES = ("streamed", "non-streamed")
+ADAPTER_EXCEPTION = "adapter_exception"  # harness.suite.runner's code for an exception the adapter raised
+
+
+def natives(chunks: Sequence[Mapping]) -> dict[str, Mapping]:
+    """The last native chunk of each path."""
+    return {chunk.get("path"): chunk for chunk in chunks if chunk.get("type") == "native"}
+
+
+def check_parity(chunks: Sequence[Mapping], declared: Mapping[str, str] = {}, *, requests: tuple = (None, None),
+                 scenario: str = "", turn: int | None = None) -> Diff | None:
+    """Where the two calls' messages (and requests) differ; None when they agree on everything not declared."""
+    where = " ".join(p for p in (scenario, "" if turn is None else f"turn {turn}") if p)
+    found = natives(chunks)
+    missing = [path for path in NATIVE_PATHS if path not in found]
+    if missing and not found and _raised(chunks):
+        return None  # the adapter raised before it could report: that exception is the finding
+    if missing:
+        lines = [f"{_at(where)}parity: no native chunk from the {' or '.join(missing)} call (an adapter declaring "
+                 "non_streaming reports the message its library built on each path)"]
+    else:
+        lines = _outcomes(found["stream"], found["converse"], where, declared) + _requests(requests, where)
+    return Diff("parity", tuple(lines), scenario=scenario, turn=turn) if lines else None
+
+
+def _outcomes(stream: Mapping, converse: Mapping, where: str, declared: Mapping[str, str]) -> list[str]:
+    """Both failed: nothing to compare; one failed: that is the difference; else the messages path by path."""
+    failed = ["message" not in stream, "message" not in converse]
+    if all(failed):
+        return []
+    if any(failed):
+        shown = [f"raised {_error(side)}" if bad else "built a message" for side, bad in zip((stream, converse), failed)]
+        return [f"{_at(where)}parity: the streamed call {shown[0]} / the non-streamed call {shown[1]}"]
+    return diff_pair(stream["message"], converse["message"], SIDES, f"{_at(where)}native", tuple(declared))
+
+
+def _raised(chunks: Sequence[Mapping]) -> bool:
+    """Whether the turn ended in an exception the adapter raised (the runner's closing error chunk)."""
+    return bool(chunks) and chunks[-1].get("type") == "error" and chunks[-1].get("code") == ADAPTER_EXCEPTION
+
+
+def _error(chunk: Mapping) -> str:
+    text = str(chunk.get("error") or "an error")
+    return repr(text if len(text) <= 120 else text[:117] + "...")
+
+
+def _requests(requests: tuple, where: str) -> list[str]:
+    streamed, other = requests
+    if not isinstance(streamed, Mapping) or not isinstance(other, Mapping):
+        return []
+    return diff_pair(normalize_request(streamed), normalize_request(other), SIDES, f"{_at(where)}request")
+
+
+def _at(where: str) -> str:
+    return f"{where} " if where else ""
+
+
+def declared_paths(adapter: Any) -> dict[str, str]:
+    """An adapter's ``native_differences`` (pattern -> reason), or none."""
+    value = getattr(adapter, "native_differences", None)
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping) else {}

@@ -1,0 +1,129 @@
+"""Streaming parity (harness/suite/judge/parity.py): the library's message from the stream against the one its
+non-streaming call built, path by path, through the runner in-process and over the subprocess protocol."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.adapters.subprocess import SubprocessAdapter
+from harness.converse import ConverseAdapter
+from harness.suite.judge.parity import check_parity
+from harness.suite.runner import run
+from harness.suite.scenario import discover
+
+ROOT = Path(__file__).resolve().parents[1]
+MESSAGE = {"role": "assistant", "content": [{"type": "text", "text": "Reading."},
+                                            {"type": "tool_use", "id": "t1", "name": "read", "input": {"path": "/a"}}]}
+
+
+def natives(stream, converse):
+    def chunk(path, value):
+        return {"type": "native", "path": path, **({"error": value[1]} if isinstance(value, tuple) else
+                                                   {"message": value})}
+    return [{"type": "text", "text": "Reading."}, chunk("stream", stream), chunk("converse", converse)]
+
+
+def test_equal_messages_agree():
+    assert check_parity(natives(MESSAGE, copy.deepcopy(MESSAGE))) is None
+
+
+def test_a_difference_is_named_at_its_path_with_both_types():
+    whole = copy.deepcopy(MESSAGE)
+    streamed = copy.deepcopy(MESSAGE)
+    streamed["content"][1]["input"] = '{"path": "/a"}'
+    diff = check_parity(natives(streamed, whole), scenario="core/x", turn=1)
+    assert diff.subject == "parity" and diff.changes == (
+        "core/x turn 1 native content[1].input: streamed a str '{\"path\": \"/a\"}', non-streamed a dict "
+        '{"path": "/a"}',)
+
+
+def test_declared_differences_are_left_out_and_nothing_else():
+    streamed, whole = copy.deepcopy(MESSAGE), copy.deepcopy(MESSAGE)
+    streamed["id"], whole["id"] = "msg_1", "msg_2"
+    streamed["content"][0]["text"] = "Reading!"
+    diff = check_parity(natives(streamed, whole), {"id": "generated per call"})
+    assert diff.changes == ("native content[0].text: streamed 'Reading!' / non-streamed 'Reading.'",)
+    assert check_parity(natives(streamed, whole), {"id": "generated", "content[*].text": "x"}) is None
+
+
+def test_one_call_failing_is_the_difference_and_both_failing_is_none():
+    diff = check_parity(natives(MESSAGE, ("error", "ValidationException: no")))
+    assert diff.changes == ("parity: the streamed call built a message / the non-streamed call raised "
+                            "'ValidationException: no'",)
+    assert check_parity(natives(("error", "a"), ("error", "b"))) is None
+
+
+def test_a_missing_native_chunk_is_a_finding_unless_the_adapter_raised_before_reporting():
+    diff = check_parity(natives(MESSAGE, MESSAGE)[:2], turn=0)
+    assert "no native chunk from the converse call" in diff.changes[0]
+    raised = [{"type": "error", "code": "adapter_exception", "message": "KeyError: 'x'"}]
+    assert check_parity(raised) is None
+
+
+def test_the_two_requests_are_compared_as_the_golden_request_is():
+    body = {"messages": [{"role": "user", "content": [{"text": "hi"}]}], "inferenceConfig": {"maxTokens": 5}}
+    other = copy.deepcopy(body)
+    other["inferenceConfig"] = {"maxTokens": 9}  # not material: the golden comparison ignores it
+    assert check_parity(natives(MESSAGE, MESSAGE), requests=(body, other)) is None
+    other["messages"][0]["content"][0]["text"] = "hello"
+    diff = check_parity(natives(MESSAGE, MESSAGE), requests=(body, other))
+    assert diff.changes == ("request messages[0].content[0].text: streamed 'hi' / non-streamed 'hello'",)
+
+
+class InputStringWhenWhole(ConverseAdapter):
+    """The non-streaming path keeps each tool input as its JSON text; the stream's is right."""
+
+    name = "parity-bug"
+
+    def _stream(self, turn, endpoint=None):
+        for chunk in super()._stream(turn, endpoint):
+            if chunk.get("type") == "native" and chunk["path"] == "converse" and "message" in chunk:
+                for block in chunk["message"]["content"]:
+                    if block["type"] == "tool_use":
+                        block["input"] = str(block["input"])
+            yield chunk
+
+
+SCENARIOS = discover(ROOT / "suites", ids=["core/single-call", "core/smoke-text"])
+
+
+def test_the_runner_asks_for_both_calls_and_catches_what_only_parity_shows():
+    results = {r.scenario: r for r in run(SCENARIOS, InputStringWhenWhole(), ROOT)}
+    assert results["core/smoke-text"].status == "pass"  # no tool call: the two paths agree
+    found = results["core/single-call"]
+    assert found.status == "fail" and " native content[0].input: streamed a dict " in found.reason
+    assert "non-streamed a str" in found.reason
+
+
+def test_the_reference_passes_with_both_calls_in_both_modes():
+    for adapter in (ConverseAdapter(), ConverseAdapter(conversation=True)):
+        assert {r.status for r in run(SCENARIOS, adapter, ROOT)} == {"pass"}
+
+
+ADAPTER = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_parity import InputStringWhenWhole
+from harness.adapters.bridge import main
+import harness.adapters.bridge as bridge
+adapter = InputStringWhenWhole()
+adapter.native_differences = {{"content[*].input": "the library keeps a whole call's input as text"}}
+bridge.load_adapter = lambda spec: adapter
+sys.exit(main(["x"]))
+"""
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_over_the_subprocess_protocol_the_hello_declares_documented_differences(tmp_path, declared):
+    script = tmp_path / "adapter.py"
+    script.write_text(ADAPTER if declared else ADAPTER.replace("adapter.native_differences =", "_ ="))
+    with SubprocessAdapter([sys.executable, str(script)], timeout=60) as adapter:
+        assert "non_streaming" in adapter.capabilities
+        [result] = [r for r in run(SCENARIOS, adapter, ROOT) if r.scenario == "core/single-call"]
+        assert adapter.native_differences == ({"content[*].input": "the library keeps a whole call's input as text"}
+                                              if declared else {})
+    assert result.status == ("pass" if declared else "fail")
