@@ -108,6 +108,17 @@ def test_merged_block_types_are_not_an_assembled_message():
         f'"{SIG1}"}}]']
 
 
+def test_one_response_held_as_two_messages_is_named_and_its_blocks_still_compared():
+    first = {"role": "assistant", "content": MESSAGE["content"][:3]}
+    second = {"role": "assistant", "content": MESSAGE["content"][3:]}
+    split = [*STREAM, {"type": "message", "message": first}, {"type": "message", "message": second}]
+    assert lines(split) == ["edge/x turn 0 assembled message: the library holds 2 assistant messages (chunks 9, 10) for "
+                            "one streamed response; they go back to Bedrock as 2 assistant messages in a row"]
+    second["content"] = second["content"][:1]
+    assert lines(split)[1:] == ["edge/x turn 0 assembled message: streamed tool_call {\"id\": \"t2\", \"name\": "
+                                "\"list_files\", \"input\": {}} / assembled nothing (block dropped)"]
+
+
 messages = st.recursive(st.none() | st.booleans() | st.integers() | st.sampled_from(["", "assistant", "text", "tool_use",
                                                                                    "thinking", "x"]),
                         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(

@@ -1,5 +1,7 @@
 """The plumbing every shim shares (runs without any third-party library)."""
 
+import json
+
 import pytest
 
 from harness.adapters import AdapterFailure
@@ -51,6 +53,24 @@ def test_a_turn_without_conversation_carries_its_whole_history_and_a_failed_turn
     assert history.turn({"messages": ["whole", "history"]}, convert) == ["whole", "history"]
     history.turn({"conversation": "c", "messages": ["hi"]}, convert)  # this turn failed: nothing assembled
     assert history.turn({"conversation": "c", "messages": ["more"]}, convert) == ["hi", "more"]
+
+
+def test_a_stored_history_goes_through_the_librarys_dump_and_load_before_every_later_turn():
+    rounds = []
+
+    def dump(messages):
+        rounds.append(list(messages))
+        return json.dumps(messages)
+
+    def load(text):  # a store that loses what it cannot keep: here, every "sig" field
+        return [{k: v for k, v in m.items() if k != "sig"} for m in json.loads(text)]
+
+    history, convert = History((dump, load)), lambda messages, held: list(messages)
+    assert history.turn({"conversation": "a", "messages": [{"text": "hi"}]}, convert) == [{"text": "hi"}]
+    history.assembled({"text": "call", "sig": "S1"})
+    sent = history.turn({"conversation": "a", "messages": [{"text": "results"}]}, convert)
+    assert sent == [{"text": "hi"}, {"text": "call"}, {"text": "results"}]  # the signature did not survive the store
+    assert rounds == [[{"text": "hi"}, {"text": "call", "sig": "S1"}]]
 
 
 ENDPOINT = {"endpoint_url": "http://127.0.0.1:8123"}

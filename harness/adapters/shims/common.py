@@ -68,12 +68,18 @@ class History:
     the turn's new messages. ``convert(messages, history)`` makes library messages of Anthropic-format ones (it
     may read the history, e.g. for the call a tool result answers). A turn without ``conversation`` (a harness
     that does not drive conversation mode) carries its whole history, so it starts afresh.
+
+    ``store``: ``(dump, load)``, the library's own way to persist a conversation (``dump(messages) -> str``, JSON
+    text, and ``load(text) -> messages``): the history goes through it before every later turn, as an application
+    with a checkpointer or a session store saves the conversation after each response and restores it for the next
+    request, so messages the library cannot rebuild from their stored form show in what it sends.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, store: tuple[Callable[[list], str], Callable[[str], list]] | None = None) -> None:
         self.id: Any = None
         self.messages: list = []
         self.assistant: list = []
+        self.store = store
 
     def turn(self, turn: dict, convert: Callable[[list[dict], list], list]) -> list:
         """The library-typed history for ``turn`` (kept: the next turn continues from it)."""
@@ -81,6 +87,9 @@ class History:
             self.id, self.messages = turn.get("conversation"), []
         else:
             self.messages.extend(self.assistant)
+            if self.store is not None:
+                dump, load = self.store
+                self.messages = list(load(dump(self.messages)))
         self.assistant = []
         self.messages.extend(convert(list(turn.get("messages") or ()), self.messages))
         return self.messages
@@ -101,7 +110,11 @@ class Shim:
     def __init__(self) -> None:
         self.version = installed_version(self.distribution, self.extra)
         self._last: tuple[str, Any] = ("", None)
-        self.history = History()
+        self.history = History(self.store())
+
+    def store(self) -> tuple[Callable[[list], str], Callable[[str], list]] | None:
+        """The library's own (dump, load) of a conversation, for a ``persisted`` variant (see ``History``)."""
+        return None
 
     def kept(self, key: Any, build: Callable[[], Any]) -> Any:
         """The model built for the last turn when ``key`` is unchanged (an app keeps its model between turns)."""

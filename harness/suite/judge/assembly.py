@@ -1,7 +1,8 @@
 """The assembled assistant message an adapter reports against what it streamed ("streamed X, assembled Y").
 
 An adapter may close a turn with ``{"type": "message", "message": {Anthropic-format assistant message}}``: the
-message its library assembled and sends back in the next turn. Both sides become normalized content items
+message its library assembled and sends back in the next turn (one chunk per message when the library holds
+several for one response, which is itself a finding). Both sides become normalized content items
 (DESIGN.md's vocabulary), laid out as the request comparison lays out an assistant turn (``layout``: reasoning
 blocks first in order, the text joined into one block, then the tool calls in order; the README says why each
 of those variations is acceptable), restricted to what the adapter's capabilities make comparable, then
@@ -59,16 +60,27 @@ def check_assembly(chunks: Sequence[Mapping], capabilities: Iterable[str] = ALL,
     if not reported:
         return None
     where = " ".join(p for p in (scenario, "" if turn is None else f"turn {turn}") if p)
-    index, chunk = reported[-1]
-    try:
-        assembled = assembled_items(chunk.get("message"))
-    except ValueError as exc:
-        return Diff("assembled", (f"{where} chunk {index} (message): not an assembled assistant message: {exc}",),
-                    scenario=scenario, turn=turn)
+    assembled = []
+    for index, chunk in reported:  # every message the library holds for this response, in order
+        try:
+            assembled += assembled_items(chunk.get("message"))
+        except ValueError as exc:
+            return Diff("assembled", (f"{where} chunk {index} (message): not an assembled assistant message: {exc}",),
+                        scenario=scenario, turn=turn)
     capabilities = frozenset(capabilities)
     streamed = comparable(layout(streamed_items(chunks)), capabilities)
-    lines = _differences(streamed, comparable(layout(assembled), capabilities), f"{where} assembled message")
+    lines = _split(reported, where) + _differences(streamed, comparable(layout(assembled), capabilities),
+                                                   f"{where} assembled message")
     return Diff("assembled", tuple(lines), scenario=scenario, turn=turn) if lines else None
+
+
+def _split(reported: list, where: str) -> list[str]:
+    """One streamed response held as several assistant messages goes back as that many messages in a row."""
+    if len(reported) < 2:
+        return []
+    return [f"{where} assembled message: the library holds {len(reported)} assistant messages (chunks "
+            f"{', '.join(str(i) for i, _ in reported)}) for one streamed response; they go back to Bedrock as "
+            f"{len(reported)} assistant messages in a row"]
 
 
 def _kind(item: Mapping) -> str:
