@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -36,6 +36,11 @@ class Catch:
     where: tuple[str, ...]  # texts the scenario's part of the report must hold (chunk diff lines, rule texts)
     reason: str  # a regex the result's reason must match: it says what is wrong
     prefixed: bool = True  # the reason starts with "<scenario> turn <n> " (a law finding names only its chunk)
+    status: str = "fail"  # warn: the finding rests on a judgement or on a stream no recording shows
+
+
+def warned(catch: Catch) -> Catch:
+    return replace(catch, status="warn")
 
 
 def missing_call(chunk: int, turn: int = 0) -> str:
@@ -90,20 +95,33 @@ ROUND_TRIPS = ("core/round-trip", "core/thinking-tools", "edge/cache-usage", "ed
                "edge/nova-style", "edge/parallel-results-round-trip", "edge/redacted-reasoning-tool",
                "edge/signature-only-reasoning", "edge/tool-result-is-error", "edge/two-signed-reasoning-blocks",
                "edge/zero-arg-tool", "edge/cache-both-spellings", "edge/interleaved-reasoning-tools",
-               "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/tool-result-no-status",
-               "edge/unsigned-reasoning-round-trip")
+               "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/unsigned-reasoning-round-trip")
 # Round trips to models other than Claude: Claude's own rule texts (Anthropic's wording) are warnings there.
 NOT_CLAUDE = ("edge/nova-style", "edge/nova-parallel-calls", "edge/interleaved-reasoning-tools",
-              "edge/unsigned-reasoning-round-trip", "edge/tool-result-no-status")
+              "edge/unsigned-reasoning-round-trip")
 ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-call", "edge/interleaved-parallel-deltas",
                   "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
 
 
 def input_as_string(sid: str) -> Catch:
-    also = ("turn 1 request expected messages[1].content[",) if sid in ROUND_TRIPS else ()
-    also += (INPUT_NOT_A_DICT,) if sid in ROUND_TRIPS and sid not in NOT_CLAUDE else ()  # Claude's rule text
-    return assembled(" block ", "(tool_call): streamed input ", *also,
-                     reason=r"assembled message block \d+ \(tool_call\): streamed input \{.* / assembled '(\{|')")
+    """Held as JSON text, the input is a warning at turn 0 (a judgement: arguments-as-object); sent back as text in a
+    round trip, the request's changed input fails at turn 1 (Claude's rule text beside it is a warning: no evidence
+    shows Bedrock's own rejection)."""
+    where = ("turn 0 assembled message block ", "(tool_call): streamed input ")
+    if sid not in ROUND_TRIPS:
+        return warned(assembled(" block ", where[1], reason=r"assembled message block \d+ \(tool_call\): streamed "
+                                                            r"input \{.* / assembled '(\{|')"))
+    also = (INPUT_NOT_A_DICT,) if sid not in NOT_CLAUDE else ()
+    return Catch(1, (*where, "turn 1 request expected messages[1].content[", *also),
+                 r"request expected messages\[1\]\.content\[\d+\]\.toolUse\.input .* / actual '")
+
+
+ROBUSTNESS = ("edge/interleaved-parallel-deltas", "faults/missing-tool-use-id")  # streams no recording shows
+
+
+def robust(sid: str, catch: Catch) -> Catch:
+    """In a robustness scenario every finding is a warning."""
+    return warned(catch) if sid in ROBUSTNESS else catch
 
 
 def law(name: str, text: str) -> Catch:
@@ -132,10 +150,9 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/interleaved-reasoning-tools": call_never_surfaced(2),
         "edge/nova-parallel-calls": call_never_surfaced(1),
         "edge/tool-result-json-values": call_never_surfaced(0),
-        "edge/tool-result-no-status": call_never_surfaced(0),
         "edge/unsigned-reasoning-round-trip": call_never_surfaced(1),
         "edge/end-turn-with-tool-use": call_never_surfaced(1),
-        "edge/interleaved-parallel-deltas": call_never_surfaced(1),
+        "edge/interleaved-parallel-deltas": warned(call_never_surfaced(1)),  # robustness: a stream no recording shows
         "edge/nova-style": call_never_surfaced(1),
         "edge/parallel-results-round-trip": call_never_surfaced(0),
         "edge/redacted-reasoning-tool": call_never_surfaced(2),
@@ -147,10 +164,10 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/zero-arg-tool": call_never_surfaced(0),
         "faults/http-429-then-success": call_never_surfaced(0),
     },
-    "last_started_slot": {
-        "edge/interleaved-parallel-deltas": Catch(
+    "last_started_slot": {  # caught only where deltas interleave, a robustness scenario: a warning
+        "edge/interleaved-parallel-deltas": warned(Catch(
             0, ("turn 0 chunk 1 (tool_call): expected input.path '/tmp/a.txt' / actual no input.path", missing_call(3)),
-            r"chunk 1 \(tool_call\): expected input\.path '/tmp/a\.txt'"),
+            r"chunk 1 \(tool_call\): expected input\.path '/tmp/a\.txt'")),
     },
     "history_drops_tool_calls": {
         "core/round-trip": tool_use_dropped(EMPTY_MESSAGE),
@@ -163,7 +180,8 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/tool-result-json-values": tool_use_dropped(EMPTY_MESSAGE),
         # Outside Claude and Nova the pairing rules are warnings (no evidence): the golden request catches it.
         "edge/interleaved-reasoning-tools": request_lacks_call(2, "functions.glob_search:0"),
-        "edge/tool-result-no-status": request_lacks_call(0, "tooluse_"),
+        "edge/tool-result-no-status": Catch(0, ('turn 0 request expected messages[1].content[0] {"toolUse": {"toolUseId": '
+                                                '"tooluse_wr1TeR0s7aTuSNoStAtUs1"',), r"toolUse|toolResult"),
         "edge/unsigned-reasoning-round-trip": request_lacks_call(1, "tooluse_"),
         "edge/parallel-results-round-trip": tool_use_dropped(EMPTY_MESSAGE),
         "edge/redacted-reasoning-tool": tool_use_dropped(),
@@ -172,12 +190,12 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/two-signed-reasoning-blocks": tool_use_dropped(),
         "edge/zero-arg-tool": tool_use_dropped(EMPTY_MESSAGE),
     },
-    "missing_id_as_empty": {
-        "faults/missing-tool-use-id": Catch(
+    "missing_id_as_empty": {  # no recording shows Bedrock omitting toolUseId: a robustness scenario, a warning
+        "faults/missing-tool-use-id": warned(Catch(
             0, ('turn 0 actual chunk 1 (tool_call): unexpected; expected nothing / actual tool_call {"id": ""',
                 'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}',
                 "tool_call_ids_present: chunk 3 (tool_call) has an empty id"),
-            r'unexpected; expected nothing / actual tool_call \{"id": ""'),
+            r'unexpected; expected nothing / actual tool_call \{"id": ""')),
     },
     "dropped_signature": {
         "core/thinking-tools": Catch(0, ("turn 0 chunk 0 (reasoning): expected signature '", SIGNATURE_REQUIRED),
@@ -222,18 +240,28 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "faults/throttling-mid-tool": error_swallowed("throttlingException"),
         "faults/truncated-stream": error_swallowed("adapter_error"),  # a transport failure: the adapter's own code
     },
-    "empty_signature_for_unsigned_reasoning": {sid: Catch(
-        1, ("The signature field in the reasoningText block at messages.1.content.0 is blank. Leave signature out "
-            "when the model returned none, and try again.",
-            "turn 1 request expected no messages[1].content[0].reasoningContent.reasoningText.signature / actual "
-            "messages[1].content[0].reasoningContent.reasoningText.signature ''"), r"signature")
-        for sid in ("edge/interleaved-reasoning-tools", "edge/unsigned-reasoning-round-trip")},
-    # The golden request takes status "success" for no status; Bedrock's rule for these models does not.
-    "status_for_every_model": {sid: Catch(
-        1, ("This model doesn't support the status field. Remove status and try again.",), r"status field",
-        prefixed=False)
-        for sid in ("edge/interleaved-reasoning-tools", "edge/tool-result-no-status",
-                    "edge/unsigned-reasoning-round-trip")},
+    # gpt-oss is shown rejecting a signature field (strands #682); for Kimi nothing settles it: a warning.
+    "empty_signature_for_unsigned_reasoning": {
+        "edge/unsigned-reasoning-round-trip": Catch(
+            1, ("The signature field in the reasoningText block at messages.1.content.0 is blank. Leave signature out "
+                "when the model returned none, and try again.",
+                "turn 1 request expected no messages[1].content[0].reasoningContent.reasoningText.signature / actual "
+                "messages[1].content[0].reasoningContent.reasoningText.signature ''"), r"signature", prefixed=False),
+        "edge/interleaved-reasoning-tools": warned(Catch(
+            1, ("warning reasoning-signature-empty (not enforced: its evidence rejects for openai; the model "
+                "moonshot.kimi-k2-thinking is of family kimi)",), r"^warning reasoning-signature-empty",
+            prefixed=False)),
+    },
+    # Writer Palmyra rejects toolResult.status (pydantic-ai #6318); most families accept it (Kimi: a real 200), and
+    # for gpt-oss nothing settles it: a warning.
+    "status_for_every_model": {
+        "edge/tool-result-no-status": Catch(
+            0, ("This model doesn't support the status field. Remove status and try again.",), r"status field",
+            prefixed=False),
+        "edge/unsigned-reasoning-round-trip": warned(Catch(
+            1, ("warning tool-result-status (not enforced: its evidence rejects for writer;",),
+            r"^warning tool-result-status", prefixed=False)),
+    },
     # ---- conversation mode: correct chunks, a broken assembly ----
     "assembly_concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below
         "edge/two-signed-reasoning-blocks": assembled(
@@ -264,10 +292,10 @@ CATCHES: dict[str, dict[str, Catch]] = {
                                              r"^no request reached the endpoint"),
     },
     "openai_index_from_content_block": {
-        sid: law("openai_tool_call_index", "; expected 0 (indexes run 0..n-1 in order of first appearance, never "
-                                           "Bedrock's contentBlockIndex)") for sid in CONTENT_BLOCK_INDEX},
+        sid: robust(sid, law("openai_tool_call_index", "; expected 0 (indexes run 0..n-1 in order of first appearance, "
+                                                       "never Bedrock's contentBlockIndex)")) for sid in CONTENT_BLOCK_INDEX},
     "openai_second_choice": {
-        sid: law("openai_single_choice", "has choices[0].index 1; a single-choice stream uses index 0 only")
+        sid: robust(sid, law("openai_single_choice", "has choices[0].index 1; a single-choice stream uses index 0 only"))
         for sid in ("core/parallel-calls", "edge/interleaved-parallel-deltas", "edge/parallel-results-round-trip",
                     "edge/nova-parallel-calls", "edge/tool-result-json-values")},
 }
@@ -351,15 +379,15 @@ def test_a_variant_fails_exactly_the_scenarios_that_exercise_its_bug(runs, key):
 
 
 @pytest.mark.parametrize("key, sid, catch", catch_params("status"))
-def test_a_catch_is_a_fail(runs, key, sid, catch):
+def test_a_catch_is_graded_fail_or_warn_as_its_evidence_allows(runs, key, sid, catch):
     result = result_of(runs, key, sid)
-    assert result.status == "fail", f"{sid}: {result.status}: {result.reason}"
+    assert result.status == catch.status, f"{sid}: {result.status}: {result.reason}"
 
 
 @pytest.mark.parametrize("key, sid, catch", catch_params("report"))
 def test_the_report_names_scenario_turn_and_chunk_or_rule(runs, key, sid, catch):
     part = section(runs[key][2], sid)
-    assert part.startswith(f"== {sid}: fail"), part or runs[key][2]
+    assert part.startswith(f"== {sid}: {catch.status}"), part or runs[key][2]
     assert f"\n  turn {catch.turn}:\n" in part, part
     missing = [text for text in catch.where if text not in part]
     assert not missing, f"{missing} not in:\n{part}"
@@ -437,5 +465,5 @@ def test_separated_results_report_the_unanswered_ids(runs):
 
 def test_a_missing_tool_use_id_is_named_by_the_id_law(runs):
     result = result_of(runs, "missing_id_as_empty", "faults/missing-tool-use-id")
-    laws = [law for turn in result.turns for law in turn.laws]
+    laws = [w.finding for turn in result.turns for w in turn.warnings if w.finding.startswith("tool_call_ids_present")]
     assert laws and all(law.startswith("tool_call_ids_present: ") and "has an empty id" in law for law in laws)

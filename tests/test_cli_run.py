@@ -194,11 +194,11 @@ def test_json_report_follows_the_design_schema(recorded):
     assert report["adapter"]["name"] == "reference" and "tool_use" in report["adapter"]["capabilities"]
     first = report["results"][0]
     assert set(first) == {"scenario", "status", "reason", "turns", "duration_s", "cassette", "cassette_sha256"}
-    assert set(first["turns"][0]) == {"index", "diff", "request_problems", "request_notes"}
+    assert set(first["turns"][0]) == {"index", "diff", "request_problems", "request_notes", "warnings"}
     path = recorded / first["cassette"]
     assert first["cassette"] == f"cassettes/{first['scenario']}.yaml"
     assert first["cassette_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert report["summary"] == {"pass": 3, "fail": 0, "error": 0, "skip": 0, "xfail": 0, "xpass": 0}
+    assert report["summary"] == {"pass": 3, "warn": 0, "fail": 0, "error": 0, "skip": 0, "xfail": 0, "xpass": 0}
 
 
 class TextOnly(ConverseAdapter):

@@ -121,10 +121,36 @@ RESULT_TURN = [USER, {"role": "assistant", "content": [{"type": "tool_use", "id"
 
 @pytest.mark.parametrize("model_id, status", [
     ("us.anthropic.claude-sonnet-4-20250514-v1:0", "error"), ("us.amazon.nova-pro-v1:0", "error"),
-    ("arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123", "error"),
-    ("openai.gpt-oss-120b-1:0", None), ("moonshot.kimi-k2-thinking", None), ("us.deepseek.r1-v1:0", None)])
-def test_tool_result_status_only_for_models_documented_to_take_it(model_id, status):
+    ("moonshot.kimi-k2-thinking", "error"), ("us.meta.llama4-maverick-17b-instruct-v1:0", "error"),
+    ("mistral.mistral-large-2407-v1:0", "error"), ("cohere.command-r-plus-v1:0", "error"),
+    ("us.writer.palmyra-x5-v1:0", None),  # rejects it (§9 rule 29)
+    ("arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123", None),  # no family: unsettled
+    ("openai.gpt-oss-120b-1:0", None), ("us.deepseek.r1-v1:0", None)])  # no source either way
+def test_tool_result_status_only_for_families_seen_accepting_it(model_id, status):
     request = build_request({"model_id": model_id, "messages": RESULT_TURN, "tools": [],
                              "options": {"max_tokens": 10}})
     result = request["messages"][2]["content"][0]["toolResult"]
     assert result.get("status") == status and result["content"] == [{"text": "boom"}]
+
+
+def test_the_status_families_are_the_rules_accepting_families():
+    """The reference sends status exactly where the rule's evidence shows it accepted (harness/endpoint/rules)."""
+    from harness.endpoint.rules.scope import EVIDENCE, family
+    from harness.converse.request import status_supported
+    ids = {"anthropic": "us.anthropic.claude-sonnet-4-20250514-v1:0", "nova": "us.amazon.nova-pro-v1:0",
+           "kimi": "moonshotai.kimi-k2-thinking", "meta": "us.meta.llama4-maverick-17b-instruct-v1:0",
+           "mistral": "mistral.mistral-large-2407-v1:0", "cohere": "cohere.command-r-plus-v1:0",
+           "writer": "us.writer.palmyra-x5-v1:0", "openai": "openai.gpt-oss-120b-1:0", "qwen": "qwen.qwen3-32b-v1:0"}
+    accepts = EVIDENCE["tool-result-status"].accepts
+    assert {family(m) for m in ids.values() if status_supported(m)} == set(accepts)
+
+
+def test_a_json_result_that_is_not_an_object_goes_as_text():
+    turn = [USER, {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "f", "input": {}}
+                                                    for i in range(4)]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": [{"json": value}]}
+                                         for i, value in enumerate(({"n": 1}, 42, ["a", "b"], "plain"))]}]
+    request = build_request({"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "messages": turn, "tools": [],
+                             "options": {"max_tokens": 10}})
+    contents = [b["toolResult"]["content"] for b in request["messages"][2]["content"]]
+    assert contents == [[{"json": {"n": 1}}], [{"text": "42"}], [{"text": '["a", "b"]'}], [{"text": "plain"}]]

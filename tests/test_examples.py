@@ -36,8 +36,9 @@ def certify_whole_suite(command: str) -> tuple[int, dict]:
 
 
 def assert_certified(exit_code: int, report: dict, name: str, conversation: bool = False) -> None:
-    """Every scenario of the suite ran and passed; nothing skipped, since the example declares everything."""
-    declared = FEATURES | ({"own_history"} if conversation else set())
+    """Every scenario of the suite ran and passed, with its non-streamed call checked against the streamed one;
+    nothing skipped, since the example declares everything."""
+    declared = FEATURES | {"non_streaming"} | ({"own_history"} if conversation else set())
     assert report["adapter"]["name"] == name and set(report["adapter"]["capabilities"]) == declared
     statuses = {r["scenario"]: (r["status"], r["reason"]) for r in report["results"]}
     assert set(statuses) == {s.id for s in discover(ROOT / "suites")}

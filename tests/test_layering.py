@@ -15,6 +15,7 @@ HARNESS = Path(__file__).resolve().parents[1] / "harness"
 LEVELS = {
     "harness.version": 0,
     "harness.wire": 0,
+    "harness.evidence": 0,  # the bibliography and the claim format: data and checks, nothing of the harness
     "harness.converse": 1,  # the reference adapter: wire-level helpers or nothing of the harness
     "harness.cassettes": 1,
     "harness.endpoint": 2,
@@ -94,7 +95,7 @@ def test_every_room_states_what_it_is_for():
 
 def test_ls_harness_shows_the_rooms():
     rooms = sorted(p.name for p in HARNESS.iterdir() if p.is_dir() and not p.name.startswith("__"))
-    assert rooms == ["adapters", "cassettes", "cli", "converse", "endpoint", "pytest", "suite", "wire"]
+    assert rooms == ["adapters", "cassettes", "cli", "converse", "endpoint", "evidence", "pytest", "suite", "wire"]
     flat = sorted(p.name for p in HARNESS.glob("*.py"))
     assert flat == ["__init__.py", "version.py"]
 

@@ -57,7 +57,7 @@ def test_exported_members_exist():
 # ---- results ----
 
 def test_result_status_is_checked():
-    with pytest.raises(ValueError, match=r"core/x: unknown status 'passed' \(known: pass, fail, error, skip, xfail, xpass\)"):
+    with pytest.raises(ValueError, match=r"core/x: unknown status 'passed' \(known: pass, warn, fail, error, skip, xfail, xpass\)"):
         Result("core/x", "passed")
 
 
@@ -86,7 +86,7 @@ def test_text_table_rows_summary_and_details():
     assert all(row[status_at:].startswith(r.status) and row[time_end - 1] == "s" for row, r in zip(rows, results()))
     assert "adapter crashed: ValueError | boom stderr tail" in rows[4]  # one line per row
     assert rows[0].endswith("0.01s  turn 0 chunk 0 (tool_call): expected id 'tooluse_A' / actual 'tooluse_B'")
-    assert "7 scenarios: 1 pass, 2 fail, 1 error, 1 skip, 1 xfail, 1 xpass in 0.56s" in lines
+    assert "7 scenarios: 1 pass, 0 warn, 2 fail, 1 error, 1 skip, 1 xfail, 1 xpass in 0.56s" in lines
     details = text.split("\n== ")[1:]
     assert [d.splitlines()[0] for d in details] == ["core/parallel-calls: fail", "core/round-trip: fail",
                                                      "faults/throttle: error", "edge/nova: xpass"]
@@ -129,19 +129,19 @@ def test_json_follows_the_design_schema():
     assert list(report) == ["harness_version", "adapter", "results", "summary"]
     assert report["harness_version"] == __version__
     assert report["adapter"] == {"name": "reference", "version": "0.1.0", "capabilities": ["text", "tool_use", "usage"]}
-    assert report["summary"] == {"pass": 1, "fail": 2, "error": 1, "skip": 1, "xfail": 1, "xpass": 1}
+    assert report["summary"] == {"pass": 1, "warn": 0, "fail": 2, "error": 1, "skip": 1, "xfail": 1, "xpass": 1}
     assert list(report["summary"]) == list(STATUSES)
     for entry in report["results"]:
         assert list(entry) == ["scenario", "status", "reason", "turns", "duration_s"]
         assert isinstance(entry["reason"], str) and isinstance(entry["duration_s"], float)
         for turn in entry["turns"]:
-            assert list(turn) == ["index", "diff", "request_problems", "request_notes"]
+            assert list(turn) == ["index", "diff", "request_problems", "request_notes", "warnings"]
             assert isinstance(turn["diff"], str) and all(isinstance(p, str) for p in turn["request_problems"])
     first, second = report["results"][0], report["results"][1]
-    assert first["turns"] == [{"index": 0, "diff": CHUNK_DIFF.render() + "\n\n" + LAW, "request_problems": [], "request_notes": []}]
+    assert first["turns"] == [{"index": 0, "diff": CHUNK_DIFF.render() + "\n\n" + LAW, "request_problems": [], "request_notes": [], "warnings": []}]
     assert second["turns"][1] == {"index": 1, "diff": "", "request_problems": [RULE, REQUEST_DIFF.render()],
-                                  "request_notes": []}
-    assert second["turns"][0] == {"index": 0, "diff": "", "request_problems": [], "request_notes": []}
+                                  "request_notes": [], "warnings": []}
+    assert second["turns"][0] == {"index": 0, "diff": "", "request_problems": [], "request_notes": [], "warnings": []}
 
 
 def test_json_with_cassettes_names_each_results_file_and_hash():
@@ -200,7 +200,7 @@ def test_markdown_table():
     assert rows[2] == "| `core/smoke-text` | pass |  | 0.01s |"
     assert rows[4] == "| `faults/throttle` | error | adapter crashed: ValueError \\| boom stderr tail | 0.50s |"
     assert all(len(re.split(r"(?<!\\)\|", row)) == 6 for row in rows)
-    assert lines[-1].startswith("7 scenarios: 1 pass, 2 fail")
+    assert lines[-1].startswith("7 scenarios: 1 pass, 0 warn, 2 fail")
 
 
 def test_render_dispatches_and_refuses_unknown_formats():
@@ -219,8 +219,10 @@ def test_exit_code():
     assert exit_code([]) == 0
     for bad in ("fail", "error", "xpass"):
         assert exit_code([Result("a/b", "pass"), Result("a/c", bad)]) == 1
-    assert summary([Result("a/b", "pass"), Result("a/c", "pass")]) == {"pass": 2, "fail": 0, "error": 0, "skip": 0,
-                                                                       "xfail": 0, "xpass": 0}
+    assert summary([Result("a/b", "pass"), Result("a/c", "pass")]) == {"pass": 2, "warn": 0, "fail": 0, "error": 0,
+                                                                       "skip": 0, "xfail": 0, "xpass": 0}
+    warned = [Result("a/b", "pass"), Result("a/c", "warn")]
+    assert exit_code(warned) == 0 and exit_code(warned, strict=True) == 1
 
 
 def test_load_baseline(tmp_path):

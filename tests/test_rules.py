@@ -16,6 +16,8 @@ SIG = base64.b64encode(b"signature-of-the-first-thinking-block").decode()  # end
 PROMPT_ARN = "arn:aws:bedrock:us-east-1:123456789012:prompt/PROMPT1234"
 WRAP = "The model returned the following errors: "
 KIMI = "moonshotai.kimi-k2-thinking"
+WRITER = "us.writer.palmyra-x5-v1:0"
+JSON_INVALID = "The format of the value at {} is invalid. Provide a json object for the field and try again."
 
 
 def rule_id(rule) -> str:
@@ -115,10 +117,10 @@ BAD = [
      "the ContentBlock object at messages.0.content.0 must be an object."))]),
     ("role-enum", req({"role": "system", "content": [text()]}), [("messages.0.role", coral("Value 'system' at "
      "'messages.1.member.role' failed to satisfy constraint: Member must satisfy enum value set: [user, assistant]"))]),
-    ("member-required", req(user(text()), {"role": "assistant"}), [("messages.1.content", coral("Value null at "
+    ("member-required", req(user(text()), {"role": "assistant"}), [("messages.1.content", coral("Value at "
      "'messages.2.member.content' failed to satisfy constraint: Member must not be null"))]),
     ("member-required", tooled(user(text()), assistant({"toolUse": {"name": "get_weather", "input": {}}})),
-     [("messages.1.content.0.toolUse.toolUseId", coral("Value null at 'messages.2.member.content.1.member.toolUse."
+     [("messages.1.content.0.toolUse.toolUseId", coral("Value at 'messages.2.member.content.1.member.toolUse."
        "toolUseId' failed to satisfy constraint: Member must not be null"))]),
     ("tool-name-pattern", tooled(user(text()), toolConfig=tools(spec(), spec("Complete Session"))),
      [("toolConfig.tools.1.toolSpec.name", coral("Value 'Complete Session' at 'toolConfig.tools.2.member.toolSpec."
@@ -242,9 +244,22 @@ BAD = [
      [("messages.1.content.0.reasoningContent.reasoningText.signature", WRAP + ("messages.1.content.0: Invalid "
        "`signature` in `thinking` block"))]),
     ("tool-result-status", tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A", status="success")),
-                                  modelId=KIMI),
+                                  modelId=WRITER),
      [("messages.2.content.0.toolResult.status", "This model doesn't support the status field. Remove status and try "
        "again.")]),
+    ("tool-result-json-object", tooled(user(text()), assistant(use("tooluse_A")), user(
+        {"toolResult": {"toolUseId": "tooluse_A", "content": [{"json": {"ok": 1}}, {"json": 42}, {"json": [1]}]}})),
+     [(path, JSON_INVALID.format(path)) for path in ("messages.2.content.0.toolResult.content.1.json",
+                                                      "messages.2.content.0.toolResult.content.2.json")]),
+    ("tool-result-json-type-key", tooled(user(text()), assistant(use("tooluse_A")), user(
+        {"toolResult": {"toolUseId": "tooluse_A", "content": [{"json": {"file": {"__type": "File", "n": 1}}}]}})),
+     [("messages.2.content.0.toolResult.content.0.json",
+       JSON_INVALID.format("messages.2.content.0.toolResult.content.0.json"))]),
+    ("reasoning-text-null", req(user(text()), assistant({"reasoningContent": {"reasoningText": {"signature": SIG}}},
+                                                        text("Walk.")), user(text("Ok"))),
+     [("messages.1.content.0.reasoningContent.reasoningText.text", coral(
+         "Value at 'messages.2.member.content.1.member.reasoningContent.reasoningText.text' failed to satisfy "
+         "constraint: Member must not be null"))]),
     ("reasoning-signature-empty", req(user(text()), assistant(reasoning(""), text("Walk.")), user(text("Ok"))),
      [("messages.1.content.0.reasoningContent.reasoningText.signature", "The signature field in the reasoningText "
        "block at messages.1.content.0 is blank. Leave signature out when the model returned none, and try again.")]),
@@ -322,6 +337,12 @@ GOOD = [
         user(text("And Rome?")), additionalModelRequestFields=think())),
     ("reasoning-signature-missing", req(user(text()), assistant(reasoning(None), text("Walk.")), user(text("Ok")))),
     ("reasoning-signature-invalid", round_trip([reasoning()], thinking=think())),
+    ("tool-result-json-object", tooled(user(text()), assistant(use("tooluse_A")), user(
+        {"toolResult": {"toolUseId": "tooluse_A", "content": [{"json": {"ok": 1}}, {"text": "42"}]}}))),
+    ("tool-result-json-type-key", tooled(user(text()), assistant(use("tooluse_A")), user(
+        {"toolResult": {"toolUseId": "tooluse_A", "content": [{"json": {"type": "File", "n": 1}}]}}))),
+    ("reasoning-text-null", req(user(text()), assistant({"reasoningContent": {"reasoningText": {
+        "text": "", "signature": SIG}}}, text("Walk.")), user(text("Ok")))),
     ("tool-result-status", {**round_trip(), "modelId": KIMI}),
     ("tool-result-status", {**tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A", status="error"))),
                             "modelId": "us.amazon.nova-pro-v1:0"}),
@@ -435,7 +456,8 @@ def _without(body: dict, index: int, drop: str) -> dict:
 
 
 def test_public_surface():
-    assert harness.endpoint.rules.converse.__all__ == ["RULES", "Problem", "check_request", "validation_message"]
+    assert harness.endpoint.rules.converse.__all__ == ["RULES", "RULE_IDS", "Problem", "check_request",
+                                                       "validation_message"]
 
 
 ACCEPTED = [i for i in interactions() if i.operation in ("Converse", "ConverseStream") and i.status == 200
@@ -474,7 +496,7 @@ def test_a_real_thinking_round_trip_that_drops_its_reasoning_is_rejected():
     thinking = [i for i in ROUND_TRIPS if "additionalModelRequestFields" in i.request]
     assert thinking
     for interaction in thinking:
-        problems = check_request(_without(interaction.request, 1, "reasoningContent"))
+        problems = check_request(_without(interaction.request, 1, "reasoningContent"), model_id=interaction.model_id)
         assert [(p.rule, p.message) for p in problems] == [("thinking-block-first", FINAL_TURN)]
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from realworld import ids, interactions, requires_realworld
 
-from harness.endpoint.rules.converse import RULES, check_request
-from harness.endpoint.rules.scope import ALL, EVIDENCE, applies, family, split
+from harness.endpoint.rules.converse import RULE_IDS, check_request
+from harness.endpoint.rules.scope import ALL, EVIDENCE, applies, family, split, verdict
 
 
 @pytest.mark.parametrize("model_id, expected", [
@@ -32,21 +32,23 @@ def test_family_of_a_model_id(model_id, expected):
 
 
 def test_every_rule_says_which_families_its_evidence_covers():
-    names = {rule.__name__.replace("_", "-") for rule in RULES}
-    assert names == set(EVIDENCE)
-    assert all(e.sources and (e.families is ALL or e.families) for e in EVIDENCE.values())
+    assert set(RULE_IDS) == set(EVIDENCE)
+    assert all(e.sources and e.says for e in EVIDENCE.values())
 
 
 TWO_USERS = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}, {"role": "user", "content": [{"text": "?"}]}]}
 
 
-def test_a_rule_applies_inside_its_evidence_and_warns_outside():
-    [problem] = check_request(TWO_USERS)
-    assert applies(problem, "us.anthropic.claude-sonnet-4-20250514-v1:0")
-    assert not applies(problem, "amazon.titan-text-express-v1")
-    assert not applies(problem, "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123")
-    enforced, warnings = split([problem], "amazon.titan-text-express-v1")
+def test_a_rule_rejects_inside_its_evidence_is_silent_where_seen_accepted_and_warns_elsewhere():
+    claude, titan, nova = ("us.anthropic.claude-sonnet-4-20250514-v1:0", "amazon.titan-text-express-v1",
+                           "us.amazon.nova-pro-v1:0")
+    [problem] = check_request(TWO_USERS, model_id=claude)
+    assert verdict(problem, claude) == "reject" and applies(problem, claude)
+    assert check_request(TWO_USERS, model_id=titan) == []  # Titan was seen accepting consecutive user turns
+    enforced, warnings = split(check_request(TWO_USERS, model_id=nova), nova)
     assert enforced == [] and len(warnings) == 1 and problem.message in warnings[0]
+    profile = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123"
+    assert verdict(problem, profile) == "warn"  # no family named: nothing settles it
 
 
 def test_coral_shape_rules_hold_for_every_model():
@@ -55,17 +57,29 @@ def test_coral_shape_rules_hold_for_every_model():
     assert problems and all(applies(p, m) for p in problems for m in ("amazon.titan-text-express-v1", "m:0"))
 
 
-def test_tool_result_status_is_rejected_only_where_the_model_documents_no_status():
-    body = {"messages": [{"role": "user", "content": [{"text": "Hi"}]},
-                         {"role": "assistant", "content": [{"toolUse": {"toolUseId": "functions.f:0", "name": "f",
-                                                                        "input": {}}}]},
-                         {"role": "user", "content": [{"toolResult": {"toolUseId": "functions.f:0", "status": "success",
-                                                                      "content": [{"json": [1, 2]}]}}]}],
-            "toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {"type": "object"}}}}]}}
-    for model, rejected in (("moonshotai.kimi-k2-thinking", True), ("openai.gpt-oss-120b-1:0", True),
-                            ("us.amazon.nova-pro-v1:0", None), ("us.anthropic.claude-sonnet-4-20250514-v1:0", None)):
-        found = [p for p in check_request(body, model_id=model) if p.rule == "tool-result-status"]
-        assert (bool(found) and applies(found[0], model)) == bool(rejected), model
+STATUS = {"messages": [{"role": "user", "content": [{"text": "Hi"}]},
+                       {"role": "assistant", "content": [{"toolUse": {"toolUseId": "functions.f:0", "name": "f",
+                                                                      "input": {}}}]},
+                       {"role": "user", "content": [{"toolResult": {"toolUseId": "functions.f:0", "status": "success",
+                                                                    "content": [{"json": {"n": 1}}]}}]}],
+          "toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {"type": "object"}}}}]}}
+
+
+@pytest.mark.parametrize("model, expected", [
+    ("us.writer.palmyra-x5-v1:0", "reject"),  # pydantic-ai #6318: Writer rejects it
+    ("moonshotai.kimi-k2-thinking", None), ("us.meta.llama4-maverick-17b-instruct-v1:0", None),  # real 200s
+    ("us.amazon.nova-pro-v1:0", None), ("us.anthropic.claude-sonnet-4-20250514-v1:0", None),
+    ("mistral.mistral-large-2407-v1:0", None), ("cohere.command-r-plus-v1:0", None),  # langchain-aws #146
+    ("openai.gpt-oss-120b-1:0", "warn"), ("qwen.qwen3-32b-v1:0", "warn")])  # no source either way
+def test_tool_result_status_is_rejected_for_writer_accepted_by_most_and_a_warning_where_unknown(model, expected):
+    found = [p for p in check_request(STATUS, model_id=model) if p.rule == "tool-result-status"]
+    assert (verdict(found[0], model) if found else None) == expected
+
+
+def test_the_evidence_file_names_families_and_sources_for_every_rule():
+    assert all(e.rejects is ALL or isinstance(e.rejects, frozenset) for e in EVIDENCE.values())
+    assert EVIDENCE["tool-result-json-type-key"].rejects == frozenset()  # one report: a warning everywhere
+    assert EVIDENCE["tool-result-json-object"].rejects is ALL
 
 
 ACCEPTED = [i for i in interactions() if i.operation in ("Converse", "ConverseStream") and i.status < 300

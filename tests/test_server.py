@@ -730,18 +730,21 @@ def test_emulator_runs_the_rules_before_the_script():
 TWO_USERS = USER + [{"role": "user", "content": [{"text": "and /tmp/b.txt"}]}]
 
 
-def test_a_rule_outside_its_evidence_is_a_warning_in_the_notes_not_a_400():
+def test_a_rule_outside_its_evidence_is_a_warning_not_a_400_and_no_finding_where_seen_accepted():
     with BedrockServer.emulate(SCRIPTS, seed="s") as server:
         bedrock = client(server)
-        events, error = outcome(converse_stream(bedrock, "amazon.titan-text-express-v1", messages=TWO_USERS)["stream"])
+        for model in ("us.amazon.nova-pro-v1:0", "amazon.titan-text-express-v1"):
+            events, error = outcome(converse_stream(bedrock, model, messages=TWO_USERS)["stream"])
+            assert error is None and events
         with pytest.raises(bedrock.exceptions.ValidationException, match="must alternate"):
             converse_stream(bedrock, messages=TWO_USERS)  # Claude: the evidence covers it
-    titan, claude = server.requests
-    assert error is None and events and (titan.status, titan.problems) == (200, [])
-    [note] = titan.notes
-    assert note.startswith("warning alternating-roles (not enforced: its evidence covers anthropic, the model "
-                           "amazon.titan-text-express-v1 is of family titan)") and "must alternate" in note
-    assert claude.status == 400 and claude.notes == [] and claude.problems[0].rule == "alternating-roles"
+    nova, titan, claude = server.requests
+    assert (nova.status, nova.problems, titan.status, titan.problems, titan.warnings) == (200, [], 200, [], [])
+    [note] = nova.warnings
+    assert note.startswith("warning alternating-roles (not enforced: its evidence rejects for anthropic; seen "
+                           "accepted by titan; the model us.amazon.nova-pro-v1:0 is of family nova)")
+    assert "must alternate" in note
+    assert claude.status == 400 and claude.warnings == [] and claude.problems[0].rule == "alternating-roles"
 
 
 def test_the_log_line_of_a_request_is_followed_by_its_notes(tmp_path, caplog):
@@ -749,12 +752,12 @@ def test_the_log_line_of_a_request_is_followed_by_its_notes(tmp_path, caplog):
     path = write_cassette(tmp_path, dataclasses.replace(interaction(), request_body=odd))
     with caplog.at_level(logging.INFO, "harness.endpoint.server"):
         with BedrockServer.emulate(SCRIPTS, seed="s") as server:
-            outcome(converse_stream(client(server), "amazon.titan-text-express-v1", messages=TWO_USERS)["stream"])
+            outcome(converse_stream(client(server), "us.amazon.nova-pro-v1:0", messages=TWO_USERS)["stream"])
         with BedrockServer.from_cassette(path) as server:
             outcome(converse_stream(client(server), messages=TWO_USERS)["stream"])
     lines = [r.getMessage() for r in caplog.records]
-    titan = next(n for n, line in enumerate(lines) if "/amazon.titan-text-express-v1/" in line and "-> 200" in line)
-    assert "turn=0: warning alternating-roles (not enforced: its evidence covers anthropic" in lines[titan + 1]
+    nova = next(n for n, line in enumerate(lines) if "/us.amazon.nova-pro-v1" in line and "-> 200" in line)
+    assert "turn=0: warning alternating-roles (not enforced: its evidence rejects for anthropic" in lines[nova + 1]
     claude = next(n for n, line in enumerate(lines) if "/us.anthropic." in line and "-> 200" in line)
     assert "turn=0: accepted as recorded: " in lines[claude + 1] and "alternating-roles" in lines[claude + 1]
 

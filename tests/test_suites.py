@@ -34,7 +34,7 @@ EDGE = {
 FAULTS = {"throttling-mid-tool", "model-stream-error-mid-tool", "http-429-then-success", "truncated-stream",
           "missing-tool-use-id"}
 EXPECTED = {f"core/{n}" for n in CORE} | {f"edge/{n}" for n in EDGE} | {f"faults/{n}" for n in FAULTS}
-MODEL_ID = re.compile(r"^(us\.|eu\.|apac\.)?(anthropic|amazon|openai|meta|mistral|moonshot|deepseek|qwen)\."
+MODEL_ID = re.compile(r"^(us\.|eu\.|apac\.)?(anthropic|amazon|openai|meta|mistral|moonshot|deepseek|qwen|writer)\."
                       r"[a-z0-9.-]+-(v?\d+(:\d+)?|thinking)$")
 SIGNATURE = re.compile(r"^[A-Za-z0-9+/]{96,300}={0,2}$")
 THINKING = {"core/thinking-tools", "edge/two-signed-reasoning-blocks", "edge/signature-only-reasoning",

@@ -15,13 +15,13 @@
 // credentials; the turn message's endpoint names the same URL and is the fallback.
 
 import { createInterface } from "node:readline";
-import { BedrockRuntimeClient, ConverseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
+import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 
 const NAME = "example-node-aws-sdk-v3";
 const VERSION = "1.0.0";
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature",
-  "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming"];
+  "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming"];
 const IMAGE_FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
@@ -33,11 +33,17 @@ function toolResultContent(content) {
   if (typeof content === "string") return [{ text: content }];
   if (!Array.isArray(content)) return [{ json: content }];
   return content.map((part) => typeof part === "string" ? { text: part }
-    : part.type === "text" ? { text: part.text } : { json: part.json ?? part });
+    : part.type === "text" ? { text: part.text } : jsonPart(part.json ?? part));
 }
 
-// toolResult.status is documented for Claude and Nova only; other models reject it.
-const STATUS_MODELS = ["anthropic.", "amazon.nova"];
+// Bedrock takes only a JSON object as json ("Provide a json object for the field"): anything else goes as text.
+function jsonPart(value) {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) return { json: value };
+  return { text: typeof value === "string" ? value : JSON.stringify(value) };
+}
+
+// The families seen accepting toolResult.status; Writer Palmyra rejects it, others are unknown: leave it out there.
+const STATUS_MODELS = ["anthropic.", "amazon.nova", "moonshot", "meta.", "mistral.", "cohere."];
 
 function converseBlock(block, status = true) {
   switch (block.type) {
@@ -162,10 +168,49 @@ async function* eventChunks(events) {
   if (!stopped) yield { type: "error", code: "incompleteStream", message: "the stream ended before messageStop" };
 }
 
+// The turn's chunks; when the turn asks (non_streaming), then the message assembled from the stream and the one
+// from the non-streaming Converse call on the same input, which the harness holds equal.
 async function* streamTurn(client, turn) {
+  const input = converseInput(turn);
+  const chunks = [];
+  for await (const chunk of streamed(client, input)) {
+    chunks.push(chunk);
+    yield chunk;
+  }
+  if (!turn.non_streaming) return;
+  const failed = chunks.find((c) => c.type === "error");
+  yield failed ? { type: "native", path: "stream", error: `${failed.code}: ${failed.message}` }
+    : { type: "native", path: "stream", message: assemble(chunks) };
+  try {
+    yield { type: "native", path: "converse", message: wholeMessage(await client.send(new ConverseCommand(input))) };
+  } catch (error) { // the non-streaming call failed: that is its result
+    yield { type: "native", path: "converse", error: `${error.name}: ${error.message}` };
+  }
+}
+
+// A Converse response's message as the Anthropic-format message assemble() builds from a stream.
+function wholeMessage(response) {
+  const blocks = [];
+  for (const block of response.output.message.content) {
+    const reasoning = block.reasoningContent ?? {};
+    if (block.text) blocks.push({ type: "text", text: block.text });
+    else if (block.toolUse && block.toolUse.type !== "server_tool_use") {
+      if (!block.toolUse.toolUseId || !block.toolUse.name) throw new Error("a toolUse without toolUseId or name");
+      blocks.push({ type: "tool_use", id: block.toolUse.toolUseId, name: block.toolUse.name, input: block.toolUse.input });
+    } else if (reasoning.reasoningText) {
+      const text = reasoning.reasoningText;
+      blocks.push({ type: "thinking", thinking: text.text ?? "", ...(text.signature ? { signature: text.signature } : {}) });
+    } else if (reasoning.redactedContent) {
+      blocks.push({ type: "redacted_thinking", data: Buffer.from(reasoning.redactedContent).toString("base64") });
+    }
+  }
+  return { role: "assistant", content: blocks };
+}
+
+async function* streamed(client, input) {
   let response;
   try {
-    response = await client.send(new ConverseStreamCommand(converseInput(turn)));
+    response = await client.send(new ConverseStreamCommand(input));
   } catch (error) { // after the SDK's retries (a 429 is retried)
     if (!error.$metadata) throw error; // not Bedrock's answer: a bug, reported as the turn's error
     yield errorChunk(error, false);

@@ -23,11 +23,12 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 NAME, VERSION = "example-python-boto3", "1.0.0"
 CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
-                "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming"]
+                "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming"]
 IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 
 
-STATUS_MODELS = ("anthropic.", "amazon.nova")  # the models toolResult.status is documented for
+# The families seen accepting toolResult.status; Writer Palmyra rejects it, others are unknown: leave it out there.
+STATUS_MODELS = ("anthropic.", "amazon.nova", "moonshot", "meta.", "mistral.", "cohere.")
 
 
 def send(message):
@@ -46,7 +47,14 @@ def tool_result_content(content):
     if isinstance(content, dict):
         return [{"json": content}]
     return [{"text": part} if isinstance(part, str) else {"text": part["text"]} if part.get("type") == "text"
-            else {"json": part.get("json", part)} for part in content]
+            else json_part(part.get("json", part)) for part in content]
+
+
+def json_part(value):
+    """Bedrock takes only a JSON object as json ("Provide a json object for the field"): anything else goes as text."""
+    if isinstance(value, dict):
+        return {"json": value}
+    return {"text": value if isinstance(value, str) else json.dumps(value)}
 
 
 def converse_block(block, status=True):
@@ -182,8 +190,23 @@ def event_chunks(events):
 
 
 def stream(client, turn):
+    """The turn's chunks; when the turn asks (non_streaming), then the message assembled from the stream and the one
+    from the non-streaming converse call on the same request, which the harness holds equal."""
+    request, chunks = converse_request(turn), []
+    for chunk in streamed(client, request):
+        chunks.append(chunk)
+        yield chunk
+    if turn.get("non_streaming"):
+        yield native("stream", chunks)
+        try:
+            yield {"type": "native", "path": "converse", "message": whole_message(client.converse(**request))}
+        except Exception as exc:  # noqa: BLE001 - the non-streaming call failed: that is its result
+            yield {"type": "native", "path": "converse", "error": f"{type(exc).__name__}: {exc}"}
+
+
+def streamed(client, request):
     try:
-        response = client.converse_stream(**converse_request(turn))
+        response = client.converse_stream(**request)
     except (ClientError, BotoCoreError) as exc:  # after boto3's retries (a 429 is retried)
         yield error_chunk(exc)
         return
@@ -191,6 +214,35 @@ def stream(client, turn):
         yield from event_chunks(response["stream"])
     except Exception as exc:  # noqa: BLE001 - in-stream exceptions and broken connections end the stream
         yield error_chunk(exc)
+
+
+def native(path, chunks):
+    failed = next((c for c in chunks if c["type"] == "error"), None)
+    if failed:
+        return {"type": "native", "path": path, "error": f"{failed['code']}: {failed['message']}"}
+    return {"type": "native", "path": path, "message": assemble(chunks)}
+
+
+def whole_message(response):
+    """A Converse response's message as the Anthropic-format message assemble() builds from a stream."""
+    blocks = []
+    for block in response["output"]["message"]["content"]:
+        reasoning = block.get("reasoningContent") or {}
+        if block.get("text"):
+            blocks.append({"type": "text", "text": block["text"]})
+        elif "toolUse" in block and block["toolUse"].get("type") != "server_tool_use":
+            use = block["toolUse"]
+            if not use.get("toolUseId") or not use.get("name"):
+                raise ValueError("a toolUse without toolUseId or name")
+            blocks.append({"type": "tool_use", "id": use["toolUseId"], "name": use["name"], "input": use["input"]})
+        elif "reasoningText" in reasoning:
+            text = reasoning["reasoningText"]
+            blocks.append({"type": "thinking", "thinking": text.get("text", ""),
+                           **({"signature": text["signature"]} if text.get("signature") else {})})
+        elif "redactedContent" in reasoning:
+            blocks.append({"type": "redacted_thinking",
+                           "data": base64.b64encode(reasoning["redactedContent"]).decode("ascii")})
+    return {"role": "assistant", "content": blocks}
 
 
 # ---- conversation mode: the history is ours, and so is the assistant message we send back ----

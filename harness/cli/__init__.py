@@ -50,6 +50,7 @@ from harness.cli.record import record; main.add_command(record)  # noqa: E402,E7
 from harness.cli.certify import certification_table, certify; main.add_command(certify); main.add_command(certification_table)  # noqa: E402,E702
 from harness.cli.matrix import bisect, matrix_command; main.add_command(matrix_command); main.add_command(bisect)  # noqa: E402,E702
 from harness.cli.drift import drift; main.add_command(drift)  # noqa: E402,E702
+from harness.cli.evidence import evidence; main.add_command(evidence)  # noqa: E402,E702
 
 if _GUARDED:
     signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -16,7 +16,7 @@ from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
 from harness.cli.common import (BadUsage, default_region, every_id, load, one_root_option, root_option, scenarios,
-                                selection_options, timeout_option)
+                                selection_options, strict_option, timeout_option)
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cassettes.files import write_atomic
 from harness.suite.runner import project_root
@@ -94,9 +94,10 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @click.option("--keep-failures", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="With --live: keep failed attempts' recordings here [default: live-failures/<UTC time>].")
 @click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
+@strict_option
 @root_option
 def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, progress, live, attempts,
-            upstream, region, profile, model, keep_failures, verbose, root):
+            upstream, region, profile, model, keep_failures, verbose, strict, root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
@@ -120,9 +121,9 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
     with _adapter(spec, command, timeout) as adapter:
         results = certification.run(selected, adapter, root, _progress(progress))
     if baseline:
-        results = report.apply_baseline(results, known, every_id(root, given))
+        results = report.apply_baseline(results, known, every_id(root, given), strict)
     _emit(certification.build(results, adapter, selected, root, spec), fmt, output, output_dir, verbose)
-    sys.exit(report.exit_code(results))
+    sys.exit(report.exit_code(results, strict))
 
 
 def _tables(reports: list[Path]) -> list[tuple[tuple[str, str], str]]:

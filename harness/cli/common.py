@@ -17,7 +17,7 @@ from harness.suite import roots
 from harness.suite.scenario import ScenarioError, scenario_ids
 
 __all__ = ["BadUsage", "adapter_option", "default_region", "every_id", "live_credentials", "load", "one_root_option",
-           "region_option", "root_option", "scenarios", "selection_options", "timeout_option"]
+           "region_option", "root_option", "scenarios", "selection_options", "strict_option", "timeout_option"]
 
 
 class BadUsage(click.ClickException):
@@ -46,6 +46,11 @@ def selection_options(fn):
 def adapter_option(fn):
     return click.option("--adapter", "spec", default="reference", show_default=True, metavar="SPEC",
                         help="reference, a registered adapter name, or module:attribute.")(fn)
+
+
+def strict_option(fn):
+    return click.option("--strict", is_flag=True, help="Warnings (findings only a judgement supports, not evidence "
+                                                       "about Bedrock) fail the run too.")(fn)
 
 
 def timeout_option(fn):

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from harness.suite import report
-from harness.cli.common import adapter_option, every_id, load, root_option, scenarios, selection_options, timeout_option
+from harness.cli.common import (adapter_option, every_id, load, root_option, scenarios, selection_options,
+                                strict_option, timeout_option)
 from harness.cli.output import choose_format, output_option, write_output
 from harness.suite.runner import run as run_scenarios
 
@@ -33,8 +34,9 @@ def _progress(enabled: bool):
 @timeout_option
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
+@strict_option
 @root_option
-def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, root):
+def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, strict, root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
     given, (root, selected) = root, scenarios(root, suites, ids)
@@ -45,10 +47,10 @@ def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, ro
         raise click.UsageError(str(exc)) from None
     results = run_scenarios(selected, adapter, root, _progress(sys.stderr.isatty() if progress is None else progress))
     if baseline:
-        results = report.apply_baseline(results, known, every_id(root, given))
+        results = report.apply_baseline(results, known, every_id(root, given), strict)
     write_output(report.render(results, adapter, fmt, cassettes=report.cassette_files(selected, root),
                                verbose=verbose), output)
-    sys.exit(report.exit_code(results))
+    sys.exit(report.exit_code(results, strict))
 
 
 @click.command("list")

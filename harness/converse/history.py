@@ -97,12 +97,20 @@ def _result_part(part: Any, where: str) -> dict:
     if kind == "text" and isinstance(part.get("text"), str):
         return {"type": "text", "text": part["text"]}
     if kind == "json":
-        return {"type": "json", "json": part.get("json")}
+        return _json_part(part.get("json"))
     if kind == "object":
         return {"type": "json", "json": part}
     if kind == "image":
         return _image(part, where)
     raise TurnError(f"{where}: unsupported tool result part {part!r:.80}")
+
+
+def _json_part(value: Any) -> dict:
+    """A JSON result: an object as ``json``; any other value as text, since Bedrock takes only objects there (§9
+    rule 26: "Provide a json object for the field")."""
+    if isinstance(value, dict):
+        return {"type": "json", "json": value}
+    return {"type": "text", "text": value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}
 
 
 def _result_content(content: Any, where: str) -> list[dict]:
@@ -238,6 +246,6 @@ def _converse_block(block: dict, status: bool) -> dict:
 
 def to_converse_messages(messages: list | None, status: bool = True) -> list[dict]:
     """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes); ``status``: whether
-    tool results carry ``status`` (Bedrock documents it for Claude and Nova only, and other models reject it)."""
+    tool results carry ``status`` (most families accept it, Writer Palmyra rejects it: ``request.status_supported``)."""
     return [{"role": m["role"], "content": [_converse_block(b, status) for b in m["content"]]}
             for m in canonical_messages(messages)]

@@ -11,14 +11,14 @@ from harness.converse.tools import CACHE_POINT, tool_config
 
 __all__ = ["build_request", "status_supported", "system_texts", "thinking_budget"]
 
-# Model ids of the families ToolResultBlock.status is documented for (bedrock-wire.md §2.3).
-_STATUS_MODELS = re.compile(r"(^|[./])(anthropic\.|amazon\.nova)")
-_NAMED_MODEL = re.compile(r"(^|/)([a-z-]+\.)?[a-z0-9-]+\.")  # provider.model, with an optional region prefix
+# Model ids of the families Bedrock was seen accepting toolResult.status from (bedrock-wire.md §9 rule 29): Writer
+# Palmyra rejects it, and for any other family (or an id naming none) nothing settles it, so it is left out there.
+_STATUS_MODELS = re.compile(r"(^|[./])(anthropic|amazon\.nova|moonshot|moonshotai|meta|mistral|cohere)[.-]")
 
 
 def status_supported(model_id: str) -> bool:
-    """Whether a tool result may carry ``status``: Claude and Nova, and ids naming no family (profiles)."""
-    return bool(_STATUS_MODELS.search(model_id)) or not _NAMED_MODEL.search(model_id.lower())
+    """Whether a tool result carries ``status``: only to the families seen accepting it."""
+    return bool(_STATUS_MODELS.search(model_id.lower()))
 
 
 def thinking_budget(options: dict) -> int | None:

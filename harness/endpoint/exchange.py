@@ -38,7 +38,8 @@ class CapturedRequest:
     turn: int | None = None  # the turn this request was matched to (None: rejected before matching)
     status: int | None = None  # the HTTP status it was answered with
     problems: list = field(default_factory=list)  # rule problems Bedrock rejects for this model
-    notes: list = field(default_factory=list)  # rule warnings outside their evidence, acceptances as recorded
+    warnings: list = field(default_factory=list)  # rule problems no evidence settles for this model (served)
+    notes: list = field(default_factory=list)  # problems the cassette shows Bedrock accepting (served as recorded)
 
     def release(self) -> None:
         """Drop the raw bytes once the request is answered (a recording responder reads them until then): a parsed

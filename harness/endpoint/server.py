@@ -45,20 +45,21 @@ PAIRED = frozenset({"ConverseStream", "Converse"})  # a paired session serves ea
 
 
 def _check_rules(request: CapturedRequest) -> None:
-    """The request's problems Bedrock rejects for its model; problems outside a rule's evidence become notes."""
+    """The request's problems Bedrock rejects for its model; those no evidence settles for it become warnings."""
     found = rules.check_request(request.body_json, request.operation, request.model_id)
-    request.problems, warnings = scope.split(found, request.model_id)
-    request.notes.extend(warnings)
+    request.problems, request.warnings = scope.split(found, request.model_id)
 
 
 def _as_recorded(request: CapturedRequest, responder: Responder) -> bool:
-    """Whether the responder recorded this very request (then Bedrock accepted it): its problems become notes."""
+    """Whether the responder recorded this very request (then Bedrock accepted it): its problems and warnings become
+    notes."""
     same = getattr(responder, "recorded_same", None)
-    if not request.problems or same is None or not same(request):
+    if not (request.problems or request.warnings) or same is None or not same(request):
         return False
     request.notes.extend(f"accepted as recorded: the cassette holds this request, which Bedrock answered, so "
                          f"{p.rule} does not reject it ({p.message})" for p in request.problems)
-    request.problems = []
+    request.notes.extend(f"accepted as recorded: {w}" for w in request.warnings)
+    request.problems, request.warnings = [], []
     return True
 
 
@@ -191,7 +192,7 @@ def _route(path: str) -> tuple[str, str]:
 
 def _log_notes(request: CapturedRequest) -> None:
     """Rule warnings and acceptances as recorded, beside the request's log line (``serve`` shows INFO on stderr)."""
-    for note in request.notes:
+    for note in [*request.warnings, *request.notes]:
         log.info("%s %s turn=%s: %s", request.method, request.path, request.turn, note)
 
 

@@ -1,8 +1,9 @@
 """The scenarios as pytest items: one ``ScenarioItem`` per scenario, collected under one ``ScenarioSuite``.
 
 The item's node id is the scenario id (``core/parallel-calls``), so ``-k`` and ``--deselect`` select
-scenarios. An item runs ``run_scenario`` and maps its Result: pass -> passed; fail and error -> failed,
-showing the rendered findings; an unmet capability -> skipped; a baseline entry -> ``xfail(strict=True)``.
+scenarios. An item runs ``run_scenario`` and maps its Result: pass -> passed; warn -> passed with a
+``ScenarioWarning`` (failed under ``--bedrock-strict``); fail and error -> failed, showing the rendered findings;
+an unmet capability -> skipped; a baseline entry -> ``xfail(strict=True)``.
 pytest-recording's ``--record-mode`` records cassettes through the emulator first (``RECORD_MODES``), and
 its ``--block-network`` blocks everything but the loopback endpoint (and ``--allowed-hosts``).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import warnings
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -26,13 +28,18 @@ from harness.suite import roots
 from harness.suite.runner import cassette_path, run_scenario
 from harness.suite.scenario import Scenario, ScenarioError
 
-__all__ = ["LOOPBACK", "RECORD_MODES", "ScenarioFailure", "ScenarioItem", "ScenarioSuite", "describe",
+__all__ = ["LOOPBACK", "RECORD_MODES", "ScenarioFailure", "ScenarioItem", "ScenarioSuite", "ScenarioWarning", "describe",
            "network_guard", "record_mode", "scenario_count", "suite_roots"]
 
 # pytest-recording's --record-mode -> what `record_scenario` does before the replay (None: replay only).
 RECORD_MODES = {"none": None, "once": "once", "new_episodes": "once", "rewrite": "rewrite", "all": "rewrite"}
 RECORD_ATTEMPTS = 3  # as `bedrock-harness record`: retries while soft checks fail
 LOOPBACK = r"127\.0\.0\.1$"  # the loopback endpoint's host, as a pytest-recording allowed-hosts regex
+
+
+class ScenarioWarning(UserWarning):
+    """A scenario graded warn: its findings rest on a judgement, not on evidence about Bedrock (--bedrock-strict
+    fails it)."""
 
 
 class ScenarioFailure(Exception):
@@ -150,6 +157,9 @@ class ScenarioItem(pytest.Item):
                                  ("cassette_sha256", cassette["sha256"] or "missing")]
         if result.status == "skip":
             pytest.skip(result.reason)
+        if result.status == "warn" and not self.config.getoption("bedrock_strict", default=False):
+            warnings.warn(ScenarioWarning(f"{result.scenario}: {result.reason}"), stacklevel=1)
+            return
         if result.status != "pass":
             raise ScenarioFailure(self._hinted(result, suite.root))
 

@@ -44,6 +44,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Folder holding suites/ and cassettes/ (default: ./ if it has suites/, else the shipped "
                          "suite); repeat to layer roots ('shipped' names the shipped suite).")
     group.addoption("--bedrock-baseline", metavar="FILE", help="Known failures (YAML: scenario id -> reason).")
+    group.addoption("--bedrock-strict", action="store_true",
+                    help="A scenario graded warn (a finding only a judgement supports) fails too; without it, it "
+                         "passes with a pytest warning naming the finding and its reason.")
     group.addoption("--bedrock-timeout", metavar="S", type=float, default=DEFAULT_TIMEOUT,
                     help=f"Seconds one turn of the adapter may take (default {DEFAULT_TIMEOUT:g}); a hung turn fails "
                          "its scenario and the run goes on.")

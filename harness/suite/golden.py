@@ -16,9 +16,11 @@ from harness.cassettes.files import write_atomic
 from harness.cassettes.limits import LimitError, load_yaml
 from harness.suite.judge.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
 from harness.suite.judge.normalize import ALL, comparable
+from harness.suite.judge.normalize_request import wrapped_values
 from harness.suite.scenario import GOLDEN_SUFFIX, Scenario
 
-__all__ = ["GoldenError", "accept_stop_reasons", "check", "golden_path", "load_golden", "unused_goldens", "write_golden"]
+__all__ = ["GoldenError", "accept_stop_reasons", "check", "compared", "golden_path", "load_golden", "unused_goldens",
+           "write_golden"]
 
 HEADER = "# Written by `bedrock-harness golden update`; review changes like code, do not edit by hand.\n"
 
@@ -100,6 +102,15 @@ def accept_stop_reasons(actual: list[dict], expected: Sequence[Mapping], accepte
             else item for item in actual]
 
 
+def compared(scenario: Scenario, index: int, expected: Sequence[Mapping], actual: Sequence[Mapping],
+             capabilities: frozenset[str]) -> tuple[list[dict], list[dict]]:
+    """(expected, actual) normalized chunks of turn ``index`` as the golden diff compares them: what
+    ``capabilities`` make comparable, a stop reason the turn accepts besides the golden's read as the golden's."""
+    accepted = scenario.turns[index].accepted_stop_reasons if index < len(scenario.turns) else ()
+    wanted = comparable(expected, capabilities)
+    return wanted, accept_stop_reasons(comparable(actual, capabilities), wanted, accepted)
+
+
 def check(scenario: Scenario, actual_turns: Sequence[Mapping], capabilities: Iterable[str] = ALL) -> list[Diff]:
     """Differences between the golden and a run's turns (each: normalized chunks, request or None).
 
@@ -113,10 +124,9 @@ def check(scenario: Scenario, actual_turns: Sequence[Mapping], capabilities: Ite
     capabilities = frozenset(capabilities)
     diffs = [diff_turn_count(len(expected), len(actual_turns), scenario=scenario.id)]
     for index, (want, got) in enumerate(zip(expected, actual_turns)):
-        accepted = scenario.turns[index].accepted_stop_reasons if index < len(scenario.turns) else ()
-        actual = accept_stop_reasons(comparable(got["chunks"], capabilities), comparable(want["chunks"], capabilities),
-                                     accepted)
-        diffs.append(diff_chunks(comparable(want["chunks"], capabilities), actual, scenario=scenario.id, turn=index))
+        wanted, actual = compared(scenario, index, want["chunks"], got["chunks"], capabilities)
+        diffs.append(diff_chunks(wanted, actual, scenario=scenario.id, turn=index))
         if want.get("request") is not None and got.get("request") is not None:
-            diffs.append(diff_request(want["request"], got["request"], scenario=scenario.id, turn=index))
+            request = wrapped_values(want["request"], got["request"])
+            diffs.append(diff_request(want["request"], request, scenario=scenario.id, turn=index))
     return [diff for diff in diffs if diff is not None]

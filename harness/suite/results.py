@@ -6,22 +6,26 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from harness.suite.judge.compare import Diff
+from harness.suite.judge.grade import Warned
 
-__all__ = ["FAILING", "STATUSES", "Result", "TurnResult", "verdict"]
+__all__ = ["FAILING", "STATUSES", "STRICT_FAILING", "Result", "TurnResult", "Warned", "failing", "verdict"]
 
-STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass")
+STATUSES = ("pass", "warn", "fail", "error", "skip", "xfail", "xpass")
 FAILING = frozenset({"fail", "error", "xpass"})  # any of these makes the run exit 1
+STRICT_FAILING = FAILING | {"warn"}  # with --strict, a warning fails the run too
 
 
 @dataclass(frozen=True)
 class TurnResult:
-    """One turn's findings: golden diffs (chunks, request), stream-law violations, request-rule problems."""
+    """One turn's findings: golden diffs (chunks, request), stream-law violations, request-rule problems (each of
+    them a **fail**: evidence supports it), and the findings graded **warn**."""
 
     index: int
     diffs: tuple[Diff, ...] = ()
     laws: tuple[str, ...] = ()
     request_problems: tuple[str, ...] = ()
-    request_notes: tuple[str, ...] = ()  # rule warnings outside their evidence, requests accepted as recorded
+    request_notes: tuple[str, ...] = ()  # requests accepted as recorded, turns parity could not judge
+    warnings: tuple[Warned, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -64,10 +68,21 @@ class Result:
     def failing(self) -> bool:
         return self.status in FAILING
 
+    @property
+    def warnings(self) -> tuple[Warned, ...]:
+        return tuple(w for turn in self.turns for w in turn.warnings)
+
+
+def failing(results: Sequence[Result], strict: bool = False) -> bool:
+    """Whether the results fail a run (``strict``: a warning does too)."""
+    return any(r.status in (STRICT_FAILING if strict else FAILING) for r in results)
+
 
 def verdict(turns: Sequence[TurnResult]) -> tuple[str, str]:
-    """("pass", "") when every turn is clean, else ("fail", the first finding)."""
+    """("pass", "") when every turn is clean, ("fail", the first finding) when a turn is not, else ("warn", the
+    first warning and its reason)."""
     for turn in turns:
         if not turn.ok:
             return "fail", turn.headline
-    return "pass", ""
+    warned = [w for turn in turns for w in turn.warnings]
+    return ("warn", f"{warned[0].headline} (warn: {warned[0].reason})") if warned else ("pass", "")

@@ -26,6 +26,8 @@ from harness.wire.kinds import kind_of
 from harness.suite import golden
 from harness.suite.judge.assembly import check_assembly
 from harness.suite.judge.ast_lock import AST_LOCK
+from harness.endpoint.rules import scope
+from harness.suite.judge.grade import Context, applicable, grade_turn
 from harness.suite.judge.parity import check_parity, declared_paths
 from harness.suite.protocol import NATIVE_PATHS, NON_STREAMING, OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import recorded_text_deltas
@@ -236,6 +238,7 @@ def _turn_record(turn: dict, chunks: list[dict], captured: Any, twin: Any, local
             "request": getattr(captured, "body_json", None) if converse else None,
             "problems": [str(p) for p in getattr(captured, "problems", [])] if converse else [],
             "notes": list(getattr(captured, "notes", [])) if converse else [],
+            "warnings": list(getattr(captured, "warnings", [])) if converse else [],
             "twin": getattr(twin, "body_json", None)}
 
 
@@ -259,6 +262,7 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
     ``text_deltas``: recorded, per turn."""
     actual = run.golden_turns(capabilities)  # in Bedrock's usage convention, whichever the adapter declares
     diffs = golden.check(scenario, actual, capabilities)
+    expected = golden.load_golden(scenario) or []
     results = []
     for index, turn in enumerate(run.turns):
         mine = tuple(d for d in diffs if d.turn == index)
@@ -270,14 +274,25 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
         mine += _adapter_errors(scenario, index, turn["chunks"]) if mine else ()
         deltas = text_deltas[index] if index < len(text_deltas) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
-        results.append(TurnResult(index, mine, tuple(found), tuple(turn["problems"]),
-                                  tuple(turn.get("notes", ())) + notes))
+        result = TurnResult(index, mine, tuple(found), tuple(turn["problems"]), tuple(turn.get("notes", ())) + notes)
+        context = _grading(scenario, index, turn, expected, capabilities)
+        results.append(grade_turn(result, context, turn.get("warnings", ())))
     stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns)) + _cut_short(scenario, run)
     if stray:
         last = results[-1] if results else TurnResult(0)
         results[-1:] = [TurnResult(last.index, last.diffs + stray, last.laws, last.request_problems,
-                                   last.request_notes)]
+                                   last.request_notes, last.warnings)]
     return results
+
+
+def _grading(scenario: Scenario, index: int, turn: dict, expected: list[dict], capabilities: frozenset[str]) -> Context:
+    """What grading turn ``index`` needs: the golden's side and the run's of each comparison, the judgements."""
+    want = expected[index] if index < len(expected) else None
+    chunks = golden.compared(scenario, index, want["chunks"], turn["chunks"], capabilities) if want else (None, None)
+    status = scope.EVIDENCE["tool-result-status"].verdict(scope.family(scenario.model_id))
+    return Context(applicable(scenario.judgements), scenario.robustness, *chunks,
+                   want.get("request") if want else None, turn["request"], list(turn["chunks"]), capabilities,
+                   {"tool-result-status": status})
 
 
 BYTE_FAULTS = ("truncate_after_byte", "drop_after_byte")

@@ -20,7 +20,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import yaml
 
 from harness.cassettes.limits import LimitError, load_yaml
+from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
+from harness.suite.judge.grade import JUDGEMENTS
 from harness.suite.protocol import CAPABILITIES
 from harness.endpoint.emulator.plan import STYLES
 from harness.endpoint.emulator.script import EmulatorScriptError, parse_script
@@ -52,6 +54,7 @@ OPERATIONS = ("converse-stream", "converse", "invoke-with-response-stream")
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
                 "malformed_model_output", "malformed_tool_use", "model_context_window_exceeded")
 FAULT_KINDS = ("http_error", "exception", "truncate_after_byte", "drop_after_byte")
+SCENARIO_JUDGEMENTS = tuple(sorted(j.id for j in JUDGEMENTS.values() if not j.everywhere))  # named per scenario
 
 
 class ScenarioError(ValueError):
@@ -88,6 +91,9 @@ class Scenario:
     turns: tuple[Turn, ...]
     checks: dict
     faults: tuple[dict, ...]
+    claims: tuple[Claim, ...] = ()  # what it says of Bedrock, with sources (harness.evidence)
+    judgements: tuple[str, ...] = ()  # judgements of harness.suite.judge.grade it names besides the general ones
+    robustness: str = ""  # why its stream is a shape no real recording shows: every finding is then a warning
 
     def __hash__(self) -> int:  # the generated hash would fail on the nested dicts
         return hash(self.id)
@@ -179,7 +185,7 @@ def _select(known: Mapping[str, Any], suites: Sequence[str], ids: Sequence[str])
 
 
 _FIELDS = ("title", "description", "tags", "requires", "model_id", "style", "operation", "tools", "system",
-           "options", "turns", "checks", "faults")
+           "options", "turns", "checks", "faults", "claims", "judgements", "robustness")
 
 
 def _scenario(data: Any, sid: str, path: Path) -> Scenario:
@@ -202,6 +208,9 @@ def _scenario(data: Any, sid: str, path: Path) -> Scenario:
         options={**DEFAULT_OPTIONS, **_options(data.get("options", {}), "options")},
         turns=tuple(turns), checks=_checks(data.get("checks", {}), "checks", len(turns)),
         faults=tuple(_items(data.get("faults", []), "faults", lambda value, where: _fault(value, where, len(turns)))),
+        claims=tuple(_claims(data.get("claims", []), sid)),
+        judgements=tuple(_items(data.get("judgements", []), "judgements", _choice(SCENARIO_JUDGEMENTS, "judgement"))),
+        robustness=_optional(_text)(data.get("robustness"), "robustness") or "",
     )
 
 
@@ -342,6 +351,13 @@ def _checks(value: Any, where: str, turns: int) -> dict:
             if "turn" in check:
                 _integer(check["turn"], f"{where}.{kind}[{i}].turn", 0, turns)
     return {"hard": list(value.get("hard", [])), "soft": list(value.get("soft", []))}
+
+
+def _claims(value: Any, sid: str) -> list[Claim]:
+    try:
+        return parse_claims(value, f"scenario {sid}", "claims")
+    except ClaimError as exc:
+        raise _Invalid(str(exc)) from None
 
 
 def _fault(value: Any, where: str, turns: int) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from harness.endpoint.rules.input_shape import input_problems
+from harness.endpoint.rules.input_shape import RULE_IDS as INPUT_RULE_IDS, input_problems
 from harness.endpoint.rules.shape import (
     CORAL_PREFIX,
     SHAPE_RULES,
@@ -26,14 +26,13 @@ from harness.endpoint.rules.shape import (
     prompt_arn,
     string,
 )
-from harness.endpoint.rules.scope import family
+from harness.endpoint.rules.scope import verdict
 from harness.endpoint.rules.thinking import THINKING_RULES
 
-__all__ = ["RULES", "Problem", "check_request", "validation_message"]
+__all__ = ["RULES", "RULE_IDS", "Problem", "check_request", "validation_message"]
 
 OPERATIONS = ("Converse", "ConverseStream")
 MAX_IMAGES, MAX_DOCUMENTS = 20, 5
-STATUS_FAMILIES = ("anthropic", "nova")  # the families ToolResultBlock.status is documented for
 
 
 def _items(body: dict) -> list:
@@ -184,15 +183,49 @@ def tool_use_input_object(body: dict) -> Iterable[Problem]:
 
 
 def tool_result_status(body: dict) -> Iterable[Problem]:
-    """toolResult.status is left out for models other than Nova and Claude (ToolResultBlock.status doc, §2.3)."""
-    if not body.get("modelId") or family(body["modelId"]) in STATUS_FAMILIES:
-        return
+    """toolResult.status goes to no model that rejects it, as Writer Palmyra does (§9 rule 29; see scope.py)."""
     for i, message in messages(body):
         for j, block in blocks(message):
             if isinstance(block.get("toolResult"), dict) and block["toolResult"].get("status") is not None:
-                # Not verbatim: the wording of Bedrock's real "doesn't support the s3Uri field" (§9 rule 19).
+                # Bedrock's text for Writer Palmyra, verbatim (pydantic-ai #6318).
                 yield Problem("tool-result-status", f"messages.{i}.content.{j}.toolResult.status",
                               "This model doesn't support the status field. Remove status and try again.")
+
+
+def _json_items(body: dict) -> Iterable[tuple[str, object]]:
+    """(path, value) of every toolResult.content[].json member."""
+    for i, message in messages(body):
+        for j, block in blocks(message):
+            result = block.get("toolResult")
+            content = result.get("content") if isinstance(result, dict) else None
+            for k, item in enumerate(content if isinstance(content, list) else ()):
+                if isinstance(item, dict) and "json" in item:
+                    yield f"messages.{i}.content.{j}.toolResult.content.{k}.json", item["json"]
+
+
+def _json_invalid(path: str) -> str:
+    # Bedrock's text, verbatim (aws-sdk-js-v3#7330).
+    return f"The format of the value at {path} is invalid. Provide a json object for the field and try again."
+
+
+def tool_result_json_object(body: dict) -> Iterable[Problem]:
+    """A toolResult json member is a JSON object; any other value goes as text or inside an object (§9 rule 26)."""
+    for path, value in _json_items(body):
+        if not isinstance(value, dict):
+            yield Problem("tool-result-json-object", path, _json_invalid(path))
+
+
+def _has_type_key(value: object) -> bool:
+    if isinstance(value, dict):
+        return "__type" in value or any(_has_type_key(v) for v in value.values())
+    return isinstance(value, list) and any(_has_type_key(v) for v in value)
+
+
+def tool_result_json_type_key(body: dict) -> Iterable[Problem]:
+    """A toolResult json object holds no "__type" key at any depth (§9 rule 27: one report, a warning)."""
+    for path, value in _json_items(body):
+        if isinstance(value, dict) and _has_type_key(value):
+            yield Problem("tool-result-json-type-key", path, _json_invalid(path))
 
 
 def document_needs_text(body: dict) -> Iterable[Problem]:
@@ -274,13 +307,17 @@ def tool_choice_unknown(body: dict) -> Iterable[Problem]:
 
 CONVERSATION_RULES = (first_message_user, alternating_roles, content_empty, text_blank, toolconfig_required,
                       tool_use_duplicate_id, tool_result_exceeds, tool_result_missing, tool_result_unknown_id,
-                      tool_result_first, tool_use_input_object, tool_result_status, document_needs_text, media_in_user, media_limit,
+                      tool_result_first, tool_use_input_object, tool_result_json_object, tool_result_json_type_key,
+                      tool_result_status, document_needs_text, media_in_user, media_limit,
                       tool_schema_object, tool_name_duplicate, tool_choice_unknown)
 RULES = (*SHAPE_RULES, *CONVERSATION_RULES, *THINKING_RULES)
+# Every problem id a request can get: each rule function's name, and the input-shape check's own.
+RULE_IDS = (*INPUT_RULE_IDS, *(rule.__name__.replace("_", "-") for rule in RULES))
 
 
 def check_request(body: dict, operation: str = "ConverseStream", model_id: str | None = None) -> list[Problem]:
-    """Every problem Bedrock would find in a Converse/ConverseStream request body, in rule order."""
+    """Every problem Bedrock would find in a Converse/ConverseStream request body to this model, in rule order
+    (``harness.endpoint.rules.scope.split`` tells the ones its evidence shows rejected from the unsettled)."""
     if operation not in OPERATIONS:
         raise ValueError(f"check_request: operation {operation!r} is not one of {', '.join(OPERATIONS)}")
     if not isinstance(body, dict):
@@ -289,7 +326,9 @@ def check_request(body: dict, operation: str = "ConverseStream", model_id: str |
     if model_id is not None:  # modelId is a member of the request, carried in the URI
         body = {**body, "modelId": model_id}
     shaped = input_problems(body, operation, model_id)
-    return shaped + [problem for rule in RULES for problem in rule(body)]
+    found = shaped + [problem for rule in RULES for problem in rule(body)]
+    # A problem the model's family was seen to accept is none (scope.py); the rest: rejected, or a warning there.
+    return [p for p in found if verdict(p, body.get("modelId")) != "accept"]
 
 
 def validation_message(problems: Iterable[Problem]) -> str:

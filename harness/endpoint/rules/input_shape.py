@@ -20,7 +20,9 @@ from botocore.validate import ParamValidator
 
 from harness.endpoint.rules.shape import CORAL_PREFIX, Problem
 
-__all__ = ["INVALID_MODEL", "MAX_SHOWN", "input_problems", "valid_model_id"]
+__all__ = ["INVALID_MODEL", "MAX_SHOWN", "RULE_IDS", "input_problems", "valid_model_id"]
+
+RULE_IDS = ("model-id", "input-shape")  # the problem ids of this check
 
 INVALID_MODEL = "The provided model identifier is invalid."  # bedrock-wire.md §9 rule 23, verbatim
 

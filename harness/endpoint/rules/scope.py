@@ -2,13 +2,14 @@
 
 Bedrock's Converse layer validates per model: two consecutive user messages to ``amazon.titan-text-express-v1``
 were answered HTTP 200, while the same request to Claude is rejected (bedrock-wire.md §9 rule 2). So a rule
-holds only for the families its evidence was gathered on (§9's sources, the service model's documentation and
-the real recordings in ``../shared/realworld``); for any other family, or a model id that names no family (an
-application inference profile ARN), its problem is reported as a warning and the request is served.
+rejects only for the families its evidence was gathered on; where a family was seen to accept what the rule objects
+to, there is no finding at all; for any other family, or a model id that names no family (an application
+inference profile ARN), the problem is reported as a warning and the request is served.
 
-``EVIDENCE`` maps each rule id to an ``Evidence``: the families (``ALL`` for Coral's shape validation and
-documented API limits, which do not depend on the model), whether the rule holds for every family *except*
-those (a feature documented for some families only), and the sources.
+``EVIDENCE`` maps each rule id to an ``Evidence`` read from ``evidence.yaml`` beside this module: what the rule
+claims, the families it rejects for (``ALL`` for the service's own validation, which does not depend on the model),
+the families seen accepting, and the ids of its sources (harness/evidence/sources.yaml, checked by
+``bedrock-harness evidence --check``).
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
 
 from harness.endpoint.rules.shape import Problem
 
-__all__ = ["ALL", "EVIDENCE", "Evidence", "applies", "family", "split", "warning"]
+__all__ = ["ALL", "EVIDENCE", "Evidence", "applies", "family", "load_evidence", "split", "verdict", "warning"]
 
 ALL = frozenset({"*"})
-ANTHROPIC = frozenset({"anthropic"})
+EVIDENCE_FILE = Path(__file__).with_name("evidence.yaml")
 _REGION_PREFIX = re.compile(r"^(?:us-gov|us|eu|apac|ap|ca|jp|au|global)\.")
 # Provider prefix of a foundation model id -> its family; Amazon's own models are told apart by name.
 _PROVIDERS = {"anthropic": "anthropic", "meta": "meta", "mistral": "mistral", "openai": "openai",
@@ -34,23 +38,41 @@ _AMAZON = (("nova", "nova"), ("titan", "titan"))
 
 @dataclass(frozen=True)
 class Evidence:
-    """The families a rule was seen (or documented) to hold for, and where that was seen."""
+    """What a rule claims of Bedrock, where it rejects, where it was seen accepting, and its source ids."""
 
-    families: frozenset
-    sources: str
-    except_families: bool = False  # True: the rule holds for every known family but these
+    rule: str
+    says: str
+    rejects: frozenset
+    accepts: frozenset = frozenset()
+    sources: tuple[str, ...] = ()
 
-    def covers(self, name: str | None) -> bool:
-        if self.families is ALL:
-            return True
-        if name is None:
-            return False
-        return (name not in self.families) if self.except_families else (name in self.families)
+    def verdict(self, name: str | None) -> str:
+        """``reject`` (Bedrock's 400), ``accept`` (no finding) or ``warn`` for a model family (None: unknown)."""
+        if self.rejects is ALL or (name is not None and name in self.rejects):
+            return "reject"
+        return "accept" if name is not None and name in self.accepts else "warn"
 
     def describe(self) -> str:
-        names = ", ".join(sorted(self.families))
-        return "every model" if self.families is ALL else f"every family but {names}" if self.except_families \
-            else names
+        rejects = "every model" if self.rejects is ALL else ", ".join(sorted(self.rejects)) or "no family"
+        accepts = f"; seen accepted by {', '.join(sorted(self.accepts))}" if self.accepts else ""
+        return f"rejects for {rejects}{accepts}"
+
+
+def load_evidence(path: str | Path = EVIDENCE_FILE) -> dict[str, Evidence]:
+    """The rules' evidence file, each entry checked for its fields (a ValueError names the rule and field)."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return {rule: _evidence(rule, entry, Path(path)) for rule, entry in data.items()}
+
+
+def _evidence(rule: str, entry: dict, path: Path) -> Evidence:
+    unknown = set(entry) - {"says", "rejects", "accepts", "sources"}
+    rejects, accepts, sources = entry.get("rejects"), entry.get("accepts", []), entry.get("sources")
+    ok = not unknown and isinstance(entry.get("says"), str) and (rejects == "all" or isinstance(rejects, list)) \
+        and isinstance(accepts, list) and isinstance(sources, list)
+    if not ok:
+        raise ValueError(f"{path}: {rule}: expected says, rejects (all or a list of families), accepts and sources")
+    return Evidence(rule, " ".join(entry["says"].split()), ALL if rejects == "all" else frozenset(rejects),
+                    frozenset(accepts), tuple(sources))
 
 
 def family(model_id: str | None) -> str | None:
@@ -67,68 +89,29 @@ def family(model_id: str | None) -> str | None:
     return _PROVIDERS.get(provider, provider)
 
 
-# Bedrock's own wording (its Converse layer, not the model's); Nova pairs tool uses and results the same way in
-# the real recordings and rejects a misplaced toolResult itself (§1.5: "extraneous key [toolResult]").
-TOOL_PAIRING = frozenset({"anthropic", "nova"})
-_NOVA_TOOLS = "; Nova: real round trips in pydantic-ai's recordings, its own 400 on a misplaced toolResult (§1.5)"
-_CORAL = Evidence(ALL, "Coral validation of the service model's shapes (§2, §2.4 [M]); model-independent")
-_DOC = Evidence(ALL, "Message.content / ToolSpecification documentation in the service model (§2.3 [M])")
-_ANTHROPIC_TEXT = Evidence(ANTHROPIC, "Anthropic's own error text relayed by Bedrock (§9 [I]); "
-                                      "reports on Claude models only")
+EVIDENCE: dict[str, Evidence] = load_evidence()
 
-EVIDENCE: dict[str, Evidence] = {
-    **dict.fromkeys(("messages-missing", "block-shape", "role-enum", "member-required", "tool-name-pattern",
-                     "non-empty-string", "tool-use-id-pattern", "inference-range", "tools-empty",
-                     "prompt-arn-conflict", "response-field-paths"), _CORAL),
-    "first-message-user": Evidence(ANTHROPIC, "§9 rule 1: aws-sdk-rust logs (Claude)"),
-    # Titan accepted two consecutive user messages (HTTP 200), so this is Claude's rule, not Bedrock's.
-    "alternating-roles": Evidence(ANTHROPIC, "§9 rule 2: langchain-aws#130, dify#9294, langchainjs#6724, "
-                                             "semantic-kernel#10281 (Claude); Titan accepted consecutive user turns"),
-    "content-empty": Evidence(ANTHROPIC, "§9 rule 4: langchain#26968 (Claude)"),
-    "text-blank": Evidence(frozenset({"anthropic", "nova", "meta"}),
-                           "§9 rule 5: OpenHands#5339, litellm#7169 (Claude), epam dial adapter tests (Nova, Llama)"),
-    "toolconfig-required": Evidence(TOOL_PAIRING, "§9 rule 9: many reports (Claude)" + _NOVA_TOOLS),
-    "tool-use-duplicate-id": Evidence(TOOL_PAIRING, "§9 rule 8 (Claude logs)" + _NOVA_TOOLS),
-    "tool-result-exceeds": Evidence(TOOL_PAIRING, "§9 rule 7 (Claude logs)" + _NOVA_TOOLS),
-    "tool-result-missing": Evidence(TOOL_PAIRING, "§9 rule 6: agno#6698 (Claude)" + _NOVA_TOOLS),
-    "tool-result-unknown-id": Evidence(TOOL_PAIRING, "§9 rule 7 (Claude logs)" + _NOVA_TOOLS),
-    "tool-result-first": _ANTHROPIC_TEXT,
-    "tool-use-input-object": _ANTHROPIC_TEXT,
-    "document-needs-text": _DOC,
-    "media-in-user": _DOC,
-    "media-limit": _DOC,
-    "tool-schema-object": Evidence(ALL, "§9 rule 22: ToolSpecification doc [M], Kiro#11026"),
-    "tool-name-duplicate": _ANTHROPIC_TEXT,
-    "tool-choice-unknown": Evidence(frozenset({"anthropic", "nova"}),
-                                    "§2.2: toolChoice.tool is only supported by Anthropic Claude 3 and Amazon Nova"),
-    "tool-result-status": Evidence(frozenset({"anthropic", "nova"}),
-                                   "§2.3: ToolResultBlock.status is only supported by Amazon Nova and Anthropic "
-                                   "Claude 3 and 4 models [M]", except_families=True),
-    "reasoning-signature-empty": Evidence(frozenset({"openai", "deepseek", "kimi", "qwen", "minimax", "mistral"}),
-                                          "issue 13: an empty signature sent back to a model whose reasoning has "
-                                          "none is rejected (gpt-oss, DeepSeek-R1, Kimi streams are unsigned)"),
-    **dict.fromkeys(("thinking-forced-tool", "thinking-temperature", "thinking-top-p", "thinking-top-k",
-                     "thinking-budget-min", "thinking-budget", "thinking-prefill", "thinking-block-first",
-                     "reasoning-signature-missing", "reasoning-signature-invalid"),
-                    Evidence(ANTHROPIC, "§9 rules 12-17: Anthropic's extended thinking (Claude only)")),
-}
+
+def verdict(problem: Problem, model_id: str | None) -> str:
+    """``reject``, ``accept`` or ``warn``: what Bedrock does with this problem for this model, by the evidence."""
+    evidence = EVIDENCE.get(problem.rule)
+    return "reject" if evidence is None else evidence.verdict(family(model_id))
 
 
 def applies(problem: Problem, model_id: str | None) -> bool:
     """Whether Bedrock rejects this problem for this model (its rule's evidence covers the model's family)."""
-    evidence = EVIDENCE.get(problem.rule)
-    return evidence is None or evidence.covers(family(model_id))
+    return verdict(problem, model_id) == "reject"
 
 
 def warning(problem: Problem, model_id: str | None) -> str:
-    """A problem the evidence does not cover, as the captured request's note."""
+    """A problem no evidence shows Bedrock rejecting for this model, as the captured request's warning."""
     evidence = EVIDENCE[problem.rule]
-    return (f"warning {problem.rule} (not enforced: its evidence covers {evidence.describe()}, the model "
+    return (f"warning {problem.rule} (not enforced: its evidence {evidence.describe()}; the model "
             f"{model_id or '(none)'} is of family {family(model_id) or 'unknown'}): {problem.message}")
 
 
 def split(problems: Iterable[Problem], model_id: str | None) -> tuple[list[Problem], list[str]]:
-    """(problems Bedrock rejects for this model, warnings for the others)."""
+    """(problems Bedrock rejects for this model, warnings for those no evidence settles; accepted ones: neither)."""
     problems = list(problems)
-    return [p for p in problems if applies(p, model_id)], [warning(p, model_id) for p in problems
-                                                            if not applies(p, model_id)]
+    return ([p for p in problems if verdict(p, model_id) == "reject"],
+            [warning(p, model_id) for p in problems if verdict(p, model_id) == "warn"])

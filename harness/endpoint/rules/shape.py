@@ -76,7 +76,8 @@ def _coral_path(*parts) -> str:
 
 def _coral(rule: str, parts: tuple, constraint: str, value: object = None, quote: bool = True) -> Problem:
     """A Coral constraint failure in Bedrock's wording."""
-    shown = "null" if value is None else f"'{_java(value)}'" if quote else ""
+    # A member that is absent reads "Value at" (quote=False), as in Bedrock's real text for rule 28.
+    shown = "null" if value is None and quote else f"'{_java(value)}'" if quote else ""
     subject = f"Value {shown} at" if shown else "Value at"
     path = ".".join(str(p) for p in parts)
     return Problem(rule, path, f"{CORAL_PREFIX}{subject} '{_coral_path(*parts)}' failed to satisfy constraint: "
@@ -162,13 +163,26 @@ def member_required(body: dict) -> Iterable[Problem]:
     for i, message in messages(body):
         for name in ("role", "content"):
             if message.get(name) is None:
-                yield _coral("member-required", ("messages", i, name), "not be null")
+                yield _coral("member-required", ("messages", i, name), "not be null", quote=False)
         for j, block in blocks(message):
             for member, required in _REQUIRED.items():
                 inner = block.get(member)
                 for name in required if isinstance(inner, dict) else ():
                     if inner.get(name) is None:
-                        yield _coral("member-required", ("messages", i, "content", j, member, name), "not be null")
+                        yield _coral("member-required", ("messages", i, "content", j, member, name), "not be null",
+                                     quote=False)
+
+
+def reasoning_text_null(body: dict) -> Iterable[Problem]:
+    """A reasoningText sent back has its text: a signature-only block goes back with text "" (§9 rule 28)."""
+    for i, message in messages(body):
+        for j, block in blocks(message):
+            reasoning = block.get("reasoningContent")
+            text = reasoning.get("reasoningText") if isinstance(reasoning, dict) else None
+            if isinstance(text, dict) and text.get("text") is None:
+                # Bedrock's text, verbatim (LibreChat agents#248, langchainjs#11164).
+                yield _coral("reasoning-text-null", ("messages", i, "content", j, "reasoningContent", "reasoningText",
+                                                     "text"), "not be null", quote=False)
 
 
 def _pattern(rule: str, value, parts: tuple, spec: tuple, quote: bool) -> Iterator[Problem]:
@@ -277,5 +291,6 @@ def response_field_paths(body: dict) -> Iterable[Problem]:
                           "/stop_sequence, at most 10 of them.")
 
 
-SHAPE_RULES = (messages_missing, block_shape, role_enum, member_required, tool_name_pattern, non_empty_string,
+SHAPE_RULES = (messages_missing, block_shape, role_enum, member_required, reasoning_text_null, tool_name_pattern,
+               non_empty_string,
                tool_use_id_pattern, inference_range, tools_empty, prompt_arn_conflict, response_field_paths)

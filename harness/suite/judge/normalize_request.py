@@ -7,9 +7,11 @@ adapter-specific fields go, Bedrock's defaults compare as absent, blobs compare 
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "normalize_request"]
+__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "normalize_request",
+           "tool_result_values", "wrapped_values"]
 
 
 def _b64(data: bytes) -> str:
@@ -125,6 +127,70 @@ def implicit_success_status(body: dict) -> dict:
     return _map_blocks(body, _no_success_status)
 
 
+def _as_text(value: Any) -> dict:
+    return {"text": value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}
+
+
+def _text_value(part: Any) -> Any:
+    """A text tool-result part holding JSON that is not an object, rewritten canonically (spacing, quoting)."""
+    if not (isinstance(part, dict) and list(part) == ["text"] and isinstance(part["text"], str)):
+        return part
+    try:
+        parsed = json.loads(part["text"])
+    except ValueError:
+        return part
+    return part if isinstance(parsed, dict) else _as_text(parsed)
+
+
+def _tool_results(blocks: list, change) -> list:
+    result = []
+    for block in blocks:
+        tool_result = block.get("toolResult") if isinstance(block, dict) else None
+        if isinstance(tool_result, dict) and isinstance(tool_result.get("content"), list):
+            block = {**block, "toolResult": {**tool_result, "content": change(tool_result["content"])}}
+        result.append(block)
+    return result
+
+
+def tool_result_values(body: dict) -> dict:
+    """A non-object JSON value sent as text (Bedrock takes objects only as json, §9 rule 26) compares in any spacing."""
+    return _map_blocks(body, lambda blocks: _tool_results(blocks, lambda parts: [_text_value(p) for p in parts]))
+
+
+def _unwrapped(expected: Any, actual: Any) -> Any:
+    """``actual`` as ``expected`` when it wraps the very value ``expected`` sends as text in a one-member object."""
+    if not (isinstance(expected, dict) and list(expected) == ["text"] and isinstance(actual, dict)
+            and list(actual) == ["json"] and isinstance(actual["json"], dict) and len(actual["json"]) == 1):
+        return actual
+    inner = next(iter(actual["json"].values()))
+    return expected if not isinstance(inner, dict) and _as_text(inner) == _text_value(expected) else actual
+
+
+def wrapped_values(expected: dict, actual: dict) -> dict:
+    """``actual`` with each tool-result part that wraps, in an object of one member, the value ``expected`` sends as
+    text taken as that text: a value that is not an object may go either way (§9 rule 26)."""
+    def paired(message: Any, theirs: Any) -> Any:
+        if not (isinstance(message, dict) and isinstance(theirs, dict) and isinstance(message.get("content"), list)
+                and isinstance(theirs.get("content"), list)):
+            return theirs
+        return {**theirs, "content": [_paired_block(e, a) for e, a in zip(message["content"], theirs["content"])]
+                + theirs["content"][len(message["content"]):]}
+    mine, theirs = expected.get("messages"), actual.get("messages")
+    if not isinstance(mine, list) or not isinstance(theirs, list):
+        return actual
+    return {**actual, "messages": [paired(e, a) for e, a in zip(mine, theirs)] + theirs[len(mine):]}
+
+
+def _paired_block(expected: Any, actual: Any) -> Any:
+    mine = expected.get("toolResult") if isinstance(expected, dict) else None
+    theirs = actual.get("toolResult") if isinstance(actual, dict) else None
+    if not (isinstance(mine, dict) and isinstance(theirs, dict) and isinstance(mine.get("content"), list)
+            and isinstance(theirs.get("content"), list)):
+        return actual
+    parts = [_unwrapped(e, a) for e, a in zip(mine["content"], theirs["content"])] + theirs["content"][len(mine["content"]):]
+    return {**actual, "toolResult": {**theirs, "content": parts}}
+
+
 def _text_before_tool_uses(blocks: list) -> list:
     texts = [b for b in blocks if isinstance(b, dict) and list(b) == ["text"] and isinstance(b["text"], str)]
     rest = [b for b in blocks if not any(b is t for t in texts)]
@@ -152,8 +218,8 @@ def drop_empty_members(body: dict) -> dict:
 
 
 REQUEST_STEPS = (pinned_members, drop_inference_config, thinking_only, drop_cache_points, tool_spec_fields,
-                 implicit_auto_tool_choice, empty_required_lists, implicit_success_status, assistant_text_layout,
-                 drop_empty_members)
+                 implicit_auto_tool_choice, empty_required_lists, implicit_success_status, tool_result_values,
+                 assistant_text_layout, drop_empty_members)
 PINNABLE = {"inferenceConfig": drop_inference_config, "cachePoint": drop_cache_points}
 
 

@@ -2,7 +2,7 @@
 
 A header (adapter, capabilities, versions, the verdict counts), then a row per scenario with its status, whole
 reason and cassette; below a row with findings, a collapsed ``<details>`` holds each failing turn's aligned
-expected/actual diff, its request problems and any request notes. ``#all`` in the address expands every
+expected/actual diff, its request problems and any request notes, and each warning under its reason. ``#all`` in the address expands every
 finding, ``#none`` collapses them again.
 """
 
@@ -18,7 +18,7 @@ from harness.suite.results import Result, TurnResult
 __all__ = ["render_html"]
 
 _STYLE = """
-:root { --pass: #1a7f37; --fail: #cf222e; --error: #bc4c00; --skip: #6e7781; --xfail: #8250df; --xpass: #cf222e;
+:root { --pass: #1a7f37; --fail: #cf222e; --error: #bc4c00; --skip: #6e7781; --xfail: #8250df; --xpass: #cf222e; --warn: #9a6700;
         --line: #d0d7de; --soft: #f6f8fa; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
 body { margin: 1.5rem auto; max-width: 1200px; padding: 0 1rem; color: #1f2328; line-height: 1.4; }
 h1 { font-size: 1.4rem; margin: 0 0 .5rem; } h1 small { color: #59636e; font-weight: normal; }
@@ -39,6 +39,7 @@ tr.finding > td { padding: 0 .5rem .6rem 1.5rem; border-bottom: 1px solid var(--
          color: #fff; font-weight: 600; font-size: .85rem; }
 .s-pass { background: var(--pass); } .s-fail { background: var(--fail); } .s-error { background: var(--error); }
 .s-skip { background: var(--skip); } .s-xfail { background: var(--xfail); } .s-xpass { background: var(--xpass); }
+.s-warn { background: var(--warn); } tr.warning > td:first-child { box-shadow: inset 4px 0 var(--warn); }
 code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .85rem; }
 details > summary { cursor: pointer; color: #0969da; margin: .3rem 0; }
 h3 { font-size: .9rem; margin: .6rem 0 .2rem; color: #59636e; }
@@ -110,7 +111,7 @@ def _anchor(scenario: str) -> str:
 
 def _rows(result: Result, cassette: Mapping | None) -> list[str]:
     """The scenario's row, then (when it has findings) a row holding them, collapsed."""
-    classes = "row failing" if result.failing else "row"
+    classes = "row failing" if result.failing else "row warning" if result.status == "warn" else "row"
     first = unprefixed(result.scenario, result.reason.splitlines()[0] if result.reason.strip() else "")
     cells = [f"<code>{escape(result.scenario)}</code>", f'<span class="badge s-{result.status}">{result.status}</span>',
              f"{result.duration_s:.2f}s", escape(first), _cassette_cell(cassette)]
@@ -130,7 +131,7 @@ def _cassette_cell(cassette: Mapping | None) -> str:
 
 def _findings(result: Result) -> str:
     """A collapsed ``<details>``: the whole reason when it says more than its row, then each failing turn."""
-    failing = [turn for turn in result.turns if not turn.ok or turn.request_notes]
+    failing = [turn for turn in result.turns if not turn.ok or turn.request_notes or turn.warnings]
     reason = result.reason.strip()
     sections = [] if failing or "\n" not in reason else [_section("reason", reason, result.scenario, True)]
     sections += [section for turn in failing for section in _turn_sections(turn, result.scenario)]
@@ -146,7 +147,8 @@ def _turn_sections(turn: TurnResult, scenario: str) -> list[str]:
     parts = [(f"turn {turn.index} · chunks", turn.chunk_text(), False),
              (f"turn {turn.index} · request: what Bedrock rejects", "\n".join(turn.request_problems), True),
              (f"turn {turn.index} · request: against the golden", "\n\n".join(diffs), False),
-             (f"turn {turn.index} · request: notes (not failures)", "\n".join(turn.request_notes), True)]
+             (f"turn {turn.index} · request: notes (not failures)", "\n".join(turn.request_notes), True),
+             *((f"turn {turn.index} · warning: {w.reason}", w.finding, False) for w in turn.warnings)]
     return [_section(title, text, scenario, wrap) for title, text, wrap in parts if text]
 
 

@@ -14,7 +14,8 @@ __all__ = ["render_json"]
 
 def _result_json(result: Result, cassettes: Mapping[str, dict] | None) -> dict:
     turns = [{"index": t.index, "diff": t.chunk_text(), "request_problems": t.request_texts(),
-              "request_notes": list(t.request_notes)} for t in result.turns]
+              "request_notes": list(t.request_notes),
+              "warnings": [{"finding": w.finding, "reason": w.reason} for w in t.warnings]} for t in result.turns]
     entry = {"scenario": result.scenario, "status": result.status, "reason": result.reason, "turns": turns,
              "duration_s": float(round(result.duration_s, 6))}
     if cassettes is not None:

@@ -1,7 +1,9 @@
 """The JUnit XML report: one testsuite, one testcase per scenario, for CI.
 
 An xfail is a passing testcase carrying an ``xfail`` property with its reason (CI stays green, as the exit code
-does); an xpass is a failure. Given the cassettes, every testcase carries ``cassette`` and ``cassette_sha256``.
+does); so is a warn, with a ``warn`` property and its findings in ``system-out`` (with ``--strict`` the exit code
+fails the run on it); an xpass is a failure. Given the cassettes, every testcase carries ``cassette`` and
+``cassette_sha256``.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def add_properties(parent: ET.Element, values: Mapping[str, Any]) -> None:
 
 
 def _case_properties(result: Result, cassettes: Mapping[str, dict] | None) -> dict:
-    values = {"xfail": result.reason} if result.status == "xfail" else {}
+    values = {result.status: result.reason} if result.status in ("xfail", "warn") else {}
     if cassettes is not None:
         cassette = cassettes.get(result.scenario) or {}
         values.update(cassette=cassette.get("path") or "none", cassette_sha256=cassette.get("sha256") or "missing")
@@ -62,3 +64,5 @@ def _testcase(suite: ET.Element, result: Result, cassettes: Mapping[str, dict] |
     if tag is not None:
         node = ET.SubElement(case, tag, {"message": one_line(result.reason), "type": result.status})
         node.text = details(result) if tag != "skipped" else None
+    elif result.status == "warn":
+        ET.SubElement(case, "system-out").text = details(result)

@@ -20,7 +20,7 @@ def render_text(results: Sequence[Result], adapter: Any = None, verbose: bool = 
     cut = None if verbose else REASON_WIDTH
     rows = [f"{'scenario':<{width}}  {'status':<6}  {'time':>7}  reason"]
     rows += [f"{r.scenario:<{width}}  {r.status:<6}  {r.duration_s:>6.2f}s  {_reason(r, cut)}".rstrip() for r in results]
-    shown = [r for r in results if r.failing or (verbose and r.status != "pass")]
+    shown = [r for r in results if r.failing or r.status == "warn" or (verbose and r.status != "pass")]
     notes = [] if verbose or not _cut_hidden(results) else [f"(reasons cut at {REASON_WIDTH} characters; -v shows "
                                                            "them whole)"]
     return "\n".join(head + rows + ["", summary_line(results)] + notes + [f"\n{details(r)}" for r in shown]) + "\n"

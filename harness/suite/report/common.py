@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import boto3
 import botocore
 
-from harness.suite.results import STATUSES, Result
+from harness.suite.results import STATUSES, Result, failing
 from harness.suite.runner import cassette_path, scenario_root
 from harness.version import __version__
 
@@ -56,9 +56,10 @@ def summary(results: Sequence[Result]) -> dict[str, int]:
     return {status: sum(1 for r in results if r.status == status) for status in STATUSES}
 
 
-def exit_code(results: Sequence[Result]) -> int:
-    """0 when everything passed, skipped or failed as known; 1 on a fail, error or xpass."""
-    return 1 if any(r.failing for r in results) else 0
+def exit_code(results: Sequence[Result], strict: bool = False) -> int:
+    """0 when everything passed, warned, skipped or failed as known; 1 on a fail, error or xpass (``strict``: or a
+    warning)."""
+    return 1 if failing(results, strict) else 0
 
 
 def summary_line(results: Sequence[Result]) -> str:
@@ -86,11 +87,14 @@ def indent(text: str, spaces: int) -> list[str]:
 
 
 def details(result: Result) -> str:
-    """A scenario's reason (when no turn says more) and per-turn findings, indented."""
-    failing = [turn for turn in result.turns if not turn.ok]
-    lines = [f"== {result.scenario}: {result.status}"] + ([] if failing else indent(result.reason, 2))
-    for turn in failing:
+    """A scenario's reason (when no turn says more) and per-turn findings, indented: failures, then warnings with
+    their reasons."""
+    shown = [turn for turn in result.turns if not turn.ok or turn.warnings]
+    lines = [f"== {result.scenario}: {result.status}"] + ([] if shown else indent(result.reason, 2))
+    for turn in shown:
         lines.append(f"  turn {turn.index}:")
         for text in [turn.chunk_text(), *turn.request_texts()]:
             lines += indent(text, 4) if text else []
+        for warned in turn.warnings:
+            lines += [f"    warning ({warned.reason}):", *indent(warned.finding, 6)]
     return "\n".join(lines)

@@ -1,0 +1,321 @@
+"""Grades of findings: **fail** where evidence supports a finding, **warn** where only a judgement does.
+
+A finding fails when the stream itself is its evidence (text, calls, ids, arguments, stop reason, usage; a crash;
+an error lost), when the request breaks a rule whose evidence covers the model (harness.endpoint.rules.scope), or
+when the library's streamed and non-streamed results differ. It is a warning when it rests on a judgement: each
+``Judgement`` says what a library is held to, why that is a judgement and not a fact about Bedrock, and how to
+compare without it (``step``, a counterfactual applied to both sides). A diff that disappears under the
+judgements that apply is a warning naming them; one that survives them fails, whole. A robustness scenario (a
+stream shape no real recording shows) makes every finding of it a warning; so is a rule problem no evidence
+settles for the model (``warnings`` of the captured request).
+
+``JUDGEMENTS`` is the registry: ``everywhere`` ones apply to every scenario, the others where a scenario names
+them (``judgements:`` in its file). ``evidence`` lists them all beside the claims.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
+
+from harness.suite.judge.assembly import check_assembly
+from harness.suite.judge.compare import Diff, diff_request
+from harness.suite.judge.normalize_request import normalize_request, wrapped_values
+
+__all__ = ["JUDGEMENTS", "Context", "Judgement", "Warned", "applicable", "grade_turn"]
+
+
+@dataclass(frozen=True)
+class Warned:
+    """A finding graded **warn**: only a judgement supports it, named with its reason (never fails but --strict)."""
+
+    finding: str  # the finding as it would fail (a rendered diff, a law, a rule warning)
+    reason: str  # why it is a warning: the judgement it rests on, or the missing evidence
+
+    @property
+    def headline(self) -> str:
+        return self.finding.splitlines()[0] if self.finding else ""
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What a library is held to that no evidence about Bedrock settles, and how to compare without it."""
+
+    id: str
+    says: str  # what the library is held to
+    reason: str  # why it is a judgement, not a fact about Bedrock
+    subject: str  # the findings it can grade: chunks, request, assembled, laws
+    step: Callable | None = None  # the comparison without it (see the module docstring)
+    laws: tuple[str, ...] = ()
+    everywhere: bool = True
+
+    def cite(self) -> str:
+        return f"judgement {self.id}: {self.says} ({self.reason})"
+
+
+@dataclass
+class Context:
+    """What grading one turn needs: the material of its findings and what applies to the scenario."""
+
+    judgements: Sequence[Judgement]
+    robustness: str = ""
+    expected_chunks: list | None = None  # the golden's comparable chunks (harness.suite.golden.compared)
+    actual_chunks: list | None = None
+    expected_request: dict | None = None  # the golden's normalized request
+    actual_request: dict | None = None  # the request as sent
+    chunks: list = field(default_factory=list)  # the turn's raw chunks
+    capabilities: frozenset = frozenset()
+    family_verdicts: Mapping[str, str] = field(default_factory=dict)  # rule id -> reject/accept/warn for the model
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+# ---- chunk steps: (expected items, actual items, context) -> both ----
+
+def _guardrail_as_content_filter(expected: list, actual: list, ctx: Context) -> tuple[list, list]:
+    wanted = {i.get("reason") for i in expected if i.get("type") == "stop"}
+    if "guardrail_intervened" not in wanted:
+        return expected, actual
+    return expected, [{**i, "reason": "guardrail_intervened"} if i.get("type") == "stop" and i.get("reason") ==
+                      "content_filtered" else i for i in actual]
+
+
+def _error_vocabulary(expected: list, actual: list, ctx: Context) -> tuple[list, list]:
+    codes = iter([i for i in expected if i.get("type") == "error"])
+    return expected, [{**i, **{k: v for k, v in next(codes, i).items() if k != "type"}}
+                      if i.get("type") == "error" else i for i in actual]
+
+
+def _incomplete_not_raised(expected: list, actual: list, ctx: Context) -> tuple[list, list]:
+    if any(i.get("type") == "error" for i in actual):
+        return expected, actual
+    return [i for i in expected if not (i.get("type") == "error" and i.get("code") == "adapter_error")], actual
+
+
+def _zero_usage(expected: list, actual: list, ctx: Context) -> tuple[list, list]:
+    if any(i.get("type") == "usage" for i in expected):
+        return expected, actual
+    zero = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_write_input_tokens")
+    return expected, [i for i in actual if not (i.get("type") == "usage" and not any(i.get(k) for k in zero))]
+
+
+_THROTTLED = re.compile(r"throttl|rate.?limit|too many requests", re.IGNORECASE)
+
+
+def _throttled_not_retried(expected: list, actual: list, ctx: Context) -> tuple[list, list]:
+    errors = [c for c in ctx.chunks if c.get("type") == "error"]
+    only_error = len(actual) == 1 and actual[0].get("type") == "error"
+    said = " ".join(f"{c.get('code')} {c.get('message')}" for c in errors)
+    return (expected, expected) if only_error and _THROTTLED.search(said) else (expected, actual)
+
+
+# ---- request steps: (expected normalized request, actual raw request, context) -> both ----
+
+def _messages(body: dict, change: Callable[[dict], dict]) -> dict:
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return body
+    return {**body, "messages": [change(m) if isinstance(m, dict) and isinstance(m.get("content"), list) else m
+                                 for m in messages]}
+
+
+def _unsigned(block: Any) -> str | None:
+    """The text of an unsigned reasoningText block, else None."""
+    reasoning = block.get("reasoningContent") if isinstance(block, dict) else None
+    text = reasoning.get("reasoningText") if isinstance(reasoning, dict) else None
+    return text.get("text") if isinstance(text, dict) and not text.get("signature") else None
+
+
+_THINK = re.compile(r"</?think>")
+
+
+def _plain(text: Any) -> str:
+    return " ".join(_THINK.sub(" ", text).split()) if isinstance(text, str) else ""
+
+
+def _unsigned_reasoning_optional(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    texts = {_plain(_unsigned(b)) for m in expected.get("messages") or [] if isinstance(m, dict)
+             for b in m.get("content") or [] if _unsigned(b) is not None}
+    if not texts:
+        return expected, actual
+
+    def without(message: dict) -> dict:
+        if message.get("role") != "assistant":
+            return message
+        kept = [b for b in message["content"] if _unsigned(b) is None and not (
+            isinstance(b, dict) and list(b) == ["text"] and _plain(b["text"]) in texts)]
+        return {**message, "content": kept}
+    return _messages(expected, without), _messages(actual, without)
+
+
+_WORD = re.compile(r"\w")
+
+
+def _placeholder_text(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    def without(message: dict) -> dict:
+        if message.get("role") != "assistant":
+            return message
+        return {**message, "content": [b for b in message["content"] if not (
+            isinstance(b, dict) and list(b) == ["text"] and isinstance(b["text"], str) and b["text"].strip()
+            and not _WORD.search(b["text"]))]}
+    return expected, _messages(actual, without)
+
+
+def _no_descriptions(schema: Any, top: bool = True) -> Any:
+    if isinstance(schema, list):
+        return [_no_descriptions(item, False) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {k: _no_descriptions(v, False) for k, v in schema.items() if top or k != "description"}
+
+
+def _schema_rewritten(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    def strip(body: dict) -> dict:
+        config = body.get("toolConfig")
+        if not isinstance(config, dict) or not isinstance(config.get("tools"), list):
+            return body
+        tools = [{**t, "toolSpec": {**t["toolSpec"], "inputSchema": _no_descriptions(t["toolSpec"].get("inputSchema"))}}
+                 if isinstance(t, dict) and isinstance(t.get("toolSpec"), dict) else t for t in config["tools"]]
+        return {**body, "toolConfig": {**config, "tools": tools}}
+    return strip(expected), strip(actual)
+
+
+def _status_where_unknown(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    if ctx.family_verdicts.get("tool-result-status") != "warn":
+        return expected, actual
+
+    def without(message: dict) -> dict:
+        return {**message, "content": [{**b, "toolResult": {k: v for k, v in b["toolResult"].items() if k != "status"}}
+                                       if isinstance(b, dict) and isinstance(b.get("toolResult"), dict) else b
+                                       for b in message["content"]]}
+    return _messages(expected, without), _messages(actual, without)
+
+
+# ---- assembled steps: (the turn's raw chunks, context) -> chunks ----
+
+def _ended_badly(chunks: Sequence[Mapping]) -> bool:
+    stops = [c.get("reason") for c in chunks if c.get("type") == "stop"]
+    return any(c.get("type") == "error" for c in chunks) or "max_tokens" in stops or not stops
+
+
+def _arguments_as_text(chunks: list, ctx: Context) -> list:
+    badly = _ended_badly(chunks)
+
+    def block(b: Any) -> Any:
+        if not (isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("input"), str)):
+            return b
+        try:
+            return {**b, "input": json.loads(b["input"]) if b["input"].strip() else {}}
+        except ValueError:
+            return None if badly else b
+
+    def message(chunk: dict) -> dict:
+        content = (chunk.get("message") or {}).get("content") if isinstance(chunk.get("message"), dict) else None
+        if chunk.get("type") != "message" or not isinstance(content, list):
+            return chunk
+        return {**chunk, "message": {**chunk["message"], "content": [b for b in map(block, content) if b is not None]}}
+    return [message(c) for c in chunks]
+
+
+JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
+    Judgement("guardrail-as-content-filter", "guardrail_intervened is reported apart from content_filtered",
+              "the stream says guardrail_intervened; folding both into one filter reason is the OpenAI vocabulary's "
+              "convention, a design choice that loses no content", "chunks", _guardrail_as_content_filter),
+    Judgement("error-vocabulary", "an error keeps Bedrock's code (throttlingException, modelStreamErrorException)",
+              "the error is surfaced; which exception class or code a library raises is its own vocabulary",
+              "chunks", _error_vocabulary),
+    Judgement("incomplete-stream-raises", "a stream that ends without messageStop is reported as an error",
+              "nothing in Bedrock's contract says how a client reports a cut stream; a library that ends quietly but "
+              "invents nothing (no stop reason, no complete call) contradicts no evidence", "chunks",
+              _incomplete_not_raised),
+    Judgement("zero-usage-is-none", "usage is reported only when Bedrock sent it",
+              "a usage of all zeros where the stream sent none is how some libraries' types say 'no usage'",
+              "chunks", _zero_usage),
+    Judgement("retry-throttled-request", "a request throttled before the stream (HTTP 429) is retried",
+              "the 429 is real (R-429); whether a library retries it by default is a design choice (the AWS SDKs do)",
+              "chunks", _throttled_not_retried, everywhere=False),
+    Judgement("unsigned-reasoning-sent-back", "unsigned reasoning goes back as a reasoningText block before the call",
+              "no evidence shows Bedrock rejecting a follow-up that omits unsigned reasoning or sends it as text (a "
+              "Kimi follow-up with <think> text was accepted, R-kimi-rt)", "request", _unsigned_reasoning_optional),
+    Judgement("no-placeholder-text", "blank text blocks are left out, not replaced by placeholder punctuation",
+              "a placeholder avoids Bedrock's blank-text rejection and leaves the model's words as they were",
+              "request", _placeholder_text),
+    Judgement("schema-unchanged", "a tool's input schema goes to Bedrock as the application wrote it",
+              "descriptions a library adds to schema properties change no type or constraint; no evidence shows a "
+              "model answering worse for them", "request", _schema_rewritten),
+    Judgement("status-where-unknown", "toolResult.status is sent only to families known to accept it",
+              "no source says whether this model family accepts or rejects toolResult.status (rule 29)", "request",
+              _status_where_unknown),
+    Judgement("arguments-as-object", "a call's arguments are held as a JSON object",
+              "a library may keep arguments as JSON text (the OpenAI format does); Bedrock needs an object only in "
+              "what is sent back, which the follow-up request shows; a cut-off call kept as its partial text is not "
+              "presented as complete", "assembled", _arguments_as_text),
+    Judgement("finish-reason-on-end-turn", "OpenAI chunks finish with tool_calls when a call was made, even after "
+              "end_turn", "the stream's own stop reason is end_turn, which finish_reason stop mirrors faithfully",
+              "laws", laws=("openai_finish_reason",), everywhere=False),
+)}
+
+
+def applicable(named: Sequence[str]) -> tuple[Judgement, ...]:
+    """The judgements of a scenario: every ``everywhere`` one plus those it names."""
+    return tuple(j for j in JUDGEMENTS.values() if j.everywhere or j.id in named)
+
+
+def _counterfactual(subject: str, ctx: Context, left: Any, right: Any = None) -> tuple[Any, Any, list[Judgement]]:
+    """Both sides after every applicable step of ``subject``, and the judgements whose step changed something."""
+    used = []
+    for judgement in (j for j in ctx.judgements if j.subject == subject and j.step is not None):
+        before = _key((left, right))
+        stepped = judgement.step(left, ctx) if subject == "assembled" else judgement.step(left, right, ctx)
+        left, right = (stepped, right) if subject == "assembled" else stepped
+        if _key((left, right)) != before:
+            used.append(judgement)
+    return left, right, used
+
+
+def _survives(diff: Diff, ctx: Context) -> list[Judgement] | None:
+    """The judgements under which ``diff`` disappears, or None when it survives them (it fails)."""
+    if diff.subject == "chunks" and ctx.expected_chunks is not None and ctx.actual_chunks is not None:
+        left, right, used = _counterfactual("chunks", ctx, ctx.expected_chunks, ctx.actual_chunks)
+        return used if used and _key(left) == _key(right) else None
+    if diff.subject == "request" and ctx.expected_request is not None and isinstance(ctx.actual_request, dict):
+        left, right, used = _counterfactual("request", ctx, ctx.expected_request, ctx.actual_request)
+        return used if used and diff_request(left, wrapped_values(left, normalize_request(right))) is None else None
+    if diff.subject == "assembled":
+        chunks, _, used = _counterfactual("assembled", ctx, list(ctx.chunks))
+        return used if used and check_assembly(chunks, ctx.capabilities) is None else None
+    return None
+
+
+def _because(judgements: Sequence[Judgement]) -> str:
+    return "; ".join(j.cite() for j in judgements)
+
+
+def grade_turn(result: Any, ctx: Context, rule_warnings: Sequence[str] = ()) -> Any:
+    """``result`` (a TurnResult) with every finding that rests on a judgement (or on no evidence) moved to its
+    warnings."""
+    warned = [Warned(w, "no evidence shows Bedrock rejecting this for the model's family") for w in rule_warnings]
+    if ctx.robustness:
+        why = f"robustness: {ctx.robustness}"
+        warned += [Warned(d.render(), why) for d in result.diffs] + [Warned(f, why) for f in result.laws]
+        warned += [Warned(p, why) for p in result.request_problems]
+        return replace(result, diffs=(), laws=(), request_problems=(), warnings=result.warnings + tuple(warned))
+    diffs = []
+    for diff in result.diffs:
+        used = _survives(diff, ctx)
+        if used is None:
+            diffs.append(diff)
+        else:
+            warned.append(Warned(diff.render(), _because(used)))
+    laws = []
+    for law in result.laws:
+        covering = [j for j in ctx.judgements if any(law.startswith(f"{name}:") for name in j.laws)]
+        (warned.append(Warned(law, _because(covering))) if covering else laws.append(law))
+    if not any(d.subject != "adapter error" for d in diffs) and not laws and not result.request_problems:
+        warned += [Warned(d.render(), "context of the findings above") for d in diffs]
+        diffs = []
+    return replace(result, diffs=tuple(diffs), laws=tuple(laws), warnings=result.warnings + tuple(warned))
