@@ -102,3 +102,13 @@ def test_bench_hostile_measures_a_case(monkeypatch, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].split()[:3] == ["case", "command", "seconds"]
     assert out[2].startswith("huge-padding") and "FILE: interaction 0, frame 1" in out[2] and "padding" in out[2]
+
+
+def test_bench_secrets_plants_through_serve_record_and_scan(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_secrets
+
+    assert bench_secrets.main(["--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "serve --record: 3 planted exchanges" in out and "cassette scan: 3 planted files" in out
+    assert "reached disk:" in out and "caught:" in out and "tracebacks:    0" in out
