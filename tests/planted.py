@@ -30,7 +30,8 @@ import yaml
 from harness.endpoint.exchange import Reply
 from harness.wire.eventstream import encode_chunk, encode_event
 
-__all__ = ["EXCHANGES", "EXCHANGE_PLACES", "FILE_PLACES", "TOKENS", "Exchange", "PlantedUpstream", "write_files"]
+__all__ = ["CONTROL", "EXCHANGES", "EXCHANGE_PLACES", "FILE_PLACES", "KINDS", "TOKENS", "UNRECOGNISABLE", "Exchange",
+           "PlantedUpstream", "controls", "write_files"]
 
 _B64 = base64.b64encode
 TOKENS = {
@@ -56,6 +57,15 @@ TOKENS = {
     "private-key": "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEpAIBAAKCAQEAPl4ntedPrivateKey0123456789\n"
                    "-----END RSA PRIVATE KEY-----",
 }
+# token -> the kind of finding it must give (harness.cassettes.tokens)
+KINDS = {"aws-access-key-id": "AWS access key id", "aws-secret-key": "AWS secret access key",
+         "aws-session-token": "AWS session token", "bedrock-api-key": "Bedrock API key",
+         "bedrock-short-term-key": "Bedrock API key", "bearer": "bearer token", "openai-project": "OpenAI API key",
+         "anthropic": "Anthropic API key", "github-classic": "GitHub token", "github-fine-grained": "GitHub token",
+         "slack": "Slack token", "stripe": "Stripe key", "google": "Google API key",
+         "huggingface": "Hugging Face token", "gitlab": "GitLab token", "npm": "npm token", "jwt": "JSON web token",
+         "private-key": "private key"}
+CONTROL = "Nothing-secret here, only a Bearer of news and a sk-proj-plan"  # planted anywhere, it must pass
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
 _STREAM = {"Content-Type": "application/vnd.amazon.eventstream"}
 _JSON = {"Content-Type": "application/json"}
@@ -195,13 +205,26 @@ EXCHANGE_PLACES: dict[str, Callable[[str, str], tuple[str, dict, Reply]]] = {
 }
 
 
+# A secret access key is known by its shape alone (40 characters of base64's alphabet, bounded): glued into a longer
+# run it is indistinguishable from a piece of any base64 text. (Its key id beside it, or its value in the
+# environment, is still found.) No other token is left out anywhere.
+UNRECOGNISABLE = {"glued-capitals/aws-secret-key", "ours-glued-capitals/aws-secret-key"}
+
+
+def _planted(places: dict) -> list[tuple[str, str, Callable]]:
+    """(name, token, build) for every place and token that a scan can recognise."""
+    return [(f"{place}/{kind}", token, build) for place, build in places.items() for kind, token in TOKENS.items()
+            if f"{place}/{kind}" not in UNRECOGNISABLE]
+
+
 def _exchanges() -> list[Exchange]:
-    out = []
-    for place, build in EXCHANGE_PLACES.items():
-        for kind, token in TOKENS.items():
-            name = f"{place}/{kind}"
-            out.append(Exchange(name, token, *build(name, token)))
-    return out
+    return [Exchange(name, token, *build(name, token)) for name, token, build in _planted(EXCHANGE_PLACES)]
+
+
+def controls() -> list[Exchange]:
+    """Every place with CONTROL planted instead of a token: what a scan must let through."""
+    return [Exchange(f"{place}/control", CONTROL, *build(f"{place}/control", CONTROL))
+            for place, build in EXCHANGE_PLACES.items()]
 
 
 EXCHANGES = _exchanges()
@@ -300,13 +323,14 @@ FILE_PLACES: dict[str, Callable[[str], bytes]] = {
 }
 
 
-def write_files(folder: Path, places: dict[str, Callable[[str], bytes]] = FILE_PLACES) -> dict[str, tuple[Path, str]]:
-    """One file per place and token in ``folder``: name -> (path, token)."""
+def write_files(folder: Path, control: bool = False) -> dict[str, tuple[Path, str]]:
+    """One file per place and token in ``folder`` (``control``: per place, CONTROL instead): name -> (path, token)."""
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
-    for place, build in places.items():
-        for kind, token in TOKENS.items():
-            path = folder / f"{place}--{kind}.yaml"
-            path.write_bytes(build(token))
-            out[f"{place}/{kind}"] = (path, token)
+    planted = [(f"{place}/control", CONTROL, build) for place, build in FILE_PLACES.items()] if control else \
+        _planted(FILE_PLACES)
+    for name, token, build in planted:
+        path = folder / f"{name.replace('/', '--')}.yaml"
+        path.write_bytes(build(token))
+        out[name] = (path, token)
     return out

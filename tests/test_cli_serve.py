@@ -264,3 +264,27 @@ def test_loop_starts_the_conversation_again_after_the_last_turn(scenario_path):
             events = list(bedrock.converse_stream(modelId=MODEL, messages=USER, toolConfig=TOOLS)["stream"])
             assert events[-2]["messageStop"]["stopReason"] == "tool_use"
         assert [r.turn for r in server.requests] == [0, 0, 0]
+
+
+def test_serve_record_writes_no_planted_secret_and_logs_none(tmp_path):
+    import http.client
+    import json
+    from urllib.parse import quote
+
+    from planted import EXCHANGES, EXCHANGE_PLACES, PlantedUpstream
+
+    by_place = [[e for e in EXCHANGES if e.name.startswith(f"{place}/")] for place in EXCHANGE_PLACES]
+    chosen = [found[n % len(found)] for n, found in enumerate(by_place)]  # each place once, the token kinds in turn
+    with BedrockServer(PlantedUpstream(), validate=False) as upstream:
+        serving = Serving("--record", str(tmp_path / "out"), "--upstream", upstream.endpoint_url)
+        try:
+            for exchange in chosen:
+                connection = http.client.HTTPConnection("127.0.0.1", int(serving.url.rsplit(":", 1)[1]), timeout=30)
+                connection.request("POST", exchange.path, json.dumps(exchange.body))
+                connection.getresponse().read()
+                connection.close()
+        finally:
+            code, _, err = serving.stop()
+    assert code == 0 and not any((tmp_path / "out").glob("*"))
+    assert err.count("refused (") == len(chosen) and len({e.token for e in chosen}) > 10
+    assert [e.name for e in chosen if e.token in err or quote(e.token, safe="") in err] == []

@@ -7,10 +7,13 @@ with test credentials that the upstream checks with botocore's own signer.
 from __future__ import annotations
 
 import dataclasses
+import http.client
 import json
+import logging
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote, urlsplit
 
 import boto3
 import pytest
@@ -28,6 +31,7 @@ from harness.suite.runner import loopback_endpoint, replay
 from harness.suite.scenario import load_scenario
 from harness.wire.eventstream import decode_events
 from live_upstream import CLIENT_KEY, CLIENT_SECRET, PROXY_CREDENTIALS, HistoryEmulator, sigv4_problem
+from planted import EXCHANGES, TOKENS, PlantedUpstream
 from test_examples import node_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -241,3 +245,26 @@ def test_the_recorded_request_is_what_went_upstream_even_when_the_server_release
         streamed = b"".join(reply.stream)
     recorded = cassette.load(tape.path).interactions[0]
     assert recorded.request_json == {"messages": USER} and recorded.response_body() == streamed
+
+
+def _post(url: str, exchange) -> int:
+    connection = http.client.HTTPConnection(urlsplit(url).hostname, urlsplit(url).port, timeout=30)
+    try:
+        connection.request("POST", exchange.path, json.dumps(exchange.body), {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        response.read()
+        return response.status
+    finally:
+        connection.close()
+
+
+def test_no_planted_secret_reaches_disk_and_the_log_prints_none(tmp_path, caplog):
+    recorder = Conversations(tmp_path)
+    with caplog.at_level(logging.INFO, logger="harness.endpoint"), proxied(PlantedUpstream(), recorder) as (_, proxy):
+        statuses = {_post(proxy.endpoint_url, exchange) for exchange in EXCHANGES}
+        assert all(tape.wait() for tape in recorder.tapes)
+    assert statuses == {200, 400} and len(recorder.tapes) == len(EXCHANGES)  # relayed, one conversation each
+    assert list(tmp_path.iterdir()) == [] and all("holds a secret" in tape.refused for tape in recorder.tapes)
+    assert "X-Amz-Security-Token=…" in caplog.text  # the query was logged, masked
+    leaked = [name for name, token in TOKENS.items() if token in caplog.text or quote(token, safe="") in caplog.text]
+    assert leaked == []

@@ -20,6 +20,7 @@ from typing import Any, Iterator, Protocol
 from urllib.parse import urlsplit
 
 from harness.cassettes import cassette, scrub
+from harness.cassettes.masking import MaskingFilter
 from harness.cassettes.cassette import Cassette, Interaction
 from harness.cassettes.vcr import from_http
 from harness.endpoint.exchange import CapturedRequest, Reply, RequestError
@@ -28,6 +29,7 @@ from harness.endpoint.upstream import Forwarded, Upstream, UpstreamError
 __all__ = ["Conversations", "Recorder", "RecordingProxy", "Tape", "describe", "source_of"]
 
 log = logging.getLogger(__name__)
+log.addFilter(MaskingFilter())  # paths, queries and model ARNs are printed masked
 
 _NOT_RECORDED = {"host", "content-length"}  # framing of one hop (the Host header names a loopback port)
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from harness.cassettes import cassette
+from harness.cassettes.masking import MaskingFilter
 from harness.endpoint.exchange import (INVALID_MODEL, MALFORMED_INPUT, MAX_BODY_BYTES, MAX_JSON_DEPTH,
                                        CapturedRequest, Reply, RequestError, Responder, error_reply, too_large)
 from harness.endpoint.faults import Delivery, Faults
@@ -33,6 +34,7 @@ from harness.endpoint.rules.input_shape import valid_model_id
 __all__ = ["OPERATIONS", "BedrockServer"]
 
 log = logging.getLogger("harness.endpoint.server")
+log.addFilter(MaskingFilter())  # paths, queries and model ARNs are printed masked
 
 OPERATIONS = {
     "converse-stream": "ConverseStream",
