@@ -10,6 +10,7 @@ import dataclasses
 import http.client
 import json
 import logging
+import socket
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +25,7 @@ from harness import load_adapter
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cassettes import cassette, scrub
 from harness.endpoint.exchange import CapturedRequest, Reply, error_reply
-from harness.endpoint.proxy import Conversations, RecordingProxy, Tape, source_of
+from harness.endpoint.proxy import Conversations, RecordingProxy, Tape, describe, source_of
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream
 from harness.suite.runner import loopback_endpoint, replay
@@ -268,3 +269,37 @@ def test_no_planted_secret_reaches_disk_and_the_log_prints_none(tmp_path, caplog
     assert "X-Amz-Security-Token=…" in caplog.text  # the query was logged, masked
     leaked = [name for name, token in TOKENS.items() if token in caplog.text or quote(token, safe="") in caplog.text]
     assert leaked == []
+
+
+def test_finish_writes_a_stream_in_flight_as_far_as_it_got_marked_incomplete(tmp_path):
+    gated, recorder = Gated(), Conversations(tmp_path)
+    with proxied(gated, recorder) as (_, proxy):
+        stream = client(proxy.endpoint_url).converse_stream(modelId=SINGLE.model_id, messages=USER)["stream"]
+        first = next(iter(stream))
+        proxy._session.responder.finish("serve --record stopped (SIGINT) while this exchange was in flight")
+        [tape] = recorder.tapes
+        written = cassette.load(tape.path)
+        with pytest.raises(ClientError, match="ServiceUnavailableException"):  # a new request is turned away
+            client(proxy.endpoint_url).converse_stream(modelId=SINGLE.model_id, messages=USER)
+        gated.client_has_first_event.set()
+    assert first == {"messageStart": {"role": "assistant"}}
+    assert [f.type for f in written.interactions[0].frames] == ["messageStart"]
+    assert written.metadata["incomplete"] == [{"interaction": 0, "why": "serve --record stopped (SIGINT) while this "
+                                                                        "exchange was in flight"}]
+    assert cassette.load(tape.path).metadata["incomplete"] and len(recorder.tapes) == 1  # the relay did not redo it
+    assert describe([tape]) == f"{tape.path}: 1 interaction(s), 1 incomplete"
+
+
+def test_a_request_target_a_cassette_cannot_hold_is_refused_with_400_and_nothing_goes_upstream(tmp_path):
+    emulator, tape = HistoryEmulator(SINGLE), Tape(tmp_path / "none.yaml")
+    body = json.dumps({"messages": USER}).encode()
+    model = SINGLE.model_id.replace(":", "%3A")
+    with proxied(emulator, tape) as (upstream, proxy):
+        port = urlsplit(proxy.endpoint_url).port
+        for target in (f"http://127.0.0.1:{port}/model/{model}/converse-stream", "/model/caf\xe9/converse-stream"):
+            head = f"POST {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n"
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                sock.sendall(head.encode("latin-1") + body)
+                answer = b"".join(iter(lambda: sock.recv(65536), b"")).decode("latin-1")
+            assert answer.startswith("HTTP/1.1 400 ") and "cannot record the request target" in answer, answer
+        assert upstream.requests == [] and not tape.path.exists()

@@ -17,12 +17,14 @@ from harness.endpoint.faults import FaultError, Faults, parse_fault
 from harness.suite import roots
 from harness.suite.scenario import Scenario, ScenarioError, load_scenario
 from harness.endpoint.proxy import Conversations, RecordingProxy, describe, source_of
+from harness.endpoint.tapes import FolderBusy
 from harness.endpoint.responders import CassetteResponder
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream, live_url
 
 __all__ = ["SERVE_KEEPS", "recording_upstream", "resolve_scenario", "serve"]
 
+log = logging.getLogger("harness.endpoint.server")
 SERVE_KEEPS = 0  # captured requests kept: nothing reads them after the log line, and serve may run for days
 
 
@@ -76,17 +78,35 @@ def recording_upstream(url: str | None, region: str, profile: str | None, comman
         raise BadUsage(f"--upstream: {error}") from None
 
 
-def _recording(directory: Path, upstream: Upstream, port: int) -> tuple[BedrockServer, Conversations]:
-    """The recording proxy's server: Bedrock's rules are reported, never enforced (Bedrock answers for itself)."""
-    recorder = Conversations(directory, source=source_of(upstream.url))
-    proxy = BedrockServer(RecordingProxy(upstream, recorder), validate=False, port=port, keep_requests=SERVE_KEEPS)
-    return proxy, recorder
+class _Recording:
+    """What ``serve --record`` runs: the proxy's server, its recorder, and the proxy to finish on a signal."""
+
+    def __init__(self, directory: Path, upstream: Upstream, port: int):
+        self.recorder = Conversations(directory, source=source_of(upstream.url))
+        self.proxy = RecordingProxy(upstream, self.recorder)
+        # Bedrock's rules are reported, never enforced (Bedrock answers for itself).
+        self.server = BedrockServer(self.proxy, validate=False, port=port, keep_requests=SERVE_KEEPS)
+
+    def claim(self) -> None:
+        """Take the folder (one recorder at a time) and remove the temp files a killed recorder left in it."""
+        try:
+            removed = self.recorder.claim()
+        except (FolderBusy, OSError) as error:
+            raise BadUsage(f"serve --record: {error}") from None
+        if removed:
+            log.info("removed %d temp file(s) a recorder killed mid-write left: %s", len(removed),
+                     ", ".join(p.name for p in removed))
+
+    def stop(self, signame: str) -> None:
+        """Exchanges still streaming are written as far as they got, marked incomplete; then the server closes."""
+        self.proxy.finish(f"serve --record stopped ({signame}) while this exchange was in flight")
+        self.server.close()
 
 
-def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None = None, *, port: int = 0) -> None:
-    stop = threading.Event()
+def _serve_until_signalled(server: BedrockServer, recording: _Recording | None = None, *, port: int = 0) -> None:
+    stop, received = threading.Event(), []
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+        signal.signal(signum, lambda number, _: (received.append(signal.Signals(number).name), stop.set()))
     try:
         server.start()
     except OSError as error:  # e.g. the port is taken
@@ -96,10 +116,13 @@ def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None
     sys.stdout.flush()
     while not stop.wait(0.2):
         pass
-    server.close()
-    logging.getLogger("harness.endpoint.server").info("stopped after %d requests", server.request_count)
-    if recorder is not None:
-        click.echo(describe(recorder.tapes) or "recorded nothing", err=True)
+    if recording is not None:
+        recording.stop(received[0])
+    else:
+        server.close()
+    log.info("stopped after %d requests", server.request_count)
+    if recording is not None:
+        click.echo(describe(recording.recorder.tapes) or "recorded nothing", err=True)
 
 
 @click.command()
@@ -137,7 +160,9 @@ def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, sc
             raise BadUsage("serve --record: give exactly one of --upstream URL or --live")
         command = "serve --record --live" if live else "serve --record"
         forward = recording_upstream(upstream, region, profile, command, "serve --emulate")
-        _serve_until_signalled(*_recording(record_dir, forward, port), port=port)
+        recording = _Recording(record_dir, forward, port)
+        recording.claim()
+        _serve_until_signalled(recording.server, recording, port=port)
         return
     if upstream or live:
         raise BadUsage("--upstream and --live go with --record DIR")
