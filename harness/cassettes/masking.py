@@ -9,6 +9,7 @@ get. ``MaskingFilter`` applies it to every record of a logger before any handler
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -33,12 +34,20 @@ def _masked(text: str, env) -> str:
 def mask(text: str, environ=None) -> str:
     """``text`` with every secret, credential query value and account id masked (see the module)."""
     env = tokens.env_secrets(os.environ if environ is None else environ)
+    return _mask(text, tuple(env))
+
+
+@functools.lru_cache(maxsize=512)  # a server logs the same few lines over and over (path, turn, status)
+def _mask(text: str, env: tuple) -> str:
     text = _QUERY_SECRET.sub(lambda m: m.group(1) + "…", text)
     text = scrub_account_ids(text)  # raw or percent-encoded
+    decoded = unquote(text)
+    if not tokens.secret_spans(decoded.encode("utf-8", "surrogateescape"), env) and not any(
+            value.decode("utf-8", "replace") in text for _, value in env):
+        return text  # the common case, one look: nothing as written or percent-decoded
     masked = _masked(text, env)
-    decoded = unquote(masked)
-    if decoded != masked and tokens.secret_spans(decoded.encode("utf-8", "surrogateescape"), env):
-        return _masked(decoded, env)  # a secret percent-encoded: shown decoded, so it can be masked
+    if unquote(masked) != masked and tokens.secret_spans(unquote(masked).encode("utf-8", "surrogateescape"), env):
+        return _masked(unquote(masked), env)  # a secret percent-encoded: shown decoded, so it can be masked
     return masked
 
 
