@@ -60,6 +60,14 @@ def _serve(folder: Path, upstream_url: str, log) -> subprocess.Popen:
     return child
 
 
+def _reaped_peak_mb(child: subprocess.Popen) -> float:
+    """Wait for ``child`` to exit and return its peak resident memory (its own rusage, read as it is reaped)."""
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    child.stdout.close()
+    return usage.ru_maxrss / 1024
+
+
 def record(details: bool, limit: int | None = None) -> None:
     """Every planted exchange through serve --record; what reached disk and what the log printed."""
     exchanges = EXCHANGES[:limit]
@@ -69,13 +77,14 @@ def record(details: bool, limit: int | None = None) -> None:
         child = _serve(Path(folder), upstream.endpoint_url, stderr)
         statuses = Counter(_send(child.port, e) for e in exchanges)
         child.send_signal(signal.SIGINT)
-        child.communicate(timeout=60)
+        peak = _reaped_peak_mb(child)
         stderr.seek(0)
         log = stderr.read()
         seconds = time.monotonic() - began
         on_disk = [e for n, e in enumerate(exchanges, 1) if (Path(folder) / f"conversation-{n:04d}.yaml").exists()]
     logged = [kind for kind, token in TOKENS.items() if token in log or quote(token, safe="") in log]
-    print(f"serve --record: {len(exchanges)} planted exchanges, answered {dict(statuses)}, {seconds:.1f} s")
+    print(f"serve --record: {len(exchanges)} planted exchanges, answered {dict(statuses)}, {seconds:.1f} s, "
+          f"peak {peak:.0f} MB")
     print(f"  reached disk:    {len(on_disk):4} of {len(exchanges)}  ({_by_place(on_disk)})")
     print(f"  printed in log:  {len(logged):4} of {len(TOKENS)} tokens  ({', '.join(logged) or 'none'})")
     if details:
