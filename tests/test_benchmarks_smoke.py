@@ -1,5 +1,6 @@
 """The benchmarks still run end to end on a minimal size (they are never timed here; see benchmarks/README.md)."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,27 @@ def test_bench_hostile_measures_a_case(monkeypatch, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].split()[:3] == ["case", "command", "seconds"]
     assert out[2].startswith("huge-padding") and "FILE: interaction 0, frame 1" in out[2] and "padding" in out[2]
+
+
+def test_bench_secrets_plants_through_serve_record_and_scan(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_secrets
+
+    assert bench_secrets.main(["--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "serve --record: 3 planted exchanges" in out and "cassette scan: 3 planted files" in out
+    assert "reached disk:" in out and "caught:" in out and "tracebacks:    0" in out
+
+
+def test_bench_http_sends_a_case_and_the_idle_ones(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_http
+
+    assert bench_http.main(["--idle-timeout", "1", "--idle", "5", "--cap", "4",
+                            "--case", "Content-Length and Transfer-Encoding"]) == 0
+    out = capsys.readouterr().out
+    assert any(line.startswith("Content-Length and Transfer-Encoding") and line.split()[-4:-1] == ["400", "no", "yes"]
+               for line in out.splitlines()), out
+    assert "idle connection closed after (s): 1." in out and "5 idle connections: serve threads" in out
+    before, held, after = map(int, re.search(r"serve threads (\d+) before, (\d+) while open, (\d+) ", out).groups())
+    assert held >= before + 5 and after == before  # a thread per idle connection, each released at the timeout

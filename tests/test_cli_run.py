@@ -305,3 +305,18 @@ def test_shipped_suite_passes_and_goldens_are_clean():
     assert result.exit_code == 0, result.output
     check = CliRunner().invoke(main, ["golden", "check", "--root", str(REPO)])
     assert check.exit_code == 0, check.output
+
+
+class Hostile(TextOnly):
+    """The reference under a name and version meant to repaint a terminal and forge a report line."""
+
+    name = "evil\x1b[2J\x1b[31m\nALL 3 PASS\r"
+    version = "6.6\x1b]0;pwned\x07"
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "junit", "html"])
+def test_run_prints_an_adapters_name_and_version_escaped_in_every_report_format(recorded, fmt):
+    out = invoke("run", "--adapter", "test_cli_run:Hostile", "--format", fmt, root=recorded).output
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    assert "evil\\x1b[2J\\x1b[31m\\nALL 3 PASS\\r" in out.replace("&#10;", "\\n")
+    assert not any(line.startswith("ALL 3 PASS") for line in out.splitlines())

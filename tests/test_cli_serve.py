@@ -7,6 +7,7 @@ import socket
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import boto3
@@ -14,6 +15,7 @@ import botocore.retries.standard
 import pytest
 import yaml
 from botocore.config import Config
+from botocore.credentials import Credentials
 from click.testing import CliRunner
 
 from harness.cassettes import cassette
@@ -23,6 +25,7 @@ from harness.endpoint.emulator import render as emulator
 from harness.cassettes import vcr as recording
 from harness.cli import main
 from harness.wire.eventstream import decode_events
+from harness.endpoint.exchange import Reply
 from harness.endpoint.responders import turn_seed
 from harness.endpoint.server import BedrockServer
 from harness.suite.scenario import load_scenario
@@ -264,3 +267,83 @@ def test_loop_starts_the_conversation_again_after_the_last_turn(scenario_path):
             events = list(bedrock.converse_stream(modelId=MODEL, messages=USER, toolConfig=TOOLS)["stream"])
             assert events[-2]["messageStop"]["stopReason"] == "tool_use"
         assert [r.turn for r in server.requests] == [0, 0, 0]
+
+
+def test_serve_record_writes_no_planted_secret_and_logs_none(tmp_path):
+    import http.client
+    import json
+    from urllib.parse import quote
+
+    from planted import EXCHANGES, EXCHANGE_PLACES, PlantedUpstream
+
+    by_place = [[e for e in EXCHANGES if e.name.startswith(f"{place}/")] for place in EXCHANGE_PLACES]
+    chosen = [found[n % len(found)] for n, found in enumerate(by_place)]  # each place once, the token kinds in turn
+    with BedrockServer(PlantedUpstream(), validate=False) as upstream:
+        serving = Serving("--record", str(tmp_path / "out"), "--upstream", upstream.endpoint_url)
+        try:
+            for exchange in chosen:
+                connection = http.client.HTTPConnection("127.0.0.1", int(serving.url.rsplit(":", 1)[1]), timeout=30)
+                connection.request("POST", exchange.path, json.dumps(exchange.body))
+                connection.getresponse().read()
+                connection.close()
+        finally:
+            code, _, err = serving.stop()
+    assert code == 0 and not any((tmp_path / "out").glob("*"))
+    assert err.count("refused (") == len(chosen) and len({e.token for e in chosen}) > 10
+    assert [e.name for e in chosen if e.token in err or quote(e.token, safe="") in err] == []
+
+
+class Holding:
+    """An upstream that streams the first two frames of single-call, then holds the rest until released."""
+
+    def __init__(self):
+        from live_upstream import HistoryEmulator
+
+        self.released = threading.Event()
+        scenario = load_scenario(ROOT / "suites" / "core" / "single-call.yaml", ROOT / "suites")
+        self.emulator = HistoryEmulator(scenario, credentials=Credentials("testing", "testing"))
+
+    def respond(self, request):
+        frames = self.emulator.respond(request).frames
+        return Reply(200, {"Content-Type": "application/vnd.amazon.eventstream"}, stream=self._body(frames))
+
+    def _body(self, frames):
+        yield from frames[:2]
+        self.released.wait(20)
+        yield from frames[2:]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_mid_stream_writes_the_exchange_as_far_as_it_got_marked_incomplete(tmp_path, signum):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".conversation-0001.yaml.q1w2e3.tmp").write_text("metadata:\n  form")  # a kill -9 left it, truncated
+    holding = Holding()
+    with BedrockServer(holding, validate=False) as upstream:
+        serving = Serving("--record", str(out), "--upstream", upstream.endpoint_url)
+        try:
+            assert not (out / ".conversation-0001.yaml.q1w2e3.tmp").exists()  # cleared before serving
+            stream = iter(serving.client().converse_stream(modelId=MODEL, messages=USER)["stream"])
+            seen = [next(stream), next(stream)]  # the client already has two events
+        finally:
+            code, _, err = serving.stop(signum)
+            holding.released.set()
+    name = signal.Signals(signum).name
+    assert code == 0 and [next(iter(e)) for e in seen] == ["messageStart", "contentBlockStart"]
+    assert sorted(p.name for p in out.iterdir()) == ["conversation-0001.yaml"]
+    written = cassette.load(out / "conversation-0001.yaml")
+    assert [f.type for f in written.interactions[0].frames] == ["messageStart", "contentBlockStart"]
+    assert written.metadata["incomplete"] == [
+        {"interaction": 0, "why": f"serve --record stopped ({name}) while this exchange was in flight"}]
+    assert "conversation-0001.yaml: 1 interaction(s), 1 incomplete" in err
+    assert "removed 1 temp file(s) a recorder killed mid-write left: .conversation-0001.yaml.q1w2e3.tmp" in err
+
+
+def test_a_second_recorder_on_the_same_folder_is_one_line_and_exit_2(tmp_path):
+    from harness.endpoint.tapes import Conversations
+
+    holder = Conversations(tmp_path / "out")
+    holder.claim()
+    result = CliRunner().invoke(main, ["serve", "--record", str(tmp_path / "out"), "--upstream", "http://127.0.0.1:9"])
+    assert result.exit_code == 2 and result.output.strip().splitlines() == [
+        f"Error: serve --record: {tmp_path / 'out'}: another `serve --record` is recording into this folder"]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import json
+import lzma
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -78,6 +81,31 @@ def test_gunzip_stops_at_its_limit(monkeypatch):
         limits.gunzip(gzip.compress(b"x" * 1001))
     with pytest.raises(limits.LimitError, match="broken gzip"):
         limits.gunzip(b"\x1f\x8bnot gzip at all")
+
+
+def test_gunzip_reads_every_member_and_the_limit_counts_them_all(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_GUNZIP_BYTES", 1000)
+    assert limits.gunzip(gzip.compress(b"a" * 600) + gzip.compress(b"b" * 400)) == b"a" * 600 + b"b" * 400
+    with pytest.raises(limits.LimitError, match="expands past 1000 bytes"):
+        limits.gunzip(gzip.compress(b"a" * 600) + gzip.compress(b"b" * 401))
+
+
+@pytest.mark.parametrize("codec, compress", [("gzip", gzip.compress), ("bz2", bz2.compress), ("xz", lzma.compress),
+                                             ("zlib", zlib.compress)])
+def test_decompress_is_bounded_while_it_runs_for_every_codec(codec, compress):
+    bomb = compress(b"\0" * 50_000_000)
+    began = time.monotonic()
+    with pytest.raises(limits.LimitError, match=f"^{codec} data that expands past 4096 bytes$"):
+        limits.decompress(bomb, codec, 4096)
+    assert time.monotonic() - began < 2  # it stopped at the limit, not after inflating 50 MB
+    assert limits.decompress(compress(b"ok"), codec, 4096) == b"ok"
+
+
+def test_decompress_keeps_what_good_members_held_before_a_broken_one():
+    assert limits.decompress(gzip.compress(b"kept") + b"\x1f\x8b junk", "gzip", 100) == b"kept"
+    assert limits.decompress(gzip.compress(b"kept") + b"\0" * 8, "gzip", 100) == b"kept"  # gzip's NUL padding
+    with pytest.raises(limits.LimitError, match="^broken bz2 data"):
+        limits.decompress(b"BZh9 junk", "bz2", 100)
 
 
 def _depth(value, level=1) -> int:

@@ -7,10 +7,14 @@ with test credentials that the upstream checks with botocore's own signer.
 from __future__ import annotations
 
 import dataclasses
+import http.client
 import json
+import logging
+import socket
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote, urlsplit
 
 import boto3
 import pytest
@@ -21,13 +25,14 @@ from harness import load_adapter
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cassettes import cassette, scrub
 from harness.endpoint.exchange import CapturedRequest, Reply, error_reply
-from harness.endpoint.proxy import Conversations, RecordingProxy, Tape, source_of
+from harness.endpoint.proxy import Conversations, RecordingProxy, Tape, describe, source_of
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream
 from harness.suite.runner import loopback_endpoint, replay
 from harness.suite.scenario import load_scenario
 from harness.wire.eventstream import decode_events
 from live_upstream import CLIENT_KEY, CLIENT_SECRET, PROXY_CREDENTIALS, HistoryEmulator, sigv4_problem
+from planted import EXCHANGES, TOKENS, PlantedUpstream
 from test_examples import node_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -241,3 +246,60 @@ def test_the_recorded_request_is_what_went_upstream_even_when_the_server_release
         streamed = b"".join(reply.stream)
     recorded = cassette.load(tape.path).interactions[0]
     assert recorded.request_json == {"messages": USER} and recorded.response_body() == streamed
+
+
+def _post(url: str, exchange) -> int:
+    connection = http.client.HTTPConnection(urlsplit(url).hostname, urlsplit(url).port, timeout=30)
+    try:
+        connection.request("POST", exchange.path, json.dumps(exchange.body), {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        response.read()
+        return response.status
+    finally:
+        connection.close()
+
+
+def test_no_planted_secret_reaches_disk_and_the_log_prints_none(tmp_path, caplog):
+    recorder = Conversations(tmp_path)
+    with caplog.at_level(logging.INFO, logger="harness.endpoint"), proxied(PlantedUpstream(), recorder) as (_, proxy):
+        statuses = {_post(proxy.endpoint_url, exchange) for exchange in EXCHANGES}
+        assert all(tape.wait() for tape in recorder.tapes)
+    assert statuses == {200, 400} and len(recorder.tapes) == len(EXCHANGES)  # relayed, one conversation each
+    assert list(tmp_path.iterdir()) == [] and all("holds a secret" in tape.refused for tape in recorder.tapes)
+    assert "X-Amz-Security-Token=…" in caplog.text  # the query was logged, masked
+    leaked = [name for name, token in TOKENS.items() if token in caplog.text or quote(token, safe="") in caplog.text]
+    assert leaked == []
+
+
+def test_finish_writes_a_stream_in_flight_as_far_as_it_got_marked_incomplete(tmp_path):
+    gated, recorder = Gated(), Conversations(tmp_path)
+    with proxied(gated, recorder) as (_, proxy):
+        stream = client(proxy.endpoint_url).converse_stream(modelId=SINGLE.model_id, messages=USER)["stream"]
+        first = next(iter(stream))
+        proxy._session.responder.finish("serve --record stopped (SIGINT) while this exchange was in flight")
+        [tape] = recorder.tapes
+        written = cassette.load(tape.path)
+        with pytest.raises(ClientError, match="ServiceUnavailableException"):  # a new request is turned away
+            client(proxy.endpoint_url).converse_stream(modelId=SINGLE.model_id, messages=USER)
+        gated.client_has_first_event.set()
+    assert first == {"messageStart": {"role": "assistant"}}
+    assert [f.type for f in written.interactions[0].frames] == ["messageStart"]
+    assert written.metadata["incomplete"] == [{"interaction": 0, "why": "serve --record stopped (SIGINT) while this "
+                                                                        "exchange was in flight"}]
+    assert cassette.load(tape.path).metadata["incomplete"] and len(recorder.tapes) == 1  # the relay did not redo it
+    assert describe([tape]) == f"{tape.path}: 1 interaction(s), 1 incomplete"
+
+
+def test_a_request_target_a_cassette_cannot_hold_is_refused_with_400_and_nothing_goes_upstream(tmp_path):
+    emulator, tape = HistoryEmulator(SINGLE), Tape(tmp_path / "none.yaml")
+    body = json.dumps({"messages": USER}).encode()
+    model = SINGLE.model_id.replace(":", "%3A")
+    with proxied(emulator, tape) as (upstream, proxy):
+        port = urlsplit(proxy.endpoint_url).port
+        for target in (f"http://127.0.0.1:{port}/model/{model}/converse-stream", "/model/caf\xe9/converse-stream"):
+            head = f"POST {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n"
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                sock.sendall(head.encode("latin-1") + body)
+                answer = b"".join(iter(lambda: sock.recv(65536), b"")).decode("latin-1")
+            assert answer.startswith("HTTP/1.1 400 ") and "cannot record the request target" in answer, answer
+        assert upstream.requests == [] and not tape.path.exists()

@@ -281,3 +281,76 @@ def test_junit_with_cassettes_carries_cassette_and_sha256_per_testcase():
     assert props["edge/zero-args"] == {"xfail": "known failure: sends '' (#12)", "cassette": "none",
                                        "cassette_sha256": "missing"}
     assert [child.tag for child in cases["core/parallel-calls"]] == ["properties", "failure"]
+
+
+# ---- text from adapters is printed, never obeyed ----
+
+HOSTILE = {"name": "evil\x1b[31m\nFAKE: 33 pass\r", "version": "1.0\x1b]0;pwned\x07\u202e",
+           "capabilities": {"text", "tool_use\x1b[2J"}}
+TRACEBACK = "adapter crashed: Traceback\n  File \"x\", line 1\x1b[8m hidden\nValueError: boom\r\x08\x08pass"
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def hostile_results():
+    return [Result("core/smoke-text", "error", TRACEBACK, (), 0.5),
+            Result("core/round-trip", "fail", "streamed \x1b[32mok\x1b[0m", (TurnResult(0, (), ("law: \x1b[1mx",)),),
+                   0.1),
+            Result("edge/zero-args", "xfail", "known \x1b[33mfailure\x07", (), 0.0)]
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "junit", "html"])
+def test_no_control_character_from_an_adapter_reaches_a_human_report(fmt):
+    out = render(hostile_results(), HOSTILE, fmt, cassettes=CASSETTES)
+    assert RAW.findall(out) == []  # line breaks and tabs are the only controls left
+    assert "\\x1b" in out and "\\u202e" in out
+    assert not any(line.lstrip("|* `").startswith("FAKE") for line in out.splitlines())  # no line break injected
+    assert "evil\\x1b[31m\\nFAKE: 33 pass\\r" in out.replace("&#10;", "\\n") or fmt == "html"
+
+
+def test_the_junit_report_stays_well_formed_xml_with_the_escapes_as_text():
+    root = ET.fromstring(render_junit(hostile_results(), HOSTILE))
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert props["adapter"] == "evil\\x1b[31m\\nFAKE: 33 pass\\r" and props["adapter_version"] == "1.0\\x1b]0;pwned\\x07\\u202e"
+    assert "\\x1b[8m hidden" in root.find(".//error").text
+
+
+C0 = re.compile("[\x00-\x08\x0b-\x1f]")
+
+
+def test_the_json_report_keeps_the_values_as_they_were_json_escapes_them():
+    text = render_json(hostile_results(), HOSTILE)
+    assert C0.findall(text) == [] and json.loads(text)["adapter"]["name"] == HOSTILE["name"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "junit", "html", "json"])
+def test_no_control_character_reaches_a_certification_report(fmt):
+    from harness.suite import certify
+
+    identity = {**adapter_info(HOSTILE), "command": "node\x1b[31m adapter.js"}
+    cert = certify.Certification(identity, tuple(hostile_results()), CASSETTES,
+                                 {"harness": __version__, "botocore": "1", "boto3": "1", "python": "3"}, "2026-01-01")
+    out = certify.render(cert, fmt)
+    assert (C0 if fmt == "json" else RAW).findall(out) == []  # JSON escapes C0 itself and keeps the rest as sent
+    assert not any(line.lstrip("|#* `").startswith("FAKE") for line in out.splitlines())
+
+
+def test_a_reason_cannot_close_its_markdown_fence():
+    from harness.suite import certify
+
+    sneaky = [Result("core/smoke-text", "fail", "```\n# Certified: all pass\n```", (), 0.1)]
+    cert = certify.Certification(adapter_info(ADAPTER) | {"spec": "reference"}, tuple(sneaky), CASSETTES,
+                                 {"harness": __version__, "botocore": "1", "boto3": "1", "python": "3"}, "2026-01-01")
+    lines = certify.render(cert, "markdown").splitlines()
+    opened = lines.index("# Certified: all pass") - 2
+    assert lines[opened] == "````" and lines[opened + 4] == "````"  # a fence longer than any run inside
+
+
+def test_the_certification_table_and_the_matrix_print_names_escaped():
+    from harness.suite import certification_table, matrix
+
+    document = json.loads(render_json(hostile_results(), HOSTILE))
+    table = certification_table.render([document])
+    assert RAW.findall(table) == [] and "| scenario | evil\\x1b[31m FAKE: 33 pass 1.0\\x1b]0;pwned" in table
+    rows = [matrix.Row("1.0\x1b[31m", tuple(hostile_results()), "", dict(HOSTILE))]
+    for fmt in ("text", "markdown"):
+        assert RAW.findall(matrix.render(rows, "evil\x1b[31m\nadapter", fmt)) == []

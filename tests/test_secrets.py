@@ -4,6 +4,7 @@ the scan; and the scan stays quiet on the shipped cassettes and on real recordin
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from vcr.request import Request
 from harness.cassettes import cassette as cs
 from harness.cassettes import secrets
 from harness.cli import main
+import planted
 from realworld import ROOT as REALWORLD, requires_realworld
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,3 +123,70 @@ def test_real_recordings_give_no_secret_key_or_token_findings():
              for f in secrets.scan_file(path, environ={})]
     # the one find is a test key id a recorder left in an Authorization header (AKIATEST...)
     assert [f.kind for f in found] == ["AWS access key id"], found
+
+
+# ---------------------------------------------------------------- the planted corpus (tests/planted.py)
+
+
+def _recorded(exchange) -> cs.Interaction:
+    """What the recording proxy makes of a planted exchange (harness.endpoint.proxy: from_http, scrubbed)."""
+    from harness.cassettes.vcr import from_http
+
+    reply = exchange.reply
+    body = b"".join(reply.frames) if reply.frames is not None else reply.body
+    return from_http({"method": "POST", "uri": "https://bedrock-runtime.us-east-1.amazonaws.com" + exchange.path,
+                      "body": json.dumps(exchange.body).encode(), "headers": {"Content-Type": "application/json"}},
+                     {"status": {"code": reply.status, "message": ""}, "headers": {k: [v] for k, v in
+                                                                                   reply.headers.items()},
+                      "body": {"string": body}})
+
+
+def _refusal(exchange) -> set[str] | None:
+    """The kinds found when the exchange's cassette is written (None: it was written)."""
+    it = _recorded(exchange)
+    try:
+        cs.dumps(cs.Cassette(None, cs.metadata_for([it]), (it,)))
+    except secrets.SecretFound as refused:
+        return {f.kind for f in refused.findings}
+    return None
+
+
+@pytest.mark.parametrize("place", sorted(planted.EXCHANGE_PLACES))
+def test_no_planted_exchange_can_be_written_and_each_is_found_as_its_kind(place):
+    missed = {e.name: _refusal(e) for e in planted.EXCHANGES if e.name.startswith(f"{place}/")}
+    assert {name: kinds for name, kinds in missed.items()
+            if kinds is None or planted.KINDS[name.split("/")[1]] not in kinds} == {}
+
+
+@pytest.mark.parametrize("control", planted.controls(), ids=lambda e: e.name)
+def test_every_place_without_a_secret_is_written(control):
+    assert _refusal(control) is None
+
+
+@pytest.fixture(scope="module")
+def planted_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("planted")
+    return planted.write_files(folder / "secrets"), planted.write_files(folder / "controls", control=True)
+
+
+def test_the_scan_finds_every_planted_file_as_its_kind_and_no_control(planted_files):
+    files, controls = planted_files
+    found = {name: {f.kind for f in secrets.scan_file(path, environ={})} for name, (path, _) in files.items()}
+    assert {name: kinds for name, kinds in found.items() if planted.KINDS[name.split("/")[1]] not in kinds} == {}
+    assert {name: found for name, (path, _) in controls.items() if (found := secrets.scan_file(path, environ={}))} == {}
+
+
+def test_cassette_scan_exits_1_naming_each_planted_file_in_a_folder(planted_files):
+    files, _ = planted_files
+    folder = next(iter(files.values()))[0].parent
+    result = CliRunner().invoke(main, ["cassette", "scan", str(folder)])
+    named = {line.split(": ", 1)[0] for line in result.output.splitlines()}
+    assert result.exit_code == 1 and {str(p) for p, _ in files.values()} <= named  # every one is named *.yaml
+    assert not any(token in result.output for _, token in files.values())  # findings show masked samples only
+
+
+def test_a_compressed_body_past_the_scans_budget_is_reported_not_passed(monkeypatch):
+    monkeypatch.setattr(secrets.views.limits, "MAX_BODY_BYTES", 10_000)
+    body = gzip.compress(b"x" * 20_000)
+    found = secrets.scan({"response": {"headers": {"Content-Encoding": "gzip"}, "body": {"string": body}}}, environ={})
+    assert [f.kind for f in found] == ["cannot be scanned: gzip data that expands past 10000 bytes"]

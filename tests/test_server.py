@@ -11,6 +11,8 @@ import dataclasses
 import json
 import logging
 import socket
+import threading
+import time
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
@@ -21,6 +23,8 @@ import botocore.retries.standard
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError, EventStreamError
+from hostile_http import CASES as HOSTILE_HTTP
+from hostile_http import CONTROL, send_case
 from realworld import ids, requires_realworld, streams
 from urllib3.exceptions import ProtocolError
 
@@ -987,3 +991,73 @@ def test_an_unreadable_content_length_is_a_malformed_request(length):
         assert status == 400 and json.loads(got) == {"message": MALFORMED_INPUT}
         assert headers["x-amzn-errortype"].startswith("ValidationException:")
         assert outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)
+
+
+# ------------------------------------------------------------------ HTTP as RFC 9112 says (tests/hostile_http.py)
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_HTTP))
+def test_a_head_two_readers_could_read_two_ways_is_refused_and_nothing_after_it_is_answered(case):
+    with BedrockServer(Canned()) as server:
+        statuses, closed, _ = send_case(urlsplit(server.endpoint_url).port, HOSTILE_HTTP[case], wait=10)
+        assert len(statuses) == 1 and statuses[0] in (400, 501) and closed, (statuses, closed)
+        assert server.request_count == 0 or case.startswith("chunk")  # a bad chunk is read as a malformed body
+        assert outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)  # the server serves on
+
+
+def test_a_sound_request_keeps_its_connection_for_the_next_one():
+    with BedrockServer(Canned()) as server:
+        statuses, closed, _ = send_case(urlsplit(server.endpoint_url).port, CONTROL, wait=1)
+    assert statuses == [200, 404] and not closed
+
+
+def _closed_within(sock: socket.socket, seconds: float) -> float | None:
+    """Seconds until the server closed ``sock`` (None: still open after ``seconds``)."""
+    began = time.monotonic()
+    sock.settimeout(seconds)
+    try:
+        while sock.recv(65536):
+            pass
+    except (TimeoutError, socket.timeout):
+        return None
+    except ConnectionResetError:
+        pass
+    return time.monotonic() - began
+
+
+def test_an_idle_connection_is_closed_at_the_idle_timeout_and_its_thread_ends():
+    with BedrockServer(Canned(), idle_timeout=0.5) as server:
+        threads = threading.active_count()
+        port = urlsplit(server.endpoint_url).port
+        began = time.monotonic()
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+        assert all(_closed_within(sock, 5) is not None for sock in idle)
+        assert 0.4 < time.monotonic() - began < 3
+        time.sleep(0.3)
+        assert threading.active_count() <= threads + 1  # the handlers are gone
+        for sock in idle:
+            sock.close()
+        with socket.create_connection(("127.0.0.1", port)) as kept:  # after an answer, idle again: closed too
+            kept.sendall(CONTROL)
+            assert _closed_within(kept, 5) is not None
+
+
+def test_a_request_trickling_in_is_closed_at_the_idle_timeout():
+    with BedrockServer(Canned(), idle_timeout=0.6) as server:
+        with socket.create_connection(("127.0.0.1", urlsplit(server.endpoint_url).port)) as sock:
+            began = time.monotonic()
+            try:
+                for byte in CONTROL:  # one byte every 0.1 s: no read waits long, the whole never arrives
+                    sock.sendall(bytes([byte]))
+                    time.sleep(0.1)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            assert _closed_within(sock, 5) is not None and time.monotonic() - began < 4
+        assert server.request_count == 0
+
+
+def test_a_reply_streaming_longer_than_the_idle_timeout_is_not_cut():
+    with BedrockServer(Canned(), idle_timeout=0.3, faults=Faults(delay=0.1)) as server:
+        began = time.monotonic()
+        assert outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)
+        assert time.monotonic() - began > 0.6  # the reply took twice the idle timeout, and arrived whole

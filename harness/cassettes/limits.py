@@ -10,8 +10,10 @@ limit is far above what real recordings need (the largest real stream in ../shar
 
 from __future__ import annotations
 
+import bz2
 import gc
 import json
+import lzma
 import zlib
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -20,7 +22,7 @@ import yaml
 
 __all__ = ["MAX_ALIAS_NODES", "MAX_BODY_BYTES", "MAX_GUNZIP_BYTES", "MAX_DEPTH", "MAX_FRAMES", "MAX_FRAME_BYTES", "MAX_HEADER_BYTES", "MAX_PADDING",
            "MAX_PAYLOAD_BYTES", "LimitError",
-           "check_json_text", "gunzip", "load_yaml", "without_gc"]
+           "check_json_text", "decompress", "gunzip", "load_yaml", "without_gc"]
 
 MAX_DEPTH = 200  # nesting levels of a YAML document, and of JSON text carried inside one
 MAX_FRAMES = 100_000  # frames in one interaction's response
@@ -218,12 +220,33 @@ def check_json_text(data: bytes, what: str) -> None:
 
 
 def gunzip(data: bytes) -> bytes:
-    """A gzip file's content, at most MAX_GUNZIP_BYTES of it (LimitError past that or on broken data)."""
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        out = inflater.decompress(data, MAX_GUNZIP_BYTES + 1)
-    except zlib.error as err:
-        raise LimitError(f"broken gzip data ({err})") from None
-    if len(out) > MAX_GUNZIP_BYTES:
-        raise LimitError(f"gzip data that expands past {MAX_GUNZIP_BYTES} bytes")
-    return out
+    """A gzip file's content, every member of it, at most MAX_GUNZIP_BYTES (LimitError past that or on broken data)."""
+    return decompress(data, "gzip", MAX_GUNZIP_BYTES)
+
+
+# Decompressors by name: each takes data and a maximum output length (what the data holds past it stays unread).
+_DECOMPRESSORS = {"gzip": lambda: zlib.decompressobj(16 + zlib.MAX_WBITS), "zlib": zlib.decompressobj,
+                  "deflate": lambda: zlib.decompressobj(-zlib.MAX_WBITS), "bz2": bz2.BZ2Decompressor,
+                  "xz": lzma.LZMADecompressor}
+_BROKEN = (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError)
+
+
+def decompress(data: bytes, codec: str, limit: int) -> bytes:
+    """``data`` decompressed with ``codec`` (gzip, zlib, deflate, bz2, xz), every member or stream of it in turn,
+    never more than ``limit`` bytes while it runs: LimitError past that, or when the first member is broken (a
+    broken member after good ones ends the output, as gzip -d keeps what it read)."""
+    out, rest = bytearray(), data
+    while rest:
+        engine = _DECOMPRESSORS[codec]()
+        try:
+            out += engine.decompress(rest, limit + 1 - len(out))
+        except _BROKEN as err:
+            if not out:
+                raise LimitError(f"broken {codec} data ({err})") from None
+            break
+        if len(out) > limit:
+            raise LimitError(f"{codec} data that expands past {limit} bytes")
+        if not engine.eof:
+            break  # truncated: what it held so far is all there is
+        rest = engine.unused_data.lstrip(b"\0") if codec == "gzip" else engine.unused_data  # gzip pads with NULs
+    return bytes(out)

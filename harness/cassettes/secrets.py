@@ -1,18 +1,17 @@
 """The secret scan: the fail-closed backstop behind scrubbing, for recordings and for any YAML/JSON file.
 
 Two readings, so a secret has nowhere to hide. The parsed document: every value (``!!binary`` decoded), keyed by
-its path. The raw text: YAML comments and mapping keys too, once as written, once with percent, JSON (``\\/``)
-and ``\\u`` escapes undone, and once with line breaks and indentation removed (base64 wrapped at any width, a
-plain scalar split across lines). In both, base64 and hex runs are decoded and scanned again. What counts:
-AWS access key ids, session tokens (``IQoJ``/``FwoG`` and the legacy ``FQoG``/``AQoD``), a bare 40-character
-secret access key, Bedrock API keys, SigV4 signatures, real account ids in ARNs, and the values of the AWS
-credential variables in the environment. A value the user vouches for (``allowed``) is not reported.
+its path, and what a client reads of it (harness.cassettes.views: a stream's deltas and a message's blocks
+joined, bodies decoded by their Content-Encoding, every gzip member, UTF-16). The raw text: YAML comments and
+mapping keys too, once as written, once with percent, JSON (``\\/``) and ``\\u`` escapes undone, and once with line
+breaks and indentation removed (base64 wrapped at any width, a plain scalar split across lines). In both, base64
+and hex runs are decoded, compressed bytes decompressed, and scanned again, within one decompression budget per
+scan: past it, the scan reports what it could not read instead of passing it. What counts is in
+harness.cassettes.tokens. A value the user vouches for (``allowed``) is not reported.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 import json
 import os
@@ -24,28 +23,13 @@ from urllib.parse import unquote_to_bytes
 
 import yaml
 
-from harness.cassettes import limits
+from harness.cassettes import limits, tokens, views
 
 __all__ = ["Finding", "SecretFound", "refuse_request_secrets", "refuse_response_secrets", "scan", "scan_both",
            "scan_file", "scan_text"]
 
-_PATTERNS = (
-    ("AWS access key id", re.compile(rb"A(?<![A-Z0-9]A)(?:KIA|SIA)[A-Z0-9]{16}(?![A-Z0-9])")),
-    ("AWS session token", re.compile(rb"(?:FwoG|IQoJ|FQoG|AQoD)[A-Za-z0-9+/=]{20,}")),
-    ("Bedrock API key", re.compile(rb"ABSK[A-Za-z0-9+/=]{20,}")),
-    ("SigV4 signature", re.compile(rb"Signature=[0-9a-f]{64}")),
-    ("AWS account id", re.compile(rb"arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:(?!111111111111)\d{12}(?!\d)")),
-)
-# A secret access key: a run of exactly 40 characters of base64's alphabet, with upper and lower case letters and a
-# digit (hex digests have no capitals; base64 blobs are longer, so no run inside one is bounded like this).
-_SECRET_KEY = re.compile(rb"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
-_CLASSES = (re.compile(rb"[A-Z]"), re.compile(rb"[a-z]"), re.compile(rb"[0-9]"))
-_ENV_SECRETS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK")
 _TOKEN_HEADERS = ("x-amz-security-token", "authorization")
-_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
-_HEX_RUN = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")  # no repeated group: sre stacks those
 _MAX_DEPTH = 4
-_MIN_ENV_SECRET = 12  # shorter values (``testing``) are dummies, and would match everywhere
 _JSON_ESCAPE = re.compile(rb"\\(?:u[0-9a-fA-F]{4}|[/\\\"bfnrt])")
 _LINE_BREAK = re.compile(rb"[ \t]*\r?\n[ \t]*(?:#[ \t]*)?")
 
@@ -73,78 +57,50 @@ class SecretFound(ValueError):
                          "no secret, allow it (`--allow-secret VALUE`)")
 
 
-def _mask(secret: bytes) -> str:
-    text = secret.decode("ascii", "replace")
-    return f"{text[:4]}…{text[-2:]}" if len(text) > 8 else "…"
+class _Scanner:
+    """One scan: the secrets of the environment, and the decompression budget its readings share."""
 
+    def __init__(self, environ):
+        self.env = tokens.env_secrets(os.environ if environ is None else environ)
+        self.budget = views.Budget()
 
-def _env_secrets(env) -> list[tuple[str, bytes]]:
-    values = ((name, env.get(name) or "") for name in _ENV_SECRETS)
-    return [(name, value.encode()) for name, value in values if len(value) >= _MIN_ENV_SECRET]
+    def data(self, data: bytes, location: str, depth: int = 0) -> Iterator[Finding]:
+        """Every secret in ``data``, as it is, in each reading of it, and in its base64 and hex runs decoded."""
+        for _, kind, value in tokens.matches(data, self.env):
+            yield Finding(location, kind, tokens.masked(value) if value else "", value)
+        if depth < _MAX_DEPTH:
+            yield from self.readings(views.readings(data, self.budget), location, depth)
+            for how, decoded in tokens.decoded_runs(data):
+                yield from self.data(decoded, f"{location} ({how}-decoded)", depth + 1)
 
+    def readings(self, found: Iterable[tuple[str, Any]], location: str, depth: int) -> Iterator[Finding]:
+        """The secrets of each (how, reading); a reading past the budget is a finding (fail closed)."""
+        for how, view in found:
+            if isinstance(view, limits.LimitError):
+                yield Finding(f"{location} ({how})", f"cannot be scanned: {view}", "")
+            else:
+                data = view if isinstance(view, bytes) else view.encode("utf-8", "surrogatepass")
+                yield from self.data(data, f"{location} ({how})", depth + 1)
+                yield from self.json(data, f"{location} ({how})", depth + 1)
 
-def _b64decode(run: bytes) -> bytes | None:
-    if run.endswith(b"="):  # padding pins the end, so drop stray leading characters (``id...`` glued on)
-        run = run[len(run) % 4 :]
-    core = run.rstrip(b"=")
-    padded = core + b"=" * (-len(core) % 4)
-    for decode in (lambda b: base64.b64decode(b, validate=True), base64.urlsafe_b64decode):
-        try:
-            return decode(padded)
-        except (binascii.Error, ValueError):
-            continue
-    return None
-
-
-def _decoded_runs(data: bytes) -> Iterator[tuple[str, bytes]]:
-    for run in _BASE64_RUN.finditer(data):
-        decoded = _b64decode(run.group(0))
-        if decoded and decoded != run.group(0):
-            yield "base64", decoded
-    for run in _HEX_RUN.finditer(data):
-        text = run.group(0)
-        yield "hex", bytes.fromhex(text[: len(text) // 2 * 2].decode())
-
-
-def _wrapped_tail(data: bytes, match: re.Match) -> bool:
-    """Whether a 40-character run is the last line of base64 wrapped over lines (``!!binary |``), not a key."""
-    start = data.rfind(b"\n", 0, match.start()) + 1
-    if data[start : match.start()].strip() or not start:
-        return False
-    above = data[data.rfind(b"\n", 0, start - 1) + 1 : start].strip()
-    return bool(re.fullmatch(rb"[A-Za-z0-9+/]{40,}", above)) and len(above) > len(match.group(0))
-
-
-def _matches(data: bytes, env) -> Iterator[tuple[int, str, bytes]]:
-    """(offset, kind, value) of every secret in ``data`` as it is."""
-    for kind, pattern in _PATTERNS:
-        yield from ((m.start(), kind, m.group(0)) for m in pattern.finditer(data))
-    yield from ((m.start(), "AWS secret access key", m.group(0)) for m in _SECRET_KEY.finditer(data)
-                if all(c.search(m.group(0)) for c in _CLASSES) and not _wrapped_tail(data, m))
-    for name, value in env:
-        at = data.find(value)
-        if at >= 0:
-            yield at, f"the value of ${name}", b""
-
-
-def _scan_bytes(data: bytes, location: str, env, depth: int = 0) -> Iterator[Finding]:
-    for _, kind, value in _matches(data, env):
-        yield Finding(location, kind, _mask(value) if value else "", value)
-    if depth < _MAX_DEPTH:
-        for how, decoded in _decoded_runs(data):
-            yield from _scan_bytes(decoded, f"{location} ({how}-decoded)", env, depth + 1)
+    def json(self, data: bytes, location: str, depth: int) -> Iterator[Finding]:
+        """A reading that is JSON (a decompressed Converse answer) read as a client reads its parts: joined."""
+        parsed = _json_or_bytes(data) if depth < _MAX_DEPTH and data.lstrip()[:1] in (b"{", b"[") else None
+        for where, _, value in _walk(parsed) if isinstance(parsed, (dict, list)) else ():
+            if isinstance(value, (dict, list)):
+                yield from self.readings(views.joined(value, self.budget), f"{location} {where}".rstrip(), depth)
 
 
 def _token_header(key: str, value: Any, location: str) -> Iterator[Finding]:
     text = value.decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else str(value)
     token = text.strip().split(" ", 1)[-1] if text.strip().lower().startswith("bearer ") else text.strip()
     if key.lower() in _TOKEN_HEADERS and re.fullmatch(r"[A-Za-z0-9+/=_-]{40,}", token):
-        yield Finding(location, f"token in {key}", _mask(token.encode()), token.encode())
+        yield Finding(location, f"token in {key}", tokens.masked(token.encode()), token.encode())
 
 
 def _walk(document: Any) -> Iterator[tuple[str, str, Any]]:
-    """(location, key, leaf) for every scalar in a parsed YAML/JSON document; a collection shared through YAML
-    aliases is walked once, so an alias bomb costs what its text does."""
+    """(location, key, value) for every collection and scalar in a parsed YAML/JSON document; a collection shared
+    through YAML aliases is walked once, so an alias bomb costs what its text does."""
     seen: set[int] = set()
     stack = [(document, "", "")]
     while stack:
@@ -153,6 +109,7 @@ def _walk(document: Any) -> Iterator[tuple[str, str, Any]]:
             if id(value) in seen:
                 continue
             seen.add(id(value))
+            yield location, key, value
             items = value.items() if isinstance(value, dict) else enumerate(value)
             children = [(item, f"{location}.{k}" if location else str(k), str(k)) if isinstance(value, dict)
                         else (item, f"{location}[{k}]", key) for k, item in items]
@@ -167,14 +124,20 @@ def _allowed(findings: Iterable[Finding], allowed: Iterable[str | bytes]) -> lis
 
 
 def scan(document: Any, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
-    """Every secret in a parsed YAML/JSON document (``!!binary``, base64 and hex decoded first)."""
-    env = _env_secrets(os.environ if environ is None else environ)
-    findings: list[Finding] = []
-    for location, key, leaf in _walk(document):
-        data = leaf if isinstance(leaf, (bytes, bytearray)) else leaf.encode("utf-8", "surrogatepass")
-        findings.extend(_token_header(key, leaf, location or "document"))
-        findings.extend(_scan_bytes(bytes(data), location or "document", env))
-    return _allowed(findings, allowed)
+    """Every secret in a parsed YAML/JSON document (``!!binary``, base64 and hex decoded, compressed bodies
+    decompressed), and in what a client reads of it (harness.cassettes.views: streams assembled, blocks joined)."""
+    scanner = _Scanner(environ)
+    direct: list[Finding] = []
+    derived: list[Finding] = []
+    for location, key, value in _walk(document):
+        where = location or "document"
+        if isinstance(value, (dict, list)):
+            derived.extend(scanner.readings(views.joined(value, scanner.budget), where, 0))
+            continue
+        data = value if isinstance(value, (bytes, bytearray)) else value.encode("utf-8", "surrogatepass")
+        found = list(scanner.data(bytes(data), where))
+        direct.extend(found or _token_header(key, value, where))
+    return _allowed(_merged(direct, derived), allowed)
 
 
 def _unescaped(data: bytes) -> bytes:
@@ -199,19 +162,24 @@ def _unwrapped(data: bytes) -> tuple[bytes, list[int]]:
 
 
 def scan_text(data: bytes, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
-    """Every secret in raw text (comments and keys included): as written, unescaped, and unwrapped."""
-    env = _env_secrets(os.environ if environ is None else environ)
+    """Every secret in raw text (comments and keys included): as written, unescaped, unwrapped, and read as
+    harness.cassettes.views reads bytes (a compressed file, an event stream)."""
+    scanner = _Scanner(environ)
+    env = scanner.env
     findings: list[Finding] = []
     for how, text in (("", data), (", unescaped", _unescaped(data))):
         lines = [0] + [m.end() for m in re.finditer(rb"\n", text)]
-        for at, kind, value in _matches(text, env):
-            findings.append(Finding(f"line {bisect.bisect(lines, at)}{how}", kind, _mask(value) if value else "", value))
+        for at, kind, value in tokens.matches(text, env):
+            findings.append(Finding(f"line {bisect.bisect(lines, at)}{how}", kind, tokens.masked(value) if value else "", value))
     joined, starts = _unwrapped(_unescaped(data))
-    for at, kind, value in _matches(joined, env):
+    for at, kind, value in tokens.matches(joined, env):
+        if kind == "bearer token":
+            continue  # a bearer token is one word: joined, ``Bearer SCRUBBED`` and the next line's key would be one
         findings.append(Finding(f"line {bisect.bisect(starts, at)} (lines joined)", kind,
-                                _mask(value) if value else "", value))
-    for how, decoded in _decoded_runs(joined):
-        findings.extend(_scan_bytes(decoded, f"raw text ({how}-decoded)", env, 1))
+                                tokens.masked(value) if value else "", value))
+    for how, decoded in tokens.decoded_runs(joined):
+        findings.extend(scanner.data(decoded, f"raw text ({how}-decoded)", 1))
+    findings.extend(scanner.readings(views.readings(data, scanner.budget), "raw text", 0))
     return _allowed(findings, allowed)
 
 
@@ -231,15 +199,30 @@ def scan_both(document: Any, text: bytes, environ=None, allowed: Iterable[str | 
 
 
 def scan_file(path: Path, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
-    """Every secret in a YAML/JSON file (gzip too): its parsed values, and its raw text (see the module)."""
-    data = Path(path).read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = limits.gunzip(data)
+    """Every secret in a YAML/JSON file (gzip, bz2, xz, UTF-16 and UTF-32 too): its parsed values, and its raw text
+    (see the module)."""
+    data = _plain(Path(path).read_bytes())
     try:
         document = limits.load_yaml(data.decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError, limits.LimitError):
-        document = None  # the raw text still reads every byte
+        document = _json_lines(data)  # decoded events, one per line (as `import` reads them); else the raw text
     return scan_both(document, data, environ, allowed)
+
+
+def _plain(data: bytes) -> bytes:
+    """A file's text: decompressed (every gzip member), and from UTF-16 or UTF-32 re-encoded as UTF-8."""
+    codec = views.compression(data)
+    if codec and codec != "zlib":
+        data = limits.decompress(data, codec, limits.MAX_GUNZIP_BYTES)
+    encoding = views.text_encoding(data)
+    return data.decode(encoding, "replace").encode("utf-8") if encoding else data
+
+
+def _json_lines(data: bytes) -> list | None:
+    try:
+        return [json.loads(line) for line in data.splitlines() if line.strip()]
+    except (ValueError, RecursionError):
+        return None
 
 
 def _json_or_bytes(body: bytes) -> Any:

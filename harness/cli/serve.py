@@ -17,12 +17,14 @@ from harness.endpoint.faults import FaultError, Faults, parse_fault
 from harness.suite import roots
 from harness.suite.scenario import Scenario, ScenarioError, load_scenario
 from harness.endpoint.proxy import Conversations, RecordingProxy, describe, source_of
+from harness.endpoint.tapes import FolderBusy
 from harness.endpoint.responders import CassetteResponder
-from harness.endpoint.server import BedrockServer
+from harness.endpoint.server import IDLE_TIMEOUT, BedrockServer
 from harness.endpoint.upstream import Upstream, live_url
 
 __all__ = ["SERVE_KEEPS", "recording_upstream", "resolve_scenario", "serve"]
 
+log = logging.getLogger("harness.endpoint.server")
 SERVE_KEEPS = 0  # captured requests kept: nothing reads them after the log line, and serve may run for days
 
 
@@ -52,8 +54,8 @@ def _faults(texts: tuple[str, ...], scenario_faults, chunking: str, delay: float
 
 def _build(cassette, scenario_name, root, options) -> BedrockServer:
     """The server for the chosen mode; every configuration error becomes one usage line."""
-    texts, chunking, delay, scale, validate, port, loop = options
-    settings = {"validate": validate, "port": port, "keep_requests": SERVE_KEEPS, "loop": loop}
+    texts, chunking, delay, scale, validate, port, loop, idle = options
+    settings = {"validate": validate, "port": port, "keep_requests": SERVE_KEEPS, "loop": loop, "idle_timeout": idle}
     try:
         if cassette:  # a stream that breaks Bedrock's event grammar is refused, as `run` refuses it
             faults = _faults(texts, (), chunking, delay, scale)
@@ -76,17 +78,36 @@ def recording_upstream(url: str | None, region: str, profile: str | None, comman
         raise BadUsage(f"--upstream: {error}") from None
 
 
-def _recording(directory: Path, upstream: Upstream, port: int) -> tuple[BedrockServer, Conversations]:
-    """The recording proxy's server: Bedrock's rules are reported, never enforced (Bedrock answers for itself)."""
-    recorder = Conversations(directory, source=source_of(upstream.url))
-    proxy = BedrockServer(RecordingProxy(upstream, recorder), validate=False, port=port, keep_requests=SERVE_KEEPS)
-    return proxy, recorder
+class _Recording:
+    """What ``serve --record`` runs: the proxy's server, its recorder, and the proxy to finish on a signal."""
+
+    def __init__(self, directory: Path, upstream: Upstream, port: int, idle_timeout: float):
+        self.recorder = Conversations(directory, source=source_of(upstream.url))
+        self.proxy = RecordingProxy(upstream, self.recorder)
+        # Bedrock's rules are reported, never enforced (Bedrock answers for itself).
+        self.server = BedrockServer(self.proxy, validate=False, port=port, keep_requests=SERVE_KEEPS,
+                                    idle_timeout=idle_timeout)
+
+    def claim(self) -> None:
+        """Take the folder (one recorder at a time) and remove the temp files a killed recorder left in it."""
+        try:
+            removed = self.recorder.claim()
+        except (FolderBusy, OSError) as error:
+            raise BadUsage(f"serve --record: {error}") from None
+        if removed:
+            log.info("removed %d temp file(s) a recorder killed mid-write left: %s", len(removed),
+                     ", ".join(p.name for p in removed))
+
+    def stop(self, signame: str) -> None:
+        """Exchanges still streaming are written as far as they got, marked incomplete; then the server closes."""
+        self.proxy.finish(f"serve --record stopped ({signame}) while this exchange was in flight")
+        self.server.close()
 
 
-def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None = None, *, port: int = 0) -> None:
-    stop = threading.Event()
+def _serve_until_signalled(server: BedrockServer, recording: _Recording | None = None, *, port: int = 0) -> None:
+    stop, received = threading.Event(), []
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+        signal.signal(signum, lambda number, _: (received.append(signal.Signals(number).name), stop.set()))
     try:
         server.start()
     except OSError as error:  # e.g. the port is taken
@@ -96,10 +117,13 @@ def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None
     sys.stdout.flush()
     while not stop.wait(0.2):
         pass
-    server.close()
-    logging.getLogger("harness.endpoint.server").info("stopped after %d requests", server.request_count)
-    if recorder is not None:
-        click.echo(describe(recorder.tapes) or "recorded nothing", err=True)
+    if recording is not None:
+        recording.stop(received[0])
+    else:
+        server.close()
+    log.info("stopped after %d requests", server.request_count)
+    if recording is not None:
+        click.echo(describe(recording.recorder.tapes) or "recorded nothing", err=True)
 
 
 @click.command()
@@ -116,6 +140,9 @@ def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None
 @click.option("--scale", default=1.0, show_default=True, type=click.FloatRange(min=0), help="Multiply every delay.")
 @click.option("--no-validate", is_flag=True, help="Serve requests that break Bedrock's rules.")
 @click.option("--loop", is_flag=True, help="After the last turn, start the conversation again at turn 0.")
+@click.option("--idle-timeout", default=IDLE_TIMEOUT, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              metavar="SECONDS", help="Close a connection that waits this long for a request, or for its head and "
+                                      "body.")
 @click.option("--record", "record_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Recording proxy: forward to --upstream or --live, write one cassette per conversation in DIR.")
 @click.option("--upstream", metavar="URL", help="With --record: forward to this Bedrock endpoint.")
@@ -123,8 +150,8 @@ def _serve_until_signalled(server: BedrockServer, recorder: Conversations | None
 @click.option("--region", default=default_region, show_default="AWS_REGION or us-east-1",
               help="With --record: the region to sign for (and of real Bedrock with --live).")
 @click.option("--profile", help="With --record: AWS profile (same as AWS_PROFILE).")
-def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, scale, no_validate, loop, record_dir,
-          upstream, live, region, profile):
+def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, scale, no_validate, loop, idle_timeout,
+          record_dir, upstream, live, region, profile):
     """Serve Bedrock on 127.0.0.1 until interrupted; the first stdout line is the endpoint URL."""
     if sum(map(bool, (cassette, scenario, record_dir))) != 1:
         raise BadUsage("give exactly one of --cassette PATH, --emulate SCENARIO or --record DIR")
@@ -137,9 +164,11 @@ def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, sc
             raise BadUsage("serve --record: give exactly one of --upstream URL or --live")
         command = "serve --record --live" if live else "serve --record"
         forward = recording_upstream(upstream, region, profile, command, "serve --emulate")
-        _serve_until_signalled(*_recording(record_dir, forward, port), port=port)
+        recording = _Recording(record_dir, forward, port, idle_timeout)
+        recording.claim()
+        _serve_until_signalled(recording.server, recording, port=port)
         return
     if upstream or live:
         raise BadUsage("--upstream and --live go with --record DIR")
-    options = (fault_texts, chunking, delay, scale, not no_validate, port, loop)
+    options = (fault_texts, chunking, delay, scale, not no_validate, port, loop, idle_timeout)
     _serve_until_signalled(_build(cassette, scenario, root, options), port=port)

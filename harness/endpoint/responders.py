@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.cassettes.masking import MaskingFilter
 from harness.cassettes.vcr import same_body
 from harness.endpoint.emulator import render as emulator
 from harness.endpoint.emulator.derive import (
@@ -33,6 +34,7 @@ __all__ = ["DERIVABLE", "HTTP_ERRORS", "NO_ANTHROPIC_TWIN", "CassetteResponder",
            "render", "turn_seed"]
 
 log = logging.getLogger(__name__)
+log.addFilter(MaskingFilter())  # paths, queries and model ARNs are printed masked
 
 DERIVABLE = ("ConverseStream", "Converse")  # recorded operations a script is derived from
 # A whole Converse answer has no place for an in-stream failure: the call fails with the HTTP error (§1.5).

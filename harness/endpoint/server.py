@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import struct
 import sys
@@ -22,6 +23,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from harness.cassettes import cassette
+from harness.cassettes.masking import MaskingFilter
+from harness.endpoint import framing
+from harness.endpoint.deadlines import Deadlines
 from harness.endpoint.exchange import (INVALID_MODEL, MALFORMED_INPUT, MAX_BODY_BYTES, MAX_JSON_DEPTH,
                                        CapturedRequest, Reply, RequestError, Responder, error_reply, too_large)
 from harness.endpoint.faults import Delivery, Faults
@@ -30,9 +34,10 @@ from harness.endpoint.rules import converse as rules
 from harness.endpoint.rules import scope
 from harness.endpoint.rules.input_shape import valid_model_id
 
-__all__ = ["OPERATIONS", "BedrockServer"]
+__all__ = ["IDLE_TIMEOUT", "OPERATIONS", "BedrockServer"]
 
 log = logging.getLogger("harness.endpoint.server")
+log.addFilter(MaskingFilter())  # paths, queries and model ARNs are printed masked
 
 OPERATIONS = {
     "converse-stream": "ConverseStream",
@@ -40,6 +45,9 @@ OPERATIONS = {
     "invoke-with-response-stream": "InvokeModelWithResponseStream",
 }
 EVENT_STREAM = "application/vnd.amazon.eventstream"
+# Seconds a connection may wait for its next request, and then for that request's head and body, before it is
+# closed (an AWS load balancer's default idle timeout); a reply streams as long as it takes.
+IDLE_TIMEOUT = 60.0
 _RULED = ("ConverseStream", "Converse")
 PAIRED = frozenset({"ConverseStream", "Converse"})  # a paired session serves each turn once to each (streaming parity)
 
@@ -207,7 +215,7 @@ _REFUSALS = {501: (405, "UnknownOperationException")}
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, so SDKs reuse connections
     server_version = "bedrock-harness"
-    timeout = 120  # an idle keep-alive connection is dropped after this many seconds
+    timeout = 120  # a blocked read or write gives up after this many seconds (deadlines end idle ones sooner)
 
     def __getattr__(self, name: str):
         # Every method, however unusual (BREW, PRI from HTTP/2), reaches the session, which answers 404/405 in
@@ -219,18 +227,31 @@ class _Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """http.server's refusals (bad request line, HTTP version, oversized headers) in Bedrock's error shape."""
         status, kind = _REFUSALS.get(code, (code, "ValidationException"))
-        text = message or self.responses.get(code, ("Bad request",))[0]
+        self._refuse(status, kind, message or self.responses.get(code, ("Bad request",))[0])
+
+    def _refuse(self, status: int, kind: str, text: str) -> None:
+        """Answer ``status`` in Bedrock's error shape and close the connection (nothing after it is read)."""
         log.warning("%s: refused with %d: %s", self.requestline or "<no request line>", status, text)
         self.close_connection = True
         self.request_version = "HTTP/1.1"  # an unparsed line leaves HTTP/0.9, which would drop status and headers
         self._send_head(error_reply(status, kind, f"{text}."), None)
 
+    def handle_one_request(self) -> None:
+        self.server.deadlines.set(self.connection, self.server.idle_timeout)  # waiting for the next request
+        super().handle_one_request()
+
     def parse_request(self) -> bool:
-        """http.server's parse, less HTTP/0.9 (`GET /path` alone), whose replies carry no status or headers."""
+        """http.server's parse, less HTTP/0.9 (`GET /path` alone), whose replies carry no status or headers, and
+        less any head whose framing two readers could read two ways (harness.endpoint.framing)."""
+        self.server.deadlines.set(self.connection, self.server.idle_timeout)  # the head and body, from now on
         if not super().parse_request():
             return False
         if self.request_version == "HTTP/0.9":
             self.send_error(505, "Invalid HTTP version (0.9)")
+            return False
+        refused = framing.problem(self.headers, self.request_version)
+        if refused:
+            self._refuse(refused[0], "ValidationException", refused[1])
             return False
         return True
 
@@ -251,6 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._started, request = False, None
         try:
             request = self._capture()
+            self.server.deadlines.set(self.connection, None)  # answering: a reply may stream as long as it takes
             reply = self.server.session.answer(request)
             request.release()  # answered (a forwarded request holds its own bytes): before the client can read a byte
             self._write(request, reply)
@@ -294,16 +316,23 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length)
 
     def _read_chunked(self) -> bytes:
+        """A chunked body, read strictly (RFC 9112 §7.1): hex sizes only (no ``0x``, sign or ``_``, which int()
+        would take), CRLF after each chunk's data, at most _MAX_TRAILERS trailer lines; ValueError otherwise."""
         parts, total = [], 0
-        while size := int(self.rfile.readline(1024).split(b";")[0].strip() or b"0", 16):
+        while size := _chunk_size(self.rfile.readline(1024)):
             total += size
-            if size < 0 or total > self.server.max_body:
-                raise BodyTooLarge if size > 0 else ValueError(size)
+            if total > self.server.max_body:
+                raise BodyTooLarge
             parts.append(self.rfile.read(size))
-            self.rfile.readline(1024)
-        while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-            pass  # trailers
-        return b"".join(parts)
+            if self.rfile.readline(3) not in (b"\r\n", b"\n"):
+                raise ValueError("chunk data not followed by CRLF")
+        for _ in range(_MAX_TRAILERS):
+            line = self.rfile.readline(1024)
+            if line in (b"\r\n", b"\n"):
+                return b"".join(parts)
+            if not line.endswith(b"\n"):
+                break
+        raise ValueError("an unterminated or overlong trailer section")
 
     def _write(self, request: CapturedRequest, reply: Reply) -> None:
         if reply.stream is not None:
@@ -372,6 +401,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
 
 
+_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,15})(?:[ \t]*;[^\r\n]*)?\r?\n")
+_MAX_TRAILERS = 100
+
+
+def _chunk_size(line: bytes) -> int:
+    """The size a chunk-size line states (ValueError when it is not 1*HEXDIG [chunk-ext] CRLF)."""
+    found = _CHUNK_SIZE.fullmatch(line)
+    if not found:
+        raise ValueError(f"chunk size line {line[:40]!r}")
+    return int(found.group(1), 16)
+
+
 def _declared_length(headers) -> int:
     """The Content-Length header as a number (0 when absent); ValueError when it is not a decimal count."""
     text = (headers.get("Content-Length") or "0").strip()
@@ -399,8 +440,10 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1024  # the listen backlog: 200 clients connecting at once must never meet a reset
 
-    def __init__(self, session: _Session, port: int, max_body: int = MAX_BODY_BYTES):
-        self.session, self.max_body = session, max_body
+    def __init__(self, session: _Session, port: int, max_body: int = MAX_BODY_BYTES,
+                 idle_timeout: float = IDLE_TIMEOUT):
+        self.session, self.max_body, self.idle_timeout = session, max_body, idle_timeout
+        self.deadlines = Deadlines()
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
         super().__init__(("127.0.0.1", port), _Handler)
@@ -413,7 +456,12 @@ class _HTTPServer(ThreadingHTTPServer):
     def shutdown_request(self, request):
         with self._open_lock:
             self._open.discard(request)
+        self.deadlines.set(request, None)
         super().shutdown_request(request)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.deadlines.stop()
 
     def close_connections(self) -> None:
         """End every open keep-alive connection, so no handler thread outlives the session."""
@@ -441,8 +489,8 @@ class BedrockServer:
 
     def __init__(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True, port: int = 0,
                  keep_requests: int | None = None, max_body: int = MAX_BODY_BYTES, loop: bool = False,
-                 pairs: bool = False):
-        self._keep, self._max_body, self._loop = keep_requests, max_body, loop
+                 pairs: bool = False, idle_timeout: float = IDLE_TIMEOUT):
+        self._keep, self._max_body, self._loop, self._idle_timeout = keep_requests, max_body, loop, idle_timeout
         self._session = _Session(responder, faults or Faults(), validate, keep_requests, loop, pairs)
         self._port = port
         self._httpd: _HTTPServer | None = None
@@ -500,7 +548,7 @@ class BedrockServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def start(self) -> BedrockServer:
-        self._httpd = _HTTPServer(self._session, self._port, self._max_body)
+        self._httpd = _HTTPServer(self._session, self._port, self._max_body, self._idle_timeout)
         # A short poll interval keeps close() quick (one scenario = one server: it adds up over a suite).
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.005,), daemon=True)
         self._thread.start()

@@ -9,6 +9,7 @@ path is forwarded as the client encoded it (``%3A`` in model ids), which is what
 from __future__ import annotations
 
 import http.client
+import socket
 import ssl
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -64,6 +65,15 @@ class Forwarded:
 
     def read(self) -> bytes:
         return b"".join(self.pieces())
+
+    def close(self) -> None:
+        """Stop the answer from any thread: a read blocked in ``pieces()`` ends (a shut socket wakes it)."""
+        sock = self._connection.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed
 
 
 class Upstream:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.suite.report.baseline import BaselineError, load_baseline
+from harness.suite.report.common import code, one_line, printable
 
 __all__ = ["BEGIN", "END", "FLOOR_BEGIN", "FLOOR_END", "FLOOR_SUFFIX", "Floor", "TableError", "differences",
            "load_floors", "load_reports", "render", "render_floors", "replace_block", "table_block"]
@@ -106,16 +107,20 @@ def render_floors(floors: Sequence[Floor]) -> str:
     lines = ["| adapter | floor release | pass / fail / skip | newest release | pass / fail / skip | verdicts that differ |",
              "|---|---|---|---|---|---|"]
     for f in floors:
-        lines.append(f"| {f.floor['adapter']['name']} | {_version(f.floor)} | {_count(f.floor)} | "
+        lines.append(f"| {_name(f.floor)} | {_version(f.floor)} | {_count(f.floor)} | "
                      f"{_version(f.newest)} | {_count(f.newest)} | {len(differences(f))} |")
-    notes = [f"- **{f.floor['adapter']['name']}** `{scenario}`: {_cell(old)} at {_version(f.floor)}, {_cell(new)} at "
-             f"{_version(f.newest)}. {' '.join(f.explanations[scenario].split())}"
+    notes = [f"- **{_name(f.floor)}** {code(printable(scenario, False))}: {_cell(old)} at {_version(f.floor)}, {_cell(new)} at "
+             f"{_version(f.newest)}. {one_line(f.explanations[scenario])}"
              for f in floors for scenario, old, new in differences(f)]
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
+def _name(document: dict) -> str:
+    return one_line(str(document["adapter"]["name"])).replace("|", "\\|")
+
+
 def _version(document: dict) -> str:
-    return str(document["adapter"].get("version") or "?")
+    return one_line(str(document["adapter"].get("version") or "?")).replace("|", "\\|")
 
 
 def _cell(status: str) -> str:
@@ -134,12 +139,12 @@ def _count(document: dict) -> str:
 
 def render(documents: Sequence[dict]) -> str:
     """The markdown table: scenario rows, a column per report, the counts last."""
-    heads = [f"{d['adapter']['name']} {d['adapter'].get('version', '')}".strip() for d in documents]
+    heads = [f"{_name(d)} {_version(d) if d['adapter'].get('version') else ''}".strip() for d in documents]
     scenarios = sorted({r["scenario"] for d in documents for r in d["results"]})
     lines = ["| scenario | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
     for scenario in scenarios:
         cells = [_status(d, scenario) for d in documents]
-        lines.append(f"| {scenario} | " + " | ".join(_cell(c) for c in cells) + " |")
+        lines.append(f"| {one_line(scenario)} | " + " | ".join(_cell(c) for c in cells) + " |")
     lines.append(f"| **{' / '.join(_COUNTED)}** | " + " | ".join(_count(d) for d in documents) + " |")
     return "\n".join(lines) + "\n"
 

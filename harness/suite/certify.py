@@ -22,7 +22,7 @@ from harness.version import __version__
 from harness.suite import report
 from harness.cassettes.files import write_through
 from harness.suite.report.as_junit import add_properties
-from harness.suite.report.common import cassette_sha256, versions
+from harness.suite.report.common import cassette_sha256, code, fence, one_line, printable, shown_info, versions
 from harness.suite.results import Result
 from harness.suite.runner import run as run_scenarios
 from harness.suite.scenario import Scenario
@@ -70,8 +70,8 @@ def _cassette(cert: Certification, sid: str) -> dict:
 
 def _how(cert: Certification) -> str:
     if "command" in cert.adapter:
-        return f"subprocess `{cert.adapter['command']}`"
-    return f"in-process `{cert.adapter.get('spec') or cert.adapter['name']}`"
+        return f"subprocess {code(printable(cert.adapter['command'], False))}"
+    return f"in-process {code(printable(cert.adapter.get('spec') or cert.adapter['name'], False))}"
 
 
 # ---- json ----
@@ -110,18 +110,16 @@ def render_html(cert: Certification) -> str:
 # ---- markdown ----
 
 def _cell(text: str, width: int | None = None) -> str:
-    line = " ".join(str(text).split())
-    line = line if width is None or len(line) <= width else line[: width - 3] + "..."
-    return line.replace("|", "\\|")
+    return one_line(str(text), width).replace("|", "\\|")
 
 
 def _header(cert: Certification) -> list[str]:
-    info, v = cert.adapter, cert.versions
+    info, v = shown_info(cert.adapter), cert.versions
     counts = ", ".join(f"{n} {status}" for status, n in report.summary(cert.results).items() if n)
-    return [f"# Certification: `{info['name']}` {info['version']}".rstrip(), "",
+    return [f"# Certification: {code(info['name'])} {_cell(info['version'])}".rstrip(), "",
             "| | |", "|---|---|",
-            f"| adapter | `{info['name']}` {info['version']}, {_cell(_how(cert))} |",
-            f"| capabilities | {', '.join(info['capabilities']) or 'none declared'} |",
+            f"| adapter | {code(info['name'])} {_cell(info['version'])}, {_how(cert)} |",
+            f"| capabilities | {_cell(', '.join(info['capabilities'])) or 'none declared'} |",
             (f"| harness | bedrock-harness {v['harness']}, botocore {v['botocore']}, boto3 {v['boto3']}, "
              f"Python {v['python']} |"),
             f"| date | {cert.date} |",
@@ -130,12 +128,12 @@ def _header(cert: Certification) -> list[str]:
 
 def _findings(result: Result) -> list[str]:
     """A failing scenario's reason and each failing turn's diff and request problems, as fenced blocks."""
-    lines = [f"### `{result.scenario}`: {result.status}", "", "```", result.reason, "```"]
+    lines = [f"### {code(printable(result.scenario, False))}: {result.status}", "", *fence(printable(result.reason))]
     for turn in (t for t in result.turns if not t.ok):
         if turn.chunk_text():
-            lines += ["", f"turn {turn.index} chunks:", "", "```", turn.chunk_text(), "```"]
+            lines += ["", f"turn {turn.index} chunks:", "", *fence(printable(turn.chunk_text()))]
         for problem in turn.request_texts():
-            lines += ["", f"turn {turn.index} request:", "", "```", problem, "```"]
+            lines += ["", f"turn {turn.index} request:", "", *fence(printable(problem))]
     return lines + [""]
 
 
@@ -144,7 +142,7 @@ def render_markdown(cert: Certification) -> str:
     lines = _header(cert) + ["## Verdicts", "", "| scenario | status | reason | cassette sha256 |", "|---|---|---|---|"]
     for r in cert.results:
         sha = _cassette(cert, r.scenario)["sha256"]
-        lines.append(f"| `{r.scenario}` | {r.status} | {_cell(r.reason, REASON_WIDTH if r.failing else None)} | "
+        lines.append(f"| {code(printable(r.scenario, False))} | {r.status} | {_cell(r.reason, REASON_WIDTH if r.failing else None)} | "
                      f"{f'`{sha}`' if sha else 'missing'} |")
     failing = [r for r in cert.results if r.failing]
     if failing:

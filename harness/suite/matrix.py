@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from harness.suite import report
+from harness.suite.report.common import code, one_line, printable
 from harness.suite.results import Result
 from harness.version import __version__
 
@@ -64,25 +65,25 @@ def describe(row: Row) -> str:
 
 def render_text(rows: Sequence[Row], adapter: str) -> str:
     """A line per release (``describe``)."""
-    width = max([len("release")] + [len(row.release) for row in rows])
-    lines = [f"adapter {adapter}", f"{'release':<{width}}  verdicts"]
-    return "\n".join(lines + [f"{row.release:<{width}}  {describe(row)}" for row in rows]) + "\n"
+    width = max([len("release")] + [len(one_line(row.release)) for row in rows])
+    lines = [f"adapter {printable(adapter, False)}", f"{'release':<{width}}  verdicts"]
+    return "\n".join(lines + [f"{one_line(row.release):<{width}}  {one_line(describe(row))}" for row in rows]) + "\n"
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    return one_line(text).replace("|", "\\|")
 
 
 def render_markdown(rows: Sequence[Row], adapter: str) -> str:
     """A row per release (counts, or why it cannot run), then the scenario x release grid."""
-    lines = [f"**bedrock-harness {__version__}**, adapter `{adapter}`", "",
+    lines = [f"**bedrock-harness {__version__}**, adapter {code(printable(adapter, False))}", "",
              "| release | verdicts | not passing |", "|---|---|---|"]
-    lines += [f"| {row.release} | {_cell(_counts(row)) if not row.why else 'cannot run: ' + _cell(row.why)} | "
+    lines += [f"| {_cell(row.release)} | {_cell(_counts(row)) if not row.why else 'cannot run: ' + _cell(row.why)} | "
               f"{_cell(_not_passing(row))} |" for row in rows]
-    lines += ["", "| scenario | " + " | ".join(row.release for row in rows) + " |", "|---" * (len(rows) + 1) + "|"]
+    lines += ["", "| scenario | " + " | ".join(_cell(row.release) for row in rows) + " |", "|---" * (len(rows) + 1) + "|"]
     for scenario in _scenarios(rows):
         cells = [row.status(scenario) for row in rows]
-        lines.append(f"| {scenario} | " + " | ".join(c if c in ("pass", "skip") else f"**{c}**" for c in cells) + " |")
+        lines.append(f"| {_cell(scenario)} | " + " | ".join(c if c in ("pass", "skip") else f"**{c}**" for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
 

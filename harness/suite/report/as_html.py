@@ -9,10 +9,10 @@ finding, ``#none`` collapses them again.
 from __future__ import annotations
 
 import re
-from html import escape
+import html
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness.suite.report.common import adapter_info, counted, summary, unprefixed, versions
+from harness.suite.report.common import counted, printable, shown_info, summary, unprefixed, versions
 from harness.suite.results import Result, TurnResult
 
 __all__ = ["render_html"]
@@ -62,10 +62,15 @@ sync();
 _COLUMNS = ("scenario", "status", "time", "reason", "cassette")
 
 
+def escape(text: str) -> str:
+    """HTML-escaped, control characters written as their escapes (an adapter's text is text from anywhere)."""
+    return html.escape(printable(text))
+
+
 def render_html(results: Sequence[Result], adapter: Any = None, cassettes: Mapping[str, dict] | None = None,
                 facts: Mapping[str, str] | None = None) -> str:
     """The report as one HTML file; ``facts`` (label -> text) replace the default versions line."""
-    info = adapter_info(adapter)
+    info = shown_info(adapter)
     title = f"bedrock-harness: {info['name'] or 'adapter'} {info['version']}".rstrip()
     body = [*_header(results, info, facts), *_table(results, cassettes or {}),
             f"<footer>{escape(_versions_text(versions()))}</footer>"]

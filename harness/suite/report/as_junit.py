@@ -11,7 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping, Sequence
 
-from harness.suite.report.common import adapter_info, details, one_line, summary
+from harness.suite.report.common import details, one_line, printable, shown_info, summary
 from harness.suite.results import Result
 from harness.version import __version__
 
@@ -22,7 +22,7 @@ _ELEMENT = {"fail": "failure", "xpass": "failure", "error": "error", "skip": "sk
 
 def render_junit(results: Sequence[Result], adapter: Any = None, cassettes: Mapping[str, dict] | None = None) -> str:
     """One testsuite, one testcase per scenario (classname: the suite, name: the scenario id)."""
-    info, counts = adapter_info(adapter), summary(results)
+    info, counts = shown_info(adapter), summary(results)
     attrs = {"name": f"bedrock-harness {info['name']}".rstrip(), "tests": str(len(results)),
              "failures": str(counts["fail"] + counts["xpass"]), "errors": str(counts["error"]),
              "skipped": str(counts["skip"]), "time": f"{sum(r.duration_s for r in results):.3f}"}
@@ -47,7 +47,7 @@ def add_properties(parent: ET.Element, values: Mapping[str, Any]) -> None:
 
 
 def _case_properties(result: Result, cassettes: Mapping[str, dict] | None) -> dict:
-    values = {result.status: result.reason} if result.status in ("xfail", "warn") else {}
+    values = {result.status: printable(result.reason)} if result.status in ("xfail", "warn") else {}
     if cassettes is not None:
         cassette = cassettes.get(result.scenario) or {}
         values.update(cassette=cassette.get("path") or "none", cassette_sha256=cassette.get("sha256") or "missing")
@@ -55,7 +55,8 @@ def _case_properties(result: Result, cassettes: Mapping[str, dict] | None) -> di
 
 
 def _testcase(suite: ET.Element, result: Result, cassettes: Mapping[str, dict] | None) -> None:
-    case = ET.SubElement(suite, "testcase", {"classname": result.scenario.split("/", 1)[0], "name": result.scenario,
+    scenario = printable(result.scenario, False)
+    case = ET.SubElement(suite, "testcase", {"classname": scenario.split("/", 1)[0], "name": scenario,
                                              "time": f"{result.duration_s:.3f}"})
     properties = _case_properties(result, cassettes)
     if properties:

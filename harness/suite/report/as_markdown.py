@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from harness.suite.report.common import adapter_info, one_line, summary_line
+from harness.suite.report.common import code, one_line, printable, shown_info, summary_line
 from harness.suite.results import Result
 from harness.version import __version__
 
@@ -17,9 +17,9 @@ def _cell(text: str) -> str:
 
 def render_markdown(results: Sequence[Result], adapter: Any = None) -> str:
     """A markdown table: scenario, status, reason, duration."""
-    info = adapter_info(adapter)
-    caps = ", ".join(info["capabilities"]) or "none declared"
-    lines = [f"**bedrock-harness {__version__}**, adapter `{info['name'] or '?'}` {info['version']} "
+    info = shown_info(adapter)
+    caps = _cell(", ".join(info["capabilities"])) or "none declared"
+    lines = [f"**bedrock-harness {__version__}**, adapter {code(info['name'] or '?')} {_cell(info['version'])} "
              f"(capabilities: {caps})".rstrip(), "", "| scenario | status | reason | duration |", "|---|---|---|---:|"]
-    lines += [f"| `{r.scenario}` | {r.status} | {_cell(r.reason)} | {r.duration_s:.2f}s |" for r in results]
+    lines += [f"| {code(printable(r.scenario, False))} | {r.status} | {_cell(r.reason)} | {r.duration_s:.2f}s |" for r in results]
     return "\n".join(lines + ["", summary_line(results)]) + "\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from harness.suite.report.common import adapter_info, details, one_line, summary_line, unprefixed
+from harness.suite.report.common import details, one_line, printable, shown_info, summary_line, unprefixed
 from harness.suite.results import Result
 
 __all__ = ["REASON_WIDTH", "render_text"]
@@ -14,12 +14,12 @@ REASON_WIDTH = 100  # the table cuts reasons here unless verbose; the findings b
 
 def render_text(results: Sequence[Result], adapter: Any = None, verbose: bool = False) -> str:
     """The table and the findings; ``verbose``: reasons never cut, and findings for skips and xfails too."""
-    info = adapter_info(adapter)
+    info = shown_info(adapter)
     head = [f"adapter {info['name']} {info['version']}".rstrip()] if info["name"] else []
-    width = max([len("scenario")] + [len(r.scenario) for r in results])
+    width = max([len("scenario")] + [len(printable(r.scenario, False)) for r in results])
     cut = None if verbose else REASON_WIDTH
     rows = [f"{'scenario':<{width}}  {'status':<6}  {'time':>7}  reason"]
-    rows += [f"{r.scenario:<{width}}  {r.status:<6}  {r.duration_s:>6.2f}s  {_reason(r, cut)}".rstrip() for r in results]
+    rows += [f"{printable(r.scenario, False):<{width}}  {r.status:<6}  {r.duration_s:>6.2f}s  {_reason(r, cut)}".rstrip() for r in results]
     shown = [r for r in results if r.failing or r.status == "warn" or (verbose and r.status != "pass")]
     notes = [] if verbose or not _cut_hidden(results) else [f"(reasons cut at {REASON_WIDTH} characters; -v shows "
                                                            "them whole)"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import platform
+import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -14,8 +15,46 @@ from harness.suite.results import STATUSES, Result, failing
 from harness.suite.runner import cassette_path, scenario_root
 from harness.version import __version__
 
-__all__ = ["adapter_info", "cassette_files", "cassette_sha256", "counted", "details", "exit_code", "indent", "one_line",
-           "summary", "summary_line", "unprefixed", "versions"]
+__all__ = ["adapter_info", "cassette_files", "cassette_sha256", "code", "counted", "details", "exit_code", "fence",
+           "indent", "one_line", "printable", "shown_info", "summary", "summary_line", "unprefixed", "versions"]
+
+# What a report writes as an escape instead of the character itself: C0 and C1 controls (a terminal escape
+# sequence, CR, backspace, BEL), DEL, and the invisible characters that reorder or break lines (bidi overrides and
+# isolates, U+2028/U+2029, a BOM). An adapter's name, version, reasons and tracebacks are text from anywhere.
+_UNPRINTABLE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff"
+_ESCAPED = {True: re.compile(f"[{_UNPRINTABLE}]"), False: re.compile(f"[{_UNPRINTABLE}\n]")}
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+
+
+def _escape(character: str) -> str:
+    code_point = ord(character)
+    return _NAMED.get(character) or (f"\\x{code_point:02x}" if code_point < 0x100 else f"\\u{code_point:04x}")
+
+
+def printable(text: Any, multiline: bool = True) -> str:
+    """``text`` with every control character written as its escape (``\\x1b``, ``\\u202e``, ``\\r``); line breaks
+    kept when ``multiline``, else written ``\\n`` too. JSON needs none of it: it escapes for itself."""
+    return _ESCAPED[multiline].sub(lambda m: _escape(m.group()), str(text))
+
+
+def shown_info(adapter: Any) -> dict:
+    """``adapter_info`` as a human report shows it: name, version and capabilities each one printable line."""
+    info = adapter_info(adapter)
+    return {**info, "name": printable(info["name"], False), "version": printable(info["version"], False),
+            "capabilities": [printable(c, False) for c in info["capabilities"]]}
+
+
+def code(text: str) -> str:
+    """A markdown code span holding ``text`` whatever backticks it has (``| `` escaped: it sits in tables)."""
+    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{ticks}{padded}{ticks}".replace("|", "\\|")
+
+
+def fence(text: str) -> list[str]:
+    """``text`` as a fenced markdown block whose fence no line of it can close."""
+    ticks = "`" * max(3, max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return [ticks, text, ticks]
 
 
 def adapter_info(adapter: Any) -> dict:
@@ -73,7 +112,8 @@ def counted(n: int, noun: str) -> str:
 
 
 def one_line(text: str, width: int | None = None) -> str:
-    line = " ".join(text.split())
+    """``text`` on one printable line (whitespace runs made one space), cut at ``width``."""
+    line = printable(" ".join(text.split()), False)
     return line if width is None or len(line) <= width else line[: width - 3] + "..."
 
 
@@ -88,13 +128,14 @@ def indent(text: str, spaces: int) -> list[str]:
 
 def details(result: Result) -> str:
     """A scenario's reason (when no turn says more) and per-turn findings, indented: failures, then warnings with
-    their reasons."""
+    their reasons; printable (see there)."""
     shown = [turn for turn in result.turns if not turn.ok or turn.warnings]
-    lines = [f"== {result.scenario}: {result.status}"] + ([] if shown else indent(result.reason, 2))
+    lines = [f"== {printable(result.scenario, False)}: {result.status}"] + (
+        [] if shown else indent(printable(result.reason), 2))
     for turn in shown:
         lines.append(f"  turn {turn.index}:")
         for text in [turn.chunk_text(), *turn.request_texts()]:
-            lines += indent(text, 4) if text else []
+            lines += indent(printable(text), 4) if text else []
         for warned in turn.warnings:
-            lines += [f"    warning ({warned.reason}):", *indent(warned.finding, 6)]
+            lines += [f"    warning ({printable(warned.reason)}):", *indent(printable(warned.finding), 6)]
     return "\n".join(lines)

@@ -1,0 +1,147 @@
+"""What a secret looks like: the token formats the scan knows (harness.cassettes.secrets), the decoding of base64
+and hex runs it reads through, and the masked sample a finding or a log line shows instead of the secret.
+
+What counts: AWS access key ids, session tokens (``IQoJ``/``FwoG`` and the legacy ``FQoG``/``AQoD``), a bare
+40-character secret access key, Bedrock API keys (long- and short-term), SigV4 signatures, real account ids in
+ARNs, the values of the AWS credential variables in the environment, and the common tokens of other services:
+bearer tokens, OpenAI, Anthropic, GitHub, GitLab, Slack, Stripe, Google, Hugging Face and npm keys, JSON web tokens
+and PEM private keys. Our own table, not ``detect-secrets``: its regex plugins know 7 of these 18 formats (no AWS
+secret key without a keyword beside it, no session token, Bedrock key, bearer token, current OpenAI or Anthropic
+key, fine-grained GitHub token, Google, Hugging Face or npm token), its entropy and keyword plugins flag every
+reasoning signature, and it reads five times slower per line.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Iterator
+
+__all__ = ["decoded_runs", "env_secrets", "masked", "matches", "secret_spans"]
+
+# Each names a format its issuer documents, by its fixed prefix; none needs a boundary before it, so a key glued
+# after other letters is found too. Bearer tokens count from 20 characters (``Bearer SCRUBBED`` is what scrubbing
+# leaves), project-scoped OpenAI keys from 40 (``desk-proj-`` in a sentence is no key). Each pattern runs only on
+# data holding one of its literal needles (a bytes search): most values hold none, and one regex per format (or
+# one alternation of them all) costs more than the whole rest of the scan.
+_PATTERNS = (
+    ("AWS access key id", (b"A3T", b"AKIA", b"ASIA", b"ABIA", b"ACCA"),
+     rb"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
+    ("AWS session token", (b"FwoG", b"IQoJ", b"FQoG", b"AQoD"), rb"(?:FwoG|IQoJ|FQoG|AQoD)[A-Za-z0-9+/=]{20,}"),
+    ("Bedrock API key", (b"ABSK", b"bedrock-api-key-"), rb"(?:ABSK|bedrock-api-key-)[A-Za-z0-9+/=]{20,}"),
+    ("SigV4 signature", (b"Signature=",), rb"Signature=[0-9a-f]{64}"),
+    ("AWS account id", (b"arn:aws",), rb"arn:aws[a-z-]*:[a-z0-9-]*:[a-z0-9-]*:(?!111111111111)\d{12}(?!\d)"),
+    ("bearer token", (b"earer", b"EARER"), rb"[Bb][Ee][Aa][Rr][Ee][Rr][ \t]+[A-Za-z0-9._~+/-]{20,}=*"),
+    ("OpenAI API key", (b"sk-",), rb"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{20}T3BlbkFJ"),
+    ("Anthropic API key", (b"sk-ant-",), rb"sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{32,}"),
+    ("GitHub token", (b"gh", b"github_pat_"), rb"gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{50,}"),
+    ("GitLab token", (b"glpat-",), rb"glpat-[A-Za-z0-9_-]{20}"),
+    ("Slack token", (b"xox",), rb"xox[abposr]-[0-9A-Za-z-]{10,}"),
+    ("Stripe key", (b"k_live_",), rb"[rs]k_live_[0-9A-Za-z]{20,}"),
+    ("Google API key", (b"AIza",), rb"AIza[0-9A-Za-z_-]{35}"),
+    ("Hugging Face token", (b"hf_",), rb"hf_[A-Za-z0-9]{30,}"),
+    ("npm token", (b"npm_",), rb"npm_[A-Za-z0-9]{36}"),
+    ("JSON web token", (b"eyJ",), rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("private key", (b"PRIVATE KEY-----",), rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+                                            rb"(?:[\s\S]{0,8192}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?"),
+)
+_COMPILED = tuple((kind, needles, re.compile(pattern)) for kind, needles, pattern in _PATTERNS)
+# A secret access key: a run of exactly 40 characters of base64's alphabet, with upper and lower case letters and a
+# digit (hex digests have no capitals; base64 blobs are longer, so no run inside one is bounded like this). A ``=``
+# may follow (``key=`` pairs): no base64 text of 40 characters ends in padding.
+_SECRET_KEY = re.compile(rb"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/])")
+_CLASSES = (re.compile(rb"[A-Z]"), re.compile(rb"[a-z]"), re.compile(rb"[0-9]"))
+_ENV_SECRETS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK")
+_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX_RUN = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")  # no repeated group: sre stacks those
+_MIN_ENV_SECRET = 12  # shorter values (``testing``) are dummies, and would match everywhere
+
+
+def masked(secret: bytes) -> str:
+    """A sample of a secret that does not give it away: its first four and last two characters."""
+    text = secret.decode("ascii", "replace")
+    return f"{text[:4]}…{text[-2:]}" if len(text) > 8 else "…"
+
+
+def env_secrets(env) -> list[tuple[str, bytes]]:
+    """(variable name, value) of each AWS credential variable in ``env`` long enough to be a real secret."""
+    values = ((name, env.get(name) or "") for name in _ENV_SECRETS)
+    return [(name, value.encode()) for name, value in values if len(value) >= _MIN_ENV_SECRET]
+
+
+def _b64decode(run: bytes) -> bytes | None:
+    if run.endswith(b"="):  # padding pins the end, so drop stray leading characters (``id...`` glued on)
+        run = run[len(run) % 4 :]
+    core = run.rstrip(b"=")
+    padded = core + b"=" * (-len(core) % 4)
+    for decode in (lambda b: base64.b64decode(b, validate=True), base64.urlsafe_b64decode):
+        try:
+            return decode(padded)
+        except (binascii.Error, ValueError):
+            continue
+    return None
+
+
+def decoded_runs(data: bytes) -> Iterator[tuple[str, bytes]]:
+    """("base64" or "hex", decoded bytes) of every run of ``data`` that decodes so."""
+    for run in _BASE64_RUN.finditer(data):
+        decoded = _b64decode(run.group(0))
+        if decoded and decoded != run.group(0):
+            yield "base64", decoded
+    for run in _HEX_RUN.finditer(data):
+        text = run.group(0)
+        yield "hex", bytes.fromhex(text[: len(text) // 2 * 2].decode())
+
+
+def _wrapped_tail(data: bytes, match: re.Match) -> bool:
+    """Whether a 40-character run is the last line of base64 wrapped over lines (``!!binary |``), not a key."""
+    start = data.rfind(b"\n", 0, match.start()) + 1
+    if data[start : match.start()].strip() or not start:
+        return False
+    above = data[data.rfind(b"\n", 0, start - 1) + 1 : start].strip()
+    return bool(re.fullmatch(rb"[A-Za-z0-9+/]{40,}", above)) and len(above) > len(match.group(0))
+
+
+def _random(token: bytes) -> bool:
+    """Whether a token mixes at least two of upper case, lower case and digits, as random ones do (placeholders
+    such as ``Bearer test_aws_authorization`` do not)."""
+    return sum(1 for c in _CLASSES if c.search(token)) >= 2
+
+
+def matches(data: bytes, env) -> Iterator[tuple[int, str, bytes]]:
+    """(offset, kind, value) of every secret in ``data`` as it is."""
+    for kind, needles, pattern in _COMPILED:
+        for needle in needles:  # a plain loop: a generator per format costs more than the searches
+            if needle in data:
+                break
+        else:
+            continue
+        for m in pattern.finditer(data):
+            if kind != "bearer token" or _random(m.group(0)[7:]):
+                yield m.start(), kind, m.group(0)
+    yield from ((m.start(), "AWS secret access key", m.group(0)) for m in _SECRET_KEY.finditer(data)
+                if all(c.search(m.group(0)) for c in _CLASSES) and not _wrapped_tail(data, m))
+    for name, value in env:
+        at = data.find(value)
+        if at >= 0:
+            yield at, f"the value of ${name}", b""
+
+
+def secret_spans(data: bytes, env) -> list[tuple[int, int]]:
+    """Where ``data`` holds a secret: each match, each value of ``env``, and each base64 or hex run whose decoding
+    holds one; sorted, overlapping spans merged."""
+    spans = [(at, at + len(value)) for at, _, value in matches(data, env) if value]
+    spans += [(m.start(), m.end()) for _, value in env for m in re.finditer(re.escape(value), data)]
+    for run in [*_BASE64_RUN.finditer(data), *_HEX_RUN.finditer(data)]:
+        text = run.group(0)
+        decoded = _b64decode(text) if run.re is _BASE64_RUN else bytes.fromhex(text[: len(text) // 2 * 2].decode())
+        if decoded and next(matches(decoded, env), None):
+            spans.append(run.span())
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
