@@ -1,4 +1,6 @@
-"""The LiteLLM shim: its history and chunk mapping, its verdicts against the baseline, and that it stays offline.
+"""The LiteLLM shim: its verdicts against the baseline, both calls of streaming parity, the persisted variant, what
+the harness finds in a malformed message LiteLLM holds, and that it stays offline (the format mapping, which needs
+no LiteLLM, is tests/test_shim_litellm_format.py).
 
 Skipped unless litellm is installed (tox env ``shim-litellm``). Known failures must fail for the documented
 reason (the report shows the evidence); every other scenario run here must pass.
@@ -41,7 +43,7 @@ def _watch_network(event: str, args: tuple) -> None:
 sys.addaudithook(_watch_network)
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.adapters import CAPABILITIES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import litellm as shim
 
 # What the shim's import (litellm's included) reached; tests look only at what they themselves add (other tests in
@@ -56,6 +58,7 @@ from harness.suite.scenario import discover
 # Only after the shim, whose import of litellm is offline (a bare `import litellm` fetches a price map).
 types = importlib.import_module("litellm.types.utils")
 
+from shim_parity import assert_found, assert_passes, natives, paired_turns  # noqa: E402
 from shim_verdicts import (  # noqa: E402
     assert_baseline_lists,
     assert_refused,
@@ -111,13 +114,29 @@ def _floor() -> str:
     return extra.group(1)
 
 
+# Found since the committed certification (1.106.2, before streaming parity), which the lead's re-certification
+# moves into the baselines. At the newest release (1.110.2): stream_chunk_builder keeps a thinking block only once a
+# signature closes it (get_combined_thinking_content), the non-streamed message keeps an unsigned one too; the
+# non-streamed transformation moves Nova's <thinking> text out of the content (parse_content_for_reasoning in
+# _translate_message_content), the stream keeps it as text.
+FOUND_NEWEST = {
+    "edge/empty-text-before-reasoning": "native thinking_blocks: streamed a null null, non-streamed a list",
+    "edge/nova-style": "native reasoning_content: streamed nothing / non-streamed 'The user wants the contents",
+    "edge/nova-parallel-calls": "native content: streamed '<thinking>The user wants the weather in two cities.",
+}
+# Listed in the committed baseline, passing at the newest release: the end_turn stop of a complete call comes back as
+# tool_calls (1.110.2's map), and redacted thinking is held as Claude's own string and sent back wrapped again.
+PASSING_NEWEST = {"edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool"}
+FOUND_FLOOR: dict[str, str] = {}
+
 # The installed release picks the certification its verdicts are checked against (tox: shim-litellm, -oldest).
 AT_FLOOR = importlib.metadata.version("litellm") == _floor()
 CERTIFIED, KNOWN = ("litellm.floor", KNOWN_FLOOR) if AT_FLOOR else ("litellm", KNOWN_NEWEST)
+FOUND, PASSING = (FOUND_FLOOR, set()) if AT_FLOOR else (FOUND_NEWEST, PASSING_NEWEST)
 # edge/zero-arg-tool passes: litellm adds "required": [], which the request comparison reads as absent.
 CHECKED = sorted({"core/parallel-calls", "core/round-trip", "core/thinking-tools", "edge/cache-usage",
                   "edge/guardrail-intervened", "edge/two-signed-reasoning-blocks", "edge/zero-arg-tool",
-                  "faults/truncated-stream"} | set(KNOWN_NEWEST) | set(KNOWN_FLOOR))
+                  "faults/truncated-stream"} | set(KNOWN_NEWEST) | set(KNOWN_FLOOR) | set(FOUND_NEWEST))
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 
 
@@ -137,7 +156,10 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.name == "litellm"
     assert adapter.version == importlib.metadata.version("litellm")
     assert adapter.capabilities <= CAPABILITIES
-    assert {"streaming", "redacted_reasoning", "cache_usage", OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
+    assert {"streaming", "redacted_reasoning", "cache_usage", OWN_HISTORY, USAGE_INCLUDES_CACHE,
+            NON_STREAMING} <= adapter.capabilities
+    assert set(adapter.native_differences) == {"tool_calls[*].index", "tool_calls[*].function.arguments",
+                                               "provider_specific_fields"}
 
 
 def test_baseline_lists_exactly_the_known_failures():
@@ -147,33 +169,12 @@ def test_baseline_lists_exactly_the_known_failures():
 
 @pytest.mark.parametrize("sid", CHECKED)
 def test_verdict_matches_the_baseline(adapter, sid):
-    assert_verdict(adapter, CERTIFIED, sid, KNOWN)
-
-
-def test_history_maps_to_openai_messages_the_way_a_litellm_app_holds_them():
-    turn = {"system": "sys", "messages": [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": [
-            {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
-            {"type": "redacted_thinking", "data": "b3BhcXVl"},
-            {"type": "text", "text": "calling"},
-            {"type": "tool_use", "id": "t1", "name": "f", "input": {}},
-            {"type": "tool_use", "id": "t2", "name": "g", "input": {"a": [1]}}]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True},
-            {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "ok"}]},
-            {"type": "text", "text": "and?"}]}]}
-    assert shim.to_openai(turn) == [
-        {"role": "system", "content": "sys"},
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": "calling", "reasoning_content": "hmm",
-         "thinking_blocks": [{"type": "thinking", "thinking": "hmm", "signature": "SIG"},
-                             {"type": "redacted_thinking", "data": "b3BhcXVl"}],
-         "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
-                        {"id": "t2", "type": "function", "function": {"name": "g", "arguments": '{"a": [1]}'}}]},
-        {"role": "tool", "tool_call_id": "t1", "content": "boom"},
-        {"role": "tool", "tool_call_id": "t2", "content": [{"type": "text", "text": "ok"}]},
-        {"role": "user", "content": [{"type": "text", "text": "and?"}]}]
+    if sid in FOUND:
+        assert_found(adapter, sid, FOUND[sid])
+    elif sid in PASSING:
+        assert_passes(adapter, sid)
+    else:
+        assert_verdict(adapter, CERTIFIED, sid, KNOWN)
 
 
 def test_completion_kwargs_point_litellm_at_the_endpoint():
@@ -190,33 +191,8 @@ def test_completion_kwargs_point_litellm_at_the_endpoint():
                                                                  "parameters": {"type": "object", "properties": {}}}}]
     assert (kwargs["tool_choice"], kwargs["temperature"], kwargs["max_tokens"]) == ("required", 0, 64)
     assert kwargs["thinking"] == {"type": "enabled", "budget_tokens": 1024}
-    assert shim._tool_choice({"name": "f"}) == {"type": "function", "function": {"name": "f"}}
     auto = {**turn, "options": {**turn["options"], "tool_choice": "auto"}}
     assert "tool_choice" not in shim.completion_kwargs(auto, endpoint)  # Bedrock's default, left out
-    assert shim._part({"json": [1, 2]}) == {"type": "text", "text": "[1, 2]"}
-
-
-def test_stream_chunks_map_back():
-    delta = types.Delta(content="hi", thinking_blocks=[{"type": "thinking", "thinking": "", "signature": "S"},
-                                                 {"type": "redacted_thinking", "data": "QUJD"}],
-                  tool_calls=[{"id": "t1", "type": "function", "function": {"name": "f", "arguments": ""}, "index": 0}])
-    later = types.Delta(tool_calls=[{"type": "function", "function": {"arguments": '{"a"'}, "index": 0}])
-    first = types.ModelResponseStream(choices=[types.StreamingChoices(delta=delta)])
-    second = types.ModelResponseStream(choices=[types.StreamingChoices(delta=later, finish_reason="tool_calls")])
-    assert list(shim.chunks_from_stream_chunk(first)) == [
-        {"type": "reasoning", "signature": "S"}, {"type": "redacted_reasoning", "data": "QUJD"},
-        {"type": "text", "text": "hi"}, {"type": "tool_call", "index": 0, "input_delta": "", "id": "t1", "name": "f"}]
-    assert list(shim.chunks_from_stream_chunk(second)) == [
-        {"type": "tool_call", "index": 0, "input_delta": '{"a"'}, {"type": "stop", "reason": "tool_use"}]
-
-
-def test_usage_keeps_prompt_tokens_which_include_the_cache_tokens():
-    usage = types.Usage(prompt_tokens=130, completion_tokens=7, total_tokens=137, cache_read_input_tokens=100,
-                  cache_creation_input_tokens=20)
-    chunk = types.ModelResponseStream(choices=[types.StreamingChoices(delta=types.Delta())], usage=usage)
-    assert list(shim.chunks_from_stream_chunk(chunk)) == [
-        {"type": "usage", "input_tokens": 130, "output_tokens": 7, "cache_read_input_tokens": 100,
-         "cache_write_input_tokens": 20}]
 
 
 def test_error_code_is_bedrocks_header_when_kept_else_the_exception_class():
@@ -244,21 +220,8 @@ def test_every_native_chunk_goes_to_the_harness_and_the_built_message_closes_the
     (message,) = [c["message"] for c in chunks if c["type"] == "message"]
     assert message["content"] == [{"type": "tool_use", "id": "tooluse_eEPuwPSzppK6bDzVKXOnbl", "name": "read_file",
                                    "input": {"path": "/tmp/test.txt"}}]
+    assert not [c for c in chunks if c["type"] == "native"]  # only a turn that asks for both calls reports them
     assert adapter.history.assistant[0].tool_calls[0].id == "tooluse_eEPuwPSzppK6bDzVKXOnbl"
-
-
-def test_the_assembled_message_maps_to_anthropic_blocks():
-    message = types.Message(content="hi", tool_calls=[
-        {"id": "t1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}},
-        {"id": "t2", "type": "function", "function": {"name": "g", "arguments": '{"a"'}}],
-        thinking_blocks=[{"type": "thinking", "thinking": "hm", "signature": "S"},
-                         {"type": "redacted_thinking", "data": "QUJD"}])
-    assert shim.anthropic_message(message) == [
-        {"type": "thinking", "thinking": "hm", "signature": "S"}, {"type": "redacted_thinking", "data": "QUJD"},
-        {"type": "text", "text": "hi"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
-        {"type": "tool_use", "id": "t2", "name": "g", "input": '{"a"'}]
-    unsigned = types.Message(content="", reasoning_content="hm")
-    assert shim.anthropic_message(unsigned) == [{"type": "thinking", "thinking": "hm"}]
 
 
 def test_the_next_turn_sends_the_message_stream_chunk_builder_assembled(adapter, monkeypatch):
@@ -280,3 +243,91 @@ def test_a_request_to_another_host_is_refused_before_it_is_sent(adapter, monkeyp
         k: v for k, v in real(*args).items() if k != "aws_bedrock_runtime_endpoint"})  # LiteLLM's default host
     assert_refused(adapter)
     assert outside() == [], f"LiteLLM reached beyond loopback: {outside()}"
+
+
+def test_both_calls_report_the_message_litellm_built_as_its_model_dump(adapter):
+    first, second = paired_turns(adapter, "core/thinking-tools")
+    stream, whole = natives(first)["stream"]["message"], natives(first)["converse"]["message"]
+    for message in (stream, whole):  # LiteLLM's Message as model_dump() gives it: arguments stay JSON text
+        assert message["role"] == "assistant" and message["thinking_blocks"][0]["signature"].startswith("EqQB")
+        assert message["tool_calls"][0]["function"]["arguments"].replace(" ", "") == '{"path":"/tmp/test.txt"}'
+    assert whole["tool_calls"][0]["index"] == 1 and "index" not in stream["tool_calls"][0]  # declared
+    (held,) = [m for m in adapter.history.messages if m["role"] == "assistant"]  # turn 0's, appended once
+    assert held.tool_calls[0].id == stream["tool_calls"][0]["id"] and held.model_dump() == stream
+    assert [c["path"] for c in second if c["type"] == "native"] == ["stream", "converse"]
+
+
+def test_the_history_advances_once_per_turn_with_both_calls(adapter):
+    """core/round-trip's second request must hold one assistant message: the streamed one, not the whole one too."""
+    assert_passes(adapter, "core/round-trip")
+
+
+def test_a_non_streamed_call_that_raises_is_its_native_error(adapter, monkeypatch):
+    real = shim.litellm.completion
+
+    def whole_fails(**kwargs):
+        if not kwargs.get("stream"):
+            raise shim.litellm.APIConnectionError("planted", "bedrock", "m")
+        return real(**kwargs)
+
+    monkeypatch.setattr(shim.litellm, "completion", whole_fails)
+    assert_found(adapter, "core/single-call", "parity: the streamed call built a message / the non-streamed call "
+                                              "raised 'APIConnectionError: litellm.APIConnectionError: planted'")
+
+
+def test_a_non_streamed_message_that_differs_is_a_parity_finding(adapter, monkeypatch):
+    real = shim.litellm.completion
+
+    def renamed(**kwargs):
+        response = real(**kwargs)
+        if not kwargs.get("stream"):
+            response.choices[0].message.tool_calls[0].function.name = "read_file_v2"
+        return response
+
+    monkeypatch.setattr(shim.litellm, "completion", renamed)
+    assert_found(adapter, "core/single-call", "native tool_calls[0].function.name: streamed 'read_file' / "
+                                              "non-streamed 'read_file_v2'")
+
+
+def test_a_garbled_merged_thinking_block_the_library_holds_is_reported_as_it_is(adapter, monkeypatch):
+    real = shim.litellm.stream_chunk_builder
+
+    def merged(chunks, messages=None, **kwargs):
+        built = real(chunks, messages=messages, **kwargs)
+        for block in built.choices[0].message.thinking_blocks or ():
+            block["type"] = "texttextsignature"
+        return built
+
+    monkeypatch.setattr(shim.litellm, "stream_chunk_builder", merged)
+    report = assert_found(adapter, "core/thinking-tools", 'not an assembled assistant message: content must be text, '
+                                                          'thinking, redacted_thinking and tool_use blocks, got '
+                                                          '[{"type": "texttextsignature"')
+    assert "native thinking_blocks[0].type: streamed 'texttextsignature' / non-streamed 'thinking'" in report
+
+
+def test_the_persisted_variant_sends_every_later_turn_through_plain_dicts_and_json():
+    adapter = load_adapter("litellm-persisted")
+    assert adapter.name == "litellm-persisted" and adapter.history.store is not None
+    dump, load = adapter.history.store
+    message = types.Message(content="hi", tool_calls=[{"id": "t1", "type": "function",
+                                                       "function": {"name": "f", "arguments": "{}"}}])
+    restored = load(dump([{"role": "user", "content": "hi"}, message]))
+    assert restored == [{"role": "user", "content": "hi"}, message.model_dump()]
+    paired_turns(adapter, "core/thinking-tools")
+    assert all(isinstance(m, dict) for m in adapter.history.messages)  # restored from JSON before turn 1
+    assert_passes(adapter, "core/thinking-tools")
+
+
+def test_a_store_that_loses_signatures_shows_in_the_next_request():
+    adapter = load_adapter("litellm-persisted")
+    dump, load = adapter.history.store
+
+    def lossy(text):
+        messages = load(text)
+        for message in messages:
+            for block in message.get("thinking_blocks") or ():
+                block.pop("signature", None)
+        return messages
+
+    adapter.history.store = (dump, lossy)
+    assert_found(adapter, "core/thinking-tools", "turn 1 request expected messages[1].content[0]")

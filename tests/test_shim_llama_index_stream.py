@@ -3,9 +3,12 @@ CI catches a break of a release-specific branch)."""
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
-from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, tool_choice, tool_input
+from harness.adapters.shims.common import message_chunk
+from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, tool_choice
+from harness.suite.judge.assembly import check_assembly
 
 
 def text(value):
@@ -24,12 +27,22 @@ def response(blocks, delta="", **extra):
     return SimpleNamespace(message=SimpleNamespace(blocks=blocks), delta=delta, additional_kwargs=extra)
 
 
+def parsed(kwargs):
+    """A ToolCallBlock's kwargs as the library parses JSON text ({} when it does not parse)."""
+    if not isinstance(kwargs, str):
+        return kwargs
+    try:
+        return json.loads(kwargs or "{}")
+    except json.JSONDecodeError:
+        return {}
+
+
 class FakeLlm:
     """get_tool_calls_from_response as every release has it: parsed kwargs per ToolCallBlock."""
 
     def get_tool_calls_from_response(self, last, error_on_no_tool_call=True):
         calls = [block for block in last.message.blocks if block.block_type == "tool_call"]
-        return [SimpleNamespace(tool_id=c.tool_call_id or "", tool_name=c.tool_name, tool_kwargs=tool_input(c.tool_kwargs))
+        return [SimpleNamespace(tool_id=c.tool_call_id or "", tool_name=c.tool_name, tool_kwargs=parsed(c.tool_kwargs))
                 for c in calls]
 
 
@@ -78,17 +91,25 @@ def test_an_aborted_stream_drops_the_unfinished_calls_but_not_the_text():
     assert state.abort() == [{"type": "text", "text": "late"}]
 
 
-def test_the_assembled_message_sends_json_text_kwargs_the_way_the_library_does():
-    message = SimpleNamespace(blocks=[thinking("hm", "S1"), text(""), call("t1", "f", '{"a": 1}'), call("t2", "g", ""),
-                                      call("t3", "h", '{"a": '), call("t4", "k", {"b": 2}),
-                                      SimpleNamespace(block_type="image")])
+def test_the_assembled_message_is_reported_as_the_message_holds_it():
+    """Up to 0.14.11 a streamed ToolCallBlock keeps the raw JSON text: reported as text, never parsed."""
+    other = SimpleNamespace(block_type="image", url="http://x/y.png")
+    message = SimpleNamespace(blocks=[thinking("hm", "S1"), text(""), call("t1", "f", '{"a": 1}'),
+                                      call("t4", "k", {"b": 2}), thinking("unsigned"), other])
     assert anthropic_blocks(message) == [
-        {"type": "thinking", "thinking": "hm", "signature": "S1"},
-        {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
-        {"type": "tool_use", "id": "t2", "name": "g", "input": {}},
-        {"type": "tool_use", "id": "t3", "name": "h", "input": {}},
+        {"type": "thinking", "thinking": "hm", "signature": "S1"}, {"type": "text", "text": ""},
+        {"type": "tool_use", "id": "t1", "name": "f", "input": '{"a": 1}'},
         {"type": "tool_use", "id": "t4", "name": "k", "input": {"b": 2}},
-        {"type": "image"}]
+        {"type": "thinking", "thinking": "unsigned"},  # the library sends no signature for an empty one
+        {"type": "image", "block_type": "image", "url": "http://x/y.png"}]
+
+
+def test_a_call_held_as_json_text_is_what_the_harness_reports():
+    message = SimpleNamespace(blocks=[call("t1", "f", '{"a": 1}')])
+    streamed = {"type": "tool_call", "id": "t1", "name": "f", "input": {"a": 1}}
+    diff = check_assembly([streamed, message_chunk(anthropic_blocks(message))], scenario="core/x", turn=0)
+    assert diff.changes == ("core/x turn 0 assembled message block 0 (tool_call): streamed input {\"a\": 1} / "
+                            "assembled '{\"a\": 1}'",)
 
 
 def test_one_named_tool_is_asked_for_in_the_dict_every_release_declares():

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import importlib.metadata
 from typing import Any, Callable, Iterable
@@ -11,7 +12,7 @@ from urllib.parse import urlsplit
 from harness.suite.protocol import FEATURES, OWN_HISTORY, AdapterFailure
 
 __all__ = ["EXTRAS", "EndpointRefused", "History", "Shim", "assert_endpoint", "boto_endpoint", "install_hint",
-           "installed_version", "message_chunk", "same_endpoint"]
+           "installed_version", "jsonable", "message_chunk", "native_chunk", "same_endpoint"]
 
 # shim module -> the bedrock-harness extra that installs its library (pyproject.toml's optional-dependencies)
 EXTRAS = {"langchain_aws": "langchain-aws", "strands": "strands", "pydantic_ai": "pydantic-ai", "litellm": "litellm",
@@ -58,6 +59,29 @@ def boto_endpoint(client: Any) -> Any:
 def message_chunk(content: Iterable[dict]) -> dict:
     """The closing chunk reporting the assistant message the library assembled (Anthropic format)."""
     return {"type": "message", "message": {"role": "assistant", "content": copy.deepcopy(list(content))}}
+
+
+def native_chunk(path: str, build: Callable[[], Any], failed: BaseException | None = None) -> dict:
+    """The closing ``native`` chunk of one call (``path``: stream or converse): ``build()``, the message its library
+    built in the library's own serialization, made JSON-safe; or the error the call raised (``failed``, or what
+    ``build`` raised)."""
+    try:
+        if failed is None:
+            return {"type": "native", "path": path, "message": jsonable(build())}
+    except Exception as exc:  # noqa: BLE001 - the call's failure is its outcome, compared with the other path's
+        failed = exc
+    return {"type": "native", "path": path, "error": f"{type(failed).__name__}: {failed}"}
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as JSON can carry it, nothing repaired: bytes as base64 text, tuples as lists, other keys as text."""
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, dict):
+        return {key if isinstance(key, str) else str(key): jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item) for item in value]
+    return value
 
 
 class History:

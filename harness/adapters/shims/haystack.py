@@ -2,34 +2,30 @@
 in conversation mode.
 
 The shim keeps Haystack ``ChatMessage``s the way a Haystack application holds them: the scenario's opening
-(``from_system``, ``from_user``), then per turn the reply ``ChatMessage`` the generator assembled from its stream
-(``run(...)["replies"][0]``, with ``ToolCall``s and ``ReasoningContent``, signature in ``extra``), appended as it
-is, then ``from_tool`` messages with the reply's ``ToolCall`` they answer and the ``error`` flag; the closing
-``message`` chunk is that reply. Tools are ``Tool``s with the scenario's JSON schema. The generator builds its
-boto3 client without an endpoint option, so the endpoint reaches botocore through
-``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, set while the client is created (in ``__init__`` before 8.0.0, in
-``warm_up`` after) and restored after, and the client's endpoint is checked. What differs between releases
-(reasoning's two shapes, the client, string-only tool results) is in ``haystack_releases``. Every
-``StreamingChunk`` the callback receives maps to harness chunks: text, reasoning (text, signature) and
-tool-call deltas keyed by the chunk's content-block ``index``, the finish reason mapped back to Bedrock's
-names, and ``meta["usage"]``.
-"""
+(``from_system``, ``from_user``), then per turn every reply ``ChatMessage`` the generator assembled from its stream
+(``run(...)["replies"]``, with ``ToolCall``s and ``ReasoningContent``, signature in ``extra``), appended as they
+are, then ``from_tool`` messages with the reply's ``ToolCall`` they answer and the ``error`` flag; each reply is a
+closing ``message`` chunk (several replies for one response are themselves a finding). Tools are ``Tool``s with
+the scenario's JSON schema (``haystack_messages``). The generator builds its boto3 client without an endpoint
+option, so the endpoint reaches botocore through ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, set while the client is
+created (in ``__init__`` before 8.0.0, in ``warm_up`` after) and restored after, and the client's endpoint is
+checked. What differs between releases (reasoning's two shapes, the client, string-only tool results) is in
+``haystack_releases``. Every ``StreamingChunk`` the callback receives maps to harness chunks: text, reasoning
+(text, signature) and tool-call deltas keyed by the chunk's content-block ``index``, the finish reason mapped
+back to Bedrock's names, and ``meta["usage"]``.
 
+Streaming parity (``non_streaming``): a turn that asks for it also goes through ``run`` without a callback on the
+same history, and closes with what each run returned as Haystack serializes it (``{"replies": [to_dict()]}``,
+``native`` chunks). ``haystack-persisted`` stores the conversation as JSON (``ChatMessage.to_dict`` /
+``from_dict``) and restores it before every later turn.
+"""
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
-from haystack.dataclasses import chat_message as haystack_chat_message
-from haystack.dataclasses import (
-    ChatMessage,
-    ImageContent,
-    StreamingChunk,
-    TextContent,
-    ToolCall,
-)
-from haystack.tools import Tool
+from haystack.dataclasses import ChatMessage, StreamingChunk
 from haystack.utils.auth import Secret
 from haystack_integrations.common.amazon_bedrock.errors import (
     AmazonBedrockInferenceError,
@@ -37,122 +33,26 @@ from haystack_integrations.common.amazon_bedrock.errors import (
 from haystack_integrations.components.generators.amazon_bedrock import (
     AmazonBedrockChatGenerator,
 )
-from haystack_integrations.components.generators.amazon_bedrock.chat import utils as bedrock_utils
 
-from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
-from harness.adapters.shims.haystack_releases import (
-    anthropic_reasoning,
-    close_generator,
-    folded_reasoning,
-    meta_reasoning_chunks,
-    result_text,
-    warmed,
-)
+from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
+from harness.adapters.shims.haystack_messages import REASONING_IN_EXTRA, anthropic_content, make_tools, to_haystack
+from harness.adapters.shims.haystack_releases import close_generator, meta_reasoning_chunks, warmed
 from harness.converse.stream import error_chunk
-from harness.suite.protocol import OWN_HISTORY
+from harness.suite.protocol import NON_STREAMING, OWN_HISTORY
 
-__all__ = ["STOP_REASONS", "HaystackAdapter", "anthropic_content", "chunks_from_streaming_chunk", "make_generator",
-           "make_tools", "to_haystack"]
+__all__ = ["NATIVE_DIFFERENCES", "STOP_REASONS", "HaystackAdapter", "HaystackPersistedAdapter",
+           "chunks_from_streaming_chunk", "generation_kwargs", "make_generator", "stored"]
 
 # Haystack's FINISH_REASON_MAPPING is many-to-one (end_turn and stop_sequence -> stop; guardrail_intervened and
 # content_filtered -> content_filter): the inverse can pick only one.
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
                 "content_filter": "content_filtered"}
-# Reasoning in meta / extra["reasoning_contents"] (up to 6.5.0, see haystack_releases): only those releases have
-# the function that folds it.
-REASONING_IN_EXTRA = hasattr(bedrock_utils, "_process_reasoning_contents")
-# haystack-ai 2.23.0 on takes a tool result as a string or a list of text and image parts (the type alias names it);
-# before, a string only.
-RESULT_PARTS = hasattr(haystack_chat_message, "ToolCallResultContentT")
-
-
-# ---- turn -> Haystack messages and tools ----
-
-def _part(block: dict) -> Any:
-    """A user or tool-result content part: text or image; a JSON result part as its JSON text."""
-    if "json" in block and "type" not in block:
-        return TextContent(text=json.dumps(block["json"]))
-    if block.get("type") == "image":
-        source = block.get("source") or {}
-        return ImageContent(base64_image=source.get("data", ""), mime_type=source.get("media_type"))
-    return TextContent(text=block.get("text", ""))
-
-
-def _calls_by_id(turn: dict, held: list = ()) -> dict[str, ToolCall]:
-    """Every tool call in the history, by id: a tool result message carries the call it answers."""
-    calls = {call.id: call for message in held for call in message.tool_calls}
-    calls.update({block["id"]: ToolCall(tool_name=block["name"], arguments=block.get("input") or {}, id=block["id"])
-                  for message in turn["messages"]
-                  if message["role"] == "assistant" and isinstance(message["content"], list)
-                  for block in message["content"] if block.get("type") == "tool_use"})
-    return calls
-
-
-def _tool_result(content: Any) -> Any:
-    """A tool result: a string, the list of its parts, or (before haystack-ai 2.23.0) their texts one per line."""
-    if not isinstance(content, list):
-        return content if isinstance(content, str) else json.dumps(content)
-    return [_part(part) for part in content] if RESULT_PARTS else result_text(content)
-
-
-def _tool_message(block: dict, calls: dict[str, ToolCall]) -> ChatMessage:
-    result = _tool_result(block.get("content", ""))
-    origin = calls.get(block["tool_use_id"]) or ToolCall(tool_name="", arguments={}, id=block["tool_use_id"])
-    return ChatMessage.from_tool(result, origin=origin, error=bool(block.get("is_error")))
-
-
-def _user(content: Any, calls: dict[str, ToolCall]) -> list[ChatMessage]:
-    """Tool results as tool messages, then the rest as one user message."""
-    if isinstance(content, str):
-        return [ChatMessage.from_user(content)]
-    tools = [_tool_message(block, calls) for block in content if block.get("type") == "tool_result"]
-    parts = [_part(block) for block in content if block.get("type") != "tool_result"]
-    return tools + ([ChatMessage.from_user(content_parts=parts)] if parts else [])
-
-
-def _assistant_part(block: dict) -> dict | None:
-    """One assistant content entry in ChatMessage's serialized form (from 6.6.0 Haystack has no redacted
-    reasoning)."""
-    kind = block.get("type")
-    if kind == "thinking":
-        extra = {"signature": block["signature"]} if block.get("signature") is not None else {}
-        return {"reasoning": {"reasoning_text": block.get("thinking", ""), "extra": extra}}
-    if kind == "tool_use":
-        return {"tool_call": {"tool_name": block["name"], "arguments": block.get("input") or {}, "id": block["id"]}}
-    return {"text": block["text"]} if kind == "text" else None
-
-
-def _assistant(content: Any) -> ChatMessage:
-    """An assistant message; ChatMessage.from_dict, since from_assistant takes one reasoning block only."""
-    if isinstance(content, str):
-        return ChatMessage.from_assistant(content)
-    parts = [part for part in map(_assistant_part, content) if part is not None]
-    if REASONING_IN_EXTRA:  # up to 6.5.0: one leading reasoning part holds every block
-        folded = folded_reasoning(content)
-        parts = ([folded] if folded else []) + [part for part in parts if "reasoning" not in part]
-    return ChatMessage.from_dict({"role": "assistant", "content": parts, "meta": {}, "name": None})
-
-
-def to_haystack(turn: dict, held: list = ()) -> list[ChatMessage]:
-    """The turn's messages as Haystack chat messages, led by the system prompt when nothing is ``held`` yet."""
-    calls = _calls_by_id(turn, held)
-    messages = [ChatMessage.from_system(turn["system"])] if turn.get("system") and not held else []
-    for message in turn["messages"]:
-        if message["role"] == "assistant":
-            messages.append(_assistant(message["content"]))
-        else:
-            messages.extend(_user(message["content"], calls))
-    return messages
-
-
-def _never_called(**kwargs: Any) -> None:
-    raise RuntimeError("the harness executes no tools")
-
-
-def make_tools(turn: dict) -> list[Tool]:
-    """The turn's Anthropic-format tools as Haystack Tools."""
-    return [Tool(name=tool["name"], description=tool.get("description", ""), parameters=tool["input_schema"],
-                 function=_never_called) for tool in turn.get("tools") or ()]
+# Where Haystack's two results differ by design (declared, not compared), read in its code (haystack-ai 3.4.1).
+NATIVE_DIFFERENCES = {
+    "replies[*].meta.completion_start_time": "a timestamp only a streamed reply carries: haystack-ai's "
+                                             "_convert_streaming_chunks_to_chat_message sets it to the first chunk's "
+                                             "received_at; _parse_completion_response has no stream to time",
+}
 
 
 def generation_kwargs(turn: dict) -> dict:
@@ -236,56 +136,79 @@ class HaystackAdapter(Shim):
     # Redacted reasoning streams, assembles and goes back only up to 6.5.0 (see REASONING_IN_EXTRA).
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
-        "stop_reason", "round_trip", "errors", "streaming", OWN_HISTORY,
+        "stop_reason", "round_trip", "errors", "streaming", OWN_HISTORY, NON_STREAMING,
     } | ({"redacted_reasoning"} if REASONING_IN_EXTRA else set()))
+    native_differences = NATIVE_DIFFERENCES
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Run one turn; the callback's chunks in order, then the run's failure (an error chunk, or re-raised), or
-        the reply ``ChatMessage`` (kept for the next turn).
+        every reply ``ChatMessage`` (kept for the next turn, each a ``message`` chunk). When the turn asks, the same
+        history then goes through ``run`` without a callback, and each run's replies close the turn as a
+        ``native`` chunk.
 
         ``run`` returns only when the stream is over, so the chunks are relayed after it, in the order and
         granularity the callback saw them; a failure still comes after every chunk delivered before it.
         """
         received: list[StreamingChunk] = []
         generator = make_generator(turn, endpoint)
-        history = self.history.turn(turn, lambda messages, held: to_haystack({**turn, "messages": messages}, held))
-        failure: dict | None = None
-        raised: Exception | None = None
-        replies: list[ChatMessage] = []
+        history = list(self.history.turn(turn, lambda messages, held: to_haystack({**turn, "messages": messages},
+                                                                                  held)))
+        tools = make_tools(turn) or None
         try:
-            replies = generator.run(list(history), tools=make_tools(turn) or None,
-                                    streaming_callback=received.append)["replies"]
-        except AmazonBedrockInferenceError as exc:
-            failure = _inference_error(exc)
-        except Exception as exc:  # noqa: BLE001 - relayed below, after the chunks the callback already got
-            raised = exc
+            replies, failure = _run(generator, history, tools, received.append)
+            whole = _run(generator, history, tools) if turn.get("non_streaming") else None
         finally:
             close_generator(generator)
         for chunk in received:
             yield from chunks_from_streaming_chunk(chunk)
-        if failure is not None:
-            yield failure
-        if raised is not None:
-            raise raised
+        yield from _outcome(failure)
         if replies:
-            self.history.assembled(replies[0])  # as a Haystack app (or its Agent) appends the reply
-            yield message_chunk(anthropic_content(replies[0]))
+            self.history.assembled(*replies)  # as a Haystack app (or its Agent) extends its messages with them
+            yield from (message_chunk(anthropic_content(reply)) for reply in replies)
+        if whole is not None:
+            yield native_chunk("stream", lambda: _dumped(replies), failure)
+            yield native_chunk("converse", lambda: _dumped(whole[0]), whole[1])
 
 
-# ---- the reply ChatMessage -> Anthropic format (the closing message chunk) ----
+def _run(generator: AmazonBedrockChatGenerator, history: list, tools: list | None,
+         callback: Callable[[StreamingChunk], None] | None = None) -> tuple[list[ChatMessage], Exception | None]:
+    """(the replies of one ``run``, or the exception it raised)."""
+    try:
+        return generator.run(list(history), tools=tools, streaming_callback=callback)["replies"], None
+    except Exception as exc:  # noqa: BLE001 - relayed by the caller, after the chunks the callback already got
+        return [], exc
 
-def anthropic_content(reply: ChatMessage) -> list[dict]:
-    """The reply's content in order (``to_dict``, its public serialization) as Anthropic blocks; empty text out."""
-    return [block for part in reply.to_dict()["content"] for block in _anthropic(part)]
+
+def _outcome(failure: Exception | None) -> Iterator[dict]:
+    """A Bedrock failure as the closing error chunk; any other exception is the adapter's, re-raised."""
+    if isinstance(failure, AmazonBedrockInferenceError):
+        yield _inference_error(failure)
+    elif failure is not None:
+        raise failure
 
 
-def _anthropic(part: dict) -> list[dict]:
-    if "text" in part:
-        return [{"type": "text", "text": part["text"]}] if part["text"] else []
-    if "reasoning" in part:
-        return anthropic_reasoning(part["reasoning"])
-    if "tool_call" in part:
-        call = part["tool_call"]
-        return [{"type": "tool_use", "id": call.get("id"), "name": call.get("tool_name"),
-                 "input": call.get("arguments")}]
-    return [dict(part)]  # shown, never dropped
+def _dumped(replies: list[ChatMessage]) -> dict:
+    """What ``run`` returned, as Haystack serializes it: every reply's ``to_dict()``."""
+    return {"replies": [reply.to_dict() for reply in replies]}
+
+
+def stored() -> tuple[Callable[[list], str], Callable[[str], list]]:
+    """(dump, load) of a Haystack conversation as JSON text: each ``ChatMessage`` as its ``to_dict()``, restored
+    with ``ChatMessage.from_dict``."""
+
+    def dump(messages: list) -> str:
+        return json.dumps([message.to_dict() for message in messages])
+
+    def load(text: str) -> list:
+        return [ChatMessage.from_dict(item) for item in json.loads(text)]
+
+    return dump, load
+
+
+class HaystackPersistedAdapter(HaystackAdapter):
+    """``haystack-persisted``: ``haystack``, its messages stored as JSON and restored before every later turn."""
+
+    name = "haystack-persisted"
+
+    def store(self) -> tuple[Callable[[list], str], Callable[[str], list]]:
+        return stored()

@@ -6,30 +6,39 @@ The shim keeps OpenAI chat messages the way a LiteLLM application holds its hist
 (``choices[0].message``, appended as it is: ``tool_calls`` with JSON-string arguments, ``thinking_blocks`` with
 signatures), then ``role: tool`` results; LiteLLM converts them to Bedrock. Every native ``ModelResponseStream``
 chunk goes to the harness as an ``openai_chunk`` (the OpenAI streaming laws are judged on them) and maps to harness
-chunks: tool-call deltas keep the OpenAI ``index`` (the id comes only on a call's first delta), finish reasons
-map back to Bedrock's names, ``prompt_tokens`` include the cache tokens (``usage_input_includes_cache``). The
-closing ``message`` chunk is the assembled message. LiteLLM's httpx client is the shim's, and it refuses any
-request to another host than the loopback endpoint.
+chunks (``litellm_format``): tool-call deltas keep the OpenAI ``index`` (the id comes only on a call's first
+delta), finish reasons map back to Bedrock's names, ``prompt_tokens`` include the cache tokens
+(``usage_input_includes_cache``). The closing ``message`` chunk is the assembled message as it is.
+
+Streaming parity (``non_streaming``): a turn that asks for it also goes through ``litellm.completion(stream=False)``
+on the same history, and closes with the ``model_dump()`` of the message each call built (``native`` chunks).
+``litellm-persisted`` sends the history through JSON before every later turn, each message as the plain dict
+LiteLLM's ``Message.json()`` gives (``model_dump()``), as an application that stores its conversation does.
+LiteLLM's httpx client is the shim's, and it refuses any request to another host than the loopback endpoint.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 
-from harness.adapters.shims.common import EndpointRefused, Shim, assert_endpoint, message_chunk
+from harness.adapters.shims.common import EndpointRefused, Shim, assert_endpoint, message_chunk, native_chunk
+from harness.adapters.shims.litellm_format import (
+    STOP_REASONS,
+    anthropic_message,
+    chunks_from_stream_chunk,
+    to_openai,
+    tool_choice,
+)
 from harness.adapters.shims.litellm_offline import offline, offline_environment
-from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.suite.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
-__all__ = [
-    "STOP_REASONS", "LiteLLMAdapter", "anthropic_message", "chunks_from_stream_chunk", "completion_kwargs",
-    "error_chunk", "guarded_client", "to_openai",
-]
+__all__ = ["NATIVE_DIFFERENCES", "REDACTED_NATIVE", "STOP_REASONS", "LiteLLMAdapter", "LiteLLMPersistedAdapter",
+           "completion_kwargs", "error_chunk", "guarded_client", "stored"]
 
 
 # LiteLLM's local-only environment (switches, bundled tokenizers), set around its import and every call.
@@ -39,6 +48,7 @@ _offline = functools.partial(offline, _OFFLINE)
 
 with _offline():
     import litellm  # the real library: this module is harness.adapters.shims.litellm (absolute import)
+    from litellm.litellm_core_utils.prompt_templates import common_utils as _prompt_utils
 
 litellm.telemetry = False
 litellm.suppress_debug_info = True  # else LiteLLM prints help banners to stdout, inside the harness's report
@@ -46,90 +56,24 @@ litellm.disable_hf_tokenizer_download = True
 litellm.callbacks, litellm.success_callback, litellm.failure_callback = [], [], []
 
 _LITELLM_ERRORS = tuple(litellm.LITELLM_EXCEPTION_TYPES)  # every exception LiteLLM maps a provider error to
-# OpenAI finish reasons back to Bedrock's stopReason. LiteLLM's map is many-to-one (end_turn and stop_sequence
-# -> stop; guardrail_intervened and content_filtered -> content_filter): the inverse can pick only one.
-STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
-                "content_filter": "content_filtered", "function_call": "tool_use"}
-
-
-# ---- turn -> OpenAI chat format (what litellm.completion takes) ----
-
-def _image_url(block: dict) -> dict:
-    source = block.get("source") or {}
-    url = f"data:{source.get('media_type')};base64,{source.get('data')}"
-    return {"type": "image_url", "image_url": {"url": url}}
-
-
-def _part(block: dict) -> dict:
-    """A user content part: text or image; a JSON result part as its JSON text (OpenAI's tool messages carry text)."""
-    if "json" in block and "type" not in block:
-        return {"type": "text", "text": json.dumps(block["json"])}
-    return _image_url(block) if block.get("type") == "image" else {"type": "text", "text": block.get("text", "")}
-
-
-def _tool_content(content: Any) -> Any:
-    """A tool message's content: a string, a list of OpenAI parts, or an object as its JSON text."""
-    if isinstance(content, list):
-        return [_part(block) for block in content]
-    return content if isinstance(content, str) else json.dumps(content)
-
-
-def _user(content: Any) -> list[dict]:
-    """Tool results become ``role: tool`` messages (OpenAI has no is_error flag); the rest one user message."""
-    if isinstance(content, str):
-        return [{"role": "user", "content": content}]
-    tools = [{"role": "tool", "tool_call_id": block["tool_use_id"], "content": _tool_content(block.get("content", ""))}
-             for block in content if block.get("type") == "tool_result"]
-    parts = [_part(block) for block in content if block.get("type") != "tool_result"]
-    return tools + ([{"role": "user", "content": parts}] if parts else [])
-
-
-def _thinking(block: dict) -> dict:
-    if block["type"] == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": block["data"]}
-    return {"type": "thinking", "thinking": block.get("thinking", ""),
-            **({"signature": block["signature"]} if "signature" in block else {})}
-
-
-def _tool_call(block: dict) -> dict:
-    arguments = json.dumps(block.get("input") or {})
-    return {"id": block["id"], "type": "function", "function": {"name": block["name"], "arguments": arguments}}
-
-
-def _blocks(content: list, *kinds: str) -> list[dict]:
-    return [block for block in content if block.get("type") in kinds]
-
-
-def _assistant(content: Any) -> dict:
-    """One assistant message: text as its content, thinking_blocks / reasoning_content, tool_calls."""
-    if isinstance(content, str):
-        return {"role": "assistant", "content": content}
-    by_type = functools.partial(_blocks, content)
-    message: dict = {"role": "assistant", "content": "".join(b["text"] for b in by_type("text")) or None}
-    thinking = [_thinking(block) for block in by_type("thinking", "redacted_thinking")]
-    if thinking:
-        message["thinking_blocks"] = thinking
-        message["reasoning_content"] = "".join(b.get("thinking", "") for b in by_type("thinking"))
-    if by_type("tool_use"):
-        message["tool_calls"] = [_tool_call(block) for block in by_type("tool_use")]
-    return message
-
-
-def to_openai(turn: dict, held: list = ()) -> list[dict]:
-    """The turn's messages as OpenAI chat messages, led by the system prompt when nothing is ``held`` yet."""
-    messages = [{"role": "system", "content": turn["system"]}] if turn.get("system") and not held else []
-    for message in turn["messages"]:
-        if message["role"] == "assistant":
-            messages.append(_assistant(message["content"]))
-        else:
-            messages.extend(_user(message["content"]))
-    return messages
-
-
-def _tool_choice(choice: Any) -> Any:
-    if isinstance(choice, dict):
-        return {"type": "function", "function": {"name": choice["name"]}}
-    return {"any": "required"}.get(choice, choice)
+# From 1.108.0 LiteLLM holds redacted thinking as Claude's own data string (see litellm_format.redacted_data).
+REDACTED_NATIVE = hasattr(_prompt_utils, "native_redacted_thinking_data")
+# Where LiteLLM's two results differ by design (each verified in its code at 1.110.2; declared, not compared).
+NATIVE_DIFFERENCES = {
+    "tool_calls[*].index": "only the non-streamed message numbers its tool calls: the Converse response's "
+                           "transformation (converse_transformation._translate_message_content) gives each "
+                           "ChatCompletionToolCallChunk index=<its content block's position>; stream_chunk_builder "
+                           "builds the streamed message's tool calls without one, as OpenAI's messages have none",
+    "tool_calls[*].function.arguments": "JSON text of the same input written two ways: the streamed message joins "
+                                        "the text Bedrock streamed (stream_chunk_builder), the non-streamed one is "
+                                        "json.dumps of the input object Converse returns (_translate_message_content: "
+                                        "', ' and ': ' separators, non-ASCII escaped); the streamed input is judged "
+                                        "by the golden and the assembled message",
+    "provider_specific_fields": "Bedrock's raw fields as each call received them, kept aside and never sent back: "
+                                "the streamed message merges every delta's provider_specific_fields key by key "
+                                "(stream_chunk_builder, e.g. the last reasoningContent delta), the non-streamed one "
+                                "holds the response's reasoningContentBlocks (converse_transformation)",
+}
 
 
 def guarded_client(endpoint: dict) -> Any:
@@ -160,72 +104,12 @@ def completion_kwargs(turn: dict, endpoint: dict, messages: list | None = None) 
     # auto is Bedrock's default: left out, as an app writes it (LiteLLM refuses any tool_choice for a model outside
     # its allow-list unless told to drop it)
     if options.get("tool_choice") not in (None, "auto") and turn.get("tools"):
-        kwargs["tool_choice"] = _tool_choice(options["tool_choice"])
+        kwargs["tool_choice"] = tool_choice(options["tool_choice"])
     if options.get("temperature") is not None:
         kwargs["temperature"] = options["temperature"]
     if options.get("thinking_budget"):
         kwargs["thinking"] = {"type": "enabled", "budget_tokens": options["thinking_budget"]}
     return kwargs
-
-
-# ---- ModelResponseStream -> harness chunks ----
-
-def _get(obj: Any, key: str) -> Any:
-    """A field of a LiteLLM pydantic object or TypedDict alike."""
-    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
-
-
-def _reasoning_chunks(delta: Any) -> Iterator[dict]:
-    """thinking_blocks carry text, signature and redacted data; reasoning_content alone only text."""
-    blocks = _get(delta, "thinking_blocks")
-    if not blocks:
-        text = _get(delta, "reasoning_content")
-        yield from ([{"type": "reasoning", "text": text}] if text else ())
-        return
-    for block in blocks:
-        if _get(block, "type") == "redacted_thinking":
-            data = _get(block, "data")
-            yield {"type": "redacted_reasoning",
-                   "data": base64.b64encode(data).decode("ascii") if isinstance(data, bytes) else data}
-            continue
-        if _get(block, "thinking"):
-            yield {"type": "reasoning", "text": _get(block, "thinking")}
-        if _get(block, "signature"):
-            yield {"type": "reasoning", "signature": _get(block, "signature")}
-
-
-def _tool_chunk(call: Any) -> dict:
-    """One tool-call delta: the index always, the id and name when this delta carries them."""
-    function = _get(call, "function")
-    chunk = {"type": "tool_call", "index": _get(call, "index"), "input_delta": _get(function, "arguments") or ""}
-    for key, value in (("id", _get(call, "id")), ("name", _get(function, "name"))):
-        if value:
-            chunk[key] = value
-    return chunk
-
-
-def _usage_chunk(usage: Any) -> dict:
-    """LiteLLM's prompt_tokens include both cache counts (OpenAI's convention, declared); Bedrock's do not."""
-    read, write = _get(usage, "cache_read_input_tokens") or 0, _get(usage, "cache_creation_input_tokens") or 0
-    return {"type": "usage", "input_tokens": _get(usage, "prompt_tokens") or 0,
-            "output_tokens": _get(usage, "completion_tokens") or 0,
-            "cache_read_input_tokens": read, "cache_write_input_tokens": write}
-
-
-def chunks_from_stream_chunk(chunk: Any) -> Iterator[dict]:
-    """Harness chunks for one ``ModelResponseStream``: reasoning, text, tool deltas, stop, usage."""
-    for choice in _get(chunk, "choices") or ():
-        delta = _get(choice, "delta")
-        if delta is not None:
-            yield from _reasoning_chunks(delta)
-            if _get(delta, "content"):
-                yield {"type": "text", "text": _get(delta, "content")}
-            yield from (_tool_chunk(call) for call in _get(delta, "tool_calls") or ())
-        if _get(choice, "finish_reason"):
-            reason = _get(choice, "finish_reason")
-            yield {"type": "stop", "reason": STOP_REASONS.get(reason, reason)}
-    if _get(chunk, "usage"):
-        yield _usage_chunk(_get(chunk, "usage"))
 
 
 def error_chunk(exc: Exception) -> dict:
@@ -242,28 +126,68 @@ class LiteLLMAdapter(Shim):
     name = "litellm"
     distribution = "litellm"
     extra = "litellm"
-    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
+    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
+    native_differences = NATIVE_DIFFERENCES
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
-        """Stream one turn through ``litellm.completion``; a LiteLLM exception becomes the closing error chunk."""
+        """Stream one turn through ``litellm.completion``; a LiteLLM exception becomes the closing error chunk. When
+        the turn asks, the same history then goes through ``completion(stream=False)``, and each call's message
+        closes the turn as a ``native`` chunk."""
         client = self.kept(sorted(endpoint.items()), lambda: guarded_client(endpoint))
-        history = self.history.turn(turn, lambda messages, held: to_openai({**turn, "messages": messages}, held))
+        history = list(self.history.turn(turn, lambda messages, held: to_openai({**turn, "messages": messages}, held)))
+        message, failure = yield from self._streamed(completion_kwargs(turn, endpoint, history), client, history)
+        if message is not None:
+            self.history.assembled(message)  # appended as LiteLLM's docs do: messages.append(response_message)
+            yield message_chunk(anthropic_message(message, REDACTED_NATIVE))
+        if turn.get("non_streaming"):
+            yield native_chunk("stream", lambda: message.model_dump() if message is not None else None, failure)
+            yield self._whole(completion_kwargs(turn, endpoint, history), client)
+
+    def _streamed(self, kwargs: dict, client: Any, history: list) -> Iterator[dict]:
+        """The stream's chunks; returns (the message stream_chunk_builder built or None, the LiteLLM error)."""
         native: list = []
         with _offline():
             try:
-                for chunk in litellm.completion(**completion_kwargs(turn, endpoint, list(history)), client=client):
+                for chunk in litellm.completion(**kwargs, client=client):
                     native.append(chunk)
                     yield {"type": "openai_chunk", "chunk": chunk.model_dump(mode="json", exclude_none=True)}
-                    yield from chunks_from_stream_chunk(chunk)
+                    yield from chunks_from_stream_chunk(chunk, REDACTED_NATIVE)
             except _LITELLM_ERRORS as exc:
                 _raise_refusal(exc)
                 yield error_chunk(exc)
-                return
-            built = litellm.stream_chunk_builder(native, messages=list(history)) if native else None
-        if built is not None:
-            message = built.choices[0].message
-            self.history.assembled(message)  # appended as LiteLLM's docs do: messages.append(response_message)
-            yield message_chunk(anthropic_message(message))
+                return None, exc
+            built = litellm.stream_chunk_builder(native, messages=history) if native else None
+        return (built.choices[0].message if built is not None else None), None
+
+    def _whole(self, kwargs: dict, client: Any) -> dict:
+        """The native chunk of ``completion(stream=False)`` on the same request, or of the error it raised."""
+        kwargs = {key: value for key, value in kwargs.items() if key != "stream_options"}
+        with _offline():
+            try:
+                response = litellm.completion(**{**kwargs, "stream": False}, client=client)
+            except Exception as exc:  # noqa: BLE001 - the call's failure is its outcome, compared with the stream's
+                _raise_refusal(exc)
+                return native_chunk("converse", lambda: None, exc)
+        return native_chunk("converse", lambda: response.choices[0].message.model_dump())
+
+
+def stored() -> tuple[Callable[[list], str], Callable[[str], list]]:
+    """(dump, load) of a LiteLLM history as JSON text: each message a plain dict (a LiteLLM ``Message`` as its
+    ``model_dump()``, which its ``json()`` returns; the others are dicts already), restored as those dicts."""
+
+    def dump(messages: list) -> str:
+        return json.dumps([m.model_dump() if hasattr(m, "model_dump") else m for m in messages])
+
+    return dump, json.loads
+
+
+class LiteLLMPersistedAdapter(LiteLLMAdapter):
+    """``litellm-persisted``: ``litellm``, its history stored as JSON and restored before every later turn."""
+
+    name = "litellm-persisted"
+
+    def store(self) -> tuple[Callable[[list], str], Callable[[str], list]]:
+        return stored()
 
 
 def _raise_refusal(exc: BaseException) -> None:
@@ -275,32 +199,3 @@ def _raise_refusal(exc: BaseException) -> None:
         seen = seen.__cause__ or seen.__context__
 
 
-# ---- the assembled message -> Anthropic format (the closing message chunk) ----
-
-def anthropic_message(message: Any) -> list[dict]:
-    """thinking_blocks (else reasoning_content, unsigned), then the text, then each tool call (arguments parsed;
-    the raw text when they do not)."""
-    blocks = [_thinking_block(block) for block in _get(message, "thinking_blocks") or ()]
-    reasoning = _get(message, "reasoning_content")
-    blocks += [{"type": "thinking", "thinking": reasoning}] if not blocks and reasoning else []
-    text = _get(message, "content")
-    blocks += [{"type": "text", "text": text}] if isinstance(text, str) and text else []
-    return blocks + [_tool_use(call) for call in _get(message, "tool_calls") or ()]
-
-
-def _thinking_block(block: Any) -> dict:
-    if _get(block, "type") == "redacted_thinking":
-        data = _get(block, "data")
-        return {"type": "redacted_thinking", "data": base64.b64encode(data).decode() if isinstance(data, bytes) else data}
-    signature = _get(block, "signature")
-    return {"type": "thinking", "thinking": _get(block, "thinking") or "", **({"signature": signature} if signature else {})}
-
-
-def _tool_use(call: Any) -> dict:
-    function = _get(call, "function")
-    arguments = _get(function, "arguments")
-    try:
-        parsed = json.loads(arguments) if arguments else {}
-    except ValueError:
-        parsed = arguments
-    return {"type": "tool_use", "id": _get(call, "id"), "name": _get(function, "name"), "input": parsed}

@@ -7,11 +7,10 @@ of llama-index-llms-bedrock-converse needs with objects shaped like that release
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["ChatStream", "anthropic_blocks", "tool_choice", "tool_input"]
+__all__ = ["ChatStream", "anthropic_blocks", "tool_choice"]
 
 
 def _blocks(response: Any, kind: str) -> list:
@@ -26,18 +25,6 @@ def _thinking(response: Any) -> Any:
 def _signature(response: Any) -> str | None:
     thinking = _thinking(response)
     return ((thinking.additional_information or {}).get("signature") or None) if thinking else None
-
-
-def tool_input(kwargs: Any) -> Any:
-    """A ToolCallBlock's input as the library sends it back to Bedrock. Up to 0.14.11 a streamed call keeps its
-    input as the raw JSON text, and ``_content_block_to_bedrock_format`` sends ``json.loads`` of it ({} when it
-    does not parse); from 0.14.12 on (``_parse_tool_input``) the block holds the parsed dict."""
-    if not isinstance(kwargs, str):
-        return kwargs
-    try:
-        return json.loads(kwargs or "{}")
-    except json.JSONDecodeError:
-        return {}
 
 
 def tool_choice(choice: Any) -> dict:
@@ -131,18 +118,21 @@ class ChatStream:
 # ---- the assembled ChatMessage -> Anthropic format (the closing message chunk) ----
 
 def anthropic_blocks(message: Any) -> list[dict]:
-    """The message's blocks in order as Anthropic blocks; empty text is left out."""
-    return [block for block in map(_anthropic, message.blocks) if block is not None]
+    """The message's blocks in order as Anthropic blocks, as the message holds them: a ToolCallBlock's
+    ``tool_kwargs`` as they are (the raw JSON text up to 0.14.11, which the library parses only when it sends the
+    block back), a ThinkingBlock's signature when it has one (the library sends none otherwise), a block of
+    another kind as its own fields."""
+    return [_anthropic(block) for block in message.blocks]
 
 
-def _anthropic(block: Any) -> dict | None:
+def _anthropic(block: Any) -> dict:
     kind = getattr(block, "block_type", None)
     if kind == "text":
-        return {"type": "text", "text": block.text} if block.text else None
+        return {"type": "text", "text": block.text}
     if kind == "thinking":
         signature = (block.additional_information or {}).get("signature")
-        return {"type": "thinking", "thinking": block.content or "", **({"signature": signature} if signature else {})}
+        return {"type": "thinking", "thinking": block.content, **({"signature": signature} if signature else {})}
     if kind == "tool_call":
-        return {"type": "tool_use", "id": block.tool_call_id, "name": block.tool_name,
-                "input": tool_input(block.tool_kwargs)}
-    return {"type": kind or type(block).__name__}  # shown, never dropped
+        return {"type": "tool_use", "id": block.tool_call_id, "name": block.tool_name, "input": block.tool_kwargs}
+    fields = block.model_dump(mode="json") if hasattr(block, "model_dump") else dict(vars(block))
+    return {"type": kind or type(block).__name__, **fields}  # shown, never dropped
