@@ -41,6 +41,16 @@ def test_a_difference_is_named_at_its_path_with_both_types():
         '{"path": "/a"}',)
 
 
+def test_json_text_compares_by_value_and_against_an_object_still_differs():
+    def call(arguments):
+        return {"role": "assistant", "tool_calls": [{"function": {"name": "read", "arguments": arguments}}]}
+    assert check_parity(natives(call('{"path":"/a","n":"\\u00e9"}'), call('{"path": "/a", "n": "é"}'))) is None
+    diff = check_parity(natives(call('{"path": "/a"}'), call('{"path": "/b"}')))
+    assert diff.changes == ("native tool_calls[0].function.arguments: streamed '{\"path\": \"/a\"}' / non-streamed "
+                            "'{\"path\": \"/b\"}'",)
+    assert check_parity(natives(call('{"path": "/a"}'), call({"path": "/a"}))) is not None
+
+
 def test_declared_differences_are_left_out_and_nothing_else():
     streamed, whole = copy.deepcopy(MESSAGE), copy.deepcopy(MESSAGE)
     streamed["id"], whole["id"] = "msg_1", "msg_2"

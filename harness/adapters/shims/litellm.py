@@ -64,11 +64,6 @@ NATIVE_DIFFERENCES = {
                            "transformation (converse_transformation._translate_message_content) gives each "
                            "ChatCompletionToolCallChunk index=<its content block's position>; stream_chunk_builder "
                            "builds the streamed message's tool calls without one, as OpenAI's messages have none",
-    "tool_calls[*].function.arguments": "JSON text of the same input written two ways: the streamed message joins "
-                                        "the text Bedrock streamed (stream_chunk_builder), the non-streamed one is "
-                                        "json.dumps of the input object Converse returns (_translate_message_content: "
-                                        "', ' and ': ' separators, non-ASCII escaped); the streamed input is judged "
-                                        "by the golden and the assembled message",
     "provider_specific_fields": "Bedrock's raw fields as each call received them, kept aside and never sent back: "
                                 "the streamed message merges every delta's provider_specific_fields key by key "
                                 "(stream_chunk_builder, e.g. the last reasoningContent delta), the non-streamed one "

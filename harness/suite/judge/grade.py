@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 from harness.suite.judge.assembly import check_assembly
 from harness.suite.judge.compare import Diff, diff_request
 from harness.suite.judge.normalize_request import normalize_request, wrapped_values
+from harness.suite.judge.parity import check_parity
 
 __all__ = ["JUDGEMENTS", "Context", "Judgement", "Warned", "applicable", "grade_turn"]
 
@@ -46,7 +47,7 @@ class Judgement:
     id: str
     says: str  # what the library is held to
     reason: str  # why it is a judgement, not a fact about Bedrock
-    subject: str  # the findings it can grade: chunks, request, assembled, laws
+    subject: str  # the findings it can grade: chunks, request, assembled, parity, laws
     step: Callable | None = None  # the comparison without it (see the module docstring)
     laws: tuple[str, ...] = ()
     everywhere: bool = True
@@ -68,6 +69,8 @@ class Context:
     chunks: list = field(default_factory=list)  # the turn's raw chunks
     capabilities: frozenset = frozenset()
     family_verdicts: Mapping[str, str] = field(default_factory=dict)  # rule id -> reject/accept/warn for the model
+    declared: Mapping[str, str] = field(default_factory=dict)  # the adapter's documented native differences
+    requests: tuple = (None, None)  # the streamed call's request and its non-streamed twin's
 
 
 def _key(value: Any) -> str:
@@ -221,6 +224,30 @@ def _arguments_as_text(chunks: list, ctx: Context) -> list:
     return [message(c) for c in chunks]
 
 
+# ---- parity steps: (the turn's raw chunks, context) -> chunks ----
+
+_TYPE_KEYS = ("type", "block_type")
+
+
+def _empty_text_block(value: Any) -> bool:
+    """A text block holding "" in a library's own serialization: only ``text`` and a type marker."""
+    return (isinstance(value, dict) and value.get("text") == "" and set(value) <= {"text", *_TYPE_KEYS}
+            and all(isinstance(value[k], str) for k in value))
+
+
+def _without_empty_text(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_empty_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_empty_text(v) for v in value if not _empty_text_block(v)]
+    return value
+
+
+def _empty_text_blocks(chunks: list, ctx: Context) -> list:
+    return [{**c, "message": _without_empty_text(c["message"])} if c.get("type") == "native" and "message" in c
+            else c for c in chunks]
+
+
 JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("guardrail-as-content-filter", "guardrail_intervened is reported apart from content_filtered",
               "the stream says guardrail_intervened; folding both into one filter reason is the OpenAI vocabulary's "
@@ -254,6 +281,9 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
               "a library may keep arguments as JSON text (the OpenAI format does); Bedrock needs an object only in "
               "what is sent back, which the follow-up request shows; a cut-off call kept as its partial text is not "
               "presented as complete", "assembled", _arguments_as_text),
+    Judgement("no-empty-text-block", "a library's streamed and non-streamed messages hold the same blocks, empty "
+              "text ones included", "an empty text block held on one path only carries no content; sent back, it "
+              "meets Bedrock's blank-text rule, which the request shows", "parity", _empty_text_blocks),
     Judgement("finish-reason-on-end-turn", "OpenAI chunks finish with tool_calls when a call was made, even after "
               "end_turn", "the stream's own stop reason is end_turn, which finish_reason stop mirrors faithfully",
               "laws", laws=("openai_finish_reason",), everywhere=False),
@@ -270,24 +300,39 @@ def _counterfactual(subject: str, ctx: Context, left: Any, right: Any = None) ->
     used = []
     for judgement in (j for j in ctx.judgements if j.subject == subject and j.step is not None):
         before = _key((left, right))
-        stepped = judgement.step(left, ctx) if subject == "assembled" else judgement.step(left, right, ctx)
-        left, right = (stepped, right) if subject == "assembled" else stepped
+        one_sided = subject in ("assembled", "parity")
+        stepped = judgement.step(left, ctx) if one_sided else judgement.step(left, right, ctx)
+        left, right = (stepped, right) if one_sided else stepped
         if _key((left, right)) != before:
             used.append(judgement)
     return left, right, used
 
 
 def _survives(diff: Diff, ctx: Context) -> list[Judgement] | None:
-    """The judgements under which ``diff`` disappears, or None when it survives them (it fails)."""
+    """The judgements ``diff`` rests on (the fewest under which it disappears), or None when it survives them all."""
+    used = _vanishes(diff, ctx)
+    if used is None:
+        return None
+    for judgement in list(used):  # a step that only changed what both sides already agreed on is no reason
+        fewer = [j for j in used if j is not judgement]
+        if _vanishes(diff, replace(ctx, judgements=tuple(fewer))) is not None:
+            used = fewer
+    return used
+
+
+def _vanishes(diff: Diff, ctx: Context) -> list[Judgement] | None:
+    """The judgements whose steps changed something, when under them ``diff`` disappears; else None."""
     if diff.subject == "chunks" and ctx.expected_chunks is not None and ctx.actual_chunks is not None:
         left, right, used = _counterfactual("chunks", ctx, ctx.expected_chunks, ctx.actual_chunks)
         return used if used and _key(left) == _key(right) else None
     if diff.subject == "request" and ctx.expected_request is not None and isinstance(ctx.actual_request, dict):
         left, right, used = _counterfactual("request", ctx, ctx.expected_request, ctx.actual_request)
         return used if used and diff_request(left, wrapped_values(left, normalize_request(right))) is None else None
-    if diff.subject == "assembled":
-        chunks, _, used = _counterfactual("assembled", ctx, list(ctx.chunks))
-        return used if used and check_assembly(chunks, ctx.capabilities) is None else None
+    if diff.subject in ("assembled", "parity"):
+        chunks, _, used = _counterfactual(diff.subject, ctx, list(ctx.chunks))
+        judged = (check_assembly(chunks, ctx.capabilities) if diff.subject == "assembled"
+                  else check_parity(chunks, ctx.declared, requests=ctx.requests))
+        return used if used and judged is None else None
     return None
 
 

@@ -6,11 +6,13 @@ closes the turn with one ``native`` chunk per call: ``{"type": "native", "path":
 The seed plan's "streamed tool calls must equal non-streamed ones", in the library's own types: every
 difference is one line at its path ("streamed parts[1].args a str '...', non-streamed a dict {...}"), except at
 the paths the adapter declares (``native_differences``: pattern -> why the library documents them apart, such as
-generated ids or timestamps). The requests of both calls are compared as the golden request is.
+generated ids or timestamps). Strings of JSON compare by their value (arguments written with other separators are
+the same arguments). The requests of both calls are compared as the golden request is.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping, Sequence
 
 from harness.suite.judge.compare import Diff, diff_pair
@@ -52,7 +54,24 @@ def _outcomes(stream: Mapping, converse: Mapping, where: str, declared: Mapping[
     if any(failed):
         shown = [f"raised {_error(side)}" if bad else "built a message" for side, bad in zip((stream, converse), failed)]
         return [f"{_at(where)}parity: the streamed call {shown[0]} / the non-streamed call {shown[1]}"]
-    return diff_pair(stream["message"], converse["message"], SIDES, f"{_at(where)}native", tuple(declared))
+    return diff_pair(_json_texts(stream["message"]), _json_texts(converse["message"]), SIDES, f"{_at(where)}native",
+                     tuple(declared))
+
+
+def _json_texts(value: Any) -> Any:
+    """Strings holding a JSON object or array compared by their value: the same arguments written with other
+    separators or escapes are the same arguments (a string against an object still differs)."""
+    if isinstance(value, dict):
+        return {k: _json_texts(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_texts(v) for v in value]
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        return json.dumps(parsed, sort_keys=True, ensure_ascii=False) if isinstance(parsed, (dict, list)) else value
+    return value
 
 
 def _raised(chunks: Sequence[Mapping]) -> bool:

@@ -1,0 +1,178 @@
+"""Grades (harness/suite/judge/grade.py): a finding fails on evidence and is a warning where only a judgement
+supports it; each judgement's counterfactual, and how a whole turn is graded."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.suite.judge.compare import Diff
+from harness.suite.judge.grade import JUDGEMENTS, Context, applicable, grade_turn
+from harness.suite.judge.normalize import ALL
+from harness.suite.results import TurnResult, verdict
+
+EVERYWHERE = applicable(())
+
+
+def graded(diff: Diff, ctx: Context) -> TurnResult:
+    return grade_turn(TurnResult(0, (diff,)), ctx)
+
+
+def chunks_diff() -> Diff:
+    return Diff("chunks", ("turn 0 chunk 1 (stop): expected reason 'guardrail_intervened' / actual ...",))
+
+
+STOP = {"type": "stop", "reason": "guardrail_intervened"}
+TEXT = {"type": "text", "text": "Sure."}
+
+
+@pytest.mark.parametrize("expected, actual, judgement", [
+    ([TEXT, STOP], [TEXT, {**STOP, "reason": "content_filtered"}], "guardrail-as-content-filter"),
+    ([TEXT, {"type": "error", "code": "throttlingException"}], [TEXT, {"type": "error", "code": "adapter_error"}],
+     "error-vocabulary"),
+    ([TEXT, {"type": "error", "code": "adapter_error"}], [TEXT], "incomplete-stream-raises"),
+    ([TEXT], [TEXT, {"type": "usage", "input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0,
+                     "cache_write_input_tokens": 0}], "zero-usage-is-none"),
+])
+def test_a_chunk_difference_resting_on_a_judgement_is_a_warning_naming_it(expected, actual, judgement):
+    result = graded(chunks_diff(), Context(EVERYWHERE, expected_chunks=expected, actual_chunks=actual))
+    assert result.ok and len(result.warnings) == 1
+    assert result.warnings[0].reason.startswith(f"judgement {judgement}: ")
+    assert verdict([result])[0] == "warn"
+
+
+@pytest.mark.parametrize("expected, actual", [
+    ([TEXT, STOP], [TEXT, {**STOP, "reason": "end_turn"}]),  # a stop reason the stream never said
+    ([TEXT, {"type": "error", "code": "throttlingException"}], [TEXT]),  # Bedrock's error lost
+    ([TEXT], [TEXT, {"type": "usage", "input_tokens": 3, "output_tokens": 0}]),  # usage invented
+    ([TEXT, {"type": "error", "code": "adapter_error"}], [TEXT, {"type": "stop", "reason": "end_turn"}]),
+])
+def test_a_difference_the_stream_is_evidence_for_stays_a_failure(expected, actual):
+    result = graded(chunks_diff(), Context(EVERYWHERE, expected_chunks=expected, actual_chunks=actual))
+    assert not result.ok and not result.warnings and verdict([result])[0] == "fail"
+
+
+def test_a_throttled_request_not_retried_is_a_warning_only_where_the_scenario_names_the_judgement():
+    expected = [{"type": "tool_call", "id": "t", "name": "f", "input": {}}, {"type": "stop", "reason": "tool_use"}]
+    raw = [{"type": "error", "code": "ThrottlingException", "message": "Rate exceeded"}]
+    actual = [{"type": "error", "code": "ThrottlingException"}]
+    named = Context(applicable(("retry-throttled-request",)), expected_chunks=expected, actual_chunks=actual,
+                    chunks=raw)
+    assert graded(chunks_diff(), named).warnings[0].reason.startswith("judgement retry-throttled-request")
+    assert not graded(chunks_diff(), Context(EVERYWHERE, expected_chunks=expected, actual_chunks=actual,
+                                             chunks=raw)).ok
+
+
+def request_diff() -> Diff:
+    return Diff("request", ("turn 1 request expected ...",))
+
+
+ASSISTANT = {"role": "assistant", "content": [
+    {"reasoningContent": {"reasoningText": {"text": "I call get_weather."}}}, {"text": "Checking."},
+    {"toolUse": {"toolUseId": "t1", "name": "get_weather", "input": {"city": "Paris"}}}]}
+USER = {"role": "user", "content": [{"text": "Rain?"}]}
+RESULT = {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "rain"}]}}]}
+
+
+def request(*messages, **extra) -> dict:
+    return {"messages": [USER, *messages, RESULT], **extra}
+
+
+@pytest.mark.parametrize("actual, judgement", [
+    (request({"role": "assistant", "content": ASSISTANT["content"][1:]}), "unsigned-reasoning-sent-back"),
+    (request({"role": "assistant", "content": [{"text": "<think>\nI call get_weather.\n</think>"},
+                                               *ASSISTANT["content"][1:]]}), "unsigned-reasoning-sent-back"),
+    (request({"role": "assistant", "content": [ASSISTANT["content"][0], {"text": "."}, *ASSISTANT["content"][1:]]}),
+     "no-placeholder-text"),
+])
+def test_a_request_difference_resting_on_a_judgement_is_a_warning(actual, judgement):
+    ctx = Context(EVERYWHERE, expected_request=request(ASSISTANT), actual_request=actual)
+    result = graded(request_diff(), ctx)
+    assert result.ok and judgement in result.warnings[0].reason
+
+
+def test_a_changed_argument_or_a_dropped_call_in_the_request_fails():
+    changed = {"role": "assistant", "content": [*ASSISTANT["content"][:2], {"toolUse": {
+        "toolUseId": "t1", "name": "get_weather", "input": {"city": "Rome"}}}]}
+    for actual in (request(changed), request({"role": "assistant", "content": ASSISTANT["content"][:2]})):
+        assert not graded(request_diff(), Context(EVERYWHERE, expected_request=request(ASSISTANT),
+                                                  actual_request=actual)).ok
+
+
+def test_status_is_a_warning_only_where_no_source_settles_the_family():
+    expected = request(ASSISTANT)
+    actual = {**expected, "messages": [USER, ASSISTANT, {"role": "user", "content": [{"toolResult": {
+        **RESULT["content"][0]["toolResult"], "status": "error"}}]}]}
+    unknown = Context(EVERYWHERE, expected_request=expected, actual_request=actual,
+                      family_verdicts={"tool-result-status": "warn"})
+    assert graded(request_diff(), unknown).warnings[0].reason.startswith("judgement status-where-unknown")
+    claude = Context(EVERYWHERE, expected_request=expected, actual_request=actual,
+                     family_verdicts={"tool-result-status": "accept"})
+    assert not graded(request_diff(), claude).ok  # the error flag is model input Claude reads
+
+
+def tools(schema: dict) -> dict:
+    return {"toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": schema}}}]}}
+
+
+def test_schema_descriptions_added_are_a_warning_a_changed_type_fails():
+    schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+    described = {"type": "object", "properties": {"path": {"type": "string", "description": "Property path"}}}
+    retyped = {"type": "object", "properties": {"path": {"type": "integer"}}}
+    ctx = Context(EVERYWHERE, expected_request=request(ASSISTANT, **tools(schema)))
+    ctx.actual_request = request(ASSISTANT, **tools(described))
+    assert graded(request_diff(), ctx).warnings[0].reason.startswith("judgement schema-unchanged")
+    ctx.actual_request = request(ASSISTANT, **tools(retyped))
+    assert not graded(request_diff(), ctx).ok
+
+
+STREAMED = [{"type": "tool_call", "index": 0, "id": "t1", "name": "read", "input_delta": '{"path": "/a"}'},
+            {"type": "stop", "reason": "tool_use"}]
+
+
+def assembled(input_value, stop="tool_use"):
+    chunks = [STREAMED[0], {"type": "stop", "reason": stop},
+              {"type": "message", "message": {"role": "assistant", "content": [
+                  {"type": "tool_use", "id": "t1", "name": "read", "input": input_value}]}}]
+    return grade_turn(TurnResult(0, (Diff("assembled", ("turn 0 assembled message ...",)),)),
+                      Context(EVERYWHERE, chunks=chunks, capabilities=ALL))
+
+
+def test_arguments_held_as_json_text_are_a_warning_garbled_ones_fail():
+    assert assembled('{"path": "/a"}').warnings[0].reason.startswith("judgement arguments-as-object")
+    assert not assembled('{"path": "/b"}').ok  # other arguments
+    assert not assembled('{"path": "/a').ok  # partial JSON, and the stream ended well
+
+
+def native(path, blocks):
+    return {"type": "native", "path": path, "message": {"blocks": blocks}}
+
+
+def test_an_empty_text_block_on_one_path_only_is_a_warning_other_parity_differences_fail():
+    text = {"block_type": "text", "text": "Hi"}
+    chunks = [native("stream", [{"block_type": "text", "text": ""}, text]), native("converse", [text])]
+    result = grade_turn(TurnResult(0, (Diff("parity", ("turn 0 native ...",)),)), Context(EVERYWHERE, chunks=chunks))
+    assert result.ok and result.warnings[0].reason.startswith("judgement no-empty-text-block")
+    chunks = [native("stream", [{"block_type": "text", "text": "Hi!"}]), native("converse", [text])]
+    assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=chunks)).ok
+
+
+def test_a_law_is_a_warning_only_where_a_scenario_names_its_judgement():
+    law = 'openai_finish_reason: chunk 9 (openai_chunk) finishes with "stop" although tool calls were made'
+    named = grade_turn(TurnResult(0, laws=(law,)), Context(applicable(("finish-reason-on-end-turn",))))
+    assert named.ok and named.warnings[0].finding == law
+    assert not grade_turn(TurnResult(0, laws=(law,)), Context(EVERYWHERE)).ok
+
+
+def test_robustness_makes_every_finding_a_warning_and_rule_warnings_are_warnings():
+    turn = TurnResult(0, (chunks_diff(),), ("nothing_after_error: chunk 2",), ("Expected toolResult blocks",))
+    result = grade_turn(turn, Context(EVERYWHERE, robustness="no recording shows it"), ("warning text-blank (...)",))
+    assert result.ok and len(result.warnings) == 4
+    assert {w.reason for w in result.warnings[1:]} == {"robustness: no recording shows it"}
+    assert result.warnings[0].reason == "no evidence shows Bedrock rejecting this for the model's family"
+
+
+def test_every_judgement_says_what_and_why_and_grades_a_kind_of_finding():
+    for judgement in JUDGEMENTS.values():
+        assert judgement.says and judgement.reason and judgement.subject in ("chunks", "request", "assembled",
+                                                                             "parity", "laws")
+        assert (judgement.step is not None) != bool(judgement.laws)
