@@ -309,7 +309,9 @@ def test_claude_and_nova_tool_input_shapes():
     assert "".join(claude_parts) == json.dumps(doc) == '{"path": "/tmp/b.txt", "n": [1, 2.5, null]}'
     assert tool_inputs(nova, 2) == ['{"path":"/tmp/b.txt","n":[1,2.5,null]}']
     assert tool_inputs(claude, 3) == [""] and tool_inputs(nova, 3) == ["{}"]  # zero-argument tool
-    assert "type" not in starts(claude)[1]["toolUse"] and starts(nova)[1]["toolUse"]["type"] == "tool_use"
+    assert "type" not in starts(claude)[1]["toolUse"] and "type" not in starts(nova)[1]["toolUse"]  # Nova v1
+    nova_2 = payloads(render_stream(TOOLS_SCRIPT, style="nova-2", seed="s"))
+    assert starts(nova_2)[1]["toolUse"]["type"] == "tool_use" and tool_inputs(nova_2, 2) == tool_inputs(nova, 2)
     assert starts(claude)[1]["toolUse"]["name"] == "read_file"
 
 
@@ -665,7 +667,7 @@ def test_script_errors_name_the_block_and_field(script, message):
 def test_errors_carry_the_callers_context_and_bad_styles_are_refused():
     with pytest.raises(EmulatorScriptError, match=r"^suites/core/a\.yaml turns\[1\]\.script content\[0\]: unknown block kind"):
         parse_script({"content": [{"txt": "a"}]}, where="suites/core/a.yaml turns[1].script")
-    with pytest.raises(EmulatorScriptError, match=r"^style: unknown style 'gpt' \(known: claude, nova, openai, open-weight, titan\)$"):
+    with pytest.raises(EmulatorScriptError, match=r"^style: unknown style 'gpt' \(known: claude, nova, nova-2, openai, open-weight, titan\)$"):
         render_stream({"content": []}, style="gpt", seed="x")
 
 

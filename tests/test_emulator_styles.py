@@ -124,12 +124,35 @@ def test_openai_and_open_weight_fragment_tool_input_without_a_leading_empty_delt
     assert "".join(inputs) == '{"pattern":"*.py"}{"path":"a.py"}'
 
 
-def test_openai_sends_server_tool_usage_unless_the_script_says_otherwise():
-    usage = [body["usage"] for name, body in events("openai") if name == "metadata"][0]
+@pytest.mark.parametrize("style", ["claude", "nova", "nova-2", "openai", "open-weight"])
+def test_current_streams_send_server_tool_usage_unless_the_script_says_otherwise(style):
+    usage = [body["usage"] for name, body in events(style) if name == "metadata"][0]
     assert usage["serverToolUsage"] == {}
     given = {**SCRIPT, "usage": {"input_tokens": 1, "output_tokens": 1, "server_tool_usage": {"webSearch": 1}}}
-    assert [b["usage"]["serverToolUsage"] for n, b in events("openai", given) if n == "metadata"] == [{"webSearch": 1}]
-    assert "serverToolUsage" not in [b["usage"] for n, b in events("claude") if n == "metadata"][0]
+    assert [b["usage"]["serverToolUsage"] for n, b in events(style, given) if n == "metadata"] == [{"webSearch": 1}]
+    older = {**SCRIPT, "usage": {"input_tokens": 1, "output_tokens": 1, "server_tool_usage": False}}
+    assert "serverToolUsage" not in [b["usage"] for n, b in events(style, older) if n == "metadata"][0]
+
+
+def test_titan_sends_no_server_tool_usage():
+    script = {"content": [{"text": "One whole answer."}], "usage": {"input_tokens": 1, "output_tokens": 1}}
+    assert "serverToolUsage" not in [b["usage"] for n, b in events("titan", script) if n == "metadata"][0]
+
+
+def test_nova_v1_starts_carry_no_type_and_nova_2_starts_do():
+    for style, kind in (("nova", None), ("nova-2", "tool_use")):
+        starts = [body["start"]["toolUse"] for name, body in events(style) if name == "contentBlockStart"]
+        assert [s.get("type") for s in starts] == [kind, kind]
+
+
+def test_nova_closes_the_last_text_of_an_end_turn_answer_with_an_empty_delta():
+    answer = {"content": [{"text": "Paris is 30 degrees."}], "stop_reason": "end_turn",
+              "usage": {"input_tokens": 1, "output_tokens": 1}}
+    calling = {"content": [{"text": "I will look it up."}, {"tool_use": {"name": "weather", "input": {}}}],
+               "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}}
+    for style in ("nova", "nova-2"):
+        assert deltas(style, "text", answer)[-1] == "" and deltas(style, "text", calling)[-1] != ""
+    assert deltas("claude", "text", answer)[-1] != ""
 
 
 def test_titan_sends_each_text_whole_and_has_no_tool_use():

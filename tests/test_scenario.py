@@ -151,7 +151,7 @@ BAD_FIELDS = [
     (mutate("turns[1].options", {"tool_choice": {"tool": "x"}}), "turns[1].options.tool_choice.tool: unknown field (known: name)"),
     (mutate("tools[0].input_schema", DELETE), "tools[0].input_schema: missing (required)"),
     (mutate("tools[0].name", ""), "tools[0].name: expected a non-empty string"),
-    (mutate("style", "gpt"), "style: unknown style 'gpt' (known: claude, nova, open-weight, openai, titan)"),
+    (mutate("style", "gpt"), "style: unknown style 'gpt' (known: claude, nova, nova-2, open-weight, openai, titan)"),
     (mutate("operation", "invoke"), "operation: unknown operation 'invoke'"),
     (mutate("model_id", 7), "model_id: expected a non-empty string"),
     (mutate("system", ""), "system: expected a non-empty string"),

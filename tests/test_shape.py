@@ -31,7 +31,7 @@ def test_the_shape_of_a_shipped_cassette():
     assert shape.fields["contentBlockStart(toolUse)"] == {"contentBlockIndex", "start.toolUse.name",
                                                           "start.toolUse.toolUseId"}
     assert shape.fields["metadata"] == {"usage.inputTokens", "usage.outputTokens", "usage.totalTokens",
-                                        "metrics.latencyMs"}
+                                        "usage.serverToolUsage", "metrics.latencyMs"}
     assert shape.stop_reasons == {"tool_use"} and shape.statuses == (200,) and "content-type" in shape.headers
 
 

@@ -28,7 +28,7 @@ _USAGE = {"inputTokens": "input_tokens", "outputTokens": "output_tokens",
           "serverToolUsage": "server_tool_usage"}
 _COUNTS = {"cacheReadInputTokenCount": "cache_read_input_tokens",
            "cacheWriteInputTokenCount": "cache_write_input_tokens"}
-_DEFAULT_TYPE = {"claude": None, "nova": "tool_use"}  # the toolUse start `type` each style renders by itself
+_DEFAULT_TYPE = {"claude": None, "nova": None}  # the toolUse start `type` each derived style renders by itself
 
 
 def script_from_frames(frames: Iterable[Frame] | bytes) -> tuple[dict, str]:
@@ -72,6 +72,7 @@ def _read_event(name: str, body: dict, blocks: dict, script: dict) -> None:
 def _usage(usage: dict) -> dict:
     """The script's usage; the older ``...InputTokenCount`` spelling stands in where ``...InputTokens`` is missing."""
     out = {_USAGE[key]: value for key, value in usage.items() if key in _USAGE}
+    out.setdefault("server_tool_usage", False)  # a recording without it re-renders without it
     for key, name in _COUNTS.items():
         if key in usage:
             out.setdefault(name, usage[key])

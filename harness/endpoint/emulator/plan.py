@@ -5,12 +5,16 @@ Each *style* is one model family's way of streaming the same content, as seen in
 
 - ``claude``: text in word deltas; tool input led by an empty ``""`` delta, then small fragments of JSON written
   with ``", "``/``": "``; ``tooluse_`` ids;
-- ``nova``: tool input as one whole compact delta; client tool starts carry ``type: tool_use``;
-- ``openai`` (gpt-oss on Bedrock): tool input fragmented without Claude's leading ``""``; usage carries
-  ``serverToolUsage: {}`` unless the script says otherwise;
+- ``nova`` (Nova v1): tool input as one whole compact delta; tool starts carry no ``type``; the last text block of
+  an ``end_turn`` answer closes with an empty ``""`` delta;
+- ``nova-2`` (Nova 2): as ``nova``, but every tool start carries its ``type`` (``tool_use``, ``server_tool_use``);
+- ``openai`` (gpt-oss on Bedrock): tool input fragmented without Claude's leading ``""``;
 - ``open-weight`` (Kimi, DeepSeek, Llama, Qwen): tool input fragmented without a leading ``""``; every text
   block ends with an empty ``""`` delta; Kimi's tool ids ``functions.<name>:<n>`` (n counts the message's calls);
 - ``titan``: each text block in one whole delta; no tool use.
+
+Every style but titan puts ``serverToolUsage: {}`` in usage, as current streams do, unless the script gives it or
+says ``server_tool_usage: false`` (a stream recorded before Bedrock sent it).
 
 Everything random comes from the seed (one RNG per block for its deltas, one for frame padding), so a
 turn renders to the same bytes every time and its ConverseStream, Converse and InvokeModel renderings agree
@@ -30,11 +34,12 @@ from typing import Callable
 from harness.endpoint.emulator.script import AUTO, EXCEPTIONS, Block, EmulatorScriptError, Script
 from harness.wire.eventstream import encode_exception, random_padding_length
 
-__all__ = ["STYLES", "check_style", "digest", "text_deltas", "reasoning_deltas", "input_text", "input_fragments",
+__all__ = ["NOVA", "STYLES", "check_style", "digest", "text_deltas", "reasoning_deltas", "input_text", "input_fragments",
            "parsed_input", "tool_id", "schedule", "encode_plan"]
 
-STYLES = ("claude", "nova", "openai", "open-weight", "titan")
-_COMPACT = ("nova", "openai", "open-weight", "titan")  # styles writing tool input JSON without spaces
+STYLES = ("claude", "nova", "nova-2", "openai", "open-weight", "titan")
+NOVA = ("nova", "nova-2")
+_COMPACT = (*NOVA, "openai", "open-weight", "titan")  # styles writing tool input JSON without spaces
 PlanFrame = tuple[Callable[[str, dict, int], bytes], str, dict]
 _WORDS = re.compile(r"\s*\S+|\s+")
 _GAP = object()
@@ -64,14 +69,15 @@ def _split_words(text: str, rng: random.Random) -> list[str]:
     return out
 
 
-def text_deltas(block: Block, seed: str, style: str = "claude") -> list[str]:
-    """A text block's deltas: the exact list, else the style's: words, whole (titan), a closing "" (open-weight)."""
+def text_deltas(block: Block, seed: str, style: str = "claude", last: bool = False) -> list[str]:
+    """A text block's deltas: the exact list, else the style's: words, whole (titan), a closing "" (open-weight; Nova
+    on the ``last`` text block of an end_turn answer)."""
     if isinstance(block.text, tuple):
         return list(block.text)
     if style == "titan" or not block.text:
         return [block.text]
     words = _split_words(block.text, _rng(block, seed))
-    return words + [""] if style == "open-weight" else words
+    return words + [""] if style == "open-weight" or (last and style in NOVA) else words
 
 
 def reasoning_deltas(block: Block, seed: str) -> list[str]:
@@ -98,7 +104,7 @@ def input_fragments(block: Block, seed: str, style: str) -> list[str]:
     text, rng = input_text(block, style), _rng(block, seed)
     if block.fragments is not None:
         return lead + _cut(text, block.fragments, rng, block)
-    if style == "nova":
+    if style in NOVA:
         return [text]
     if style != "claude":
         return _sizes(text, rng)

@@ -61,7 +61,14 @@ def _stop(block: Block) -> list:
 
 def _text(block: Block, script: Script, style: str, seed: str):
     citations = [_delta(block, {"citation": citation}) for citation in block.citations]
-    return [], citations + [_delta(block, {"text": text}) for text in text_deltas(block, seed, style)], _stop(block)
+    texts = text_deltas(block, seed, style, _last_answer_text(block, script))
+    return [], citations + [_delta(block, {"text": text}) for text in texts], _stop(block)
+
+
+def _last_answer_text(block: Block, script: Script) -> bool:
+    """Whether ``block`` is the last text block of an end_turn answer (where Nova closes with "")."""
+    texts = [b for b in script.blocks if b.kind == "text"]
+    return script.stop_reason == "end_turn" and bool(texts) and texts[-1] is block
 
 
 def _reasoning(block: Block, script: Script, style: str, seed: str):
@@ -94,11 +101,11 @@ _PARTS = {"text": _text, "reasoning": _reasoning, "redacted_reasoning": _redacte
 
 
 def _tool_head(block: Block, style: str, seed: str) -> dict:
-    """``{name, toolUseId?, type?}``: Nova marks client tools ``tool_use``, every server tool ``server_tool_use``."""
+    """``{name, toolUseId?, type?}``: Nova 2 marks client tools ``tool_use``, every server tool ``server_tool_use``."""
     head = {"name": block.name}
     if (tid := tool_id(block, seed, style)) is not None:
         head["toolUseId"] = tid
-    kind = block.type if block.type is not AUTO else ("tool_use" if style == "nova" else None)
+    kind = block.type if block.type is not AUTO else ("tool_use" if style == "nova-2" else None)
     if block.kind == "server_tool_use":
         kind = "server_tool_use"
     return head if kind is None else {**head, "type": kind}
@@ -118,9 +125,11 @@ def _message_stop(script: Script) -> dict:
 
 def usage_json(usage: Usage, style: str = "claude") -> dict:
     """Bedrock TokenUsage; cache counts only when the script gives them (both spellings when it asks), and
-    serverToolUsage when the script gives it or the style always sends it (openai: ``{}``)."""
+    serverToolUsage as the script gives it, else ``{}`` (every style but titan: current streams carry it), or none
+    when the script says ``false``."""
     out = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens, "totalTokens": usage.total_tokens}
-    server = usage.server_tool_usage if usage.server_tool_usage is not None or style != "openai" else {}
+    server = usage.server_tool_usage if usage.server_tool_usage is not None else {} if style != "titan" else None
+    server = None if server is False else server
     optional = {"cacheReadInputTokens": usage.cache_read_input_tokens,
                 "cacheWriteInputTokens": usage.cache_write_input_tokens, "serverToolUsage": server}
     if usage.both_cache_spellings:

@@ -63,7 +63,7 @@ class Usage:
     output_tokens: int = 10
     cache_read_input_tokens: int | None = None
     cache_write_input_tokens: int | None = None
-    server_tool_usage: dict | None = None
+    server_tool_usage: dict | bool | None = None  # None: the style's default; False: none
     both_cache_spellings: bool = False  # also ...InputTokenCount, as some real streams send beside ...InputTokens
 
     @property
@@ -232,12 +232,13 @@ def _usage(value: Any, where: str) -> Usage:
     spec = _fields(value, where, _USAGE_FIELDS, required=("input_tokens", "output_tokens"))
     counts = {k: _int(spec[k], f"{where}.{k}") for k in _USAGE_FIELDS[:4] if k in spec}
     server = spec.get("server_tool_usage")
-    if server is not None and not isinstance(server, Mapping):
-        _fail(f"{where}.server_tool_usage", f"expected a mapping, got {type(server).__name__}")
+    if server is not None and server is not False and not isinstance(server, Mapping):
+        _fail(f"{where}.server_tool_usage", f"expected a mapping, or false for none, got {type(server).__name__}")
     both = spec.get("both_cache_spellings", False)
     if not isinstance(both, bool):
         _fail(f"{where}.both_cache_spellings", f"expected true or false, got {both!r}")
-    return Usage(**counts, server_tool_usage=dict(server) if server is not None else None, both_cache_spellings=both)
+    kept = dict(server) if isinstance(server, Mapping) else server
+    return Usage(**counts, server_tool_usage=kept, both_cache_spellings=both)
 
 
 def _exception(value: Any, where: str) -> StreamException:
