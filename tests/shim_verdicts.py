@@ -66,3 +66,25 @@ def assert_sends_what_the_library_assembled(adapter, sid: str, evidence: str) ->
     assert result.status == "fail" and len(result.turns) > 1 and result.turns[1].request_texts(), report
     assert evidence in "\n".join(result.turns[1].request_texts()), report
 
+
+
+def paired_turns(adapter, sid: str) -> list[list[dict]]:
+    """Each turn's chunks of ``sid`` served from its cassette, paired as the runner pairs a ``non_streaming``
+    adapter's turns (each once streamed, once whole)."""
+    from harness.cassettes import cassette
+    from harness.suite.runner import _served_run, cassette_path
+
+    scenario = SCENARIOS[sid]
+    _, run = _served_run(scenario, adapter, cassette.load_checked(cassette_path(ROOT, scenario)), None)
+    return [turn["chunks"] for turn in run.turns]
+
+
+def natives(chunks: list[dict]) -> dict[str, dict]:
+    """A turn's native chunks by path."""
+    return {chunk["path"]: chunk for chunk in chunks if chunk["type"] == "native"}
+
+
+def report(adapter, sid: str) -> tuple[str, str]:
+    """(status, text report) of ``sid`` against ``adapter``."""
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    return result.status, render_text([result])

@@ -12,7 +12,9 @@ from harness.adapters.shims.common import (
     assert_endpoint,
     boto_endpoint,
     installed_version,
+    jsonable,
     message_chunk,
+    native_chunk,
     same_endpoint,
 )
 
@@ -105,3 +107,21 @@ def test_the_message_chunk_is_an_assistant_message_of_copies():
     chunk = message_chunk(content)
     content[0]["text"] = "changed"
     assert chunk == {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}}
+
+
+def test_a_native_chunk_is_the_librarys_message_made_json_safe_and_nothing_else():
+    held = {"content": [{"bytes": b"\x00\xff", "input": '{"a": 1}', "pair": ("x", 1)}], 3: None}
+    chunk = native_chunk("stream", lambda: held)
+    assert chunk == {"type": "native", "path": "stream", "message": {
+        "content": [{"bytes": "AP8=", "input": '{"a": 1}', "pair": ["x", 1]}], "3": None}}
+    assert jsonable("text") == "text" and json.loads(json.dumps(chunk)) == chunk
+
+
+def test_a_native_chunk_of_a_call_that_raised_is_its_error():
+    def call():
+        raise ValueError("no output")
+
+    assert native_chunk("converse", call) == {"type": "native", "path": "converse", "error": "ValueError: no output"}
+    failed = KeyError("x")
+    assert native_chunk("stream", lambda: {"never": "built"}, failed) == {"type": "native", "path": "stream",
+                                                                        "error": "KeyError: 'x'"}

@@ -14,6 +14,7 @@ import pytest
 from harness.adapters import OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import common
 from harness.adapters.shims import langchain_aws as shim
+from harness.adapters.shims import langchain_aws_native as native
 from harness.adapters.shims.common import EndpointRefused
 
 from shim_verdicts import ENDPOINT
@@ -101,3 +102,32 @@ def test_clients_on_the_endpoint_get_the_tools_bound(monkeypatch, control):
     bound, model, given, choice = shim._runnable({"model_id": "m", "tools": tools}, ENDPOINT)
     assert (bound, given, choice) == ("bound", tools, None)
     assert model.kwargs["endpoint_url"] == ENDPOINT["endpoint_url"]
+
+
+def test_the_message_chunk_carries_what_langchain_holds_unrepaired():
+    garbled = {"type": "reasoning_content", "reasoning_content": {"text": "a", "signature": "S", "type": "texttext"}}
+    merged = {"type": "texttextsignature", "text": "hi", "index": 0}
+    message = SimpleNamespace(tool_calls=[{"id": "t1", "name": "f", "args": {"a": 1}}], content=[
+        "plain", {"type": "text", "text": "", "index": 1}, garbled, merged,
+        {"type": "reasoning_content", "reasoning_content": {"signature": "S2"}},
+        {"type": "tool_use", "id": "t1", "name": "f", "input": '{"a": 1}', "index": 2},
+        {"type": "tool_use", "id": "t2", "name": "g", "input": '{"b"', "index": 3}])
+    assert native.anthropic_message(message) == [
+        {"type": "text", "text": "plain"}, {"type": "text", "text": ""}, garbled, merged,
+        {"type": "thinking", "signature": "S2"},  # no text held: none made up
+        {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},  # what langchain-aws sends: its tool_call
+        {"type": "tool_use", "id": "t2", "name": "g", "input": '{"b"', "index": 3}]  # no tool_call: as held
+
+
+def test_a_string_content_is_one_text_block_and_calls_without_a_block_follow():
+    message = SimpleNamespace(content="done", tool_calls=[{"id": "t9", "name": "g", "args": {}}])
+    assert native.anthropic_message(message) == [{"type": "text", "text": "done"},
+                                                 {"type": "tool_use", "id": "t9", "name": "g", "input": {}}]
+
+
+def test_the_shim_declares_non_streaming_and_only_documented_differences():
+    assert "non_streaming" in shim.LangchainAwsAdapter.capabilities
+    assert set(shim.DIFFERENCES) == {"data.id", "data.response_metadata.ResponseMetadata",
+                                     "data.response_metadata.metrics.latencyMs", "data.content[*].index",
+                                     "data.content[*].input"}
+    assert shim.LangchainAwsPersistedAdapter.name == "langchain-aws-persisted"

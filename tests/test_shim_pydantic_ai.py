@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import importlib.metadata
+import json
 
 import pytest
 
@@ -32,18 +33,25 @@ from pydantic_ai.usage import RequestUsage
 
 import dataclasses
 
+import pydantic_ai.messages
 import pydantic_ai.models
+import pydantic_ai.models.bedrock
 import pydantic_ai.providers.bedrock
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.adapters import CAPABILITIES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import pydantic_ai as shim
+from harness.adapters.shims import pydantic_ai_history as history
+from harness.adapters.shims import pydantic_ai_native as native
 
 from shim_verdicts import (  # noqa: E402
     assert_baseline_lists,
     assert_refused,
     assert_sends_what_the_library_assembled,
     assert_verdict,
+    natives,
+    paired_turns,
+    report,
 )
 
 SPEC = "harness.adapters.shims.pydantic_ai:PydanticAiAdapter"
@@ -81,7 +89,7 @@ def adapter():
 def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.name == "pydantic-ai"
     assert adapter.version == importlib.metadata.version("pydantic-ai-slim")
-    assert {OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
+    assert {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING} <= adapter.capabilities
     assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
 
 
@@ -103,7 +111,7 @@ def test_history_maps_to_pydantic_ai_messages():
             {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True},
                                      {"type": "text", "text": "and?"}]}]}
-    first, response, last = shim.to_pydantic_ai(turn)
+    first, response, last = history.to_pydantic_ai(turn)
     assert isinstance(first, ModelRequest) and [type(p) for p in first.parts] == [SystemPromptPart, UserPromptPart]
     assert isinstance(response, ModelResponse) and response.provider_name == "bedrock"
     thinking, redacted, call = response.parts
@@ -159,21 +167,88 @@ def test_a_held_history_gets_no_second_system_prompt_and_tool_returns_name_the_h
             ModelResponse(parts=[ToolCallPart(tool_name="f", args="{}", tool_call_id="t1")])]
     turn = {"model_id": "m", "system": "sys",
             "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}]}
-    (request,) = shim.to_pydantic_ai(turn, held)
+    (request,) = history.to_pydantic_ai(turn, held)
     (result,) = request.parts
     assert isinstance(result, ToolReturnPart) and (result.tool_name, result.tool_call_id) == ("f", "t1")
 
 
 def test_the_assembled_response_maps_to_anthropic_blocks():
+    malformed = ToolCallPart(tool_name="g", args='{"a"', tool_call_id="t2")
     response = ModelResponse(parts=[
         ThinkingPart(content="hmm", signature="SIG"), ThinkingPart(content="", id="redacted_content", signature="EtkE"),
         TextPart(content=""), TextPart(content="ok"), ToolCallPart(tool_name="f", args='{"a": 1}', tool_call_id="t1"),
-        ToolCallPart(tool_name="g", args='{"a"', tool_call_id="t2")])
-    assert shim.anthropic_parts(response) == [
+        malformed])
+    try:  # what BedrockConverseModel._map_tool_call sends: {"INVALID_JSON": raw} from 1.80; before, it raises
+        sent = malformed.args_as_dict()
+    except (ValueError, AssertionError):
+        sent = '{"a"'
+    assert native.anthropic_parts(response) == [
         {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
-        {"type": "redacted_thinking", "data": base64.b64encode(b"EtkE").decode()},
+        {"type": "redacted_thinking", "data": base64.b64encode(b"EtkE").decode()}, {"type": "text", "text": ""},
         {"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
-        {"type": "tool_use", "id": "t2", "name": "g", "input": '{"a"'}]
+        {"type": "tool_use", "id": "t2", "name": "g", "input": sent}]
+
+
+def test_both_calls_report_the_response_as_model_messages_type_adapter_dumps_it(adapter):
+    [first, _] = paired_turns(adapter, "core/thinking-tools")
+    found = natives(first)
+    streamed, whole = found["stream"]["message"], found["converse"]["message"]
+    assert streamed["kind"] == whole["kind"] == "response"
+    # the declared difference, as each call holds it: the stream's argument text, Converse's object
+    assert [p["args"] for p in streamed["parts"] if p["part_kind"] == "tool-call"] == ['{"path": "/tmp/test.txt"}']
+    assert [p["args"] for p in whole["parts"] if p["part_kind"] == "tool-call"] == [{"path": "/tmp/test.txt"}]
+    assert streamed["parts"][0]["signature"] == whole["parts"][0]["signature"] and streamed["parts"][0]["signature"]
+    json.dumps(found)
+
+
+def test_a_response_read_differently_from_converse_is_a_parity_finding(adapter, monkeypatch):
+    real = pydantic_ai.models.bedrock.BedrockConverseModel._process_response
+
+    async def unsigned(self, *args, **kwargs):
+        response = await real(self, *args, **kwargs)
+        response.parts = [dataclasses.replace(p, signature=None) if isinstance(p, ThinkingPart) else p
+                          for p in response.parts]
+        return response
+
+    monkeypatch.setattr(pydantic_ai.models.bedrock.BedrockConverseModel, "_process_response", unsigned)
+    status, text = report(adapter, "core/thinking-tools")
+    assert status == "fail" and "turn 0 native parts[0].signature: streamed a str '" in text, text
+
+
+def test_max_tokens_mid_call_leaves_a_call_in_the_stream_only(adapter):
+    status, text = report(adapter, "edge/max-tokens-mid-tool")
+    assert status == "fail" and 'turn 0 native parts[1]: streamed {"tool_name": "read_file", "args": "{\\"path' in text
+
+
+PERSISTED = "harness.adapters.shims.pydantic_ai:PydanticAiPersistedAdapter"
+
+
+def test_the_persisted_variant_stores_the_history_as_pydantic_ai_documents():
+    adapter = load_adapter(PERSISTED)
+    assert adapter.name == "pydantic-ai-persisted" and adapter.history.store == (native.dump, native.load)
+    turn = {"model_id": "m", "system": "sys", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "SIG"},
+                                          {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]}]}
+    held = history.to_pydantic_ai(turn)
+    assert native.load(native.dump(held)) == held
+    assert report(adapter, "core/thinking-tools")[0] == "pass"
+
+
+def test_a_store_that_loses_signatures_shows_in_the_next_request(monkeypatch):
+    real = pydantic_ai.messages.ModelMessagesTypeAdapter
+
+    class Lossy:
+        dump_json = staticmethod(real.dump_json)
+
+        @staticmethod
+        def validate_json(text):
+            return [dataclasses.replace(m, parts=[dataclasses.replace(p, signature=None) if isinstance(p, ThinkingPart)
+                                                  else p for p in m.parts]) for m in real.validate_json(text)]
+
+    monkeypatch.setattr(pydantic_ai.messages, "ModelMessagesTypeAdapter", Lossy)
+    status, text = report(load_adapter(PERSISTED), "core/thinking-tools")
+    assert status == "fail" and "turn 1 request" in text, text
 
 
 def test_the_next_turn_sends_the_response_pydantic_ai_assembled(adapter, monkeypatch):

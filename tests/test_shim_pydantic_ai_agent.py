@@ -56,6 +56,7 @@ def test_identity_is_the_library_and_its_conventions_are_declared(adapter):
     assert adapter.name == "pydantic-ai-agent"
     assert adapter.version == importlib.metadata.version("pydantic-ai-slim")
     assert adapter.capabilities <= CAPABILITIES and {OWN_HISTORY, USAGE_INCLUDES_CACHE} <= adapter.capabilities
+    assert "non_streaming" not in adapter.capabilities and adapter.store() is None  # why: the shim's docstring
 
 
 def test_baseline_lists_exactly_the_known_failures():

@@ -12,7 +12,9 @@ import types
 import pytest
 
 from harness.adapters.shims import pydantic_ai as shim
+from harness.adapters.shims import pydantic_ai_history as history
 from harness.adapters.shims import pydantic_ai_agent as agent_shim
+from harness.adapters.shims import pydantic_ai_native as native
 
 
 @dataclasses.dataclass
@@ -70,6 +72,31 @@ class UserPromptPart:
     content: object
 
 
+@dataclasses.dataclass
+class TextPart:
+    content: str
+
+
+@dataclasses.dataclass
+class ThinkingPart:
+    content: str
+    id: str | None = None
+    signature: str | None = None
+
+
+@dataclasses.dataclass
+class NativeToolCallPart:
+    tool_name: str
+
+
+@dataclasses.dataclass
+class FilePart:
+    """A part kind the message mapping has no block for."""
+
+    content: str
+    part_kind: str = "file"
+
+
 class ModelRetry(Exception):
     pass
 
@@ -81,7 +108,7 @@ class ToolFailed(Exception):
 def _library(monkeypatch, *, tool_call=NewToolCallPart, tool_return=NewToolReturnPart, tool_failed=True) -> None:
     """Fake ``pydantic_ai``, ``pydantic_ai.messages`` and ``pydantic_ai.exceptions`` modules in sys.modules."""
     messages = types.SimpleNamespace(ToolCallPart=tool_call, ToolReturnPart=tool_return, RetryPromptPart=RetryPromptPart,
-                                     UserPromptPart=UserPromptPart)
+                                     UserPromptPart=UserPromptPart, TextPart=TextPart, ThinkingPart=ThinkingPart)
     exceptions = types.SimpleNamespace(ModelRetry=ModelRetry, **({"ToolFailed": ToolFailed} if tool_failed else {}))
     package = types.SimpleNamespace(messages=messages, exceptions=exceptions, __path__=[])
     for name, module in [("pydantic_ai", package), ("pydantic_ai.messages", messages),
@@ -107,21 +134,37 @@ def test_the_final_response_leaves_an_unfinished_call_to_its_deltas_at_every_rel
         {"type": "tool_call", "id": "t1", "name": "f", "input": {"a": 1}}, {"type": "stop", "reason": "max_tokens"},
         {"type": "usage", "input_tokens": 5, "output_tokens": 2, "cache_read_input_tokens": 0,
          "cache_write_input_tokens": 0}]
-    assert shim.anthropic_parts(types.SimpleNamespace(parts=[])) == []
+    assert native.anthropic_parts(types.SimpleNamespace(parts=[])) == []
+
+
+@pytest.mark.parametrize("part_type", [OldToolCallPart, NewToolCallPart])
+def test_the_message_chunk_carries_what_pydantic_ai_holds_unrepaired(monkeypatch, part_type):
+    _library(monkeypatch, tool_call=part_type)
+    parts = [TextPart(""), ThinkingPart("", signature="S"), ThinkingPart("", id="redacted_content"),
+             part_type("f", '{"a": 1}', "t1"), part_type("g", '{"a"', "t2"), NativeToolCallPart("code"),
+             FilePart("x")]
+    blocks = native.anthropic_parts(types.SimpleNamespace(parts=parts))
+    # a malformed call as the release's args_as_dict() sends it: {"INVALID_JSON": raw} from 1.80, else the raw text
+    sent = {"INVALID_JSON": '{"a"'} if part_type is NewToolCallPart else '{"a"'
+    assert blocks == [{"type": "text", "text": ""}, {"type": "thinking", "thinking": "", "signature": "S"},
+                      {"type": "redacted_thinking", "data": None},
+                      {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
+                      {"type": "tool_use", "id": "t2", "name": "g", "input": sent},
+                      {"type": "file", "content": "x", "part_kind": "file"}]  # no block for it: passed on whole
 
 
 def test_a_failed_result_is_a_failed_tool_return_where_the_release_has_outcome(monkeypatch):
     _library(monkeypatch, tool_return=NewToolReturnPart)
-    failed = shim.tool_return_part("f", "boom", "t1", True)
+    failed = history.tool_return_part("f", "boom", "t1", True)
     assert failed == NewToolReturnPart("f", "boom", "t1", outcome="failed")
-    assert shim.tool_return_part("f", {"ok": 1}, "t1", False) == NewToolReturnPart("f", {"ok": 1}, "t1")
+    assert history.tool_return_part("f", {"ok": 1}, "t1", False) == NewToolReturnPart("f", {"ok": 1}, "t1")
 
 
 def test_a_failed_result_is_a_retry_prompt_before_outcome_existed(monkeypatch):
     _library(monkeypatch, tool_return=OldToolReturnPart)
-    assert shim.tool_return_part("f", "boom", "t1", True) == RetryPromptPart("boom", tool_name="f", tool_call_id="t1")
-    assert shim.tool_return_part("f", ["a", 42], "t1", True).content == '["a", 42]'
-    assert shim.tool_return_part("f", "fine", "t1", False) == OldToolReturnPart("f", "fine", "t1")
+    assert history.tool_return_part("f", "boom", "t1", True) == RetryPromptPart("boom", tool_name="f", tool_call_id="t1")
+    assert history.tool_return_part("f", ["a", 42], "t1", True).content == '["a", 42]'
+    assert history.tool_return_part("f", "fine", "t1", False) == OldToolReturnPart("f", "fine", "t1")
 
 
 @pytest.mark.parametrize(("tool_failed", "raised"), [(True, ToolFailed), (False, ModelRetry)])

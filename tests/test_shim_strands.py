@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import importlib.metadata
+import json
 
 import pytest
 
@@ -18,15 +19,21 @@ import strands.event_loop.streaming as streaming
 import strands.models.bedrock
 from strands.event_loop.streaming import process_stream
 
+import strands.types.session
+
 from harness import load_adapter
-from harness.adapters import CAPABILITIES, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.adapters import CAPABILITIES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import strands as shim
+from harness.adapters.shims import strands_native as native
 
 from shim_verdicts import (  # noqa: E402
     assert_baseline_lists,
     assert_refused,
     assert_sends_what_the_library_assembled,
     assert_verdict,
+    natives,
+    paired_turns,
+    report,
 )
 
 SPEC = "harness.adapters.shims.strands:StrandsAdapter"
@@ -59,6 +66,7 @@ def test_identity_is_the_library_and_capabilities_are_known(adapter):
     assert adapter.version == importlib.metadata.version("strands-agents")
     assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
     assert OWN_HISTORY in adapter.capabilities and USAGE_INCLUDES_CACHE not in adapter.capabilities
+    assert NON_STREAMING in adapter.capabilities and adapter.native_differences == {}
 
 
 def test_baseline_lists_exactly_the_known_failures():
@@ -137,14 +145,82 @@ def test_throttling_keeps_bedrock_code_from_the_chained_client_error():
         assert shim.error(exc) == {"type": "error", "code": "throttlingException", "message": "slow down"}
 
 
+def test_both_calls_report_the_message_as_strands_session_store_writes_it(adapter):
+    turns = paired_turns(adapter, "edge/redacted-reasoning-tool")
+    found = natives(turns[0])
+    assert found["stream"]["message"] == found["converse"]["message"]
+    redacted = found["stream"]["message"]["content"][0]["reasoningContent"]["redactedContent"]
+    assert redacted["__bytes_encoded__"] is True and base64.b64decode(redacted["data"])  # encode_bytes_values
+    json.dumps(found)
+
+
+def test_a_converse_response_strands_reads_differently_is_a_parity_finding(adapter, monkeypatch):
+    real = strands.models.bedrock.BedrockModel.convert_non_streaming_to_streaming
+
+    def unsigned(self, response, **kwargs):  # the non-streaming path loses the reasoning signature
+        for event in real(self, response, **kwargs):
+            delta = event.get("contentBlockDelta", {}).get("delta", {}).get("reasoningContent", {})
+            if "signature" not in delta:
+                yield event
+
+    monkeypatch.setattr(strands.models.bedrock.BedrockModel, "convert_non_streaming_to_streaming", unsigned)
+    status, text = report(adapter, "core/thinking-tools")
+    assert status == "fail" and "turn 0 native content[0].reasoningContent.reasoningText.signature: streamed '" in text
+    assert "' / non-streamed nothing" in text, text
+
+
+def test_a_garbled_reasoning_block_is_passed_on_as_strands_holds_it(adapter, monkeypatch):
+    real = streaming.handle_content_block_stop
+
+    def garbled(state):
+        state = real(state)
+        for block in state["content"]:
+            if "reasoningContent" in block:
+                block["reasoningContent"]["type"] = "texttextsignature"
+        return state
+
+    monkeypatch.setattr(streaming, "handle_content_block_stop", garbled)
+    status, text = report(adapter, "core/thinking-tools")
+    assert status == "fail" and "(message): not an assembled assistant message" in text, text
+    assert 'got [{"reasoningContent": {"reasoningText": {"text": "The user wants' in text, text
+
+
 def test_the_assembled_message_maps_to_anthropic_blocks():
     content = [{"reasoningContent": {"reasoningText": {"text": "hmm", "signature": "SIG"}}},
                {"reasoningContent": {"redactedContent": b"opaque"}}, {"text": ""}, {"text": "ok"},
                {"toolUse": {"toolUseId": "t1", "name": "f", "input": {"a": 1}}}]
-    assert shim.anthropic_blocks(content) == [
+    assert native.anthropic_blocks(content) == [
+        {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
+        {"type": "redacted_thinking", "data": base64.b64encode(b"opaque").decode()}, {"type": "text", "text": ""},
+        {"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]
+
+
+PERSISTED = "harness.adapters.shims.strands:StrandsPersistedAdapter"
+
+
+def test_the_persisted_variant_stores_the_history_as_strands_sessions_do():
+    adapter = load_adapter(PERSISTED)
+    assert adapter.name == "strands-persisted" and adapter.history.store == (native.dump, native.load)
+    history = shim.to_strands([{"role": "assistant", "content": [
         {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
         {"type": "redacted_thinking", "data": base64.b64encode(b"opaque").decode()},
-        {"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]
+        {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]}])
+    assert native.load(native.dump(history)) == history
+    assert report(adapter, "edge/redacted-reasoning-tool")[0] == "pass"
+
+
+def test_a_session_store_that_loses_signatures_shows_in_the_next_request(monkeypatch):
+    real = strands.types.session.SessionMessage.to_message
+
+    def lossy(self):
+        message = real(self)
+        for block in message["content"]:
+            block.get("reasoningContent", {}).get("reasoningText", {}).pop("signature", None)
+        return message
+
+    monkeypatch.setattr(strands.types.session.SessionMessage, "to_message", lossy)
+    status, text = report(load_adapter(PERSISTED), "core/thinking-tools")
+    assert status == "fail" and "turn 1 request" in text and "signature" in text, text
 
 
 def test_the_next_turn_sends_the_message_strands_assembled(adapter, monkeypatch):

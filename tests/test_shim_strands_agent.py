@@ -54,6 +54,7 @@ def test_identity_is_the_library_and_it_owns_its_history(adapter):
     assert adapter.name == "strands-agent"
     assert adapter.version == importlib.metadata.version("strands-agents")
     assert adapter.capabilities <= CAPABILITIES and OWN_HISTORY in adapter.capabilities
+    assert "non_streaming" not in adapter.capabilities and adapter.store() is None  # why: the shim's docstring
 
 
 def test_baseline_lists_exactly_the_known_failures():

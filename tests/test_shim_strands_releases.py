@@ -112,3 +112,15 @@ def test_a_cancelled_call_does_not_hold_up_the_earlier_ones():
     order.expect(["a", "b"])
     order.returning("b", wait=False)
     assert _return_all(order, ["a"]) == ["a"]
+
+
+def test_the_message_chunk_carries_what_strands_holds_unrepaired():
+    from harness.adapters.shims.strands_native import anthropic_blocks
+
+    merged = {"text": "hi", "toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}
+    garbled = {"reasoningContent": {"reasoningText": {"text": "a", "signature": "S", "type": "texttext"}}}
+    content = [{"text": ""}, merged, garbled, {"reasoningContent": {"reasoningText": {"signature": "S2"}}},
+               {"toolUse": {"toolUseId": "t2", "name": "g", "input": '{"a": 1}'}}, {"cachePoint": {}}]
+    assert anthropic_blocks(content) == [
+        {"type": "text", "text": ""}, merged, garbled, {"type": "thinking", "signature": "S2"},
+        {"type": "tool_use", "id": "t2", "name": "g", "input": '{"a": 1}'}, {"cachePoint": {}}]

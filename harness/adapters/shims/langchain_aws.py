@@ -10,25 +10,49 @@ content blocks to text / reasoning, ``tool_call_chunks`` to tool-call deltas, ``
 ["stopReason"]`` to the stop, ``usage_metadata`` to usage (the library's own numbers: from 1.4.4 on its
 ``input_tokens`` count the cache tokens, ``usage_input_includes_cache``, before that they are Bedrock's, which the
 shim finds out by asking the library's usage converter). When the stream ends, the summed message's ``tool_calls``
-(what an agent executes) give each call's whole input, and the closing ``message`` chunk is that AIMessage.
+(what an agent executes) give each call's whole input, and the closing ``message`` chunk is that AIMessage
+(harness.adapters.shims.langchain_aws_native maps it, unrepaired).
+
+Streaming parity (``non_streaming``): a turn that asks for it then goes through the same bound model's ``invoke``
+(langchain-aws's ``_generate``: Converse) on the same history, and closes with both AIMessages as
+``message_to_dict`` gives them (``native`` chunks); ``DIFFERENCES`` are the paths the two legitimately differ at.
+``langchain-aws-persisted`` stores and restores the history before every later turn as LangChain's chat message
+histories do.
 """
 
 from __future__ import annotations
 
 import base64
+import copy
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
-from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
+from harness.adapters.shims import langchain_aws_native as native
+from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import system_texts, thinking_budget
 from harness.converse.stream import error_chunk
-from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.suite.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
-__all__ = ["LangchainAwsAdapter", "anthropic_message", "assembled", "counts_cache_in_input", "from_chunk", "to_langchain",
-           "usage"]
+__all__ = ["DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsPersistedAdapter", "assembled", "counts_cache_in_input",
+           "from_chunk", "to_langchain", "usage"]
 
 DISTRIBUTION = "langchain-aws"
 CLOSING = ("stop", "usage")  # held back until the aggregated message's tool calls are out
+# Where the AIMessage from the stream and the one from invoke legitimately differ, from langchain-core's and
+# langchain-aws's code (listed in certification/langchain-aws.md).
+DIFFERENCES = {
+    "data.id": "a run id LangChain generates per call ('lc_run--<uuid>'; invoke's generation adds '-0')",
+    "data.response_metadata.ResponseMetadata": "botocore's metadata of each HTTP response (request id, headers: an "
+                                               "event stream against a JSON body)",
+    "data.response_metadata.metrics.latencyMs": "each call's own latency; invoke wraps it in a list "
+                                                "(_extract_response_metadata: 'response_metadata only supports string, "
+                                                "list or dict'), the stream passes the metadata event's number on",
+    "data.content[*].index": "the merge key streamed blocks carry (_parse_stream_event: 'always keep block inside a "
+                             "list to preserve merging compatibility'); invoke's blocks are whole",
+    "data.content[*].input": "a streamed tool_use block keeps the raw argument text (_tool_input_to_bedrock: 'A "
+                             "streamed input is the raw argument text'); the parsed args are tool_calls[*].args on "
+                             "both paths, compared, and what langchain-aws sends",
+}
 
 
 class LangchainAwsAdapter(Shim):
@@ -37,7 +61,8 @@ class LangchainAwsAdapter(Shim):
     name = DISTRIBUTION
     distribution = DISTRIBUTION
     extra = "langchain-aws"
-    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
+    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
+    native_differences = DIFFERENCES
 
     def __init__(self) -> None:
         super().__init__()
@@ -51,8 +76,9 @@ class LangchainAwsAdapter(Shim):
         runnable = self._runnable(turn, endpoint)
         history = self.history.turn(turn, lambda messages, held: to_langchain(
             {"messages": messages, "system": None if held else turn.get("system")}))
+        sent = copy.deepcopy(history) if turn.get("non_streaming") else None  # what the stream was given, untouched
+        summed, failed = None, None
         try:
-            summed = None
             for chunk in runnable.stream(list(history)):
                 summed = chunk if summed is None else summed + chunk
                 for item in from_chunk(chunk):
@@ -63,18 +89,32 @@ class LangchainAwsAdapter(Shim):
         except Exception as exc:  # noqa: BLE001 - whatever the library raises is the verdict's error
             yield from closing
             yield error_chunk(exc)
-            return
-        yield from assembled(summed)
-        yield from closing
-        if summed is not None:
-            message = _message(summed)
-            self.history.assembled(message)
-            yield message_chunk(anthropic_message(message))
+            failed = exc
+        else:
+            yield from assembled(summed)
+            yield from closing
+            if summed is not None:
+                message = _message(summed)
+                self.history.assembled(message)
+                yield message_chunk(native.anthropic_message(message))
+        if turn.get("non_streaming"):  # streaming parity: the same history through invoke (Converse)
+            yield native_chunk("stream", lambda: native.native(_message(summed)), failed)
+            yield native_chunk("converse", lambda: native.native(runnable.invoke(sent)))
 
     def _runnable(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when nothing but the messages changed (an app keeps its model between turns)."""
         key = ({k: v for k, v in turn.items() if k not in ("messages", "conversation")}, sorted(endpoint.items()))
         return self.kept(key, lambda: _runnable(turn, endpoint))
+
+
+class LangchainAwsPersistedAdapter(LangchainAwsAdapter):
+    """``langchain-aws-persisted``: the history stored and restored before every later turn the way LangChain's chat
+    message histories do it (``json.dumps(messages_to_dict(...))``, then ``messages_from_dict``)."""
+
+    name = f"{DISTRIBUTION}-persisted"
+
+    def store(self) -> tuple[Callable[[list], str], Callable[[str], list]]:
+        return native.dump, native.load
 
 
 def counts_cache_in_input() -> bool:
@@ -98,6 +138,8 @@ def _message(summed: Any) -> Any:
     """The summed chunks as the AIMessage LangChain itself makes of them (``invoke`` / ``generate_from_stream``)."""
     from langchain_core.messages import message_chunk_to_message
 
+    if summed is None:
+        raise ValueError("the stream ended without a message chunk")
     return message_chunk_to_message(summed)
 
 
@@ -237,36 +279,3 @@ def usage(metadata: dict) -> dict:
     return {"type": "usage", "input_tokens": metadata.get("input_tokens", 0),
             "output_tokens": metadata.get("output_tokens", 0), "cache_read_input_tokens": read,
             "cache_write_input_tokens": write}
-
-
-# ---- the assembled AIMessage -> Anthropic format (the closing message chunk) ----
-
-def anthropic_message(message: Any) -> list[dict]:
-    """The AIMessage's content blocks in order, each tool_use with its ``tool_calls`` args (as langchain-aws sends
-    them), then calls that have no content block; empty text is left out."""
-    calls = {call.get("id"): call for call in message.tool_calls}
-    blocks = [_anthropic(block, calls) for block in _blocks(message.content)]
-    seen = {block.get("id") for block in blocks if block and block.get("type") == "tool_use"}
-    extra = [{"type": "tool_use", "id": cid, "name": call["name"], "input": call["args"]}
-             for cid, call in calls.items() if cid not in seen]
-    return [block for block in blocks if block] + extra
-
-
-def _anthropic(block: dict, calls: dict) -> dict | None:
-    kind = block.get("type")
-    if kind == "text":
-        return {"type": "text", "text": block["text"]} if block.get("text") else None
-    if kind == "reasoning_content":
-        return _reasoning(block.get("reasoning_content") or {})
-    if kind == "tool_use":
-        call = calls.get(block.get("id"))
-        return {"type": "tool_use", "id": block.get("id"), "name": call["name"] if call else block.get("name"),
-                "input": call["args"] if call else block.get("input")}
-    return dict(block)  # anything else as LangChain holds it, so the comparison shows it
-
-
-def _reasoning(reasoning: dict) -> dict:
-    if reasoning.get("redacted_content") is not None:
-        return {"type": "redacted_thinking", "data": base64.b64encode(bytes(reasoning["redacted_content"])).decode()}
-    signature = reasoning.get("signature")
-    return {"type": "thinking", "thinking": reasoning.get("text") or "", **({"signature": signature} if signature else {})}

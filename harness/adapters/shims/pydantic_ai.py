@@ -8,27 +8,35 @@ per turn the streamed ``ModelResponse`` the library assembled, then a ``ModelReq
 as an agent run does). Part events map back to chunks; the final ``ModelResponse`` gives each tool call's
 assembled arguments (when they parse), usage (``input_tokens`` include the cache tokens:
 ``usage_input_includes_cache``), the stop reason (Bedrock's own, which pydantic-ai keeps in
-``provider_details["finish_reason"]``, else its ``finish_reason`` inverted, lossy) and the closing ``message``.
+``provider_details["finish_reason"]``, else its ``finish_reason`` inverted, lossy) and the closing ``message``
+(harness.adapters.shims.pydantic_ai_native maps it, unrepaired).
+
+Streaming parity (``non_streaming``): a turn that asks for it then goes through ``model_request_sync`` (Converse) on
+the same history, and closes with both ModelResponses as ``ModelMessagesTypeAdapter`` dumps them (``native``
+chunks). ``pydantic-ai-persisted`` stores and restores the history before every later turn with
+``ModelMessagesTypeAdapter.dump_json`` / ``validate_json``, as pydantic-ai documents storing messages.
 """
 
 from __future__ import annotations
 
 import base64
+import copy
 import inspect
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
-from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
-from harness.converse.request import system_texts, thinking_budget
+from harness.adapters.shims import pydantic_ai_native as native
+from harness.adapters.shims.pydantic_ai_history import to_pydantic_ai
+from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
+from harness.converse.request import thinking_budget
 from harness.converse.stream import error_chunk
-from harness.suite.protocol import FEATURES, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.suite.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
-__all__ = ["FINISH_REASONS", "PydanticAiAdapter", "anthropic_parts", "error", "from_event", "from_response",
-           "importable", "parameters", "parsed_args", "settings", "to_pydantic_ai", "tool_return_part", "usage"]
+__all__ = ["FINISH_REASONS", "PydanticAiAdapter", "PydanticAiPersistedAdapter", "error", "from_event",
+           "from_response", "importable", "parameters", "parsed_args", "settings", "usage"]
 
 DISTRIBUTION = "pydantic-ai-slim"
-PROVIDER = "bedrock"  # pydantic-ai's provider name for Bedrock, kept on parts whose signatures go back to it
 # pydantic-ai's finish_reason -> the Bedrock stopReason it most often stands for; lossy: 'stop' also covers
 # stop_sequence, 'length' model_context_window_exceeded, 'content_filter' guardrail_intervened, 'error'
 # malformed_tool_use.
@@ -42,7 +50,8 @@ class PydanticAiAdapter(Shim):
     name = "pydantic-ai"
     distribution = DISTRIBUTION
     extra = "pydantic-ai"
-    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE}
+    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
+    native_differences = native.DIFFERENCES
 
     def __init__(self) -> None:
         super().__init__()
@@ -54,6 +63,7 @@ class PydanticAiAdapter(Shim):
 
         model = self._model(turn, endpoint)
         history = self.history.turn(turn, lambda messages, held: to_pydantic_ai({**turn, "messages": messages}, held))
+        sent, response, failed = (copy.deepcopy(history) if turn.get("non_streaming") else None), None, None
         try:
             ids: dict[int, str] = {}
             with model_request_stream_sync(model, list(history), model_settings=settings(turn),
@@ -64,13 +74,34 @@ class PydanticAiAdapter(Shim):
             yield from from_response(response)
         except Exception as exc:  # noqa: BLE001 - whatever the library raises is the verdict's error
             yield error(exc)
-            return
-        self.history.assembled(response)  # as an agent run appends it
-        yield message_chunk(anthropic_parts(response))
+            failed = exc
+        else:
+            self.history.assembled(response)  # as an agent run appends it
+            yield message_chunk(native.anthropic_parts(response))
+        if turn.get("non_streaming"):  # streaming parity: the same history through model_request_sync (Converse)
+            yield native_chunk("stream", lambda: native.native(response), failed)
+            yield native_chunk("converse", lambda: native.native(_whole(model, turn, sent)))
 
     def _model(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when the model id and endpoint are the same (an agent keeps its model)."""
         return self.kept((turn["model_id"], sorted(endpoint.items())), lambda: _model(turn["model_id"], endpoint))
+
+
+class PydanticAiPersistedAdapter(PydanticAiAdapter):
+    """``pydantic-ai-persisted``: the history stored and restored before every later turn as pydantic-ai documents it
+    ("Storing and loading messages": ``ModelMessagesTypeAdapter.dump_json`` / ``validate_json``)."""
+
+    name = "pydantic-ai-persisted"
+
+    def store(self) -> tuple[Callable[[list], str], Callable[[str], list]]:
+        return native.dump, native.load
+
+
+def _whole(model: Any, turn: dict, history: list) -> Any:
+    """The ModelResponse of the non-streamed request on the same history (``pydantic_ai.direct.model_request_sync``)."""
+    from pydantic_ai.direct import model_request_sync
+
+    return model_request_sync(model, history, model_settings=settings(turn), model_request_parameters=parameters(turn))
 
 
 def importable(version: str) -> None:
@@ -123,93 +154,6 @@ def error(exc: BaseException) -> dict:
     """An error chunk: pydantic-ai's ``provider_error_code`` is Bedrock's code, when it kept one."""
     code = getattr(exc, "provider_error_code", None)
     return {"type": "error", "code": code, "message": str(exc)} if code else error_chunk(exc)
-
-
-# ---- turn -> pydantic-ai messages ----
-
-def to_pydantic_ai(turn: dict, held: list = ()) -> list:
-    """The messages to append to ``held``: system prompt parts lead the first request (when nothing is held yet),
-    one ModelResponse per assistant turn; a tool return names the call it answers (from either)."""
-    from pydantic_ai.messages import ModelRequest, SystemPromptPart, ToolCallPart
-
-    names = {p.tool_call_id: p.tool_name for m in held for p in getattr(m, "parts", ()) if isinstance(p, ToolCallPart)}
-    names.update({b["id"]: b["name"] for m in turn["messages"] for b in _blocks(m["content"])
-                  if b.get("type") == "tool_use"})
-    history: list = []
-    pending = [] if held else [SystemPromptPart(content=text) for text in system_texts(turn.get("system"))]
-    for message in turn["messages"]:
-        if message["role"] == "assistant":
-            history += [ModelRequest(parts=pending)] if pending else []
-            history.append(_response(message, turn["model_id"]))
-            pending = []
-        else:
-            pending += [_request_part(block, names) for block in _blocks(message["content"])]
-    return history + ([ModelRequest(parts=pending)] if pending else [])
-
-
-def _blocks(content: Any) -> list[dict]:
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
-
-
-def _binary(block: dict) -> Any:
-    from pydantic_ai.messages import BinaryContent
-
-    source = block["source"]
-    return BinaryContent(data=base64.b64decode(source["data"]), media_type=source["media_type"])
-
-
-def _request_part(block: dict, names: dict[str, str]) -> Any:
-    from pydantic_ai.messages import UserPromptPart
-
-    if block.get("type") == "tool_result":
-        content = block.get("content")
-        if isinstance(content, list):
-            content = [p if isinstance(p, str) else p["text"] if p.get("type") == "text" else
-                       _binary(p) if p.get("type") == "image" else p.get("json", p) for p in content]
-        return tool_return_part(names.get(block["tool_use_id"], ""), content, block["tool_use_id"],
-                                bool(block.get("is_error")))
-    if block.get("type") == "image":
-        return UserPromptPart(content=[_binary(block)])
-    return UserPromptPart(content=block["text"])
-
-
-def tool_return_part(name: str, content: Any, call_id: str, failed: bool) -> Any:
-    """A tool's result as the agent graph records it: a ToolReturnPart, or for a failed call what this release uses."""
-    from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
-
-    if not failed:
-        return ToolReturnPart(tool_name=name, content=content, tool_call_id=call_id)
-    if _has_field(ToolReturnPart, "outcome"):
-        return ToolReturnPart(tool_name=name, content=content, tool_call_id=call_id, outcome="failed")
-    # Releases before 1.67 have no ToolReturnPart.outcome: a failed call is the RetryPromptPart a tool's ModelRetry
-    # records (sent as a toolResult with status 'error', its text followed by "Fix the errors and try again.").
-    text = content if isinstance(content, str) else json.dumps(content, default=str)
-    return RetryPromptPart(tool_name=name, content=text, tool_call_id=call_id)
-
-
-def _has_field(cls: type, name: str) -> bool:
-    return name in getattr(cls, "__dataclass_fields__", {})
-
-
-def _response(message: dict, model_id: str) -> Any:
-    from pydantic_ai.messages import ModelResponse
-
-    return ModelResponse(parts=[_response_part(b) for b in _blocks(message["content"])], model_name=model_id,
-                         provider_name=PROVIDER)
-
-
-def _response_part(block: dict) -> Any:
-    from pydantic_ai.messages import TextPart, ThinkingPart, ToolCallPart
-
-    kind = block.get("type")
-    if kind == "thinking":
-        return ThinkingPart(content=block.get("thinking", ""), signature=block.get("signature"), provider_name=PROVIDER)
-    if kind == "redacted_thinking":  # pydantic-ai holds the opaque blob as text in `signature`
-        return ThinkingPart(content="", id="redacted_content", provider_name=PROVIDER,
-                            signature=base64.b64decode(block["data"]).decode("utf-8"))
-    if kind == "tool_use":
-        return ToolCallPart(tool_name=block["name"], args=block.get("input") or {}, tool_call_id=block["id"])
-    return TextPart(content=block["text"])
 
 
 # ---- stream events and the final response -> chunks ----
@@ -279,35 +223,6 @@ def usage(request_usage: Any) -> dict:
     return {"type": "usage", "input_tokens": request_usage.input_tokens,
             "output_tokens": request_usage.output_tokens, "cache_read_input_tokens": read,
             "cache_write_input_tokens": write}
-
-
-# ---- the assembled ModelResponse -> Anthropic format (the closing message chunk) ----
-
-def anthropic_parts(response: Any) -> list[dict]:
-    """The response's parts in order as Anthropic blocks; empty text and server-side tool parts are left out."""
-    return [block for block in map(_anthropic, response.parts) if block is not None]
-
-
-def _anthropic(part: Any) -> dict | None:
-    from pydantic_ai.messages import TextPart, ThinkingPart, ToolCallPart
-
-    if isinstance(part, TextPart):
-        return {"type": "text", "text": part.content} if part.content else None
-    if isinstance(part, ThinkingPart) and part.id in ("redacted_content", "redacted_thinking"):
-        return {"type": "redacted_thinking", "data": base64.b64encode((part.signature or "").encode()).decode()}
-    if isinstance(part, ThinkingPart):
-        return {"type": "thinking", "thinking": part.content, **({"signature": part.signature} if part.signature else {})}
-    if type(part) is ToolCallPart:
-        return {"type": "tool_use", "id": part.tool_call_id, "name": part.tool_name, "input": _input(part)}
-    return None  # a server-side (native) tool call or return: it ran inside Bedrock, no client block to report
-
-
-def _input(part: Any) -> Any:
-    """The arguments as pydantic-ai sends them (``args_as_dict``); the raw text when they do not parse."""
-    try:
-        return parsed_args(part)
-    except (ValueError, AssertionError):
-        return part.args
 
 
 def parsed_args(part: Any) -> dict:

@@ -8,6 +8,13 @@ as in the ``pydantic-ai`` shim, and the ``CallToolsNode`` that follows holds the
 assembled and appended to its history (tool calls' assembled arguments, stop, usage, the ``message`` chunk).
 Its tools return the scenario's results (an error result raises ``ToolFailed``, pydantic-ai's failed tool
 return), which the harness sends as the next turn.
+
+It declares no ``non_streaming``: a non-streamed ``ModelRequestNode`` calls ``model.request``, the very call
+``pydantic_ai.direct.model_request_sync`` makes in the ``pydantic-ai`` shim's parity check, on a history the graph
+keeps the same way; a second Agent run would have to run every tool of the conversation again to reach its later
+requests. Nor a ``persisted`` variant: the run holds its message history inside one ``Agent.iter`` and never hands it
+back to be stored between requests (``pydantic-ai-persisted`` stores what a run would be given as
+``message_history``).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import asyncio
 from typing import Any
 
 from harness.adapters.shims import pydantic_ai as model_shim
+from harness.adapters.shims import pydantic_ai_history, pydantic_ai_native
 from harness.adapters.shims.agent_loop import AgentLoop, AgentShim
 from harness.adapters.shims.common import message_chunk
 from harness.converse.request import system_texts
@@ -71,7 +79,7 @@ def tool_return(block: dict) -> Any:
     before it existed)."""
     from pydantic_ai import exceptions
 
-    part = model_shim._request_part(block, {})
+    part = pydantic_ai_history.request_part(block, {})
     if block.get("is_error"):
         # ToolFailed (a failed ToolReturnPart) arrived in 2.16; before it a tool reports a failure by raising
         # ModelRetry, which the agent records as a RetryPromptPart (counted against the tool's retries).
@@ -95,7 +103,7 @@ async def _iterate(agent: Any, turn: dict, loop: AgentLoop) -> None:
                 await _request(node, run, loop)
             elif Agent.is_call_tools_node(node):
                 for chunk in [*model_shim.from_response(node.model_response),
-                              message_chunk(model_shim.anthropic_parts(node.model_response))]:
+                              message_chunk(pydantic_ai_native.anthropic_parts(node.model_response))]:
                     loop.emit(chunk)
             node = await run.next(node)
 

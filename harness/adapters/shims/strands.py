@@ -9,23 +9,32 @@ the request and assembles the response. Its typed events map back the way a call
 reasoning text / signature / redacted content, tool-use deltas); the final ``ModelStopReason`` gives the
 stop reason, usage, and each assembled ``toolUse`` (what the agent executes), which replaces the call's
 streamed deltas at the place the call started. A call the assembled message dropped is left out. The closing
-``message`` chunk is that message in Anthropic format.
+``message`` chunk is that message in Anthropic format (harness.adapters.shims.strands_native maps it, unrepaired).
+
+Streaming parity (``non_streaming``): a turn that asks for it then goes through ``stream_messages`` again on the same
+history with a twin ``BedrockModel(..., streaming=False)`` (``converse``, whose response strands turns into stream
+events for the same ``process_stream``), and closes with both messages as strands' session store serializes them
+(``native`` chunks). ``strands-persisted`` stores and restores the history before every later turn as strands'
+session managers do (``SessionMessage``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import copy
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
 from botocore.exceptions import ClientError
 
-from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk
+from harness.adapters.shims import strands_native as native
+from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import system_texts, thinking_budget
 from harness.converse.stream import error_chunk
+from harness.suite.protocol import FEATURES, NON_STREAMING, OWN_HISTORY
 
-__all__ = ["StrandsAdapter", "anthropic_blocks", "chunks_from_events", "error", "final_message", "to_strands"]
+__all__ = ["StrandsAdapter", "StrandsPersistedAdapter", "chunks_from_events", "error", "final_message", "to_strands"]
 
 DISTRIBUTION = "strands-agents"
 
@@ -36,31 +45,60 @@ class StrandsAdapter(Shim):
     name = "strands"
     distribution = DISTRIBUTION
     extra = "strands"
+    capabilities = FEATURES | {OWN_HISTORY, NON_STREAMING}
+    native_differences = native.DIFFERENCES
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception (after what it streamed) becomes the closing error chunk."""
         events: list[dict] = []
-        model = self._model(turn, endpoint)
+        model, whole = self._models(turn, endpoint)
         history = self.history.turn(turn, lambda messages, held: to_strands(messages))
+        sent, failed = (copy.deepcopy(history) if turn.get("non_streaming") else None), None
         try:
             asyncio.run(_collect(model, turn, history, events))
         except Exception as exc:  # noqa: BLE001 - whatever the library raises is the verdict's error
             yield from chunks_from_events(events)
             yield error(exc)
-            return
-        yield from chunks_from_events(events)
-        message = final_message(events)
-        if message is not None:
-            self.history.assembled(message)  # as the agent's event loop appends it
-            yield message_chunk(anthropic_blocks(message["content"]))
+            failed = exc
+        else:
+            yield from chunks_from_events(events)
+            message = final_message(events)
+            if message is not None:
+                self.history.assembled(message)  # as the agent's event loop appends it
+                yield message_chunk(native.anthropic_blocks(message["content"]))
+        if turn.get("non_streaming"):  # streaming parity: the same history through BedrockModel(streaming=False)
+            yield native_chunk("stream", lambda: native.native(final_message(events)), failed)
+            yield native_chunk("converse", lambda: native.native(_whole(whole, turn, sent)))
 
-    def _model(self, turn: dict, endpoint: dict) -> Any:
-        """The last turn's model when only the messages changed (an agent keeps its model between turns)."""
-        key = ({k: v for k, v in turn.items() if k not in ("messages", "conversation")}, sorted(endpoint.items()))
-        return self.kept(key, lambda: _bedrock_model(turn, endpoint))
+    def _models(self, turn: dict, endpoint: dict) -> tuple[Any, Any]:
+        """The last turn's models (streaming and not) when only the messages changed (an agent keeps its model)."""
+        key = ({k: v for k, v in turn.items() if k not in ("messages", "conversation", "non_streaming")},
+               sorted(endpoint.items()))
+        return self.kept(key, lambda: (_bedrock_model(turn, endpoint), _bedrock_model(turn, endpoint, streaming=False)))
 
 
-def _bedrock_model(turn: dict, endpoint: dict) -> Any:
+class StrandsPersistedAdapter(StrandsAdapter):
+    """``strands-persisted``: the history stored and restored before every later turn as strands' session managers
+    do it (``SessionMessage.from_message(...).to_dict()`` as JSON, then ``SessionMessage.from_dict(...).to_message()``)."""
+
+    name = "strands-persisted"
+
+    def store(self) -> tuple[Callable[[list], str], Callable[[str], list]]:
+        return native.dump, native.load
+
+
+def _whole(model: Any, turn: dict, history: list[dict]) -> dict:
+    """The message strands assembles from the non-streaming call (``BedrockModel(streaming=False)``: ``converse``,
+    its response turned into stream events by the model, then the same ``process_stream``)."""
+    events: list[dict] = []
+    asyncio.run(_collect(model, turn, history, events))
+    message = final_message(events)
+    if message is None:
+        raise ValueError("stream_messages ended without a message")
+    return message
+
+
+def _bedrock_model(turn: dict, endpoint: dict, streaming: bool = True) -> Any:
     import boto3
     from strands.models.bedrock import BedrockModel
 
@@ -72,7 +110,7 @@ def _bedrock_model(turn: dict, endpoint: dict) -> Any:
               "temperature": None if budget else options.get("temperature"),
               "additional_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None}
     model = BedrockModel(boto_session=session, endpoint_url=endpoint["endpoint_url"],
-                         **{k: v for k, v in config.items() if v is not None})
+                         **{k: v for k, v in config.items() if v is not None}, **({} if streaming else {"streaming": False}))
     assert_endpoint(boto_endpoint(model.client), endpoint, "BedrockModel.client")
     return model
 
@@ -210,26 +248,3 @@ def _assembled(chunks: list[dict], message: dict) -> list[dict]:
             out.append(whole[chunk["id"]])
             placed.add(chunk["id"])
     return out + [call for cid, call in whole.items() if cid not in placed]
-
-
-# ---- strands' assembled message -> Anthropic format (the closing message chunk) ----
-
-def anthropic_blocks(content: list[dict]) -> list[dict]:
-    """Converse-shaped content blocks as Anthropic blocks; one strands has no counterpart for stays as it is."""
-    return [_anthropic(block) for block in content if block.get("text", True) != ""]
-
-
-def _anthropic(block: dict) -> dict:
-    if "text" in block:
-        return {"type": "text", "text": block["text"]}
-    if "toolUse" in block:
-        use = block["toolUse"]
-        return {"type": "tool_use", "id": use.get("toolUseId"), "name": use.get("name"), "input": use.get("input")}
-    reasoning = block.get("reasoningContent")
-    if reasoning and "redactedContent" in reasoning:
-        return {"type": "redacted_thinking", "data": base64.b64encode(reasoning["redactedContent"]).decode()}
-    if reasoning:
-        text = reasoning.get("reasoningText") or {}
-        signature = text.get("signature")
-        return {"type": "thinking", "thinking": text.get("text") or "", **({"signature": signature} if signature else {})}
-    return dict(block)

@@ -9,6 +9,13 @@ assistant message it assembled, and makes the next model call. Per model call th
 ``strands`` shim (text, reasoning, tool-use deltas replaced by the assembled ``toolUse``s), the raw
 ``messageStop`` and ``metadata`` give Bedrock's stop reason and usage, and the agent's ``{"message": ...}`` event
 (the assembled message it appends to its history) closes the turn as the ``message`` chunk.
+
+It declares no ``non_streaming``: the Agent makes each model call through the same ``stream_messages`` and
+``BedrockModel.stream`` the ``strands`` shim drives, where ``streaming=False`` only swaps ``converse_stream`` for
+``converse`` inside the model (its response goes through the same ``process_stream``), so the ``strands`` shim's parity
+covers this path; a twin Agent would have to run every tool of the conversation a second time to reach its later model
+calls. Nor a ``persisted`` variant: the Agent holds its history inside one run (``agent.messages``), and the loop
+never hands it back to be stored between model calls.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import threading
 from typing import Any
 
 from harness.adapters.shims import strands as model_shim
+from harness.adapters.shims import strands_native
 from harness.adapters.shims.agent_loop import TIMEOUT_S, AgentLoop, AgentShim
 from harness.adapters.shims.common import message_chunk
 from harness.converse.request import system_texts
@@ -158,7 +166,7 @@ class ModelCall:
         chunks = [chunk for chunk in map(model_shim._streamed, self.events) if chunk]
         for chunk in [*model_shim._assembled(chunks, message), *self.closing]:
             self.loop.emit(chunk)
-        self.loop.emit(message_chunk(model_shim.anthropic_blocks(message["content"])))
+        self.loop.emit(message_chunk(strands_native.anthropic_blocks(message["content"])))
         self.order.expect([block["toolUse"]["toolUseId"] for block in message["content"]
                            if "toolUse" in block and block["toolUse"].get("name") in self.tools])
         self.events, self.closing = [], []

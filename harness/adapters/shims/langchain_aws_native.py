@@ -1,0 +1,79 @@
+"""What the langchain-aws shim reports of LangChain's own objects: the assembled ``AIMessage`` in Anthropic format (the
+``message`` chunk), in LangChain's serialization (the ``native`` chunks), and stored and restored the way LangChain's
+chat message histories store a conversation (the ``langchain-aws-persisted`` variant).
+
+Nothing is repaired: a tool input the message keeps as argument text stays text, a block of a type the mapping does
+not know (or a reasoning block holding more than LangChain's ``text`` / ``signature`` / ``redacted_content``) is
+passed on as LangChain holds it, and empty text stays.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+__all__ = ["anthropic_message", "dump", "load", "native"]
+
+_REASONING = (frozenset({"text"}), frozenset({"signature"}), frozenset({"text", "signature"}),
+              frozenset({"redacted_content"}))
+
+
+def native(message: Any) -> dict:
+    """An AIMessage in LangChain's own serialization, ``message_to_dict`` (``{"type": "ai", "data": ...}``)."""
+    from langchain_core.messages import message_to_dict
+
+    return message_to_dict(message)
+
+
+def dump(messages: list) -> str:
+    """The history as LangChain's chat message histories store it: ``json.dumps(messages_to_dict(messages))``
+    (langchain-community's ``FileChatMessageHistory``, the SQL, Redis and DynamoDB histories alike)."""
+    from langchain_core.messages import messages_to_dict
+
+    return json.dumps(messages_to_dict(messages))
+
+
+def load(text: str) -> list:
+    """The history back from its stored form: ``messages_from_dict(json.loads(text))``."""
+    from langchain_core.messages import messages_from_dict
+
+    return messages_from_dict(json.loads(text))
+
+
+def anthropic_message(message: Any) -> list[dict]:
+    """The AIMessage's content blocks in order, each ``tool_use`` with the name and args of its ``tool_calls`` entry
+    (langchain-aws sends those: ``_upsert_tool_calls_to_bedrock_content``), then the calls without a content block
+    (appended the same way)."""
+    calls = {call.get("id"): call for call in message.tool_calls}
+    content = message.content
+    blocks = [_anthropic(block, calls) for block in ([content] if isinstance(content, str) else content)]
+    seen = {block.get("id") for block in blocks if block.get("type") == "tool_use"}
+    return blocks + [{"type": "tool_use", "id": cid, "name": call["name"], "input": call["args"]}
+                     for cid, call in calls.items() if cid not in seen]
+
+
+def _anthropic(block: Any, calls: dict) -> dict:
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    kind = block.get("type")
+    if kind == "text" and "text" in block:
+        return {"type": "text", "text": block["text"]}
+    if kind == "reasoning_content" and _plain(block.get("reasoning_content")):
+        return _reasoning(block["reasoning_content"])
+    if kind == "tool_use" and block.get("id") in calls:
+        call = calls[block["id"]]
+        return {"type": "tool_use", "id": block["id"], "name": call["name"], "input": call["args"]}
+    return dict(block)  # anything else (a tool_use without its call: the input as held) as LangChain holds it
+
+
+def _plain(reasoning: Any) -> bool:
+    """A reasoning dict of exactly the fields langchain-aws writes (anything else is passed on whole)."""
+    return isinstance(reasoning, dict) and frozenset(reasoning) in _REASONING
+
+
+def _reasoning(reasoning: dict) -> dict:
+    if "redacted_content" in reasoning:
+        return {"type": "redacted_thinking", "data": base64.b64encode(bytes(reasoning["redacted_content"])).decode()}
+    return {"type": "thinking", **({"thinking": reasoning["text"]} if "text" in reasoning else {}),
+            **({"signature": reasoning["signature"]} if "signature" in reasoning else {})}
