@@ -76,6 +76,11 @@ PARITY = {
     "edge/redacted-reasoning-tool": "turn 1 native data.content: streamed a list [{\"type\": \"text\"",
     "edge/nova-style": 'turn 0 native data.content[0]: streamed {"type": "text", "text": "<thinking>The user wants',
 }
+# At the floor (1.1.0) invoke does not split Nova's <thinking> text yet (no _expand_inline_reasoning), and
+# edge/redacted-reasoning-tool is a known failure before any parity.
+PARITY_AT_FLOOR = {**{sid: text for sid, text in PARITY.items() if sid not in FLOOR_KNOWN},
+                   "edge/nova-style": "turn 1 native data.content: streamed a list [{\"type\": \"text\""}
+PARITY_HERE = PARITY_AT_FLOOR if NAME.endswith(".floor") else PARITY
 PASSING = [sid for sid in ("core/parallel-calls", "faults/model-stream-error-mid-tool",
                            "faults/truncated-stream") if sid not in KNOWN_HERE]
 
@@ -101,10 +106,10 @@ def test_verdict_matches_the_baseline(adapter, sid):
     assert_verdict(adapter, NAME, sid, KNOWN_HERE)
 
 
-@pytest.mark.parametrize("sid", sorted(PARITY))
+@pytest.mark.parametrize("sid", sorted(PARITY_HERE))
 def test_what_only_streaming_parity_shows(adapter, sid):
     status, text = report(adapter, sid)
-    assert status == "fail" and PARITY[sid] in text, text
+    assert status == "fail" and PARITY_HERE[sid] in text, text
 
 
 def test_both_calls_report_the_aimessage_as_message_to_dict_gives_it(adapter):
@@ -238,6 +243,7 @@ def test_the_persisted_variant_stores_the_history_as_langchains_chat_histories_d
     assert status == "fail" and PARITY["core/thinking-tools"] in text and "request" not in text, text
 
 
+@pytest.mark.skipif(NAME.endswith(".floor"), reason="the floor fails edge/redacted-reasoning-tool before storing")
 def test_redacted_reasoning_cannot_be_stored_by_json_of_messages_to_dict():
     adapter = load_adapter("harness.adapters.shims.langchain_aws:LangchainAwsPersistedAdapter")
     status, text = report(adapter, "edge/redacted-reasoning-tool")

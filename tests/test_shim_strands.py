@@ -54,6 +54,11 @@ NAME = "strands.floor" if FLOOR else "strands"
 if FLOOR:
     KNOWN |= {"edge/signature-only-reasoning": "assembled nothing (block dropped)",
               "edge/two-signed-reasoning-blocks": "turn 0 assembled message block 1 (reasoning): streamed signature"}
+# Findings of streaming parity alone (not yet in the baselines): 1.19.0's _convert_non_streaming_to_streaming reads
+# content["reasoningContent"]["reasoningText"] of every reasoning block, so Converse's redactedContent raises.
+PARITY = {"edge/redacted-reasoning-tool": "turn 0 parity: the streamed call built a message / the non-streamed call "
+                                          "raised \"KeyError: 'reasoningText'\""} if FLOOR else {}
+PASSING = [sid for sid in PASSING if sid not in PARITY]
 
 
 @pytest.fixture
@@ -145,17 +150,27 @@ def test_throttling_keeps_bedrock_code_from_the_chained_client_error():
         assert shim.error(exc) == {"type": "error", "code": "throttlingException", "message": "slow down"}
 
 
+@pytest.mark.parametrize("sid", sorted(PARITY))
+def test_what_only_streaming_parity_shows(adapter, sid):
+    status, text = report(adapter, sid)
+    assert status == "fail" and PARITY[sid] in text, text
+
+
 def test_both_calls_report_the_message_as_strands_session_store_writes_it(adapter):
-    turns = paired_turns(adapter, "edge/redacted-reasoning-tool")
-    found = natives(turns[0])
+    found = natives(paired_turns(adapter, "core/thinking-tools")[0])
     assert found["stream"]["message"] == found["converse"]["message"]
-    redacted = found["stream"]["message"]["content"][0]["reasoningContent"]["redactedContent"]
-    assert redacted["__bytes_encoded__"] is True and base64.b64decode(redacted["data"])  # encode_bytes_values
+    assert found["stream"]["message"]["content"][0]["reasoningContent"]["reasoningText"]["signature"]
     json.dumps(found)
+    redacted = native.native({"role": "assistant", "content": [{"reasoningContent": {"redactedContent": b"opaque"}}]})
+    assert redacted["content"][0]["reasoningContent"]["redactedContent"] == {
+        "__bytes_encoded__": True, "data": base64.b64encode(b"opaque").decode()}  # encode_bytes_values
 
 
 def test_a_converse_response_strands_reads_differently_is_a_parity_finding(adapter, monkeypatch):
-    real = strands.models.bedrock.BedrockModel.convert_non_streaming_to_streaming
+    model = strands.models.bedrock.BedrockModel  # the method is public from 1.2x, _convert_... before
+    name = next(n for n in ("convert_non_streaming_to_streaming", "_convert_non_streaming_to_streaming")
+                if hasattr(model, n))
+    real = getattr(model, name)
 
     def unsigned(self, response, **kwargs):  # the non-streaming path loses the reasoning signature
         for event in real(self, response, **kwargs):
@@ -163,7 +178,7 @@ def test_a_converse_response_strands_reads_differently_is_a_parity_finding(adapt
             if "signature" not in delta:
                 yield event
 
-    monkeypatch.setattr(strands.models.bedrock.BedrockModel, "convert_non_streaming_to_streaming", unsigned)
+    monkeypatch.setattr(model, name, unsigned)
     status, text = report(adapter, "core/thinking-tools")
     assert status == "fail" and "turn 0 native content[0].reasoningContent.reasoningText.signature: streamed '" in text
     assert "' / non-streamed nothing" in text, text
@@ -206,7 +221,7 @@ def test_the_persisted_variant_stores_the_history_as_strands_sessions_do():
         {"type": "redacted_thinking", "data": base64.b64encode(b"opaque").decode()},
         {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]}])
     assert native.load(native.dump(history)) == history
-    assert report(adapter, "edge/redacted-reasoning-tool")[0] == "pass"
+    assert report(adapter, "core/thinking-tools")[0] == "pass"
 
 
 def test_a_session_store_that_loses_signatures_shows_in_the_next_request(monkeypatch):
