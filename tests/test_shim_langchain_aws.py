@@ -37,10 +37,9 @@ from shim_verdicts import (  # noqa: E402
     assert_sends_what_the_library_assembled,
     assert_verdict,
     certified_name,
-    natives,
-    paired_turns,
     report,
 )
+from shim_parity import natives, paired_turns  # noqa: E402
 
 SPEC = "harness.adapters.shims.langchain_aws:LangchainAwsAdapter"
 # Each known failure of the newest release and what its report must show: the library's own output that makes it a
@@ -50,10 +49,15 @@ KNOWN = {
                                 "ended badly",
     "edge/server-tool-then-client-tool": 'actual tool_call {"id": null, "name": null, "input": {"code"',
     "faults/missing-tool-use-id": 'unexpected; expected nothing / actual tool_call {"id": null, "name": "read_file"',
-    'edge/interleaved-reasoning-tools': "turn 1 request expected messages[1].content[1].text 'I will search for",
-    'edge/tool-result-no-status': 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
-    'edge/unsigned-reasoning-round-trip': 'turn 1 request expected messages[1].content[1] {"toolUse": {"toolUseId',
+    # since grading (d72b636) unsigned reasoning sent as text is a warning; what fails is invoke's made-up signature
+    'edge/interleaved-reasoning-tools': "turn 0 native data.content[1].reasoning_content.signature: streamed nothing "
+                                        "/ non-streamed ''",
+    'edge/tool-result-no-status': 'request expected no messages[2].content[0].toolResult.status / actual ',
+    'edge/unsigned-reasoning-round-trip': "turn 0 native data.content[1].reasoning_content.signature: streamed "
+                                          "nothing / non-streamed ''",
 }
+# Listed in the committed baselines, graded warn since d72b636 (the next certification drops them from the lists).
+WARNED = {"faults/missing-tool-use-id": "warning (robustness: the service model marks toolUseId required"}
 # The floor release's (1.1.0): two more, and the unsigned reasoning is dropped from what goes back.
 FLOOR_KNOWN = {
     **KNOWN,
@@ -103,7 +107,7 @@ def test_baseline_lists_exactly_the_known_failures():
 
 @pytest.mark.parametrize("sid", PASSING + sorted(KNOWN_HERE))
 def test_verdict_matches_the_baseline(adapter, sid):
-    assert_verdict(adapter, NAME, sid, KNOWN_HERE)
+    assert_verdict(adapter, NAME, sid, KNOWN_HERE, warned=WARNED)
 
 
 @pytest.mark.parametrize("sid", sorted(PARITY_HERE))

@@ -49,20 +49,28 @@ from shim_verdicts import (  # noqa: E402
     assert_refused,
     assert_sends_what_the_library_assembled,
     assert_verdict,
-    natives,
-    paired_turns,
     report,
 )
+from shim_parity import natives, paired_turns  # noqa: E402
 
 SPEC = "harness.adapters.shims.pydantic_ai:PydanticAiAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
 KNOWN = {"faults/truncated-stream": 'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}',
     'edge/interleaved-reasoning-tools': 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"',
-    'edge/max-tokens-mid-tool': 'turn 0 assembled message block 1: streamed nothing / assembled tool_ca',
+    # since streaming parity: the call cut off by max_tokens is held by the stream only
+    'edge/max-tokens-mid-tool': 'turn 0 native parts[1]: streamed {"tool_name": "read_file", "args": "{\\"path',
     'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
-    'edge/tool-result-no-status': 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
+    # since d72b636 the scenario holds the failed result in its history and targets Writer Palmyra
+    'edge/tool-result-no-status': "turn 0 request expected messages[2].content[0].toolResult.content[0].text 'Error: "
+                                  "/tmp/missing.txt does not exist' / actual '{\"error\"",
     'edge/unsigned-reasoning-round-trip': 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"',
 }
+# Graded warn (d72b636): every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim
+# reports as held; unsigned reasoning sent as text. The committed baselines predate both.
+ARGUMENTS_AS_TEXT = "judgement arguments-as-object"
+WARNED = {sid: ARGUMENTS_AS_TEXT for sid in ("core/parallel-calls", "core/thinking-tools", "edge/redacted-reasoning-tool",
+                                             "edge/cache-usage", "edge/interleaved-reasoning-tools",
+                                             "edge/unsigned-reasoning-round-trip")}
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/redacted-reasoning-tool", "edge/cache-usage",
            "faults/model-stream-error-mid-tool"]
 # At the extra's floor the floor certification applies (certification/pydantic-ai.floor.*), with its own findings.
@@ -73,10 +81,14 @@ KNOWN_AT_FLOOR = {**KNOWN, "faults/truncated-stream": 'turn 0 actual chunk 1 (us
     "edge/interleaved-parallel-deltas": 'streamed input {"path": "/tmp/c.txt"} / assembled {"path": "/tmp/a.txt"}',
     "edge/server-tool-then-client-tool": 'actual tool_call {"id": "tooluse_86QZr6KytxFeqOIjxu477l", "name": "nova_co',
     "edge/tool-result-is-error": "/tmp/missing.txt'\\n\\nFix the errors and try again.\"",
-    "edge/tool-result-no-status": "This model doesn't support the status field.",
-    "edge/tool-result-json-values": 'expected messages[2].content[0].toolResult.content[0] {"json": 42} / actual {"text": "[42]"}'}
+    "edge/tool-result-no-status": "does not exist\\n\\nFix the errors and try again.'",
+    "edge/tool-result-json-values": 'expected messages[2].content[0].toolResult.content[0] {"json": {"lines": 42}} / '
+                                    'actual {"text": "[{\\"lines\\": 42}]"}'}
+FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has
 if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
     NAME, KNOWN, PASSING = "pydantic-ai.floor", KNOWN_AT_FLOOR, [s for s in PASSING if s not in KNOWN_AT_FLOOR]
+    WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY},
+              "edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving"}
 else:
     NAME = "pydantic-ai"
 
@@ -99,7 +111,7 @@ def test_baseline_lists_exactly_the_known_failures():
 
 @pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
 def test_verdict_matches_the_baseline(adapter, sid):
-    assert_verdict(adapter, NAME, sid, KNOWN)
+    assert_verdict(adapter, NAME, sid, KNOWN, warned=WARNED)
 
 
 def test_history_maps_to_pydantic_ai_messages():
@@ -178,15 +190,11 @@ def test_the_assembled_response_maps_to_anthropic_blocks():
         ThinkingPart(content="hmm", signature="SIG"), ThinkingPart(content="", id="redacted_content", signature="EtkE"),
         TextPart(content=""), TextPart(content="ok"), ToolCallPart(tool_name="f", args='{"a": 1}', tool_call_id="t1"),
         malformed])
-    try:  # what BedrockConverseModel._map_tool_call sends: {"INVALID_JSON": raw} from 1.80; before, it raises
-        sent = malformed.args_as_dict()
-    except (ValueError, AssertionError):
-        sent = '{"a"'
     assert native.anthropic_parts(response) == [
         {"type": "thinking", "thinking": "hmm", "signature": "SIG"},
         {"type": "redacted_thinking", "data": base64.b64encode(b"EtkE").decode()}, {"type": "text", "text": ""},
-        {"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
-        {"type": "tool_use", "id": "t2", "name": "g", "input": sent}]
+        {"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t1", "name": "f", "input": '{"a": 1}'},
+        {"type": "tool_use", "id": "t2", "name": "g", "input": '{"a"'}]  # the arguments as the part holds them
 
 
 def test_both_calls_report_the_response_as_model_messages_type_adapter_dumps_it(adapter):
@@ -232,7 +240,8 @@ def test_the_persisted_variant_stores_the_history_as_pydantic_ai_documents():
                                           {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]}]}
     held = history.to_pydantic_ai(turn)
     assert native.load(native.dump(held)) == held
-    assert report(adapter, "core/thinking-tools")[0] == "pass"
+    status, text = report(adapter, "core/thinking-tools")  # restored before turn 1: the same findings as pydantic-ai
+    assert status == "warn" and ARGUMENTS_AS_TEXT in text and "turn 1 request" not in text, text
 
 
 def test_a_store_that_loses_signatures_shows_in_the_next_request(monkeypatch):

@@ -24,9 +24,17 @@ KNOWN = {"faults/truncated-stream": 'actual usage {"input_tokens": 0, "output_to
     'edge/interleaved-reasoning-tools': 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"',
     'edge/max-tokens-mid-tool': 'turn 0 assembled message block 1: streamed nothing / assembled tool_ca',
     'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
-    'edge/tool-result-no-status': 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
+    # since d72b636 the scenario holds the failed result in its history and targets Writer Palmyra
+    'edge/tool-result-no-status': 'actual error {"code": "adapter_error"}',
     'edge/unsigned-reasoning-round-trip': 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"',
 }
+# Graded warn (d72b636): every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim
+# reports as held, and a call cut off by max_tokens kept as its partial text; unsigned reasoning sent as text. The
+# committed baselines predate both.
+WARNED = {sid: "judgement arguments-as-object" for sid in (
+    "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
+    "edge/tool-result-is-error", "edge/interleaved-reasoning-tools", "edge/max-tokens-mid-tool",
+    "edge/unsigned-reasoning-round-trip")}
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
            "edge/tool-result-is-error", "edge/empty-text-before-reasoning", "faults/model-stream-error-mid-tool"]
 # At the extra's floor the floor certification applies (certification/pydantic-ai-agent.floor.*).
@@ -37,10 +45,13 @@ KNOWN_AT_FLOOR = {**KNOWN,
     "edge/interleaved-parallel-deltas": 'streamed input {"path": "/tmp/c.txt"} / assembled {"path": "/tmp/a.txt"}',
     "edge/server-tool-then-client-tool": 'actual tool_call {"id": "tooluse_86QZr6KytxFeqOIjxu477l", "name": "nova_co',
     "edge/tool-result-is-error": "/tmp/missing.txt'\\n\\nFix the errors and try again.\"",
-    "edge/tool-result-no-status": "This model doesn't support the status field.",
-    "edge/tool-result-json-values": 'expected messages[2].content[0].toolResult.content[0] {"json": 42} / actual {"text": "[42]"}'}
+    "edge/tool-result-json-values": 'expected messages[2].content[0].toolResult.content[0] {"json": {"lines": 42}} / '
+                                    'actual {"text": "[{\\"lines\\": 42}]"}'}
+FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has
 if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
     NAME, KNOWN, PASSING = "pydantic-ai-agent.floor", KNOWN_AT_FLOOR, [s for s in PASSING if s not in KNOWN_AT_FLOOR]
+    WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY},
+              "edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving"}
 else:
     NAME = "pydantic-ai-agent"
 # ToolFailed arrived in 2.16; before it a tool's failure is a ModelRetry.
@@ -65,7 +76,7 @@ def test_baseline_lists_exactly_the_known_failures():
 
 @pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
 def test_verdict_matches_the_baseline(adapter, sid):
-    assert_verdict(adapter, NAME, sid, KNOWN)
+    assert_verdict(adapter, NAME, sid, KNOWN, warned=WARNED)
 
 
 def test_a_tool_returns_the_scenarios_result_and_fails_with_an_error_result():

@@ -144,12 +144,10 @@ def test_the_message_chunk_carries_what_pydantic_ai_holds_unrepaired(monkeypatch
              part_type("f", '{"a": 1}', "t1"), part_type("g", '{"a"', "t2"), NativeToolCallPart("code"),
              FilePart("x")]
     blocks = native.anthropic_parts(types.SimpleNamespace(parts=parts))
-    # a malformed call as the release's args_as_dict() sends it: {"INVALID_JSON": raw} from 1.80, else the raw text
-    sent = {"INVALID_JSON": '{"a"'} if part_type is NewToolCallPart else '{"a"'
     assert blocks == [{"type": "text", "text": ""}, {"type": "thinking", "thinking": "", "signature": "S"},
                       {"type": "redacted_thinking", "data": None},
-                      {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
-                      {"type": "tool_use", "id": "t2", "name": "g", "input": sent},
+                      {"type": "tool_use", "id": "t1", "name": "f", "input": '{"a": 1}'},  # as held: text
+                      {"type": "tool_use", "id": "t2", "name": "g", "input": '{"a"'},
                       {"type": "file", "content": "x", "part_kind": "file"}]  # no block for it: passed on whole
 
 

@@ -31,10 +31,9 @@ from shim_verdicts import (  # noqa: E402
     assert_refused,
     assert_sends_what_the_library_assembled,
     assert_verdict,
-    natives,
-    paired_turns,
     report,
 )
+from shim_parity import natives, paired_turns  # noqa: E402
 
 SPEC = "harness.adapters.shims.strands:StrandsAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
@@ -59,6 +58,8 @@ if FLOOR:
 PARITY = {"edge/redacted-reasoning-tool": "turn 0 parity: the streamed call built a message / the non-streamed call "
                                           "raised \"KeyError: 'reasoningText'\""} if FLOOR else {}
 PASSING = [sid for sid in PASSING if sid not in PARITY]
+# Listed in the committed baselines, graded warn since d72b636 (the next certification drops them from the lists).
+WARNED = {"edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving"}
 
 
 @pytest.fixture
@@ -80,7 +81,7 @@ def test_baseline_lists_exactly_the_known_failures():
 
 @pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
 def test_verdict_matches_the_baseline(adapter, sid):
-    assert_verdict(adapter, NAME, sid, KNOWN)
+    assert_verdict(adapter, NAME, sid, KNOWN, warned=WARNED)
 
 
 def test_history_maps_to_strands_messages():

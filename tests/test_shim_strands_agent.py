@@ -33,6 +33,9 @@ KNOWN = {
     'edge/nova-parallel-calls': 'turn 0 request expected no toolConfig.tools[0].toolSpec.inputSchema.js',
     'edge/tool-result-json-values': 'turn 0 request expected no toolConfig.tools[0].toolSpec.inputSchema.js',
 }
+# Listed in the committed baselines, graded warn since d72b636 (the next certification drops them from the lists).
+WARNED = {"edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving",
+          "edge/nova-parallel-calls": "judgement schema-unchanged", "edge/unicode-nested-input": "judgement schema-unchanged"}
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
            "edge/tool-result-is-error", "faults/throttling-mid-tool", "edge/parallel-results-round-trip"]
 # At the floor release (tox env shim-strands-agent-oldest) the floor baseline holds three more.
@@ -43,6 +46,10 @@ if FLOOR:
               "edge/two-signed-reasoning-blocks": "turn 0 assembled message block 1 (reasoning): streamed signature",
               "edge/parallel-results-round-trip": "expected messages[2].content[0].toolResult.content[0].text "
                                                   "'This is /tmp/a.txt"}
+    # up to 1.41 results go back in the order the tools finish: at the floor that fails nova-parallel-calls too
+    KNOWN["edge/nova-parallel-calls"] = ("turn 1 request expected messages[2].content[0].toolResult.content[0].text "
+                                         "'Paris: 18 degrees celsius")
+    WARNED = {sid: why for sid, why in WARNED.items() if sid != "edge/nova-parallel-calls"}
 
 
 @pytest.fixture
@@ -63,7 +70,7 @@ def test_baseline_lists_exactly_the_known_failures():
 
 @pytest.mark.parametrize("sid", [sid for sid in PASSING if sid not in KNOWN] + sorted(KNOWN))
 def test_verdict_matches_the_baseline(adapter, sid):
-    assert_verdict(adapter, NAME, sid, KNOWN)
+    assert_verdict(adapter, NAME, sid, KNOWN, warned=WARNED)
 
 
 def test_a_loop_that_ignores_a_call_that_came_with_end_turn_is_caught(adapter, monkeypatch):

@@ -2,10 +2,9 @@
 (the ``message`` chunk), in pydantic-ai's serialization (the ``native`` chunks), and stored and restored as
 pydantic-ai documents it (the ``pydantic-ai-persisted`` variant).
 
-Nothing is repaired: a tool call's input is what pydantic-ai's own Bedrock mapping sends (``args_as_dict()``, as
-``BedrockConverseModel._map_tool_call`` calls it; the raw arguments when that raises, as releases before 1.80 do on
-malformed ones), empty text stays, and a part of a kind the mapping does not know is passed on with all its
-fields. Server-side (native) tool parts ran inside Bedrock and have no client block: they are left out.
+Nothing is repaired: a tool call's input is ``ToolCallPart.args`` as the part holds it (the stream's JSON text stays
+text, for the harness to judge; pydantic-ai converts it only when it sends it, ``args_as_dict()``), empty text stays,
+and a part of a kind the mapping does not know is passed on with all its fields. Server-side (native) tool parts ran inside Bedrock and have no client block: they are left out.
 """
 
 from __future__ import annotations
@@ -72,19 +71,10 @@ def _anthropic(part: Any) -> dict | None:
         return {"type": "thinking", "thinking": part.content, **({} if part.signature is None else
                                                                  {"signature": part.signature})}
     if type(part) is ToolCallPart:
-        return {"type": "tool_use", "id": part.tool_call_id, "name": part.tool_name, "input": _input(part)}
+        return {"type": "tool_use", "id": part.tool_call_id, "name": part.tool_name, "input": part.args}
     if "Native" in type(part).__name__ or "Builtin" in type(part).__name__:
         return None  # ran inside Bedrock (NativeToolCallPart / NativeToolReturnPart; Builtin* before 1.44)
     return _as_serialized(part)
-
-
-def _input(part: Any) -> Any:
-    """The arguments as pydantic-ai's Bedrock mapping sends them (``args_as_dict()``); the raw arguments when that
-    raises."""
-    try:
-        return part.args_as_dict()
-    except (ValueError, AssertionError):
-        return part.args
 
 
 def _as_serialized(part: Any) -> dict:
