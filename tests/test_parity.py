@@ -51,6 +51,21 @@ def test_json_text_compares_by_value_and_against_an_object_still_differs():
     assert check_parity(natives(call('{"path": "/a"}'), call({"path": "/a"}))) is not None
 
 
+def test_a_declared_equivalence_hides_one_form_of_difference_and_shows_the_rest():
+    def pair(streamed, whole, declared):
+        return check_parity(natives({"content": streamed}, {"content": whole}), declared)
+    lone = {"content as lone-text": "invoke holds a lone text block as a string"}
+    assert pair([{"type": "text", "text": "Hi", "index": 0}], "Hi", lone) is None
+    assert pair([{"type": "text", "text": "Hi"}], "Hello", lone).changes == (
+        "native content: streamed 'Hi' / non-streamed 'Hello'",)
+    assert pair([{"type": "text", "text": "Hi"}, {"type": "text", "text": "!"}], "Hi!", lone) is not None
+    args = {"content[*].args as json-text": "args are JSON text or a dict"}
+    assert pair([{"args": '{"a": 1}'}], [{"args": {"a": 1}}], args) is None
+    assert pair([{"args": '{"a": 1}'}], [{"args": {"a": 2}}], args).changes == (
+        "native content[0].args.a: streamed 1 / non-streamed 2",)
+    assert "an unknown equivalence (known: json-text, lone-text)" in pair([], [], {"content as text": "x"}).changes[0]
+
+
 def test_declared_differences_are_left_out_and_nothing_else():
     streamed, whole = copy.deepcopy(MESSAGE), copy.deepcopy(MESSAGE)
     streamed["id"], whole["id"] = "msg_1", "msg_2"

@@ -129,5 +129,5 @@ def test_the_shim_declares_non_streaming_and_only_documented_differences():
     assert "non_streaming" in shim.LangchainAwsAdapter.capabilities
     assert set(shim.DIFFERENCES) == {"data.id", "data.response_metadata.ResponseMetadata",
                                      "data.response_metadata.metrics.latencyMs", "data.content[*].index",
-                                     "data.content[*].input"}
+                                     "data.content as lone-text", "data.content[*].input as json-text"}
     assert shim.LangchainAwsPersistedAdapter.name == "langchain-aws-persisted"

@@ -49,7 +49,9 @@ DIFFERENCES = {
                                                 "list or dict'), the stream passes the metadata event's number on",
     "data.content[*].index": "the merge key streamed blocks carry (_parse_stream_event: 'always keep block inside a "
                              "list to preserve merging compatibility'); invoke's blocks are whole",
-    "data.content[*].input": "a streamed tool_use block keeps the raw argument text (_tool_input_to_bedrock: 'A "
+    "data.content as lone-text": "invoke holds a lone text block as a string (_parse_response -> "
+                                 "_str_if_single_text_block), the stream keeps its list of blocks",
+    "data.content[*].input as json-text": "a streamed tool_use block keeps the raw argument text (_tool_input_to_bedrock: 'A "
                              "streamed input is the raw argument text'); the parsed args are tool_calls[*].args on "
                              "both paths, compared, and what langchain-aws sends",
 }

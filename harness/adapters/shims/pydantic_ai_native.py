@@ -25,7 +25,7 @@ DIFFERENCES = {
     "parts[*].timestamp": "NativeToolReturnPart.timestamp: when pydantic-ai built the part, one per call",
     "provider_response_id": "the request id of each HTTP response (_process_response and the streamed response read "
                             "it from botocore's ResponseMetadata.RequestId)",
-    "parts[*].args": "ToolCallPart.args is 'stored either as a JSON string or a Python dictionary depending on how "
+    "parts[*].args as json-text": "ToolCallPart.args is 'stored either as a JSON string or a Python dictionary depending on how "
                      "data was received' (the stream's text, Converse's object); args_as_dict() reads both, and it is "
                      "what BedrockConverseModel._map_tool_call sends",
 }

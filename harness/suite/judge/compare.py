@@ -18,7 +18,8 @@ from typing import Any, Callable, Sequence
 from harness.suite.judge.ast_lock import AST_LOCK
 
 
-__all__ = ["DEEPDIFF_OPTIONS", "Diff", "diff_chunks", "diff_pair", "diff_request", "diff_turn_count", "note"]
+__all__ = ["DEEPDIFF_OPTIONS", "Diff", "compile_pattern", "diff_chunks", "diff_pair", "diff_request", "diff_turn_count",
+           "note"]
 
 # Lists compare in order (stream order is semantic). Types are strict: deepdiff's numeric-type options
 # would also equate True with 1. Keys starting with "__" (the normalizer's "__unparsed__") are data here.
@@ -87,12 +88,14 @@ def diff_pair(left: Any, right: Any, labels: tuple[str, str], label: str, ignore
     """One line per difference between two values of the same thing, sides named by ``labels`` (e.g. streamed,
     non-streamed), a changed type said as such; paths matching an ``ignore`` pattern (``parts[*].timestamp``:
     ``[*]`` any index, ``*`` any part of a name; a pattern covers what lies under it) are left out."""
-    patterns = [_pattern(p) for p in ignore]
+    patterns = [compile_pattern(p) for p in ignore]
     return [line for path, line in _changes(left, right, f"{label} ", labels)
             if not any(p.match(path) for p in patterns)]
 
 
-def _pattern(text: str) -> re.Pattern:
+def compile_pattern(text: str) -> re.Pattern:
+    """A declared path pattern (``parts[*].args``: ``[*]`` any index, ``*`` any part of a name) as a regex matching
+    the path and everything under it (``fullmatch`` for the path alone)."""
     body = re.escape(text).replace(r"\[\*\]", r"\[\d+\]").replace(r"\*", r"[^.\[\]]*")
     return re.compile(f"^{body}(?=$|[.\\[])")
 

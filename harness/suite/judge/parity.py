@@ -6,8 +6,11 @@ closes the turn with one ``native`` chunk per call: ``{"type": "native", "path":
 The seed plan's "streamed tool calls must equal non-streamed ones", in the library's own types: every
 difference is one line at its path ("streamed parts[1].args a str '...', non-streamed a dict {...}"), except at
 the paths the adapter declares (``native_differences``: pattern -> why the library documents them apart, such as
-generated ids or timestamps). Strings of JSON compare by their value (arguments written with other separators are
-the same arguments). The requests of both calls are compared as the golden request is.
+generated ids or timestamps). A declaration ``"<pattern> as <equivalence>"`` declares only that the two hold the
+same thing in two forms there, so any other difference still shows: ``json-text`` (JSON text and the value it
+parses to) and ``lone-text`` (a string and a list holding one text block with that text). Strings of JSON compare
+by their value anywhere (arguments written with other separators are the same arguments). The requests of both
+calls are compared as the golden request is.
 """
 
 from __future__ import annotations
@@ -15,11 +18,11 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from harness.suite.judge.compare import Diff, diff_pair
+from harness.suite.judge.compare import Diff, compile_pattern, diff_pair
 from harness.suite.judge.normalize_request import normalize_request
 from harness.suite.protocol import NATIVE_PATHS
 
-__all__ = ["SIDES", "check_parity", "declared_paths", "natives"]
+__all__ = ["EQUIVALENCES", "SIDES", "check_parity", "declared_paths", "natives"]
 
 SIDES = ("streamed", "non-streamed")
 ADAPTER_EXCEPTION = "adapter_exception"  # harness.suite.runner's code for an exception the adapter raised
@@ -54,8 +57,51 @@ def _outcomes(stream: Mapping, converse: Mapping, where: str, declared: Mapping[
     if any(failed):
         shown = [f"raised {_error(side)}" if bad else "built a message" for side, bad in zip((stream, converse), failed)]
         return [f"{_at(where)}parity: the streamed call {shown[0]} / the non-streamed call {shown[1]}"]
-    return diff_pair(_json_texts(stream["message"]), _json_texts(converse["message"]), SIDES, f"{_at(where)}native",
-                     tuple(declared))
+    unknown = [key for key in declared if " as " in key and key.split(" as ", 1)[1] not in EQUIVALENCES]
+    if unknown:
+        return [f"{_at(where)}parity: native_differences declares {unknown[0]!r}, an unknown equivalence (known: "
+                f"{', '.join(EQUIVALENCES)})"]
+    forms = [(compile_pattern(key.split(" as ")[0]), EQUIVALENCES[key.split(" as ")[1]]) for key in declared
+             if " as " in key]
+    ignored = tuple(key for key in declared if " as " not in key)
+    left, right = (_json_texts(_alike(m, forms)) for m in (stream["message"], converse["message"]))
+    return diff_pair(left, right, SIDES, f"{_at(where)}native", ignored)
+
+
+def _json_value(value: Any) -> Any:
+    """``json-text``: JSON text and the value it parses to, alike."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _lone_text(value: Any) -> Any:
+    """``lone-text``: a list holding one text block, alike with its text."""
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
+        block = value[0]
+        kind = block.get("type", block.get("block_type"))
+        if kind == "text" and isinstance(block.get("text"), str) and set(block) <= {"type", "block_type", "text",
+                                                                                    "index"}:
+            return block["text"]
+    return value
+
+
+EQUIVALENCES = {"json-text": _json_value, "lone-text": _lone_text}
+
+
+def _alike(value: Any, forms: list, path: str = "") -> Any:
+    """``value`` with each declared equivalence applied where its pattern matches the path."""
+    for pattern, form in forms:
+        if path and pattern.fullmatch(path):
+            value = form(value)
+    if isinstance(value, dict):
+        return {k: _alike(v, forms, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_alike(v, forms, f"{path}[{i}]") for i, v in enumerate(value)]
+    return value
 
 
 def _json_texts(value: Any) -> Any:
