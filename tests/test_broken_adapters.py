@@ -90,29 +90,27 @@ def assembled(what: str, *also: str, reason: str) -> Catch:
     return Catch(0, (f"turn 0 assembled message{what}", *also), reason)
 
 
-INPUT_NOT_A_DICT = "tool_use.input: Input should be a valid dictionary"
+INPUT_NOT_A_DICT = "toolUse.input is invalid. Provide a json object for the field and try again."
+SIGNATURE_FIELD = ("This model doesn't support the reasoningContent.reasoningText.signature field. Remove "
+                   "reasoningContent.reasoningText.signature and try again.")
 ROUND_TRIPS = ("core/round-trip", "core/thinking-tools", "edge/cache-usage", "edge/end-turn-with-tool-use",
                "edge/nova-style", "edge/parallel-results-round-trip", "edge/redacted-reasoning-tool",
                "edge/signature-only-reasoning", "edge/tool-result-is-error", "edge/two-signed-reasoning-blocks",
                "edge/zero-arg-tool", "edge/cache-both-spellings", "edge/interleaved-reasoning-tools",
                "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/unsigned-reasoning-round-trip")
-# Round trips to models other than Claude: Claude's own rule texts (Anthropic's wording) are warnings there.
-NOT_CLAUDE = ("edge/nova-style", "edge/nova-parallel-calls", "edge/interleaved-reasoning-tools",
-              "edge/unsigned-reasoning-round-trip")
 ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-call", "edge/interleaved-parallel-deltas",
                   "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
 
 
 def input_as_string(sid: str) -> Catch:
     """Held as JSON text, the input is a warning at turn 0 (a judgement: arguments-as-object); sent back as text in a
-    round trip, the request's changed input fails at turn 1 (Claude's rule text beside it is a warning: no evidence
-    shows Bedrock's own rejection)."""
+    round trip, the request's changed input fails at turn 1 with Bedrock's own text beside it, for every model
+    (vercel/ai #19023)."""
     where = ("turn 0 assembled message block ", "(tool_call): streamed input ")
     if sid not in ROUND_TRIPS:
         return warned(assembled(" block ", where[1], reason=r"assembled message block \d+ \(tool_call\): streamed "
                                                             r"input \{.* / assembled '(\{|')"))
-    also = (INPUT_NOT_A_DICT,) if sid not in NOT_CLAUDE else ()
-    return Catch(1, (*where, "turn 1 request expected messages[1].content[", *also),
+    return Catch(1, (*where, "turn 1 request expected messages[1].content[", INPUT_NOT_A_DICT),
                  r"request expected messages\[1\]\.content\[\d+\]\.toolUse\.input .* / actual '")
 
 
@@ -231,7 +229,8 @@ CATCHES: dict[str, dict[str, Catch]] = {
     },
     "zero_arg_input_empty_string": {
         "edge/zero-arg-tool": Catch(
-            1, ("messages.1.content.0.tool_use.input: Input should be a valid dictionary",
+            1, ("The format of the value at messages.1.content.0.toolUse.input is invalid. Provide a json object for "
+                "the field and try again.",
                 "turn 1 request expected messages[1].content[0].toolUse.input {} / actual ''"),
             r"tool_?[uU]se\.input"),
     },
@@ -240,19 +239,16 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "faults/throttling-mid-tool": error_swallowed("throttlingException"),
         "faults/truncated-stream": error_swallowed("adapter_error"),  # a transport failure: the adapter's own code
     },
-    # gpt-oss is shown rejecting a signature field (strands #682); for Kimi nothing settles it: a warning.
+    # gpt-oss is shown rejecting a signature field (strands #682, pi #686), Kimi and other open-weight families are
+    # reported to (pi #727): Bedrock's text, a failure for both.
     "empty_signature_for_unsigned_reasoning": {
         "edge/unsigned-reasoning-round-trip": Catch(
-            1, ("The signature field in the reasoningText block at messages.1.content.0 is blank. Leave signature out "
-                "when the model returned none, and try again.",
+            1, (SIGNATURE_FIELD,
                 "turn 1 request expected no messages[1].content[0].reasoningContent.reasoningText.signature / actual "
                 "messages[1].content[0].reasoningContent.reasoningText.signature ''"), r"signature", prefixed=False),
-        "edge/interleaved-reasoning-tools": warned(Catch(
-            1, ("warning reasoning-signature-empty (not enforced: its evidence rejects for openai; the model "
-                "moonshot.kimi-k2-thinking is of family kimi)",), r"^warning reasoning-signature-empty",
-            prefixed=False)),
+        "edge/interleaved-reasoning-tools": Catch(1, (SIGNATURE_FIELD,), r"signature field", prefixed=False),
     },
-    # Writer Palmyra rejects toolResult.status (pydantic-ai #6318); most families accept it (Kimi: a real 200), and
+    # Writer Palmyra rejects toolResult.status (strands #393, pydantic-ai #6318); most families accept it (Kimi: a real 200), and
     # for gpt-oss nothing settles it: a warning.
     "status_for_every_model": {
         "edge/tool-result-no-status": Catch(

@@ -190,10 +190,10 @@ BAD = [
      "not find 2 `tool_result` block(s) at the beginning of this message. Messages following `tool_use` blocks must "
      "begin with a matching number of `tool_result` blocks."))]),
     ("tool-use-input-object", tooled(user(text()), assistant({"toolUse": {"toolUseId": "tooluse_A", "name":
-     "get_weather", "input": ""}})), [("messages.1.content.0.toolUse.input", WRAP + ("messages.1.content.0.tool_use."
-     "input: Input should be a valid dictionary"))]),
-    ("document-needs-text", req(user(document())), [("messages.0.content.0", ("The document block at "
-     "messages.0.content.0 requires a text block in the same message. Add a text block and try again."))]),
+     "get_weather", "input": ""}})), [("messages.1.content.0.toolUse.input", ("The format of the value at "
+     "messages.1.content.0.toolUse.input is invalid. Provide a json object for the field and try again."))]),
+    ("document-needs-text", req(user(document())), [("messages.0.content.0",
+                                                     "A text block must be included when using documents.")]),
     ("media-in-user", req(user(text()), assistant(text("Here it is."), image())), [("messages.1.content.1", ("The "
      "image block at messages.1.content.1 is only supported in user messages. Move it to a user message and try "
      "again."))]),
@@ -261,8 +261,9 @@ BAD = [
          "Value at 'messages.2.member.content.1.member.reasoningContent.reasoningText.text' failed to satisfy "
          "constraint: Member must not be null"))]),
     ("reasoning-signature-empty", req(user(text()), assistant(reasoning(""), text("Walk.")), user(text("Ok"))),
-     [("messages.1.content.0.reasoningContent.reasoningText.signature", "The signature field in the reasoningText "
-       "block at messages.1.content.0 is blank. Leave signature out when the model returned none, and try again.")]),
+     [("messages.1.content.0.reasoningContent.reasoningText.signature", "This model doesn't support the "
+       "reasoningContent.reasoningText.signature field. Remove reasoningContent.reasoningText.signature and try "
+       "again.")]),
 ]
 
 # (rule id, a body Bedrock accepts that exercises the rule); every rule must find nothing in it.

@@ -36,16 +36,18 @@ def test_every_rule_says_which_families_its_evidence_covers():
     assert all(e.sources and e.says for e in EVIDENCE.values())
 
 
-TWO_USERS = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}, {"role": "user", "content": [{"text": "?"}]}]}
+ASSISTANT_FIRST = {"messages": [{"role": "assistant", "content": [{"text": "Hello."}]},
+                               {"role": "user", "content": [{"text": "Hi"}]}]}
 
 
 def test_a_rule_rejects_inside_its_evidence_is_silent_where_seen_accepted_and_warns_elsewhere():
-    claude, titan, nova = ("us.anthropic.claude-sonnet-4-20250514-v1:0", "amazon.titan-text-express-v1",
-                           "us.amazon.nova-pro-v1:0")
-    [problem] = check_request(TWO_USERS, model_id=claude)
+    claude, kimi, qwen = ("us.anthropic.claude-sonnet-4-20250514-v1:0", "moonshot.kimi-k2-thinking",
+                          "qwen.qwen3-32b-v1:0")
+    [problem] = check_request(ASSISTANT_FIRST, model_id=claude)
+    assert problem.rule == "first-message-user"
     assert verdict(problem, claude) == "reject" and applies(problem, claude)
-    assert check_request(TWO_USERS, model_id=titan) == []  # Titan was seen accepting consecutive user turns
-    enforced, warnings = split(check_request(TWO_USERS, model_id=nova), nova)
+    assert check_request(ASSISTANT_FIRST, model_id=kimi) == []  # Kimi was seen accepting a leading assistant message
+    enforced, warnings = split(check_request(ASSISTANT_FIRST, model_id=qwen), qwen)
     assert enforced == [] and len(warnings) == 1 and problem.message in warnings[0]
     profile = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123"
     assert verdict(problem, profile) == "warn"  # no family named: nothing settles it
@@ -66,7 +68,7 @@ STATUS = {"messages": [{"role": "user", "content": [{"text": "Hi"}]},
 
 
 @pytest.mark.parametrize("model, expected", [
-    ("us.writer.palmyra-x5-v1:0", "reject"),  # pydantic-ai #6318: Writer rejects it
+    ("us.writer.palmyra-x5-v1:0", "reject"),  # strands #393: Writer rejects it
     ("moonshotai.kimi-k2-thinking", None), ("us.meta.llama4-maverick-17b-instruct-v1:0", None),  # real 200s
     ("us.amazon.nova-pro-v1:0", None), ("us.anthropic.claude-sonnet-4-20250514-v1:0", None),
     ("mistral.mistral-large-2407-v1:0", None), ("cohere.command-r-plus-v1:0", None),  # langchain-aws #146

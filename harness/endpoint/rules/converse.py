@@ -163,7 +163,7 @@ def tool_result_first(body: dict) -> Iterable[Problem]:
         wanted, results = len(_uses(items[i - 1])), _results(items[i])
         leading = [kind(b) for _, b in blocks(items[i]) if kind(b) != "cachePoint"][:wanted]
         if wanted and len(results) >= wanted and leading.count("toolResult") < wanted:
-            # The model's (Anthropic's) text as Bedrock relayed it on ConverseStream (Amazon Q language-servers#1235).
+            # The model's (Anthropic's) text as Bedrock relayed it in-stream on ConverseStream (langchain-aws#451).
             yield Problem("tool-result-first", f"messages.{i}.content",
                           f"The model returned the following errors: messages.{i}: Did not find {wanted} "
                           "`tool_result` block(s) at the beginning of this message. Messages following `tool_use` "
@@ -176,10 +176,10 @@ def tool_use_input_object(body: dict) -> Iterable[Problem]:
         for j, block in blocks(message):
             use = block.get("toolUse")
             if isinstance(use, dict) and use.get("input") is not None and not isinstance(use["input"], dict):
-                # Not verbatim: the model's (Anthropic's) wording; Bedrock's rendering was not captured.
+                # Bedrock's own text, verbatim up to "is invalid." (vercel/ai#19023); the rest is rule 26's sentence.
                 yield Problem("tool-use-input-object", f"messages.{i}.content.{j}.toolUse.input",
-                              f"The model returned the following errors: messages.{i}.content.{j}.tool_use.input: "
-                              "Input should be a valid dictionary")
+                              f"The format of the value at messages.{i}.content.{j}.toolUse.input is invalid. "
+                              "Provide a json object for the field and try again.")
 
 
 def tool_result_status(body: dict) -> Iterable[Problem]:
@@ -234,10 +234,9 @@ def document_needs_text(body: dict) -> Iterable[Problem]:
         kinds = [(j, kind(b)) for j, b in blocks(message)]
         if not any(k == "text" for _, k in kinds):
             for j in (j for j, k in kinds if k == "document"):
-                # Not verbatim: Bedrock's text was not captured.
+                # Bedrock's text, verbatim (archestra#4220); it names no path.
                 yield Problem("document-needs-text", f"messages.{i}.content.{j}",
-                              f"The document block at messages.{i}.content.{j} requires a text block in the same "
-                              "message. Add a text block and try again.")
+                              "A text block must be included when using documents.")
 
 
 def media_in_user(body: dict) -> Iterable[Problem]:

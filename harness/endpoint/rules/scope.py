@@ -1,7 +1,7 @@
 """Which model families each rule's evidence covers: there a problem is Bedrock's 400, elsewhere a warning.
 
-Bedrock's Converse layer validates per model: two consecutive user messages to ``amazon.titan-text-express-v1``
-were answered HTTP 200, while the same request to Claude is rejected (bedrock-wire.md §9 rule 2). So a rule
+Bedrock's Converse layer validates per model: a conversation starting with an assistant message was accepted for
+Kimi K2 (pydantic-ai PR 6318, verified live), while the same request to Claude or Nova is rejected. So a rule
 rejects only for the families its evidence was gathered on; where a family was seen to accept what the rule objects
 to, there is no finding at all; for any other family, or a model id that names no family (an application
 inference profile ARN), the problem is reported as a warning and the request is served.

@@ -186,10 +186,10 @@ def reasoning_signature_empty(body: dict) -> Iterable[Problem]:
     """Without Claude's thinking, an unsigned reasoning block leaves signature out rather than sending "" (issue 13)."""
     for path, signature in () if thinking(body) else _signatures(body):
         if signature == "":
-            # Not verbatim: Bedrock's text for this was not captured.
+            # Bedrock's text, verbatim (strands #682, pi #686); it names no path.
             yield Problem("reasoning-signature-empty", f"{path}.reasoningContent.reasoningText.signature",
-                          f"The signature field in the reasoningText block at {path} is blank. Leave signature "
-                          "out when the model returned none, and try again.")
+                          "This model doesn't support the reasoningContent.reasoningText.signature field. Remove "
+                          "reasoningContent.reasoningText.signature and try again.")
 
 
 THINKING_RULES = (thinking_forced_tool, thinking_temperature, thinking_top_p, thinking_top_k, thinking_budget_min,
