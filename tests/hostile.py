@@ -1,8 +1,10 @@
 """A hostile-input corpus, generated (never checked in): cassettes an attacker or a careless user could hand over.
 
 Each case is text built from a small, valid cassette (``cassettes/core/smoke-text.yaml``'s shape) with one thing
-made hostile: YAML alias bombs, deep nesting, huge padding, wrong types, broken frames, IPv6 junk, and a big
-(400k-frame, ~100 MB) cassette written line by line. ``bounded(cmd)`` runs a command in a child process under
+made hostile: YAML alias bombs, deep nesting, huge padding, wrong types, broken frames, IPv6 junk, what serve
+cannot send (a status or header line, an empty frame item or one holding two frames), a non-JSON event, a key twice,
+a stream botocore refuses (``CASES``, each refused); odd-shaped ones every reader must handle (``ACCEPTED``); and a
+big (400k-frame, ~100 MB) cassette written line by line. ``bounded(cmd)`` runs a command in a child process under
 an address-space limit and a timeout, so a regression shows as a failed test rather than a stuck machine.
 """
 

@@ -3,7 +3,9 @@
 Every operation is folded into Converse-shaped content blocks first (ConverseStream events by
 ``contentBlockIndex``, Converse JSON as is, InvokeModelWithResponseStream's Anthropic events mapped
 across), so one printer shows text, reasoning (with its signature), tool calls (id, name, assembled
-input), tool results, the stop reason, usage and errors for all three. Events come from botocore itself.
+input), tool results, the stop reason, usage and errors for all three. Events come from botocore itself. A
+recorded value of another type than Bedrock's (a message that is a number, a block that is a list) is shown as its
+JSON, never a traceback: what ``verify`` passes, ``show`` prints.
 """
 
 from __future__ import annotations
