@@ -198,7 +198,9 @@ def _chunk_kind(chunk: Any) -> str:
 
 
 def _message_kind(message: Any) -> str:
-    return message.get("role", "?") if isinstance(message, dict) else _key(message)
+    """A message's row key, its role (a role of another JSON type, as an adapter may send, as its JSON)."""
+    role = message.get("role", "?") if isinstance(message, dict) else message
+    return role if isinstance(role, str) else _key(role)
 
 
 def _align(expected: list, actual: list, kind: Callable) -> list[tuple[int | None, int | None]]:
