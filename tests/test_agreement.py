@@ -32,8 +32,8 @@ from harness.cassettes import cassette as cs
 from harness.cassettes import vcr
 from harness.cassettes.limits import load_yaml
 from harness.cli import main
-from harness.cli.common import BadUsage
-from harness.cli.serve import _build as build_server
+from harness.cli.serve import resolve_scenario
+from harness.endpoint.emulator.script import EmulatorScriptError
 from harness.converse import ConverseAdapter
 from harness.endpoint.responders import CassetteResponder
 from harness.endpoint.server import BedrockServer
@@ -255,15 +255,19 @@ def test_every_reader_of_a_scenario_refuses_it_alike_or_runs_it(project, case):
 
 
 def _emulated(project: Path, sid: str, refused: str | None, scenario) -> None:
-    """`serve --emulate`: the same refusal, or a server that answers each turn without a harness error."""
-    options = ((), "frame", 0.0, 1.0, False, 0, False)
-    unscripted = refused is None and any(turn.script is None for turn in scenario.turns)
-    if refused or unscripted:  # a scenario without a script is run from its cassette, never emulated
-        with pytest.raises(BadUsage) as caught:
-            build_server(None, sid, (str(project),), options)
-        assert caught.value.message == refused if refused else ".script: expected a mapping" in caught.value.message
+    """`serve --emulate`'s reading: the same refusal, or a server that answers each turn without a harness error."""
+    try:
+        found = resolve_scenario(sid, project / "suites")
+    except ScenarioError as err:
+        assert str(err) == refused
         return
-    with build_server(None, sid, (str(project),), options) as server:
+    assert refused is None
+    try:
+        server = BedrockServer.from_scenario(found, validate=False)
+    except EmulatorScriptError as err:  # a scenario without a script is run from its cassette, never emulated
+        assert any(turn.script is None for turn in scenario.turns) and ".script: expected a mapping" in str(err)
+        return
+    with server:
         host, port = urlsplit(server.endpoint_url).netloc.split(":")
         path = f"/model/{quote(scenario.model_id, safe='')}/{scenario.operation}"
         for _ in scenario.turns:

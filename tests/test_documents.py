@@ -35,7 +35,7 @@ def test_a_shipped_cassette_has_no_problem():
 @pytest.mark.parametrize("data, problem", [
     (b"a: [\n", "line 2, column 1: broken YAML"),
     (b"a: 1\na: 2\n", "broken YAML: found duplicate key 'a'"),
-    (b"\xff\xfe not utf-8", "cannot read (UnicodeDecodeError"),
+    (b"a: \xff\xfd not utf-8", "cannot read (UnicodeDecodeError"),
     (b"a: [" + b"[" * 300 + b"]" * 300 + b"]\n", "nested deeper than 200 levels"),
 ], ids=["broken", "duplicate-key", "not-utf-8", "too-deep"])
 def test_a_file_that_does_not_parse_is_the_line_verify_gives(tmp_path, data, problem):
@@ -43,6 +43,14 @@ def test_a_file_that_does_not_parse_is_the_line_verify_gives(tmp_path, data, pro
     path.write_bytes(data)
     assert documents.document_problems(path) == cs.verify(path)
     assert len(cs.verify(path)) == 1 and cs.verify(path)[0].startswith(f"{path}: ") and problem in cs.verify(path)[0]
+
+
+@pytest.mark.parametrize("encode", [lambda text: gzip.compress(text.encode(), mtime=0),
+                                    lambda text: text.encode("utf-16")], ids=["gzip", "utf-16"])
+def test_a_cassette_compressed_or_in_utf16_reads_alike_in_verify_and_scan(tmp_path, encode):
+    path = tmp_path / "c.yaml"
+    path.write_bytes(encode(CASSETTE.read_text().replace("code: 200", "code: 600")))
+    assert documents.document_problems(path) == cs.verify(path) and "code 600" in cs.verify(path)[0]
 
 
 def test_a_broken_cassette_has_every_problem_verify_reports(tmp_path):

@@ -29,7 +29,7 @@ import yaml
 
 from harness.version import __version__
 from harness.wire import grammar
-from harness.cassettes import limits, secrets, servable
+from harness.cassettes import limits, secrets, servable, views
 from harness.cassettes.files import write_atomic
 from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
 from harness.wire.eventstream import Frame
@@ -396,9 +396,10 @@ def loads(text: str, path: Path | str | None = None) -> Cassette:
 
 
 def read_text(path) -> str:
-    """A file's UTF-8 text within the limits (harness.cassettes.limits.read_file); CassetteError naming it."""
+    """A file's text as every reader reads it (within the file limit; gzip, bz2 or xz decompressed, UTF-16 or UTF-32
+    read as such: harness.cassettes.views.plain), else UTF-8; CassetteError naming it."""
     try:
-        return limits.read_file(path).decode("utf-8")
+        return views.plain(limits.read_file(path)).decode("utf-8")
     except limits.LimitError as err:
         raise CassetteError(f"{path}: {err}") from None
     except (OSError, UnicodeDecodeError) as err:
