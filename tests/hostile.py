@@ -1,8 +1,10 @@
 """A hostile-input corpus, generated (never checked in): cassettes an attacker or a careless user could hand over.
 
 Each case is text built from a small, valid cassette (``cassettes/core/smoke-text.yaml``'s shape) with one thing
-made hostile: YAML alias bombs, deep nesting, huge padding, wrong types, broken frames, IPv6 junk, and a big
-(400k-frame, ~100 MB) cassette written line by line. ``bounded(cmd)`` runs a command in a child process under
+made hostile: YAML alias bombs, deep nesting, huge padding, wrong types, broken frames, IPv6 junk, what serve
+cannot send (a status or header line, an empty frame item or one holding two frames), a non-JSON event, a key twice,
+a stream botocore refuses (``CASES``, each refused); odd-shaped ones every reader must handle (``ACCEPTED``); and a
+big (400k-frame, ~100 MB) cassette written line by line. ``bounded(cmd)`` runs a command in a child process under
 an address-space limit and a timeout, so a regression shows as a failed test rather than a stuck machine.
 """
 
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from harness.wire.eventstream import encode_frame
 
-__all__ = ["CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines", "laughs"]
+__all__ = ["ACCEPTED", "CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines", "laughs"]
 
 _URI = "http://127.0.0.1/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
 _REQUEST = """\
@@ -131,6 +133,13 @@ def _deep_frame_base64(depth: int) -> str:
     return f"    - frame_base64: {base64.b64encode(frame).decode()}\n"
 
 
+def _two_frames() -> str:
+    """One frame item whose bytes are two whole frames (a client would read both)."""
+    frame = encode_frame(((":event-type", "contentBlockDelta"), (":content-type", "application/json"),
+                          (":message-type", "event")), b'{"contentBlockIndex":0,"delta":{"text":"hi"}}')
+    return f"    - frame_base64: {base64.b64encode(frame * 2).decode()}\n"
+
+
 def _nested(depth: int) -> str:
     return "      deep: " + "[" * depth + "]" * depth + "\n"
 
@@ -172,14 +181,49 @@ CASES: dict[str, tuple] = {
     "huge-request-body": (lambda: cassette_text(body="    body: '" + "a" * (40 * 1024 * 1024) + "'\n"),
                           "request body"),
     "too-many-frames": (lambda: cassette_text(frame_lines(["hi"]) * 100_001), "frames"),
+    # what `serve` cannot serve or botocore cannot parse, which verify once passed (issue 21)
+    "status-99999": (lambda: cassette_text().replace("code: 200", "code: 99999", 1), "status"),
+    "status-103": (lambda: cassette_text().replace("code: 200", "code: 103", 1), "status"),
+    "frame-empty": (lambda: cassette_text("    - frame_base64: ''\n"), "frame 1"),
+    "two-frames-in-one-item": (lambda: cassette_text(_two_frames()), "frame 1"),
+    "message-start-not-json": (lambda: cassette_text().replace(_OPEN, "    - event: messageStart\n"
+                                                                       "      payload: not json\n"), "frame 0"),
+    "duplicate-interactions-key": (lambda: cassette_text().replace("interactions:\n", "interactions: []\n"
+                                                                   "interactions:\n", 1), "duplicate"),
+    "block-start-empty": (lambda: cassette_text("    - event: contentBlockStart\n      json: {contentBlockIndex: 0, "
+                                                "start: {}}\n" + frame_lines(["hi"])), "frame 1"),
+    "header-line-break": (lambda: cassette_text().replace("      Content-Type: application/vnd.amazon.eventstream\n",
+                                                          "      Content-Type: \"a\\r\\nX-Injected: 1\"\n"), "header"),
+    "header-name-space": (lambda: cassette_text().replace("      Content-Type: application/vnd.amazon.eventstream\n",
+                                                          "      Content Type: x\n"), "header"),
 }
+
+# Cassettes `verify` passes whose odd shapes every other reader must handle (show once crashed on each).
+_ODD_BODIES = {
+    "message-a-number": "    json:\n      messages: [5]\n",
+    "block-a-list": "    json:\n      messages:\n      - {role: user, content: [[1, 2]]}\n",
+    "content-a-number": "    json:\n      messages:\n      - {role: user, content: 7}\n",
+    "system-a-number": "    json:\n      system: 3\n      messages: []\n",
+    "system-items-odd": "    json:\n      system: [5, [1], {text: [2]}]\n",
+    "tools-a-string": "    json:\n      toolConfig: {tools: x, toolChoice: [1]}\n",
+    "tool-entries-odd": "    json:\n      toolConfig: {tools: [5, {toolSpec: 3}, {systemTool: []}]}\n",
+    "fields-a-list": "    json:\n      additionalModelRequestFields: [1]\n      guardrailConfig: 5\n",
+    "tool-result-odd": "    json:\n      messages:\n      - role: user\n        content:\n        - toolResult: "
+                       "{toolUseId: 5, content: [3, {text: [1]}], status: [x]}\n        - toolUse: 7\n"
+                       "        - reasoningContent: {reasoningText: 5, redactedContent: 3}\n",
+    "body-a-list": "    json: [1, 2]\n",
+}
+ACCEPTED: dict[str, object] = {name: (lambda body=body: cassette_text(body=body)) for name, body in _ODD_BODIES.items()}
+ACCEPTED["converse-output-odd"] = lambda: cassette_text(uri=_URI.replace("converse-stream", "converse")).replace(
+    "application/vnd.amazon.eventstream", "application/json").replace("    frames:\n", "    json: {output: {message: "
+    "{content: [5, [1], {toolUse: 3}, {text: [2]}]}}, stopReason: [1], usage: 7}\n    unread:\n")
 
 
 @dataclass(frozen=True)
 class Bounded:
     """What a bounded child run gave: exit code, output, wall seconds and peak RSS (MB)."""
 
-    returncode: int
+    returncode: int | None  # None: still running at the timeout, killed
     stdout: str
     stderr: str
     seconds: float
@@ -197,8 +241,9 @@ def _limit(memory_mb: int):
     return apply
 
 
-def _wait(proc: subprocess.Popen, timeout: float) -> tuple[int, float]:
-    """(exit code, peak RSS in MB) of ``proc``, reaped here so its own rusage is read; kill on timeout."""
+def _wait(proc: subprocess.Popen, timeout: float, keep: bool = False) -> tuple[int | None, float]:
+    """(exit code, peak RSS in MB) of ``proc``, reaped here so its own rusage is read; killed on timeout, which
+    raises TimeoutExpired unless ``keep`` (the exit code is then None)."""
     deadline = time.monotonic() + timeout
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -207,18 +252,21 @@ def _wait(proc: subprocess.Popen, timeout: float) -> tuple[int, float]:
             return proc.returncode, usage.ru_maxrss / 1024
         if time.monotonic() > deadline:
             proc.kill()
-            os.wait4(proc.pid, 0)
+            _, _, usage = os.wait4(proc.pid, 0)
+            if keep:
+                return None, usage.ru_maxrss / 1024
             raise subprocess.TimeoutExpired(proc.args, timeout)
         time.sleep(0.02)
 
 
-def bounded(args: list[str], cwd: Path, *, memory_mb: int = 1500, timeout: float = 60) -> Bounded:
-    """``bedrock-harness ARGS`` in a child under RLIMIT_AS and a timeout (TimeoutExpired escapes to the test)."""
+def bounded(args: list[str], cwd: Path, *, memory_mb: int = 1500, timeout: float = 60, keep: bool = False) -> Bounded:
+    """``bedrock-harness ARGS`` in a child under RLIMIT_AS and a timeout (TimeoutExpired escapes to the test unless
+    ``keep``: then the child is killed and its exit code is None)."""
     start = time.monotonic()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *args], cwd=cwd, stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL, preexec_fn=_limit(memory_mb))
-        code, peak = _wait(proc, timeout)
+        code, peak = _wait(proc, timeout, keep)
         out.seek(0)
         err.seek(0)
         return Bounded(code, out.read(), err.read(), time.monotonic() - start, peak)

@@ -1,6 +1,7 @@
 import base64
 import binascii
 import json
+import os
 import re
 import struct
 
@@ -245,6 +246,45 @@ def test_verify_names_grammar_problems(tmp_path):
                                "the stream must begin with messageStart"]
 
 
+def test_verify_names_what_serve_cannot_send_and_load_checked_refuses_it(tmp_path):
+    path = tmp_path / "c.yaml"
+    it = stream_interaction(GOOD_STREAM)
+    odd = cs.Interaction(it.method, it.uri, it.request_headers, it.request_body, 99999, "OK",
+                         {**it.response_headers, "X-Injected": "a\r\nb: c"}, it.frames)
+    cs.save(path, make(it, odd))
+    where = f"{path}: interaction 1 (ConverseStream)"
+    assert cs.verify(path) == [
+        f"{where}: response.status.code 99999 is no status serve can answer with (200-599 with a body: not 204, "
+        "205, 304)",
+        f"{where}: response header X-Injected: its value holds a line break or NUL ('a\\r\\nb: c')"]
+    with pytest.raises(cs.CassetteError) as caught:
+        cs.load_checked(path)
+    assert str(caught.value) == cs.verify(path)[0] + " (and 1 more; see `bedrock-harness cassette verify`)"
+
+
+def test_a_frame_item_holding_two_frames_or_none_is_refused_like_corrupt_bytes(tmp_path):
+    for raw, problem in ((GOOD_STREAM[2] * 2, "one frame item holding a whole frame and"), (b"", "an empty frame item")):
+        path = write(tmp_path, with_raw_frame(raw, note="deliberate"))
+        with pytest.raises(cs.CassetteError, match=f"^{re.escape(str(path))}: interaction 0 \\(ConverseStream\\), "
+                                                   f"frame 2: {problem}") as caught:
+            cs.load(path)
+        assert cs.verify(path) == [str(caught.value)]
+
+
+def test_a_key_twice_is_broken_yaml_for_every_reader(tmp_path):
+    path = write(tmp_path, valid_text().replace("interactions:\n", "interactions: []\ninteractions:\n", 1))
+    assert len(cs.verify(path)) == 1 and "broken YAML: found duplicate key 'interactions'" in cs.verify(path)[0]
+    with pytest.raises(cs.CassetteError, match="found duplicate key 'interactions'"):
+        cs.load(path)
+
+
+def test_a_cassette_path_that_is_no_regular_file_is_refused_without_reading(tmp_path):
+    os.mkfifo(tmp_path / "fifo.yaml")
+    assert cs.verify(tmp_path / "fifo.yaml") == [f"{tmp_path / 'fifo.yaml'}: not a regular file but a FIFO"]
+    with pytest.raises(cs.CassetteError, match="not a regular file but a character device"):
+        cs.load("/dev/zero")
+
+
 def test_save_is_atomic_and_refuses_to_overwrite(tmp_path):
     path = tmp_path / "sub" / "c.yaml"
     cs.save(path, make(stream_interaction(GOOD_STREAM)))
@@ -284,7 +324,7 @@ def test_raw_frames_are_frames():
 
 
 @pytest.mark.parametrize("module", ["cassettes.cassette", "cassettes.frames", "wire.grammar", "cassettes.importer",
-                                    "cassettes.vcr", "cassettes.scrub"])
+                                    "cassettes.vcr", "cassettes.scrub", "cassettes.servable", "cassettes.documents"])
 def test_public_names_exist(module):
     imported = __import__(f"harness.{module}", fromlist=["__all__"])
     assert imported.__all__ and all(hasattr(imported, name) for name in imported.__all__)

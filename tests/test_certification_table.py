@@ -1,6 +1,7 @@
 """The README's certification table is generated from certification/*.json, and a test holds them equal."""
 
 import json
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -67,6 +68,12 @@ def test_a_broken_report_is_a_usage_error_naming_the_file(tmp_path, content, mes
     bad.write_text(content)
     done = CliRunner().invoke(main, ["certification-table", str(bad)])
     assert done.exit_code == 2 and f"{bad}: {message}" in done.output
+
+
+def test_a_report_that_is_no_regular_file_is_a_usage_error_without_waiting(tmp_path):
+    os.mkfifo(tmp_path / "fifo.json")
+    done = CliRunner().invoke(main, ["certification-table", str(tmp_path / "fifo.json")])
+    assert done.exit_code == 2 and "not a regular file but a FIFO" in done.output
 
 
 def test_a_readme_without_markers_is_a_usage_error(tmp_path):

@@ -190,6 +190,12 @@ def test_undeclared_capabilities_skip_scenarios_in_process_and_through_a_subproc
 def test_bad_usage_exits_2_with_one_line(args, message):
     done = certify(*args)
     assert done.exit_code == 2 and message in done.output
+
+
+@pytest.mark.parametrize("command", ["surely-not-a-command-xyz", "'unbalanced"])
+def test_a_command_that_does_not_start_is_one_error_line(command):
+    done = certify("--command", command)
+    assert done.exit_code == 2 and done.output.startswith("Error: --command: ") and done.output.count("\n") == 1
     assert "Traceback" not in done.output
 
 

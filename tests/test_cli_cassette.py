@@ -1,5 +1,7 @@
 import base64
+import gzip
 import json
+import os
 
 import pytest
 import yaml
@@ -116,6 +118,53 @@ def test_scan_finds_a_planted_base64_hidden_key(tmp_path):
     location = "interactions[0].request.json.note (base64-decoded)"
     assert result.output == f"{planted}: {location}: AWS access key id AKIA…56\n"
     assert run("scan", clean).output == "ok: no secrets in 1 file(s)\n"
+
+
+@pytest.mark.parametrize("name", ["crc.yaml", "truncated.yaml", "broken.yaml"])
+def test_scan_exits_1_on_a_file_it_cannot_parse_with_the_line_verify_gives(tmp_path, name):
+    path = corrupt_files(tmp_path)[name]
+    result = run("scan", path)
+    assert result.exit_code == 1 and result.output == run("verify", path).output, result.output
+    assert result.output.startswith(f"{path}: ") and result.output.count("\n") == 1
+
+
+def test_scan_still_reads_the_raw_text_of_a_file_it_cannot_parse(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("note: AKIAFAKECANARY123456\nbroken: [\n")
+    lines = run("scan", path).output.splitlines()
+    assert lines[0].startswith(f"{path}: line 3, column 1: broken YAML") and "AWS access key id AKIA…56" in lines[1]
+
+
+def test_scan_reads_json_lines_and_every_gzip_member(tmp_path):
+    (tmp_path / "events.json").write_text('{"messageStart": {"role": "assistant"}}\n{"metadata": {}}\n')
+    assert run("scan", tmp_path / "events.json").output == "ok: no secrets in 1 file(s)\n"
+    (tmp_path / "two.yaml.gz").write_bytes(gzip.compress(b"a: 1\n") + gzip.compress(b"b: AKIAFAKECANARY123456\n"))
+    result = run("scan", tmp_path / "two.yaml.gz")
+    assert result.exit_code == 1 and "AWS access key id AKIA…56" in result.output
+
+
+def test_scan_and_import_refuse_what_is_no_regular_file_without_waiting(tmp_path):
+    os.mkfifo(tmp_path / "fifo.yaml")
+    for args in (["scan"], ["import"], ["verify"], ["show"]):
+        extra = [tmp_path / "out.yaml"] if args == ["import"] else []
+        result = run(*args, tmp_path / "fifo.yaml", *extra)
+        assert result.exit_code == 1, (args, result.output)
+        assert result.output.removeprefix("Error: ") == f"{tmp_path}/fifo.yaml: not a regular file but a FIFO\n"
+    assert not (tmp_path / "out.yaml").exists()
+
+
+def test_import_decompresses_every_gzip_member_within_the_limit(tmp_path):
+    foreign = tmp_path / "two.yaml.gz"
+    foreign.write_bytes(gzip.compress(b"interactions: []\n") + gzip.compress(b"x" * (3 << 20)))
+    result = run("import", foreign, tmp_path / "out.yaml")
+    assert (result.exit_code, result.output) == (1, f"Error: {foreign}: gzip data that expands past 1048576 bytes\n")
+    assert not (tmp_path / "out.yaml").exists()
+
+
+def test_import_and_verify_give_one_line_for_broken_yaml(tmp_path):
+    (tmp_path / "broken.yaml").write_text("a: [\n")
+    imported = run("import", tmp_path / "broken.yaml", tmp_path / "out.yaml").output.removeprefix("Error: ")
+    assert imported.startswith(run("verify", tmp_path / "broken.yaml").output.strip() + "; import reads: vcrpy")
 
 
 def test_import_refuses_to_overwrite_without_force(tmp_path):

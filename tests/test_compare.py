@@ -210,3 +210,13 @@ def test_deepdiff_runs_one_thread_at_a_time(monkeypatch):
     assert most[0] == 1
     assert [d.headline for d in diffs] == [f"s chunk 0 (tool_call): expected input.k 1 / actual {n}"
                                            for n in range(2, 10)]
+
+
+@pytest.mark.parametrize("messages", [5, "text", {"role": "user"}, [{"role": ["user"], "content": []}], [[1], 2]],
+                         ids=["number", "string", "mapping", "role-a-list", "items-not-messages"])
+def test_a_request_whose_messages_are_shaped_oddly_is_still_diffed(messages):
+    """An adapter may send any JSON (and a golden may be edited by hand): the diff names it, never a TypeError."""
+    expected = {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}
+    diff = diff_request(expected, {"messages": messages}, scenario="core/smoke-text", turn=0)
+    assert diff is not None and diff.changes and diff.listing
+    assert diff_request({"messages": messages}, expected) is not None

@@ -97,3 +97,38 @@ def test_other_operations_have_no_stream_grammar():
 @pytest.mark.parametrize("interaction", streams(), ids=ids(streams()))
 def test_every_real_stream_follows_the_grammar(interaction):
     assert stream_problems(interaction.operation, es.decode_frames(interaction.body)) == []
+
+
+def raw_event(event_type: str, payload: bytes):
+    return es.Frame(((":event-type", event_type), (":content-type", "application/json"), (":message-type", "event")),
+                    payload)
+
+
+@pytest.mark.parametrize("payload, problem", [
+    (b"not json", "the payload is not JSON (an event carries a JSON object)"),
+    (b"[1, 2]", "the payload is a list, not a JSON object"),
+    (b'"text"', "the payload is a str, not a JSON object"),
+], ids=["not-json", "list", "string"])
+def test_an_event_payload_is_a_json_object(payload, problem):
+    """botocore reads a non-JSON messageStart as an empty event; the JavaScript SDK fails: a broken recording."""
+    assert stream_problems("ConverseStream", [raw_event("messageStart", payload)] + TAIL) == [(0, problem)]
+    assert stream_problems("ConverseStream", [raw_event("messageStart", b"")] + TAIL) == []  # no payload: {}
+
+
+@pytest.mark.parametrize("frame, error", [
+    (ev("contentBlockStart", contentBlockIndex=0, start={}),
+     "ContentBlockStart must have one and only one member set"),
+    (ev("contentBlockStart", contentBlockIndex=0, start={"toolUse": 5}), "AttributeError"),
+    (ev("contentBlockDelta", contentBlockIndex=0, delta={"text": "x", "toolUse": {"input": ""}}),
+     "ContentBlockDelta must have one and only one member set"),
+], ids=["empty-start", "start-member-not-an-object", "two-delta-members"])
+def test_a_stream_botocore_cannot_parse_is_a_problem_at_its_frame(frame, error):
+    problems = stream_problems("ConverseStream", HEAD + [frame, delta(0), stop(0)] + TAIL)
+    assert len(problems) == 1 and problems[0][0] == 1, problems
+    assert problems[0][1].startswith("botocore cannot parse this event (") and error in problems[0][1]
+
+
+def test_botocore_parses_up_to_where_a_client_stops():
+    broken = ev("contentBlockStart", contentBlockIndex=0, start={})
+    assert stream_problems("ConverseStream", HEAD + [EXCEPTION, broken]) == []
+    assert stream_problems("ConverseStream", HEAD + [broken, EXCEPTION])[0][0] == 1

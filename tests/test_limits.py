@@ -1,4 +1,5 @@
-"""The reading limits: aliases, nesting, gzip; and ten times the largest real recording stays within every one."""
+"""The reading limits: regular files within a size, aliases, nesting, duplicate keys, decompression of every member;
+and ten times the largest real recording stays within every one."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import bz2
 import gzip
 import json
 import lzma
+import os
+import threading
 import time
+import tracemalloc
 import zlib
 from pathlib import Path
 
@@ -14,7 +18,7 @@ import pytest
 import yaml
 
 from harness.cassettes import cassette as cs
-from harness.cassettes import importer, limits
+from harness.cassettes import importer, limits, views
 from harness.wire import eventstream as es
 from hostile import CASES
 from realworld import recording_files, requires_realworld, streams
@@ -75,7 +79,7 @@ def test_json_text_nested_too_deep_is_refused():
 
 
 def test_gunzip_stops_at_its_limit(monkeypatch):
-    monkeypatch.setattr(limits, "MAX_GUNZIP_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_DECOMPRESSED_BYTES", 1000)
     assert limits.gunzip(gzip.compress(b"x" * 1000)) == b"x" * 1000
     with pytest.raises(limits.LimitError, match="expands past 1000 bytes"):
         limits.gunzip(gzip.compress(b"x" * 1001))
@@ -84,7 +88,7 @@ def test_gunzip_stops_at_its_limit(monkeypatch):
 
 
 def test_gunzip_reads_every_member_and_the_limit_counts_them_all(monkeypatch):
-    monkeypatch.setattr(limits, "MAX_GUNZIP_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_DECOMPRESSED_BYTES", 1000)
     assert limits.gunzip(gzip.compress(b"a" * 600) + gzip.compress(b"b" * 400)) == b"a" * 600 + b"b" * 400
     with pytest.raises(limits.LimitError, match="expands past 1000 bytes"):
         limits.gunzip(gzip.compress(b"a" * 600) + gzip.compress(b"b" * 401))
@@ -126,6 +130,9 @@ def test_ten_times_the_largest_real_recording_is_within_every_limit(tmp_path):
     assert 10 * max(map(len, bodies)) <= limits.MAX_BODY_BYTES
     assert 10 * max(_depth(s.request) for s in recorded if s.request is not None) <= limits.MAX_DEPTH
     assert 10 * max(map(_depth, payloads)) <= limits.MAX_DEPTH
+    zipped = [views.plain(path.read_bytes()) for path in recording_files() if path.suffix in (".gz", ".bz2")]
+    assert zipped and 10 * max(map(len, zipped)) <= limits.MAX_DECOMPRESSED_BYTES
+    assert 10 * max(path.stat().st_size for path in recording_files()) <= limits.MAX_FILE_BYTES
     # and the largest one goes through the project's own reader: imported, loaded, verified
     largest = max(recorded, key=lambda s: len(s.body)).file
     dest = importer.import_cassette(largest, tmp_path / "largest.yaml") and tmp_path / "largest.yaml"
@@ -138,3 +145,87 @@ def test_every_real_recording_imports_within_the_limits(tmp_path):
     for n, path in enumerate(recording_files()):
         importer.import_cassette(path, tmp_path / f"{n}.yaml")
         cs.load_checked(tmp_path / f"{n}.yaml")
+
+
+def _in_time(call, seconds: float = 10):
+    """``call()``'s result, or a failure when it has not returned within ``seconds`` (a read that would block)."""
+    outcome: list = []
+    worker = threading.Thread(target=lambda: outcome.append(_outcome(call)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert outcome, f"still running after {seconds} s"
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _outcome(call):
+    try:
+        return call()
+    except BaseException as err:  # noqa: BLE001 -- handed back to the test thread
+        return err
+
+
+def test_read_file_reads_a_regular_file_and_refuses_anything_else_before_reading(tmp_path):
+    (tmp_path / "ok.yaml").write_bytes(b"a: 1\n")
+    assert limits.read_file(tmp_path / "ok.yaml") == b"a: 1\n"
+    os.mkfifo(tmp_path / "fifo.yaml")  # no writer: a plain read would wait forever
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    for name, kind in (("fifo.yaml", "a FIFO"), ("zero.yaml", "a character device"), (".", "a directory")):
+        with pytest.raises(limits.LimitError, match=f"^not a regular file but {kind}$"):
+            _in_time(lambda name=name: limits.read_file(tmp_path / name))
+    with pytest.raises(FileNotFoundError):
+        limits.read_file(tmp_path / "missing.yaml")
+
+
+def test_read_file_refuses_a_file_past_the_limit_by_its_size(tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
+    (tmp_path / "edge.yaml").write_bytes(b"x" * 1000)
+    assert len(limits.read_file(tmp_path / "edge.yaml")) == 1000
+    with open(tmp_path / "sparse.yaml", "wb") as handle:
+        handle.truncate(10 << 30)  # ten gibibytes of nothing: refused by its size, not read
+    with pytest.raises(limits.LimitError, match=r"^a file of 10737418240 bytes, over the limit of 1000$"):
+        _in_time(lambda: limits.read_file(tmp_path / "sparse.yaml"))
+
+
+def test_a_file_is_decompressed_by_its_magic_every_member_within_one_limit(monkeypatch):
+    assert views.plain(gzip.compress(b"one ") + gzip.compress(b"two") + b"\0" * 8) == b"one two"
+    assert views.plain(bz2.compress(b"one ") + bz2.compress(b"two")) == b"one two"
+    assert views.plain(lzma.compress(b"xz")) == b"xz"
+    monkeypatch.setattr(limits, "MAX_DECOMPRESSED_BYTES", 1000)
+    with pytest.raises(limits.LimitError, match="^gzip data that expands past 1000 bytes$"):
+        views.plain(gzip.compress(b"x" * 600) + gzip.compress(b"x" * 600))  # each member is within it
+    with pytest.raises(limits.LimitError, match="^bz2 data that expands past 1000 bytes$"):
+        views.plain(bz2.compress(b"x" * 1001))
+
+
+def test_a_bomb_costs_what_the_limit_does_not_what_it_expands_to():
+    bomb = zlib.compressobj(9, zlib.DEFLATED, 31)
+    data = b"".join(bomb.compress(b"x" * (1 << 20)) for _ in range(512)) + bomb.flush()  # 512 MiB in ~500 KB
+    tracemalloc.start()
+    try:
+        with pytest.raises(limits.LimitError, match="expands past"):
+            limits.gunzip(gzip.compress(b"first member ") + data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * limits.MAX_DECOMPRESSED_BYTES
+
+
+def test_only_compressed_data_is_decompressed():
+    assert views.plain(b"a: 1\n") == b"a: 1\n"
+    assert views.plain(b"BZh9: a YAML key\n") == b"BZh9: a YAML key\n"  # bz2's magic, not a bz2 stream
+
+
+def test_a_key_twice_in_one_mapping_is_refused_naming_its_line():
+    with pytest.raises(yaml.YAMLError, match="found duplicate key 'interactions'") as caught:
+        limits.load_yaml("metadata: {}\ninteractions: []\ninteractions: [1]\n")
+    assert caught.value.problem_mark.line == 2
+    with pytest.raises(yaml.YAMLError, match="found duplicate key 'a'"):
+        limits.load_yaml("x: [{a: 1, a: 2}]\n")
+    assert limits.load_yaml("a: {k: 1}\nb: {k: 2}\n") == {"a": {"k": 1}, "b": {"k": 2}}
+
+
+def test_clip_keeps_the_start_and_says_how_much_was_cut():
+    assert limits.clip("short", 10) == "short"
+    assert limits.clip("x" * 25, 10) == "x" * 10 + "… (15 more characters cut)"

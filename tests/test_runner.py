@@ -360,6 +360,17 @@ def test_the_same_scenario_twice_in_a_row_is_a_new_conversation_each_time():
     assert adapter.given[-1]["conversation"] == "core/single-call"
 
 
+def test_an_adapter_exception_keeps_its_message_and_traceback_within_their_limits():
+    from harness.suite import runner
+
+    try:
+        raise RuntimeError("x" * (5 << 20))  # five megabytes of message
+    except RuntimeError as exc:
+        chunk = runner.exception_chunk(exc, caller="")
+    assert chunk["message"] == "RuntimeError: " + "x" * (4096 - 14) + f"… ({(5 << 20) + 14 - 4096} more characters cut)"
+    assert len(chunk["traceback"]) <= 16384 + 40
+
+
 def test_an_adapters_traceback_is_formatted_under_the_ast_lock(monkeypatch):
     """Formatting a traceback ast.parses its lines (CPython 3.11 carets); a thread doing it while another runs
     deepdiff failed CI with 'AST constructor recursion depth mismatch'."""

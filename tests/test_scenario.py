@@ -380,6 +380,30 @@ def test_template_errors_name_the_file_turn_and_tool(tmp_path, template, message
     assert str(error.value).startswith(f"{s.path}: {message}")
 
 
+@pytest.mark.parametrize("template, limit", [
+    ("{id:>4000000000}", "a format width or precision of 4000000000 is over the limit of 1048576 characters"),
+    ("{input[path]:.99999999}", "a format width or precision of 99999999 is over the limit of 1048576 characters"),
+    ("{id:{input[path]}}", None),  # a width from the call: refused as it renders, like any other
+    (["{id:>600000}", "{id:>600000}"], "it renders more than the limit of 1048576 characters"),
+    ("x" * 1048577, "it renders more than the limit of 1048576 characters"),
+], ids=["width", "precision", "nested-width", "two-wide-strings", "long-literal"])
+def test_a_template_renders_within_its_limit_before_anything_is_made(tmp_path, template, limit):
+    s = thinking_scenario(tmp_path, tool_results={"read_file": {"content": template}})
+    width = "1" + "0" * 12 if limit is None else None
+    with pytest.raises(ScenarioError) as error:
+        next_turn(s, 1, first_turn(s), [call("tooluse_Z", width or "/etc/x")])
+    message = str(error.value)
+    assert message.startswith(f"{s.path}: turns[0].tool_results.read_file.content: cannot fill in call 'tooluse_Z': ")
+    assert (limit or "a format width or precision of 1000000000000 is over the limit") in message
+
+
+def test_a_template_just_within_its_limit_renders(tmp_path):
+    s = thinking_scenario(tmp_path, tool_results={"read_file": {"content": ["{id:>500000}", "{input[path]}"]}})
+    turn = next_turn(s, 1, first_turn(s), [call("tooluse_Z", "/etc/x")])
+    content = turn["messages"][-1]["content"][0]["content"]
+    assert content == [" " * (500000 - len("tooluse_Z")) + "tooluse_Z", "/etc/x"]
+
+
 def test_call_without_template_is_an_error(tmp_path):
     s = thinking_scenario(tmp_path)
     with pytest.raises(ScenarioError, match=r"turns\[0\]\.tool_results: no template for tool 'list_files' \(call 't9'\)"):

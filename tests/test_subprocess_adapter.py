@@ -53,6 +53,11 @@ FAKE = textwrap.dedent(r'''
                 time.sleep(3600)
             elif hello == "too-deep":
                 print("[" * 100000 + "]" * 100000, flush=True)
+            elif hello == "unterminated":  # 2 MiB and more without a newline, in pieces
+                for _ in range(64):
+                    sys.stdout.write("x" * 65536)
+                sys.stdout.flush()
+                time.sleep(3600)
             elif hello == "echo-protocol":
                 send({"type": "hello", "name": f"fake-protocol-{message.get('protocol')}", "version": "0.0.1",
                       "capabilities": caps})
@@ -94,6 +99,20 @@ FAKE = textwrap.dedent(r'''
             send({"type": "chunk", "chunk": "hello"})
         elif action == "stray":
             send({"type": "hello", "name": "fake", "version": "0.0.1", "capabilities": []})
+        elif action == "unterminated":
+            for _ in range(160):  # 10 MiB without a newline
+                sys.stdout.write("y" * 65536)
+            sys.stdout.flush()
+            time.sleep(3600)
+        elif action == "long-error":
+            send({"type": "error", "message": "E" * 10000, "traceback": "T" * 50000})
+            continue
+        elif action == "stderr-unterminated":
+            for _ in range(80):  # 5 MiB of stderr without a newline, then short lines
+                sys.stderr.write("z" * 65536)
+            sys.stderr.write("\nlast words\n")
+            sys.stderr.flush()
+            os._exit(3)
         elif action == "chatty":
             for i in range(20000):
                 sys.stderr.write(f"log line {i} " + "x" * 100 + "\n")
@@ -205,6 +224,35 @@ def test_an_error_message_is_the_closing_error_chunk_like_an_in_process_exceptio
     assert list(adapter.stream({"action": "error-with-trace"}, ENDPOINT)) == [
         {"type": "error", "code": ADAPTER_EXCEPTION, "message": "TypeError: bad",
          "traceback": "  at parse (adapter.mjs:12:5)"}]
+
+
+def test_a_stdout_line_past_the_limit_is_a_failure_without_reading_the_rest(fake):
+    adapter = fake()
+    with pytest.raises(AdapterFailure, match=r"wrote a stdout line longer than 8388608 bytes during the scenario "
+                                             r"turn 0 \(the limit of a protocol line; log to stderr\); killed"):
+        list(adapter.stream({"action": "unterminated"}, ENDPOINT))
+    assert texts(adapter.stream({"action": "pid"}, ENDPOINT))  # a fresh process for the next turn
+
+
+def test_an_unterminated_hello_past_its_limit_is_a_start_error(fake):
+    with pytest.raises(AdapterStartError, match="wrote a stdout line longer than 1048576 bytes during the hello "
+                                                "handshake"):
+        fake(FAKE_HELLO="unterminated")
+
+
+def test_an_error_message_and_traceback_are_cut_at_their_limits(fake):
+    [chunk] = list(fake().stream({"action": "long-error"}, ENDPOINT))
+    assert chunk["message"] == "E" * 4096 + f"… ({10000 - 4096} more characters cut)"
+    assert chunk["traceback"] == "T" * 16384 + f"… ({50000 - 16384} more characters cut)"
+
+
+def test_a_stderr_line_without_end_keeps_its_start_in_the_tail(fake):
+    adapter = fake()
+    with pytest.raises(AdapterFailure) as caught:
+        list(adapter.stream({"action": "stderr-unterminated"}, ENDPOINT))
+    tail = caught.value.stderr_tail
+    assert tail[-2:] == ["z" * 1000 + "… (line cut)", "last words"], [line[:20] for line in tail]
+    assert max(map(len, tail)) <= 1000 + len("… (line cut)")
 
 
 def test_skip_raises_adapter_skip_with_the_reason_and_keeps_the_process(fake):

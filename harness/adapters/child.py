@@ -1,6 +1,8 @@
 """One adapter child process: stdin fed by a thread, stdout lines queued (so reads can time out), stderr
 drained continuously into a bounded tail (so a chatty adapter never blocks), and a kill that takes everything
-the command started.
+the command started. Every read is bounded: the first stdout line (the hello) by MAX_HELLO_BYTES, every other by
+MAX_LINE_BYTES (a longer one is a ``TooLong`` in the queue and nothing more is read), at most QUEUED lines wait
+unread (the adapter then blocks on its pipe), and each stderr line keeps MAX_STDERR_LINE_CHARS characters.
 
 On Linux the command runs under harness.adapters.reaper, a child subreaper in its own session: when the command
 exits or the harness asks (or dies), it kills every descendant, those that left the process group or the
@@ -26,13 +28,22 @@ from pathlib import Path
 from typing import Any
 
 from harness.adapters import reaper
+from harness.cassettes.limits import MAX_HELLO_BYTES, MAX_LINE_BYTES, MAX_STDERR_LINE_CHARS
 
-__all__ = ["EOF", "REAPED", "TAIL_LINES", "Child", "tail_text"]
+__all__ = ["EOF", "QUEUED", "REAPED", "TAIL_LINES", "Child", "TooLong", "tail_text"]
 
 TAIL_LINES = 20  # stderr lines kept for a failure report
+QUEUED = 8  # stdout lines read ahead of the harness (each up to MAX_LINE_BYTES)
 EOF = object()  # what ``receive`` returns once stdout has ended
 REAPED = sys.platform.startswith("linux") and os.path.isdir("/proc/self")  # the reaper works here
 _REAPER_EXIT = 5.0  # seconds the reaper gets to kill and reap everything before its group is killed instead
+
+
+class TooLong:
+    """What ``receive`` returns for a stdout line past its limit (nothing after it is read)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
 
 
 def _executable(program: str, env: dict, cwd: str | None) -> str:
@@ -73,7 +84,8 @@ class Child:
 
     def __init__(self, argv: Sequence[str], env: dict, cwd: str | None):
         self.process, self._control = _spawn(argv, env, cwd)
-        self.lines: queue.Queue = queue.Queue()
+        self.lines: queue.Queue = queue.Queue(QUEUED)
+        self._stopping = threading.Event()  # set by kill: the reader stops waiting for room in the queue
         self.outbox: queue.Queue = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
         self._drainer = threading.Thread(target=self._drain, daemon=True)
@@ -82,14 +94,36 @@ class Child:
             threading.Thread(target=target, daemon=True).start()
 
     def _read(self) -> None:
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put(EOF)
+        """Queue stdout lines, each within its limit; past it, a TooLong and no more reading."""
+        limit = MAX_HELLO_BYTES
+        while line := self.process.stdout.readline(limit + 1):
+            if len(line) > limit:
+                self._put(TooLong(limit))
+                return
+            if not self._put(line):
+                return
+            limit = MAX_LINE_BYTES
+        self._put(EOF)
+
+    def _put(self, item: Any) -> bool:
+        """Queue ``item`` once there is room; False when the child was killed meanwhile (nobody reads on)."""
+        while not self._stopping.is_set():
+            try:
+                self.lines.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def _drain(self) -> None:
-        """Read stderr continuously, so a chatty adapter never blocks on a full pipe."""
-        for line in self.process.stderr:
-            self.stderr.append(line.decode("utf-8", "replace").rstrip("\r\n"))
+        """Read stderr continuously, so a chatty adapter never blocks on a full pipe; a line longer than
+        MAX_STDERR_LINE_CHARS keeps its start, the rest is read and dropped."""
+        cut = False
+        while piece := self.process.stderr.readline(MAX_STDERR_LINE_CHARS):
+            if not cut:
+                text = piece.decode("utf-8", "replace").rstrip("\r\n")
+                self.stderr.append(text if piece.endswith(b"\n") else f"{text}… (line cut)")
+            cut = not piece.endswith(b"\n")
 
     def _write(self) -> None:
         """Write queued lines; None closes stdin (EOF: the protocol's request to exit)."""
@@ -108,7 +142,7 @@ class Child:
         self.outbox.put(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
 
     def receive(self, deadline: float) -> Any:
-        """The next stdout line, ``EOF``, or None when the deadline passes first."""
+        """The next stdout line, ``EOF``, a ``TooLong``, or None when the deadline passes first."""
         try:
             return self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
@@ -122,6 +156,7 @@ class Child:
 
     def kill(self) -> None:
         """Kill the command and everything it started (descendants would hold the pipes open)."""
+        self._stopping.set()
         if self._control is not None:
             self._release()  # the reaper kills the command, sweeps its descendants and exits
             if self.exit_code(_REAPER_EXIT) is not None:

@@ -5,10 +5,12 @@ The command is started once (shlex-split, no shell) and again only after it fail
 removed. The endpoint is one stable loopback port for the whole run, a relay (harness.adapters.relay) that
 each scenario re-targets at its own loopback server; every turn message's ``endpoint`` names the same URL.
 
-A crash, a hang past the per-turn timeout, a stdout line that is not a protocol message, or a protocol
-violation raises ``AdapterFailure`` (the scenario's verdict is ``error``) carrying the adapter's stderr tail;
+A crash, a hang past the per-turn timeout, a stdout line that is not a protocol message or is longer than the
+limit (harness.cassettes.limits), or a protocol violation raises ``AdapterFailure`` (the scenario's verdict is
+``error``) carrying the adapter's stderr tail;
 the process is killed and started afresh for the next scenario. ``skip`` raises ``AdapterSkip``; ``error``
-is the adapter's own exception, recorded as the closing error chunk exactly like one raised in-process.
+is the adapter's own exception, recorded as the closing error chunk exactly like one raised in-process (its message
+and traceback cut to MAX_ERROR_CHARS and MAX_TRACEBACK_CHARS).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from harness.adapters import AdapterFailure, AdapterLoadError, AdapterSkip
-from harness.adapters.child import EOF, TAIL_LINES, Child, tail_text
+from harness.adapters.child import EOF, TAIL_LINES, Child, TooLong, tail_text
+from harness.cassettes.limits import MAX_ERROR_CHARS, MAX_TRACEBACK_CHARS, clip
 from harness.suite.protocol import CAPABILITIES
 from harness.adapters.relay import Relay
 from harness.suite.runner import ADAPTER_EXCEPTION, DUMMY_KEYS
@@ -194,6 +197,9 @@ class SubprocessAdapter:
                 code = self._child.exit_code(5.0)
                 ended = "closed its stdout" if code is None else f"exited with code {code}"
                 raise self._fail(f"crashed: {ended} during {where}")
+            if isinstance(line, TooLong):
+                raise self._fail(f"wrote a stdout line longer than {line.limit} bytes during {where} (the limit of a "
+                                 "protocol line; log to stderr); killed")
             if line.strip():
                 break
         try:
@@ -212,8 +218,9 @@ class SubprocessAdapter:
             return message["chunk"]
         if kind == "error":
             text, trace = message.get("message"), message.get("traceback")
-            return {"type": "error", "code": ADAPTER_EXCEPTION, "message": text if isinstance(text, str) else str(text),
-                    **({"traceback": trace} if isinstance(trace, str) and trace else {})}
+            text = clip(text if isinstance(text, str) else str(text), MAX_ERROR_CHARS)
+            return {"type": "error", "code": ADAPTER_EXCEPTION, "message": text,
+                    **({"traceback": clip(trace, MAX_TRACEBACK_CHARS)} if isinstance(trace, str) and trace else {})}
         if kind == "done":
             return None
         if kind == "skip":

@@ -28,9 +28,8 @@ import botocore
 import yaml
 
 from harness.version import __version__
-from harness.wire import eventstream
 from harness.wire import grammar
-from harness.cassettes import limits, secrets
+from harness.cassettes import limits, secrets, servable, views
 from harness.cassettes.files import write_atomic
 from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
 from harness.wire.eventstream import Frame
@@ -51,8 +50,12 @@ __all__ = [
     "write_atomic",
     "metadata_for",
     "load",
+    "from_document",
+    "is_cassette",
     "load_checked",
     "loads",
+    "parse_document",
+    "read_text",
     "dumps",
     "save",
     "problems",
@@ -338,14 +341,28 @@ def _yaml_error(err: yaml.YAMLError) -> str:
     return f"{where}broken YAML: {getattr(err, 'problem', None) or err}".replace("\n", " ")
 
 
-def _parse(text: str, path) -> Cassette:
-    name = str(path or "cassette")
+def parse_document(text: str, name) -> Any:
+    """Safe YAML within the limits; CassetteError with the one line every reader gives (``name: where: what``)."""
     try:
-        doc = limits.load_yaml(text)
+        return limits.load_yaml(text)
     except yaml.YAMLError as err:
         raise CassetteError(f"{name}: {_yaml_error(err)}") from None
     except limits.LimitError as err:
         raise CassetteError(f"{name}: {err}") from None
+
+
+def is_cassette(doc: Any) -> bool:
+    """Whether a parsed document says it is a bedrock-harness cassette (its metadata has a format_version)."""
+    return isinstance(doc, dict) and isinstance(doc.get("metadata"), dict) and "format_version" in doc["metadata"]
+
+
+def _parse(text: str, path) -> Cassette:
+    return from_document(parse_document(text, str(path or "cassette")), path)
+
+
+def from_document(doc: Any, path) -> Cassette:
+    """A parsed YAML document as a Cassette (CassetteError naming ``path`` and the location)."""
+    name = str(path or "cassette")
     meta = doc.get("metadata") if isinstance(doc, dict) else None
     if not isinstance(meta, dict) or "format_version" not in meta:
         raise CassetteError(f"{name}: not a bedrock-harness cassette (no metadata.format_version); "
@@ -363,20 +380,10 @@ def _where(cassette: Cassette, n: int, k: int | None = None) -> str:
     return f"{cassette.path or 'cassette'}: interaction {n} ({it.operation or it.method}){frame}"
 
 
-def _raw_problem(frame: Frame) -> str | None:
-    if not isinstance(frame, RawFrame) or frame.note:
-        return None
-    try:
-        eventstream.decode_frames(frame.raw)
-    except Exception as err:
-        return f"corrupt frame bytes ({type(err).__name__}: {err})".replace("\n", " ")
-    return None
-
-
 def _frame_problems(cassette: Cassette) -> list[str]:
     return [f"{_where(cassette, n, k)}: {problem}"
             for n, it in enumerate(cassette.interactions) for k, f in enumerate(it.frames or ())
-            for problem in [_raw_problem(f)] if problem]
+            for problem in [servable.frame_item_problem(f)] if problem]
 
 
 def loads(text: str, path: Path | str | None = None) -> Cassette:
@@ -388,16 +395,20 @@ def loads(text: str, path: Path | str | None = None) -> Cassette:
     return cassette
 
 
-def _read(path) -> str:
+def read_text(path) -> str:
+    """A file's text as every reader reads it (within the file limit; gzip, bz2 or xz decompressed, UTF-16 or UTF-32
+    read as such: harness.cassettes.views.plain), else UTF-8; CassetteError naming it."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return views.plain(limits.read_file(path)).decode("utf-8")
+    except limits.LimitError as err:
+        raise CassetteError(f"{path}: {err}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise CassetteError(f"{path}: cannot read ({err.__class__.__name__}: {err})") from None
 
 
 def load(path) -> Cassette:
     """Read a cassette file (CassetteError naming the file and location on anything unreadable)."""
-    return loads(_read(path), path)
+    return loads(read_text(path), path)
 
 
 def _grammar_problems(cassette: Cassette, n: int) -> list[str]:
@@ -409,10 +420,17 @@ def _grammar_problems(cassette: Cassette, n: int) -> list[str]:
             for k, problem in found]
 
 
+def _serving_problems(cassette: Cassette, n: int) -> list[str]:
+    it = cassette.interactions[n]
+    found = [servable.status_problem(it.status, it.frames is not None), *servable.header_problems(it.response_headers)]
+    return [f"{_where(cassette, n)}: {problem}" for problem in found if problem]
+
+
 def problems(cassette: Cassette) -> list[str]:
-    """Every problem in a parsed cassette (frame bytes, CRCs, event grammar), each naming file and location."""
+    """Every problem in a parsed cassette (frame items, CRCs, what serve cannot send, the event grammar and what
+    botocore cannot parse), each naming file and location: the one verdict every reader gives."""
     return _frame_problems(cassette) + [p for n in range(len(cassette.interactions))
-                                        for p in _grammar_problems(cassette, n)]
+                                        for p in _serving_problems(cassette, n) + _grammar_problems(cassette, n)]
 
 
 def load_checked(path) -> Cassette:
@@ -426,9 +444,10 @@ def load_checked(path) -> Cassette:
 
 
 def verify(path) -> list[str]:
-    """Every problem in a cassette file (YAML, limits, frames, CRCs, event grammar), each naming file and location."""
+    """Every problem in a cassette file (reading, YAML, limits, then what ``problems`` finds), each naming file and
+    location."""
     try:
-        cassette = _parse(_read(path), path)
+        cassette = _parse(read_text(path), path)
     except CassetteError as err:
         return [str(err)]
     return problems(cassette)

@@ -129,6 +129,12 @@ def _mapping(item: Any, name: str) -> dict:
     return item
 
 
+def _string(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise ShapeError(f"{name} is {kind_of(value)}, not a string")
+    return value
+
+
 def _hex(value: Any, name: str) -> bytes:
     try:
         return bytes.fromhex(value)
@@ -140,8 +146,8 @@ def _vcr_request(item: dict) -> dict:
     item = _mapping(item, "request")
     body = json.dumps(item["parsed_body"]).encode() if "parsed_body" in item else item.get("body")
     body = body.get("string") if isinstance(body, dict) else body
-    return {"method": item.get("method", "POST"), "uri": item["uri"], "body": body,
-            "headers": _clean_headers(item.get("headers"))}
+    return {"method": _string(item.get("method", "POST"), "request.method"), "uri": _string(item["uri"], "request.uri"),
+            "body": body, "headers": _clean_headers(item.get("headers"))}
 
 
 def _vcr_response(item: dict) -> dict:

@@ -12,27 +12,17 @@ from __future__ import annotations
 
 import datetime
 import email.utils
-import json
 from pathlib import Path
 from typing import Any
 
-import yaml
 
-from harness.cassettes import cassette, foreign, limits
+from harness.cassettes import cassette, documents, foreign
 from harness.cassettes import vcr as recording
 from harness.cassettes.cassette import Cassette, CassetteError
 from harness.cassettes.foreign import Foreign
 from harness.wire import eventstream
 
 __all__ = ["import_cassette", "import_file", "read_foreign"]
-
-def _bytes(src: Path) -> bytes:
-    try:
-        data = src.read_bytes()
-        return limits.gunzip(data) if data[:2] == b"\x1f\x8b" else data
-    except (OSError, limits.LimitError) as err:
-        raise CassetteError(f"{src}: cannot read ({type(err).__name__}: {err})") from None
-
 
 def _is_stream(data: bytes) -> bool:
     """Whether the bytes are an event stream: the first frame's prelude passes its CRC."""
@@ -42,26 +32,17 @@ def _is_stream(data: bytes) -> bool:
         return False
 
 
-def _json_lines(data: bytes) -> list | None:
-    """The JSON values of a text with one JSON value per non-blank line, or None when it is not one."""
-    try:
-        lines = [line for line in data.decode("utf-8").splitlines() if line.strip()]
-        return [json.loads(line) for line in lines] if len(lines) > 1 else None
-    except (UnicodeDecodeError, ValueError):
-        return None
-
-
 def _document(src: Path, data: bytes) -> Any:
+    """The YAML/JSON document; a broken one is the line every reader gives, then the formats import reads."""
     try:
-        return limits.load_yaml(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise _unknown(src, f"bytes that are not UTF-8 text ({err})") from None
-    except limits.LimitError as err:
-        raise CassetteError(f"{src}: {err}") from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1}: {getattr(err, 'problem', err)})" if mark else ""
-        raise _unknown(src, f"text that is neither YAML, JSON nor one JSON event per line{where}") from None
+    try:
+        return cassette.parse_document(text, src)
+    except CassetteError as err:
+        broken = "broken YAML" in str(err)
+        raise CassetteError(f"{err}; import reads: {'; '.join(foreign.FORMATS)}") if broken else err from None
 
 
 def _unknown(src: Path, recognised: str) -> CassetteError:
@@ -80,7 +61,7 @@ def _describe(doc: Any) -> str:
 
 
 def _from_document(src: Path, doc: Any, model: str | None) -> Foreign:
-    if isinstance(doc, dict) and isinstance(doc.get("metadata"), dict) and "format_version" in doc["metadata"]:
+    if cassette.is_cassette(doc):
         raise CassetteError(f"{src}: already a bedrock-harness cassette")
     if isinstance(doc, dict) and isinstance(doc.get("interactions"), list):
         return foreign.vcrpy(doc)
@@ -98,10 +79,10 @@ def _from_document(src: Path, doc: Any, model: str | None) -> Foreign:
 
 
 def _read(src: Path, model: str | None) -> Foreign:
-    data = _bytes(src)
+    data = documents.read_bytes(src)
     if _is_stream(data):
         return foreign.raw_stream(data, model)
-    lines = _json_lines(data)
+    lines = documents.json_lines(data)
     if lines is not None and all(foreign.is_event(item) for item in lines):
         return foreign.decoded_events(lines, model, seed=src.name)
     if lines is not None:
@@ -153,7 +134,7 @@ def import_file(src, model: str | None = None, request: bytes | None = None) -> 
     found = read_foreign(src, model, request)
     try:
         interactions = tuple(recording.from_http(q, r) for q, r in found.pairs)
-    except (KeyError, TypeError, ValueError) as err:
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise CassetteError(f"{src}: an interaction cannot be converted ({type(err).__name__}: {err})") from None
     given = {"recorded": _recorded(found), "source": "imported", "imported_from": src.name}
     if found.region:

@@ -1,11 +1,12 @@
-"""The limits a cassette stays within, and the YAML reading that enforces them before anything is built.
+"""The limits every input stays within, and the readers that enforce them before anything is built.
 
-A few kilobytes of YAML could otherwise cost gigabytes or minutes: aliases expand ("billion laughs"), libyaml
-is quadratic in nesting depth and overflows its C stack on deep input, a padding length is just a number. Each
-limit is far above what real recordings need (the largest real stream in ../shared/realworld has 554 frames in
-172 KB, padding is 2-61 characters, nesting under 20 levels); crossing one is a ``LimitError`` (a
-``ValueError``) whose one-line message says what and where, and which the cassette reader turns into a
-``CassetteError`` naming the file.
+A few kilobytes of input could otherwise cost gigabytes or minutes: YAML aliases expand ("billion laughs"), libyaml
+is quadratic in nesting depth and overflows its C stack on deep input, a padding length is just a number, a gzip
+file expands a thousandfold, a FIFO or ``/dev/zero`` never ends, an adapter's line need never end, a format width
+is just a number. Each limit is far above what real recordings and adapters need (the largest real stream in
+../shared/realworld has 554 frames in 172 KB, padding is 2-61 characters, nesting under 20 levels, the largest
+gzip cassette expands to 7.6 KB); crossing one is a ``LimitError`` (a ``ValueError``) whose one-line message says
+what and where, and which each reader turns into its own error naming the file, the scenario or the adapter.
 """
 
 from __future__ import annotations
@@ -14,26 +15,37 @@ import bz2
 import gc
 import json
 import lzma
+import os
+import stat
 import zlib
 from contextlib import contextmanager
 from typing import Any, Iterator
 
 import yaml
 
-__all__ = ["MAX_ALIAS_NODES", "MAX_BODY_BYTES", "MAX_GUNZIP_BYTES", "MAX_DEPTH", "MAX_FRAMES", "MAX_FRAME_BYTES", "MAX_HEADER_BYTES", "MAX_PADDING",
-           "MAX_PAYLOAD_BYTES", "LimitError",
-           "check_json_text", "decompress", "gunzip", "load_yaml", "without_gc"]
+__all__ = ["MAX_ALIAS_NODES", "MAX_BODY_BYTES", "MAX_DECOMPRESSED_BYTES", "MAX_DEPTH", "MAX_ERROR_CHARS",
+           "MAX_FILE_BYTES", "MAX_FRAMES", "MAX_FRAME_BYTES", "MAX_HEADER_BYTES", "MAX_HELLO_BYTES", "MAX_LINE_BYTES",
+           "MAX_PADDING", "MAX_PAYLOAD_BYTES", "MAX_RENDERED_CHARS", "MAX_STDERR_LINE_CHARS", "MAX_TRACEBACK_CHARS",
+           "LimitError", "check_json_text", "clip", "decompress", "gunzip", "load_yaml", "read_file", "without_gc"]
 
 MAX_DEPTH = 200  # nesting levels of a YAML document, and of JSON text carried inside one
 MAX_FRAMES = 100_000  # frames in one interaction's response
 MAX_PADDING = 1024  # the padding length ``p`` of one frame
-MAX_GUNZIP_BYTES = 512 * 1024 * 1024  # a gzip file (langchain-aws cassettes) once decompressed
+MAX_FILE_BYTES = 256 * 1024 * 1024  # a file a command reads (a cassette, fixture, scenario, golden, baseline)
+MAX_DECOMPRESSED_BYTES = 1024 * 1024  # a compressed file (gzip, bz2, xz) once decompressed, every member together
 MAX_ALIAS_NODES = 1_000_000  # nodes YAML aliases may add to a document (PyYAML writes &id001 for shared dicts)
 MAX_BODY_BYTES = 32 * 1024 * 1024  # a request body, or a response body that is not an event stream
 # What botocore itself reads in one frame (headers, payload, and with prelude and CRCs the whole): no more.
 MAX_HEADER_BYTES = 128 * 1024
 MAX_PAYLOAD_BYTES = 24 * 1024 * 1024
 MAX_FRAME_BYTES = 16 + MAX_HEADER_BYTES + MAX_PAYLOAD_BYTES
+# What an adapter process may write, and what of it a report keeps.
+MAX_HELLO_BYTES = 1024 * 1024  # its hello line (name, version, capabilities: a few hundred bytes)
+MAX_LINE_BYTES = 8 * 1024 * 1024  # any other stdout line (a chunk carries at most a whole tool input)
+MAX_STDERR_LINE_CHARS = 1000  # each stderr line of the tail a failure shows (the rest of a longer line is cut)
+MAX_ERROR_CHARS = 4096  # an adapter error's message
+MAX_TRACEBACK_CHARS = 16 * 1024  # an adapter error's traceback
+MAX_RENDERED_CHARS = 1024 * 1024  # what a scenario's tool_results template renders for one call
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -66,7 +78,8 @@ class _Builder:
     """Safe YAML built straight from libyaml's events, no node graph: a fifth of PyYAML's cost per node, the
     depth counted on the way (libyaml, quadratic in depth, is never led deeper than MAX_DEPTH + 1), and what
     aliases add counted as they come (a shared collection is shared, never copied). Scalars resolve and
-    construct as PyYAML's safe loader does them (short ones cached: they repeat)."""
+    construct as PyYAML's safe loader does them (short ones cached: they repeat); a key twice in one mapping is
+    refused (YAML forbids it)."""
 
     def __init__(self, text: str):
         self.loader = _Base(text)
@@ -116,6 +129,8 @@ class _Builder:
         elif top[1] is _NO_KEY:
             if type(value) is dict or type(value) is list:
                 raise yaml.constructor.ConstructorError(None, None, "found unhashable key", mark)
+            if value in top[0]:  # PyYAML keeps the last silently; readers would disagree on which one counts
+                raise yaml.constructor.ConstructorError(None, None, f"found duplicate key {str(value)[:80]!r}", mark)
             top[1] = value
         else:
             top[0][top[1]] = value
@@ -219,9 +234,34 @@ def check_json_text(data: bytes, what: str) -> None:
         raise LimitError(f"{what}: JSON nested deeper than {MAX_DEPTH} levels")
 
 
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
+def read_file(path) -> bytes:
+    """A regular file's bytes, at most MAX_FILE_BYTES: LimitError for a FIFO, a device, a directory or a bigger
+    file, said before anything is read (opened without blocking, so a FIFO never waits for a writer)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise LimitError(f"not a regular file but {_kind(info.st_mode)}")
+        if info.st_size > MAX_FILE_BYTES:
+            raise LimitError(f"a file of {info.st_size} bytes, over the limit of {MAX_FILE_BYTES}")
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)  # it may have grown since
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise LimitError(f"a file of more than {MAX_FILE_BYTES} bytes, over the limit")
+    return data
+
+
 def gunzip(data: bytes) -> bytes:
-    """A gzip file's content, every member of it, at most MAX_GUNZIP_BYTES (LimitError past that or on broken data)."""
-    return decompress(data, "gzip", MAX_GUNZIP_BYTES)
+    """A gzip file's content, every member of it, at most MAX_DECOMPRESSED_BYTES (LimitError past that or broken)."""
+    return decompress(data, "gzip", MAX_DECOMPRESSED_BYTES)
 
 
 # Decompressors by name: each takes data and a maximum output length (what the data holds past it stays unread).
@@ -250,3 +290,8 @@ def decompress(data: bytes, codec: str, limit: int) -> bytes:
             break  # truncated: what it held so far is all there is
         rest = engine.unused_data.lstrip(b"\0") if codec == "gzip" else engine.unused_data  # gzip pads with NULs
     return bytes(out)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters cut)"

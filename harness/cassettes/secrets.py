@@ -200,22 +200,13 @@ def scan_both(document: Any, text: bytes, environ=None, allowed: Iterable[str | 
 
 def scan_file(path: Path, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
     """Every secret in a YAML/JSON file (gzip, bz2, xz, UTF-16 and UTF-32 too): its parsed values, and its raw text
-    (see the module)."""
-    data = _plain(Path(path).read_bytes())
+    (see the module); LimitError for what is no regular file, or past the file or decompression limits."""
+    data = views.plain(limits.read_file(path))
     try:
         document = limits.load_yaml(data.decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError, limits.LimitError):
         document = _json_lines(data)  # decoded events, one per line (as `import` reads them); else the raw text
     return scan_both(document, data, environ, allowed)
-
-
-def _plain(data: bytes) -> bytes:
-    """A file's text: decompressed (every gzip member), and from UTF-16 or UTF-32 re-encoded as UTF-8."""
-    codec = views.compression(data)
-    if codec and codec != "zlib":
-        data = limits.decompress(data, codec, limits.MAX_GUNZIP_BYTES)
-    encoding = views.text_encoding(data)
-    return data.decode(encoding, "replace").encode("utf-8") if encoding else data
 
 
 def _json_lines(data: bytes) -> list | None:

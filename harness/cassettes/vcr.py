@@ -29,7 +29,7 @@ from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
 from vcr.request import Request
 from vcr.serialize import serialize as vcr_serialize
 
-from harness.cassettes import cassette
+from harness.cassettes import cassette, limits
 
 from harness.cassettes import scrub
 from harness.cassettes.cassette import Cassette, Interaction
@@ -128,9 +128,14 @@ class Serializer:
 
 
 def _present(path: str) -> bool:
-    """vcrpy treats a missing or empty cassette file as "not recorded yet"."""
-    file = Path(path)
-    return file.is_file() and bool(file.read_bytes().strip())
+    """vcrpy treats a missing or empty cassette file as "not recorded yet" (one past the size limit is there, and
+    loading it says so)."""
+    if not Path(path).is_file():
+        return False
+    try:
+        return bool(limits.read_file(path).strip())
+    except limits.LimitError:
+        return True
 
 
 class Persister:

@@ -28,9 +28,10 @@ from typing import Any, Iterable, Iterator
 from harness.cassettes import limits
 from harness.wire import eventstream
 
-__all__ = ["Budget", "assembled", "compression", "joined", "readings", "text_encoding"]
+__all__ = ["Budget", "assembled", "compression", "joined", "plain", "readings", "text_encoding"]
 
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"))
+_BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")  # after "BZh" and the level: a block or the end (text seldom is)
 _ENCODINGS = {"gzip": "gzip", "x-gzip": "gzip", "deflate": "deflate", "identity": None}
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
          (b"\xfe\xff", "utf-16"))  # these codecs read the mark and drop it
@@ -53,10 +54,20 @@ class Budget:
 def compression(data: bytes) -> str | None:
     """The compression ``data`` starts with the magic of (gzip, bz2, xz, zlib), or None."""
     for magic, codec in _MAGIC:
-        if data.startswith(magic):
+        if data.startswith(magic) and (codec != "bz2" or data[4:10] in _BZ2_BLOCKS):
             return codec
     is_zlib = len(data) > 2 and data[0] & 0x0F == 8 and (data[0] * 256 + data[1]) % 31 == 0
     return "zlib" if is_zlib else None
+
+
+def plain(data: bytes) -> bytes:
+    """A file's text as every reader takes it: decompressed by its magic (every member, within
+    limits.MAX_DECOMPRESSED_BYTES), and from UTF-16 or UTF-32 re-encoded as UTF-8."""
+    codec = compression(data)
+    if codec and codec != "zlib":  # two bytes of zlib header are no file magic
+        data = limits.decompress(data, codec, limits.MAX_DECOMPRESSED_BYTES)
+    encoding = text_encoding(data)
+    return data.decode(encoding, "replace").encode("utf-8") if encoding else data
 
 
 def text_encoding(data: bytes) -> str | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from harness.cassettes import cassette as cassettes
-from harness.cassettes import importer, limits
+from harness.cassettes import documents, importer, limits
 from harness.cassettes import scrub
 from harness.cli.cassette_show import render
 
@@ -71,11 +71,15 @@ def verify(paths: tuple[Path, ...]) -> None:
 _SCANNED = ("*.yaml", "*.yml", "*.json", "*.gz")  # what a folder given to `scan` is searched for
 
 
-def _scan(path: Path, allowed: tuple[str, ...]) -> list:
+def _scan(path: Path, allowed: tuple[str, ...]) -> list[str]:
+    """What `verify` says of the file when it cannot be read or parsed (or is a broken cassette), then the secrets
+    in whatever of it can be read."""
+    problems = documents.document_problems(path)
     try:
-        return scrub.scan_file(path, allowed=allowed)
-    except (OSError, limits.LimitError) as err:  # unreadable, or a gzip that is broken or expands too far
-        raise click.ClickException(f"{path}: cannot read ({type(err).__name__}: {err})") from None
+        findings = scrub.scan_file(path, allowed=allowed)
+    except (OSError, limits.LimitError):  # unreadable, not a regular file, past a limit: the problem says so
+        findings = []
+    return problems + [f"{path}: {finding}" for finding in findings]
 
 
 def _files(paths: tuple[Path, ...]) -> list[Path]:
@@ -89,9 +93,10 @@ def _files(paths: tuple[Path, ...]) -> list[Path]:
 @click.option("--allow-secret", "allowed", multiple=True, metavar="VALUE",
               help="Do not report this exact value (repeatable): a fixture shaped like a secret.")
 def scan(paths: tuple[Path, ...], allowed: tuple[str, ...]) -> None:
-    """Look for credentials in YAML/JSON files or folders (values and raw text, decoded); exit 1 on a find."""
+    """Look for credentials in YAML/JSON files or folders (values and raw text, decoded); exit 1 on a find or on a
+    file it cannot parse."""
     files = _files(paths)
-    findings = [f"{path}: {finding}" for path in files for finding in _scan(path, allowed)]
+    findings = [line for path in files for line in _scan(path, allowed)]
     for finding in findings:
         click.echo(finding)
     if findings:
@@ -103,7 +108,10 @@ def _request_body(path: Path | None) -> bytes | None:
     """The supplied request: a JSON object, checked here so a typo is a usage error naming the file."""
     if path is None:
         return None
-    data = path.read_bytes()
+    try:
+        data = limits.read_file(path)
+    except limits.LimitError as err:
+        raise _UsageFailure(f"{path}: --request is {err}") from None
     try:
         valid = isinstance(json.loads(data), dict)
     except ValueError as err:

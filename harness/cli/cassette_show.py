@@ -3,7 +3,9 @@
 Every operation is folded into Converse-shaped content blocks first (ConverseStream events by
 ``contentBlockIndex``, Converse JSON as is, InvokeModelWithResponseStream's Anthropic events mapped
 across), so one printer shows text, reasoning (with its signature), tool calls (id, name, assembled
-input), tool results, the stop reason, usage and errors for all three. Events come from botocore itself.
+input), tool results, the stop reason, usage and errors for all three. Events come from botocore itself. A
+recorded value of another type than Bedrock's (a message that is a number, a block that is a list) is shown as its
+JSON, never a traceback: what ``verify`` passes, ``show`` prints.
 """
 
 from __future__ import annotations
@@ -46,17 +48,32 @@ def _tool_input(raw: str) -> Any:
 _PRIMARY = ("text", "toolUse", "toolResult", "reasoningContent")
 
 
-def _block(block: dict, full: bool) -> str:
-    """One Converse content block as a line (tool calls in full: id, name, input)."""
+def _mapping(value: Any) -> dict:
+    """``value`` when it is a mapping, else an empty one: a recorded body may hold any JSON where a mapping goes."""
+    return value if isinstance(value, dict) else {}
+
+
+def _items(value: Any) -> list:
+    """``value`` when it is a list, else none: a recorded body may hold any JSON where a list goes."""
+    return value if isinstance(value, list) else []
+
+
+def _block(block: Any, full: bool) -> str:
+    """One Converse content block as a line (tool calls in full: id, name, input); anything else as its JSON."""
+    if not isinstance(block, dict):
+        return f"block: {_short(_compact(block), full, 120)}"
     kind = next((k for k in _PRIMARY if k in block), next(iter(block), "empty block"))
     value = block.get(kind, {})
-    cited = f" [{len(block['citations'])} citation(s)]" if block.get("citations") else ""
+    citations = block.get("citations")
+    cited = f" [{len(citations)} citation(s)]" if isinstance(citations, list) and citations else ""
     if kind == "text":
         return f"text: {_short(value, full) if value else '(empty)'}{cited}"
+    if not isinstance(value, dict):
+        return f"{kind}: {_short(_compact(value), full, 120)}"
     if kind == "toolUse":
         return f"tool call {_named(value, 'toolUseId')} {_named(value, 'name')} {_compact(value.get('input'))}"
     if kind == "toolResult":
-        content = "; ".join(_short(c.get("text", "") or _compact(c), full) for c in value.get("content") or [])
+        content = "; ".join(_short(_mapping(c).get("text", "") or _compact(c), full) for c in _items(value.get("content")))
         status = f" ({value['status']})" if value.get("status") else ""  # only what was sent
         return f"tool result {_named(value, 'toolUseId')}{status}: {content}"
     if kind == "reasoningContent":
@@ -64,13 +81,23 @@ def _block(block: dict, full: bool) -> str:
     return f"{kind}: {_short(_compact(value), full, 120)}"
 
 
+def _size(data: Any) -> str:
+    """The size of a redacted blob: its bytes, or the bytes its base64 text stands for."""
+    if isinstance(data, bytes):
+        return f"{len(data)} bytes"
+    shown = str(data)
+    try:
+        return f"{len(base64.b64decode(shown + '==='[len(shown) % 4:]))} bytes"
+    except ValueError:
+        return f"{len(shown)} characters, not base64"
+
+
 def _reasoning(value: dict, full: bool) -> str:
     if "redactedContent" in value:
         data = value["redactedContent"]
         shown = base64.b64encode(data).decode() if isinstance(data, bytes) else str(data)
-        size = len(data) if isinstance(data, bytes) else len(base64.b64decode(shown + "==="[len(shown) % 4:]))
-        return f"redacted reasoning: {shown}" if full else f"redacted reasoning ({size} bytes)"
-    text = value.get("reasoningText") or {}
+        return f"redacted reasoning: {shown}" if full else f"redacted reasoning ({_size(data)})"
+    text = _mapping(value.get("reasoningText"))
     return f"reasoning: {_short(text.get('text', ''), full)}{_signature(text, full)}"
 
 
@@ -78,7 +105,7 @@ def _signature(text: dict, full: bool) -> str:
     """The signature: whole with --full, else its ends; an empty one and a missing one are told apart."""
     if text.get("signature") is None:
         return " [no signature]"
-    signature = text["signature"]
+    signature = str(text["signature"])
     if not signature:
         return ' [signature "" (empty)]'
     if full:
@@ -89,8 +116,10 @@ def _signature(text: dict, full: bool) -> str:
 # ------------------------------------------------------------------------------ request side
 
 
-def _anthropic_block(block: Any) -> dict:
-    """An Anthropic-format content block in Converse shape, so one printer serves both."""
+def _anthropic_block(block: Any) -> Any:
+    """An Anthropic-format content block in Converse shape, so one printer serves both (anything else as it is)."""
+    if not isinstance(block, (str, dict)):
+        return block
     if isinstance(block, str) or block.get("type") == "text":
         return {"text": block if isinstance(block, str) else block.get("text", "")}
     kind = block.get("type")
@@ -98,14 +127,14 @@ def _anthropic_block(block: Any) -> dict:
         return {"toolUse": {"toolUseId": block.get("id"), "name": block.get("name"), "input": block.get("input")}}
     if kind == "tool_result":
         content = block.get("content")
-        content = [{"text": content}] if isinstance(content, str) else [_anthropic_block(c) for c in content or []]
+        content = [{"text": content}] if isinstance(content, str) else [_anthropic_block(c) for c in _items(content)]
         status = {"status": "error"} if block.get("is_error") else {}  # Anthropic sends is_error, never success
         return {"toolResult": {"toolUseId": block.get("tool_use_id"), "content": content, **status}}
     if kind in ("thinking", "redacted_thinking"):
         inner = {"redactedContent": block.get("data", "")} if kind == "redacted_thinking" else \
             {"reasoningText": {"text": block.get("thinking", ""), "signature": block.get("signature")}}
         return {"reasoningContent": inner}
-    return {kind or "block": {k: v for k, v in block.items() if k != "type"}}
+    return {str(kind or "block"): {k: v for k, v in block.items() if k != "type"}}
 
 
 def _request_lines(it: cassettes.Interaction, full: bool) -> Iterator[str]:
@@ -115,22 +144,36 @@ def _request_lines(it: cassettes.Interaction, full: bool) -> Iterator[str]:
         return
     anthropic = it.operation in ("InvokeModelWithResponseStream", "InvokeModel")
     system = body.get("system")
-    for item in [system] if isinstance(system, str) else system or []:
-        yield f"system: {_short(item if isinstance(item, str) else item.get('text', _compact(item)), full)}"
-    tools = body.get("tools") if anthropic else (body.get("toolConfig") or {}).get("tools")
-    names = [t.get("name") or (t.get("toolSpec") or {}).get("name") or (t.get("systemTool") or {}).get("name")
-             for t in tools or []]
+    for item in system if isinstance(system, list) else [system] if system is not None else []:
+        shown = item if isinstance(item, str) else _mapping(item).get("text", _compact(item))
+        yield f"system: {_short(shown, full)}"
+    config = _mapping(body.get("toolConfig"))
+    names = [_tool_name(t) for t in _items(body.get("tools") if anthropic else config.get("tools"))]
     if any(names):
         yield "tools: " + ", ".join(str(n) for n in names if n)
-    choice = body.get("tool_choice") if anthropic else (body.get("toolConfig") or {}).get("toolChoice")
+    choice = body.get("tool_choice") if anthropic else config.get("toolChoice")
     if choice:
         yield f"tool choice: {_compact(choice)}"
     yield from _settings(body, anthropic)
-    for message in body.get("messages") or []:
-        content = message.get("content")
-        blocks = [_anthropic_block(b) for b in ([content] if isinstance(content, str) else content or [])] \
-            if anthropic else content or []
-        yield from (f"{message.get('role')}: {_block(b, full)}" for b in blocks)
+    for message in _items(body.get("messages")):
+        yield from _message_lines(message, anthropic, full)
+
+
+def _tool_name(tool: Any) -> Any:
+    tool = _mapping(tool)
+    return tool.get("name") or _mapping(tool.get("toolSpec")).get("name") or \
+        _mapping(tool.get("systemTool")).get("name")
+
+
+def _message_lines(message: Any, anthropic: bool, full: bool) -> Iterator[str]:
+    if not isinstance(message, dict):
+        yield f"message: {_short(_compact(message), full, 120)}"
+        return
+    content = message.get("content")
+    blocks = [content] if isinstance(content, str) and anthropic else \
+        _items(content) if isinstance(content, list) else [content] if content is not None else []
+    for block in blocks:
+        yield f"{message.get('role')}: {_block(_anthropic_block(block) if anthropic else block, full)}"
 
 
 def _settings(body: dict, anthropic: bool) -> Iterator[str]:
@@ -236,7 +279,9 @@ _USAGE = (("input", ("inputTokens", "input_tokens")), ("output", ("outputTokens"
           ("server tool usage", ("serverToolUsage",)))
 
 
-def _usage(usage: dict) -> str:
+def _usage(usage: Any) -> str:
+    if not isinstance(usage, dict):
+        return _compact(usage)
     found = ((label, next((usage[k] for k in keys if k in usage), None)) for label, keys in _USAGE)
     return ", ".join(f"{label} {_compact(value) if isinstance(value, dict) else value}" for label, value in found
                      if value is not None)
@@ -253,8 +298,9 @@ def _http_error(it: cassettes.Interaction) -> str:
 def _fold(it: cassettes.Interaction) -> tuple[list[dict], dict, list[str]]:
     """Converse-shaped content blocks, the tail (stop reason, usage) and any in-stream error."""
     if it.frames is None:
-        body = it.response_json if isinstance(it.response_json, dict) else {}
-        return ((body.get("output") or {}).get("message") or {}).get("content") or [], body, []
+        body = _mapping(it.response_json)
+        content = _mapping(_mapping(body.get("output")).get("message")).get("content")
+        return _items(content) if isinstance(content, list) else [content] if content else [], body, []
     errors: list[str] = []
     if it.operation == "InvokeModelWithResponseStream":
         return (*_fold_anthropic(list(_events(it, errors))), errors)
@@ -306,6 +352,14 @@ def _events(it: cassettes.Interaction, errors: list) -> Iterator[dict]:
 _ABOUT = (("source", "source"), ("model", "model_id"), ("region", "region"), ("recorded", "recorded"))
 
 
+def _guarded(lines: Iterator[str], what: str) -> Iterator[str]:
+    """The lines, and one saying where showing stopped should a recorded value be shaped past what is handled."""
+    try:
+        yield from lines
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as err:
+        yield f"cannot show the rest of the {what} ({type(err).__name__}: {err})"
+
+
 def render(loaded: cassettes.Cassette, full: bool = False) -> Iterator[str]:
     """The cassette as a readable conversation, line by line."""
     meta = loaded.metadata
@@ -316,6 +370,6 @@ def render(loaded: cassettes.Cassette, full: bool = False) -> Iterator[str]:
     for n, it in enumerate(loaded.interactions):
         yield f"\n[{n}] {it.operation or it.method + ' ' + it.uri} {it.model_id} -> HTTP {it.status}"
         yield "  request"
-        yield from (f"    {line}" for line in _request_lines(it, full))
+        yield from (f"    {line}" for line in _guarded(_request_lines(it, full), "request"))
         yield "  response"
-        yield from (f"    {line}" for line in _response_lines(it, full))
+        yield from (f"    {line}" for line in _guarded(_response_lines(it, full), "response"))

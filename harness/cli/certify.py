@@ -36,7 +36,7 @@ def _start(command: str, timeout: float) -> SubprocessAdapter:
     try:
         return SubprocessAdapter(command, timeout=timeout)
     except (AdapterLoadError, ValueError) as exc:  # ValueError: shlex cannot split the command
-        raise click.UsageError(f"--command: {exc}") from None
+        raise BadUsage(f"--command: {exc}") from None
 
 
 @contextmanager

@@ -64,12 +64,18 @@ def check(ids, root):
             broken += 1
             click.echo(f"error {scenario.id}: {run}")
             continue
-        for diff in golden.check(scenario, run.golden_turns()):
+        try:
+            diffs = golden.check(scenario, run.golden_turns())
+        except golden.GoldenError as err:
+            broken += 1
+            click.echo(f"error {scenario.id}: {err}")
+            continue
+        for diff in diffs:
             drift += 1
             click.echo(diff.render() + "\n")
     unused = golden.unused_goldens(root / "suites", every)
     for path in unused:
         click.echo(f"unused golden: {path} (no scenario)")
     click.echo(f"{len(chosen)} scenario(s) checked, {drift} drift(s), {len(unused)} unused golden(s)"
-               + (f", {broken} broken cassette(s)" if broken else ""))
+               + (f", {broken} broken cassette(s) or golden(s)" if broken else ""))
     sys.exit(1 if drift or unused or broken else 0)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.cassettes.limits import read_file
 from harness.suite.report.baseline import BaselineError, load_baseline
 from harness.suite.report.common import code, one_line, printable
 
@@ -42,7 +43,7 @@ def load_reports(paths: Sequence[Path]) -> list[dict]:
     documents = []
     for path in paths:
         try:
-            document = json.loads(Path(path).read_text())
+            document = json.loads(read_file(path))  # a regular file within the size limit (LimitError: a ValueError)
             document["adapter"]["name"], document["results"]  # noqa: B018 -- the fields the table reads
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise TableError(f"{path}: not a certification JSON report ({type(exc).__name__}: {exc})") from None

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import yaml
 
 from harness.cassettes.files import write_atomic
-from harness.cassettes.limits import LimitError, load_yaml
+from harness.cassettes.limits import LimitError, load_yaml, read_file
 from harness.suite.judge.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
 from harness.suite.judge.normalize import ALL, comparable
 from harness.suite.judge.normalize_request import wrapped_values
@@ -38,7 +38,7 @@ def load_golden(scenario: Scenario) -> list[dict] | None:
     """The golden's turns, or None when the scenario has no golden yet."""
     path = golden_path(scenario)
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
+        data = load_yaml(read_file(path).decode("utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
@@ -46,19 +46,51 @@ def load_golden(scenario: Scenario) -> list[dict] | None:
     return _validated(data, path)
 
 
+_STR, _OPTIONAL_STR, _COUNT, _ANY = (str,), (str, type(None)), (int, type(None)), (object,)
+# The normalized chunks of DESIGN.md a golden holds: each field there, of a type it may have (a count is never a bool).
+_CHUNKS = {"text": {"text": _STR}, "reasoning": {"text": _STR, "signature": _OPTIONAL_STR},
+           "redacted_reasoning": {"data": _STR},
+           "tool_call": {"id": _OPTIONAL_STR, "name": _OPTIONAL_STR, "input": _ANY},
+           "stop": {"reason": _OPTIONAL_STR}, "error": {"code": _OPTIONAL_STR, "message": _OPTIONAL_STR},
+           "usage": dict.fromkeys(("input_tokens", "output_tokens", "cache_read_input_tokens",
+                                   "cache_write_input_tokens"), _COUNT)}
+
+
+def _chunk_problem(chunk: Any) -> str | None:
+    """Why a golden chunk is not one the normalizer writes (a type of its vocabulary, its fields of their types)."""
+    if not isinstance(chunk["type"], str) or chunk["type"] not in _CHUNKS:
+        return f"type: {str(chunk['type'])[:40]!r} is none of {', '.join(_CHUNKS)}"
+    for field, kinds in _CHUNKS[chunk["type"]].items():
+        if field not in chunk:
+            return f"{field}: missing"
+        if kinds is not _ANY and (not isinstance(chunk[field], kinds) or isinstance(chunk[field], bool)):
+            return f"{field}: expected {' or '.join('null' if k is type(None) else k.__name__ for k in kinds)}"
+    return None
+
+
+def _turn_problem(turn: Any, i: int) -> str | None:
+    if not isinstance(turn, dict) or turn.get("index") != i:
+        return f".index: expected {i}"
+    chunks = turn.get("chunks")
+    if not isinstance(chunks, list) or not all(isinstance(c, dict) and "type" in c for c in chunks):
+        return ".chunks: expected a list of chunks, each with a type"
+    bad = next(((n, problem) for n, chunk in enumerate(chunks) for problem in [_chunk_problem(chunk)] if problem), None)
+    if bad:
+        return f".chunks[{bad[0]}]: {bad[1]}"
+    request = turn.get("request")
+    if request is not None and (not isinstance(request, dict) or not isinstance(request.get("messages", []), list)):
+        return ".request: expected a mapping (its messages a list)"
+    return None
+
+
 def _validated(data: Any, path: Path) -> list[dict]:
-    """The turns of a parsed golden, each checked for index, chunks and request."""
+    """The turns of a parsed golden, each checked for index, chunks (of the normalized vocabulary) and request."""
     if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
         raise GoldenError(f"{path}: turns: expected a mapping with a list of turns")
     for i, turn in enumerate(data["turns"]):
-        where = f"{path}: turns[{i}]"
-        if not isinstance(turn, dict) or turn.get("index") != i:
-            raise GoldenError(f"{where}.index: expected {i}")
-        chunks = turn.get("chunks")
-        if not isinstance(chunks, list) or not all(isinstance(c, dict) and "type" in c for c in chunks):
-            raise GoldenError(f"{where}.chunks: expected a list of chunks, each with a type")
-        if turn.get("request") is not None and not isinstance(turn["request"], dict):
-            raise GoldenError(f"{where}.request: expected a mapping")
+        problem = _turn_problem(turn, i)
+        if problem:
+            raise GoldenError(f"{path}: turns[{i}]{problem}")
     return data["turns"]
 
 
@@ -68,10 +100,18 @@ def write_golden(scenario: Scenario, turns: Sequence[Mapping]) -> bool:
     entries = [{"index": i, "chunks": list(turn["chunks"]), "request": turn.get("request")}
                for i, turn in enumerate(turns)]
     text = HEADER + yaml.dump({"turns": entries}, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    if path.exists() and path.read_text(encoding="utf-8") == text:
+    if path.exists() and _current(path) == text:
         return False
     write_atomic(path, text)
     return True
+
+
+def _current(path: Path) -> str | None:
+    """The golden's text as it is (None when it is no regular file within the size limit, or not UTF-8)."""
+    try:
+        return read_file(path).decode("utf-8")
+    except (LimitError, UnicodeDecodeError):
+        return None
 
 
 class _Dumper(yaml.SafeDumper):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from harness.cassettes import cassette
+from harness.cassettes.limits import MAX_ERROR_CHARS, MAX_TRACEBACK_CHARS, clip
 from harness.wire.kinds import kind_of
 from harness.suite import golden
 from harness.suite.judge.assembly import check_assembly
@@ -144,7 +145,8 @@ def exception_chunk(exc: BaseException, caller: str = __file__) -> dict:
               if summary.filename != caller and not frame.f_locals.get("__tracebackhide__")][-TRACEBACK_FRAMES:]
     with AST_LOCK:  # formatting parses each line for its carets (harness/suite/judge/ast_lock.py)
         shown = "".join(traceback.format_list(frames)).rstrip("\n")
-    return {"type": "error", "code": ADAPTER_EXCEPTION, "message": f"{type(exc).__name__}: {exc}", "traceback": shown}
+    return {"type": "error", "code": ADAPTER_EXCEPTION, "message": clip(f"{type(exc).__name__}: {exc}", MAX_ERROR_CHARS),
+            "traceback": clip(shown, MAX_TRACEBACK_CHARS)}
 
 
 def loopback_endpoint(server: BedrockServer, region: str = "us-east-1") -> dict:
@@ -358,7 +360,10 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
     if lost:
         return Result(scenario.id, "skip", f"the recording rendered as {rendered[0].asked} loses what the "
                                            f"golden judges ({'; '.join(lost)})", duration_s=time.monotonic() - start)
-    turns = judge(scenario, run_, frozenset(adapter.capabilities), text_deltas, declared_paths(adapter))
+    try:
+        turns = judge(scenario, run_, frozenset(adapter.capabilities), text_deltas, declared_paths(adapter))
+    except golden.GoldenError as exc:  # the golden is broken, not the adapter
+        return Result(scenario.id, "error", f"broken golden: {exc}", duration_s=time.monotonic() - start)
     status, reason = _ended(scenario, run_, turns)
     return Result(scenario.id, status, reason, tuple(turns), time.monotonic() - start)
 

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
-from harness.cassettes.limits import LimitError, load_yaml
+from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, load_yaml, read_file
 from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
 from harness.suite.judge.grade import JUDGEMENTS
@@ -123,7 +123,7 @@ def load_scenario(path: str | Path, root: str | Path = "suites") -> Scenario:
     path = Path(path)
     sid = scenario_id(path, root)
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
+        data = load_yaml(read_file(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
         raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     try:
@@ -456,7 +456,7 @@ def _tool_result(scenario: Scenario, index: int, call: Mapping) -> dict:
     if spec is None:
         raise ScenarioError(f"{where}: no template for tool {call['name']!r} (call {call['id']!r})")
     try:
-        content = _render(spec["content"], call)
+        content = _render(spec["content"], call, _Template())
     except (LookupError, ValueError, TypeError) as exc:
         raise ScenarioError(f"{where}.{call['name']}.content: cannot fill in call {call['id']!r}: {exc!r}") from None
     return {"type": "tool_result", "tool_use_id": call["id"], "content": content,
@@ -464,22 +464,43 @@ def _tool_result(scenario: Scenario, index: int, call: Mapping) -> dict:
 
 
 class _Template(string.Formatter):
-    """str.format that indexes into the call (``{input[path]}``) but never reaches attributes."""
+    """str.format that indexes into the call (``{input[path]}``) but never reaches attributes, and renders at most
+    MAX_RENDERED_CHARS characters in all: a width or precision past that is refused before anything is made."""
+
+    def __init__(self) -> None:
+        self.rendered = 0  # characters rendered so far, every string of one template together
 
     def get_field(self, field_name: str, args: Sequence, kwargs: Mapping) -> Any:
         if "." in re.sub(r"\[[^\]]*\]", "", field_name):
             raise ValueError(f"attribute access in {{{field_name}}}")
         return super().get_field(field_name, args, kwargs)
 
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        wide = [n for n in re.findall(r"\d+", format_spec) if len(n) > 7 or int(n) > MAX_RENDERED_CHARS]
+        if wide:
+            raise LimitError(f"a format width or precision of {wide[0][:40]} is over the limit of "
+                             f"{MAX_RENDERED_CHARS} characters a template renders")
+        return self.counted(super().format_field(value, format_spec))
 
-def _render(value: Any, call: Mapping) -> Any:
+    def counted(self, text: str) -> str:
+        self.rendered += len(text)
+        if self.rendered > MAX_RENDERED_CHARS:
+            raise LimitError(f"it renders more than the limit of {MAX_RENDERED_CHARS} characters")
+        return text
+
+    def render(self, text: str, call: Mapping) -> str:
+        self.counted(text)  # the literal text counts too (its fields are counted as they are formatted)
+        return self.format(text, input=call.get("input", {}), id=call.get("id"), name=call.get("name"))
+
+
+def _render(value: Any, call: Mapping, template: _Template) -> Any:
     """Fill in every string of a template (a string, list or mapping) with the call's input, id, name."""
     if isinstance(value, str):
-        return _Template().format(value, input=call.get("input", {}), id=call.get("id"), name=call.get("name"))
+        return template.render(value, call)
     if isinstance(value, list):
-        return [_render(item, call) for item in value]
+        return [_render(item, call, template) for item in value]
     if isinstance(value, dict):
-        return {key: _render(item, call) for key, item in value.items()}
+        return {key: _render(item, call, template) for key, item in value.items()}
     return copy.deepcopy(value)
 
 

@@ -1,9 +1,11 @@
-"""The event order of Bedrock response streams (bedrock-wire.md §3.1), checked frame by frame.
+"""The event order of Bedrock response streams (bedrock-wire.md §3.1), checked frame by frame, then botocore.
 
 ConverseStream: ``messageStart``, then per content block an optional ``contentBlockStart``, its deltas
 and ``contentBlockStop`` (blocks start in index order; interleaved deltas of open blocks are accepted),
-then ``messageStop`` and ``metadata``. InvokeModelWithResponseStream: only ``chunk`` frames. In both, an
-exception or error frame may replace any suffix, and so may a frame that is corrupt on purpose.
+then ``messageStop`` and ``metadata``; every event's payload a JSON object. InvokeModelWithResponseStream: only
+``chunk`` frames. In both, an exception or error frame may replace any suffix, and so may a frame that is corrupt on
+purpose. A stream that keeps this order is then parsed by botocore itself, as boto3 would: what it refuses (a
+``contentBlockStart`` whose ``start`` names no member, an object where a member is text) is a problem too.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import base64
 import binascii
 import json
 
-from harness.wire.eventstream import Frame
+from harness.wire.eventstream import Frame, decode_events
 from harness.wire.kinds import kind_of
 
 __all__ = ["stream_problems"]
@@ -26,9 +28,18 @@ def _terminal(frame: Frame) -> bool:
 def _body(frame: Frame) -> dict:
     try:
         body = frame.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return body if isinstance(body, dict) else {}
+
+
+def _payload_problem(frame: Frame) -> str | None:
+    """An event payload that is not a JSON object (botocore would read it as an empty event, a JS SDK fails)."""
+    try:
+        body = frame.json()
+    except (ValueError, RecursionError):
+        return "the payload is not JSON (an event carries a JSON object)"
+    return None if isinstance(body, dict) else f"the payload is {kind_of(body)}, not a JSON object"
 
 
 # The members of a contentBlockDelta that clients join as text (bedrock-wire.md §3.1), by delta kind.
@@ -67,7 +78,7 @@ class _ConverseStream:
             self.state, missing = "blocks", "the stream must begin with messageStart"
         handler = getattr(self, f"_{frame.type}", None)
         problem = handler(_body(frame)) if handler else f"unknown event type {frame.type!r}"
-        return missing or problem
+        return missing or _payload_problem(frame) or problem
 
     def _messageStart(self, body: dict) -> str | None:
         problem = None if self.state == "start" else "a second messageStart"
@@ -161,18 +172,31 @@ _CHECKERS = {"ConverseStream": _ConverseStream, "InvokeModelWithResponseStream":
 
 
 def stream_problems(operation: str, frames) -> list[tuple[int | None, str]]:
-    """(frame index, problem) for every grammar violation; index None means the stream's end."""
+    """(frame index, problem) for every grammar violation; index None means the stream's end. A stream without any
+    is parsed by botocore too, up to the frame where a client stops (an exception, an error, a corrupt frame)."""
     checker_class = _CHECKERS.get(operation)
     if checker_class is None:
         return []
     checker, out = checker_class(), []
     for k, frame in enumerate(frames):
         if _terminal(frame):
-            return out
+            return out or _botocore_problems(operation, frames[:k])
         problem = checker.step(frame)
         if problem:
             out.append((k, problem))
         if getattr(checker, "state", "") == "done" and k + 1 < len(frames):
             return [*out, (k + 1, "a frame after metadata")]
     problem = checker.end()
-    return [*out, (None, problem)] if problem else out
+    out = [*out, (None, problem)] if problem else out
+    return out or _botocore_problems(operation, frames)
+
+
+def _botocore_problems(operation: str, frames) -> list[tuple[int | None, str]]:
+    """What botocore's own parser refuses in frames that keep the grammar (one event per frame, in order)."""
+    parsed = 0
+    try:
+        for _ in decode_events((frame.encode() for frame in frames), operation):
+            parsed += 1
+    except Exception as err:  # noqa: BLE001 -- botocore's parser fails with whatever the shape walk meets
+        return [(parsed, f"botocore cannot parse this event ({type(err).__name__}: {err})".replace("\n", " "))]
+    return []

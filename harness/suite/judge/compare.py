@@ -79,7 +79,7 @@ def diff_request(expected: dict | None, actual: dict | None, *, scenario: str = 
     changes = _field_changes(expected, actual, f"{where} ")
     if not changes:
         return None
-    left, right = expected.get("messages") or [], actual.get("messages") or []
+    left, right = _messages(expected), _messages(actual)
     listing = _listing(_align(left, right, _message_kind), left, right, _message_cell, "messages")
     return Diff("request", tuple(changes), listing, scenario, turn)
 
@@ -98,6 +98,12 @@ def compile_pattern(text: str) -> re.Pattern:
     the path and everything under it (``fullmatch`` for the path alone)."""
     body = re.escape(text).replace(r"\[\*\]", r"\[\d+\]").replace(r"\*", r"[^.\[\]]*")
     return re.compile(f"^{body}(?=$|[.\\[])")
+
+
+def _messages(request: dict) -> list:
+    """A request's messages for the listing: a value that is no list is listed as one row."""
+    messages = request.get("messages")
+    return messages if isinstance(messages, list) else [] if messages is None else [messages]
 
 
 def _where(scenario: str, turn: int | None) -> str:
@@ -192,7 +198,9 @@ def _chunk_kind(chunk: Any) -> str:
 
 
 def _message_kind(message: Any) -> str:
-    return message.get("role", "?") if isinstance(message, dict) else _key(message)
+    """A message's row key, its role (a role of another JSON type, as an adapter may send, as its JSON)."""
+    role = message.get("role", "?") if isinstance(message, dict) else message
+    return role if isinstance(role, str) else _key(role)
 
 
 def _align(expected: list, actual: list, kind: Callable) -> list[tuple[int | None, int | None]]:

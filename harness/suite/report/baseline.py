@@ -13,6 +13,7 @@ from typing import Collection, Mapping, Sequence
 
 import yaml
 
+from harness.cassettes.limits import LimitError, load_yaml, read_file
 from harness.suite.report.common import one_line
 from harness.suite.results import Result
 
@@ -27,8 +28,8 @@ def load_baseline(path: str | Path) -> dict[str, str]:
     """``{scenario id: reason}`` from a YAML mapping; every entry needs a reason."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        data = load_yaml(read_file(path).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
         raise BaselineError(f"{path}: cannot read: {one_line(str(exc))}") from None
     if data is None:
         return {}

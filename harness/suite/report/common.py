@@ -11,6 +11,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import boto3
 import botocore
 
+from harness.cassettes.limits import LimitError, read_file
 from harness.suite.results import STATUSES, Result, failing
 from harness.suite.runner import cassette_path, scenario_root
 from harness.version import __version__
@@ -72,10 +73,10 @@ def versions() -> dict[str, str]:
 
 
 def cassette_sha256(path: str | Path) -> str | None:
-    """The sha256 of a cassette file, or None when it does not exist."""
+    """The sha256 of a cassette file, or None when it does not exist or is no regular file within the size limit."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except FileNotFoundError:
+        return hashlib.sha256(read_file(path)).hexdigest()
+    except (FileNotFoundError, LimitError):
         return None
 
 
