@@ -247,6 +247,9 @@ def test_verify_names_grammar_problems(tmp_path):
 
 def test_save_is_atomic_and_refuses_to_overwrite(tmp_path):
     path = tmp_path / "sub" / "c.yaml"
+    with pytest.raises(FileNotFoundError):  # no folder is made: the caller makes the ones it owns
+        cs.save(path, make(stream_interaction(GOOD_STREAM)))
+    path.parent.mkdir()
     cs.save(path, make(stream_interaction(GOOD_STREAM)))
     before = path.read_bytes()
     with pytest.raises(FileExistsError, match="refusing to overwrite"):

@@ -1,9 +1,11 @@
 """Record and replay Bedrock calls through vcrpy + boto3, in the readable cassette format.
 
-Plain vcrpy::
+Plain vcrpy (``offline_credentials``: dummy AWS keys when none are configured; the pytest plugin gives a whole
+session the same)::
 
-    from harness.cassettes.vcr import make_vcr
-    with make_vcr(record_mode="once").use_cassette("cassettes/chat.yaml"):
+    from harness.cassettes.vcr import make_vcr, offline_credentials
+    with offline_credentials(), make_vcr().use_cassette("cassettes/chat.yaml"):
+        client = boto3.client("bedrock-runtime")
         client.converse_stream(...)
 
 pytest-recording (the plugin registers the serializer, persister and matchers)::
@@ -33,6 +35,7 @@ from harness.cassettes import cassette
 
 from harness.cassettes import scrub
 from harness.cassettes.cassette import Cassette, Interaction
+from harness.cassettes.offline import offline_credentials
 
 __all__ = [
     "SERIALIZER",
@@ -48,6 +51,7 @@ __all__ = [
     "register",
     "vcr_config",
     "make_vcr",
+    "offline_credentials",
     "use_cassette",
 ]
 
@@ -154,6 +158,7 @@ class Persister:
             text = vcr_serialize(cassette_dict, serializer)
         except scrub.SecretFound as err:
             raise scrub.SecretFound(err.findings, str(cassette_path)) from None
+        Path(cassette_path).parent.mkdir(parents=True, exist_ok=True)  # as vcrpy's own persister: the cassette dir
         cassette.write_atomic(Path(cassette_path), text)
 
 

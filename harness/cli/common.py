@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import contextlib
+import math
 import os
+import sys
+from pathlib import Path
 
 import botocore.exceptions
 import botocore.session
@@ -15,15 +17,39 @@ from harness.adapters.deadline import with_deadline
 from harness.adapters.subprocess import DEFAULT_TIMEOUT
 from harness.suite import roots
 from harness.suite.scenario import ScenarioError, scenario_ids
+from harness.suite.shard import Shard, ShardError, parse_shard
 
-__all__ = ["BadUsage", "adapter_option", "default_region", "every_id", "live_credentials", "load", "one_root_option",
-           "region_option", "root_option", "scenarios", "selection_options", "strict_option", "timeout_option"]
+__all__ = ["BadUsage", "Finite", "adapter_option", "default_region", "every_id", "live_credentials", "load",
+           "named_folder", "one_root_option", "region_option", "root_option", "scenarios", "selection_options",
+           "shard_option", "sharded", "strict_option", "timeout_option"]
 
 
 class BadUsage(click.ClickException):
     """Bad options or configuration: one ``Error:`` line on stderr, exit code 2."""
 
     exit_code = 2
+
+
+class Finite(click.ParamType):
+    """A finite number above ``minimum`` (or from it, ``inclusive``): ``inf`` and ``nan`` are refused, since a wait or
+    a timeout must end and compare."""
+
+    name = "number"
+
+    def __init__(self, minimum: float = 0.0, inclusive: bool = False) -> None:
+        self.minimum, self.inclusive = minimum, inclusive
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        above = number >= self.minimum if self.inclusive else number > self.minimum
+        if not (math.isfinite(number) and above):
+            wanted = "a finite number" + (f" of at least {self.minimum:g}" if self.inclusive else
+                                          " above 0" if self.minimum == 0 else f" above {self.minimum:g}")
+            self.fail(f"{value!r} is not {wanted}", param, ctx)
+        return number
 
 
 def root_option(fn):
@@ -53,10 +79,56 @@ def strict_option(fn):
                                                        "about Bedrock) fail the run too.")(fn)
 
 
-def timeout_option(fn):
-    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
-                        show_default=True, help="Seconds one turn of the adapter may take; a hung turn is an error "
-                                                "verdict and the run goes on.")(fn)
+def timeout_option(fn=None, *, help: str = "Seconds one turn of the adapter may take; a hung turn is an error "
+                                           "verdict and the run goes on."):
+    option = click.option("--timeout", type=Finite(), default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+                          help=help)
+    return option(fn) if fn is not None else option
+
+
+class _ShardType(click.ParamType):
+    name = "K/N"
+
+    def convert(self, value, param, ctx) -> Shard:
+        if isinstance(value, Shard):
+            return value
+        try:
+            return parse_shard(value)
+        except ShardError as error:
+            self.fail(str(error), param, ctx)
+
+
+def shard_option(fn):
+    return click.option("--shard", type=_ShardType(), default=None, metavar="K/N",
+                        help="Run only shard K of N: a split by scenario id, the same on every machine "
+                             "(`report merge` joins the shards' JSON reports).")(fn)
+
+
+def sharded(scenarios: list, shard: Shard | None) -> list:
+    """``scenarios``, or the part of them ``shard`` keeps (said on stderr)."""
+    if shard is None:
+        return scenarios
+    kept = shard.select(scenarios)
+    click.echo(f"shard {shard}: {len(kept)} of {len(scenarios)} scenarios", err=True)
+    return kept
+
+
+def named_folder(path: Path, option: str, create: bool = True) -> Path:
+    """The folder ``option`` names, created when missing (or later, unless ``create``); only that folder: its parent
+    must exist already."""
+    if path.is_dir():
+        return path
+    if path.exists() or path.is_symlink():
+        raise BadUsage(f"{option} {path}: not a folder")
+    if not path.absolute().parent.is_dir():
+        raise BadUsage(f"{option} {path}: no folder {path.parent} ({option} creates only the folder it names)")
+    if not create:
+        return path
+    try:
+        path.mkdir()
+    except OSError as error:
+        raise BadUsage(f"{option} {path}: cannot create it: {error.strerror or error}") from None
+    return path
 
 
 def scenarios(root, suites=(), ids=()) -> tuple[Path | None, list]:
@@ -82,11 +154,30 @@ def _usage(call, *args):
 
 
 def load(spec: str, timeout: float | None = None):
-    """The adapter for ``spec``, each turn bounded by ``timeout``; a spec that does not resolve is a usage error."""
+    """The adapter for ``spec``, each turn bounded by ``timeout``; a spec that does not resolve is a usage error.
+
+    A ``module:attribute`` module is looked for in the working directory first, as ``python -m`` would (the console
+    script's own folder is what Python puts first otherwise)."""
     try:
-        return with_deadline(load_adapter(spec), timeout)
+        with _working_directory_first(":" in spec):
+            return with_deadline(load_adapter(spec), timeout)
     except AdapterLoadError as exc:
         raise BadUsage(str(exc)) from None
+
+
+@contextlib.contextmanager
+def _working_directory_first(wanted: bool):
+    """The working directory first on ``sys.path`` while an adapter module imports (only then: nothing else of the
+    process looks there afterwards)."""
+    here = os.getcwd()
+    added = wanted and here not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, here)
+    try:
+        yield
+    finally:
+        if added and here in sys.path:
+            sys.path.remove(here)
 
 
 def default_region() -> str:

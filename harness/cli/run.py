@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from harness.suite import report
-from harness.cli.common import (adapter_option, every_id, load, root_option, scenarios, selection_options,
-                                strict_option, timeout_option)
+from harness.cli.common import (adapter_option, every_id, load, root_option, scenarios, selection_options, shard_option,
+                                sharded, strict_option, timeout_option)
 from harness.cli.output import choose_format, output_option, write_output
 from harness.suite.runner import run as run_scenarios
 
@@ -28,18 +28,20 @@ def _progress(enabled: bool):
 @selection_options
 @click.option("--format", "fmt", type=click.Choice(report.FORMATS), default=None,
               help="Report format [default: from --output's suffix, else text].")
-@output_option
+@output_option(report.FORMATS)
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures (YAML: scenario id -> reason).")
 @timeout_option
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
 @strict_option
+@shard_option
 @root_option
-def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, strict, root):
+def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, strict, shard, root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
     given, (root, selected) = root, scenarios(root, suites, ids)
+    selected = sharded(selected, shard)
     adapter = load(spec, timeout)
     try:
         known = report.load_baseline(baseline) if baseline else {}
@@ -49,7 +51,7 @@ def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, st
     if baseline:
         results = report.apply_baseline(results, known, every_id(root, given), strict)
     write_output(report.render(results, adapter, fmt, cassettes=report.cassette_files(selected, root),
-                               verbose=verbose), output)
+                               verbose=verbose, shard=shard), output)
     sys.exit(report.exit_code(results, strict))
 
 

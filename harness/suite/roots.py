@@ -15,7 +15,7 @@ from typing import Sequence
 from harness.suite.runner import SHIPPED_ROOT, project_root, shipped_root
 from harness.suite.scenario import Scenario, discover, scenario_ids, select
 
-__all__ = ["READ_ONLY", "SHIPPED", "installed", "layered_ids", "load", "resolve", "shipped_root", "single"]
+__all__ = ["READ_ONLY", "SHIPPED", "installed", "layered_ids", "load", "owner", "resolve", "shipped_root", "single"]
 
 SHIPPED = "shipped"  # the --root value naming the suite that comes with bedrock-harness
 
@@ -56,6 +56,12 @@ def layered_ids(roots: Sequence[Path]) -> list[str]:
     owners = _owners(roots)
     return sorted(sid for root in dict.fromkeys(owners.values()) for sid in scenario_ids(root / "suites")
                   if owners[sid.split("/", 1)[0]] == root)
+
+
+def owner(roots: Sequence[Path], sid: str) -> Path | None:
+    """The root whose suites hold scenario ``sid`` (a later root's suite replacing an earlier one's), or None."""
+    root = _owners(roots).get(sid.split("/", 1)[0])
+    return root if root is not None and sid in scenario_ids(root / "suites") else None
 
 
 def installed(path: Path) -> bool:
