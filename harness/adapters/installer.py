@@ -14,7 +14,6 @@ instead. uv reads its own configuration (``uv.toml``, ``UV_INDEX_URL``), not pip
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import os
 import re
 import shutil
@@ -67,9 +66,19 @@ def find_uv() -> str | None:
     return shutil.which("uv") or (str(beside) if beside.is_file() else None)
 
 
+def _has_pip() -> bool:
+    """Whether the harness's environment holds pip (asked of its metadata: ``find_spec("pip")`` would switch off
+    setuptools' distutils shim for the rest of the process)."""
+    try:
+        importlib.metadata.version("pip")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
 def pip_command(cache: Path) -> list[str]:
     """``python -m pip`` of the harness's environment, or of a pip bootstrapped into ``cache`` when it has none."""
-    if importlib.util.find_spec("pip") is not None:
+    if _has_pip():
         return [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     folder = cache / ".bootstrap-pip"
     python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")

@@ -21,7 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 from urllib.parse import unquote, urlsplit
 
 import botocore
@@ -30,7 +30,7 @@ import yaml
 from harness.version import __version__
 from harness.wire import eventstream
 from harness.wire import grammar
-from harness.cassettes import limits, secrets
+from harness.cassettes import limits, parsed, secrets
 from harness.cassettes.files import write_atomic
 from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
 from harness.wire.eventstream import Frame
@@ -338,14 +338,25 @@ def _yaml_error(err: yaml.YAMLError) -> str:
     return f"{where}broken YAML: {getattr(err, 'problem', None) or err}".replace("\n", " ")
 
 
-def _parse(text: str, path) -> Cassette:
+def _document(parse: Callable[[], Any], path) -> Any:
+    """``parse()``'s YAML document; CassetteError naming the file on broken YAML or past a limit."""
     name = str(path or "cassette")
     try:
-        doc = limits.load_yaml(text)
+        return parse()
     except yaml.YAMLError as err:
         raise CassetteError(f"{name}: {_yaml_error(err)}") from None
     except limits.LimitError as err:
         raise CassetteError(f"{name}: {err}") from None
+    except UnicodeDecodeError as err:
+        raise CassetteError(f"{path}: cannot read ({err.__class__.__name__}: {err})") from None
+
+
+def _parse(text: str, path) -> Cassette:
+    return _from_document(_document(lambda: limits.load_yaml(text), path), path)
+
+
+def _from_document(doc: Any, path) -> Cassette:
+    name = str(path or "cassette")
     meta = doc.get("metadata") if isinstance(doc, dict) else None
     if not isinstance(meta, dict) or "format_version" not in meta:
         raise CassetteError(f"{name}: not a bedrock-harness cassette (no metadata.format_version); "
@@ -381,7 +392,10 @@ def _frame_problems(cassette: Cassette) -> list[str]:
 
 def loads(text: str, path: Path | str | None = None) -> Cassette:
     """Parse cassette text (CassetteError naming ``path`` and the location on anything unreadable)."""
-    cassette = _parse(text, path)
+    return _frames_checked(_parse(text, path))
+
+
+def _frames_checked(cassette: Cassette) -> Cassette:
     problems = _frame_problems(cassette)
     if problems:
         raise CassetteError(problems[0])
@@ -396,8 +410,13 @@ def _read(path) -> str:
 
 
 def load(path) -> Cassette:
-    """Read a cassette file (CassetteError naming the file and location on anything unreadable)."""
-    return loads(_read(path), path)
+    """Read a cassette file (CassetteError naming the file and location on anything unreadable); its YAML is parsed
+    once (``harness.cassettes.parsed``)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise CassetteError(f"{path}: cannot read ({err.__class__.__name__}: {err})") from None
+    return _frames_checked(_from_document(_document(lambda: parsed.load_yaml_bytes(data), path), path))
 
 
 def _grammar_problems(cassette: Cassette, n: int) -> list[str]:

@@ -11,12 +11,15 @@ import click
 
 from harness.suite import certify as certification
 from harness.suite import certification_table as certification_tables
+from harness.suite import merge as merging
 from harness.suite import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
-from harness.cli.common import (BadUsage, default_region, every_id, load, named_folder, one_root_option, root_option,
-                                scenarios, selection_options, shard_option, sharded, strict_option, timeout_option)
+from harness.cli.common import (BadUsage, child_options, default_region, every_id, load, named_folder, one_root_option,
+                                root_option, scenarios, selection_options, shard_option, sharded, strict_option,
+                                timeout_option)
+from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cassettes.files import write_atomic
 from harness.suite.runner import project_root
@@ -96,9 +99,10 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
 @strict_option
 @shard_option
+@jobs_option
 @root_option
 def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, progress, live, attempts,
-            upstream, region, profile, model, keep_failures, verbose, strict, shard, root):
+            upstream, region, profile, model, keep_failures, verbose, strict, shard, jobs, root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
@@ -106,8 +110,10 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         raise click.UsageError("give --output or --output-dir, not both")
     if output_dir is not None and fmt is not None:
         raise click.UsageError("--output-dir writes certification.md, .json and .xml; --format goes with --output")
-    if live and (baseline or output_dir or shard):
-        raise BadUsage("--live writes one report (--output or stdout) and takes no --baseline or --shard")
+    if live and (baseline or output_dir or shard or jobs > 1):
+        raise BadUsage("--live writes one report (--output or stdout) and takes no --baseline, --shard or --jobs")
+    if shard is not None and jobs > 1:
+        raise BadUsage("--jobs splits the run into shards itself: give --jobs or --shard, not both")
     if not live and (upstream or profile or model or keep_failures):
         raise BadUsage("--upstream, --profile, --model and --keep-failures go with --live")
     fmt = choose_format(fmt, output, "text" if live else "markdown", tuple(LIVE_FORMATS) if live else
@@ -117,6 +123,12 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
     if keep_failures is not None:
         named_folder(keep_failures, "--keep-failures", create=False)  # made on the first failed attempt
     given, (root, selected) = root, scenarios(root, suites, ids)
+    if jobs > 1:
+        adapter = ("--adapter", spec) if spec is not None else ("--command", command)
+        merged = run_in_children("certify", child_options(adapter, suites, ids, baseline, timeout, given), jobs,
+                                 len(selected), sys.stderr.isatty() if progress is None else progress)
+        _emit(certification.from_json(merged), fmt, output, output_dir, verbose)
+        sys.exit(report.exit_code(merging.results_of(merged)))
     selected = sharded(selected, shard)
     if live:
         forward = live_upstream(upstream, region, profile)  # no credentials: refused before any adapter starts

@@ -1,4 +1,8 @@
-"""What the run, golden, record and list commands share: the project root, scenarios and adapter lookup."""
+"""What the run, golden, record and list commands share: the project root, scenarios and adapter lookup.
+
+Light to import: botocore, the adapters and the suite's scenarios load in the helpers that need them, so a command
+that needs none of them (``serve --emulate``) starts without them.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +12,12 @@ import os
 import sys
 from pathlib import Path
 
-import botocore.exceptions
-import botocore.session
 import click
 
-from harness.adapters import AdapterLoadError, load_adapter
-from harness.adapters.deadline import with_deadline
-from harness.adapters.subprocess import DEFAULT_TIMEOUT
-from harness.suite import roots
-from harness.suite.scenario import ScenarioError, scenario_ids
+from harness.suite.protocol import TURN_TIMEOUT
 from harness.suite.shard import Shard, ShardError, parse_shard
 
-__all__ = ["BadUsage", "Finite", "adapter_option", "default_region", "every_id", "live_credentials", "load",
+__all__ = ["BadUsage", "Finite", "adapter_option", "child_options", "default_region", "every_id", "live_credentials", "load",
            "named_folder", "one_root_option", "region_option", "root_option", "scenarios", "selection_options",
            "shard_option", "sharded", "strict_option", "timeout_option"]
 
@@ -81,7 +79,7 @@ def strict_option(fn):
 
 def timeout_option(fn=None, *, help: str = "Seconds one turn of the adapter may take; a hung turn is an error "
                                            "verdict and the run goes on."):
-    option = click.option("--timeout", type=Finite(), default=DEFAULT_TIMEOUT, show_default=True, metavar="SECONDS",
+    option = click.option("--timeout", type=Finite(), default=TURN_TIMEOUT, show_default=True, metavar="SECONDS",
                           help=help)
     return option(fn) if fn is not None else option
 
@@ -113,6 +111,14 @@ def sharded(scenarios: list, shard: Shard | None) -> list:
     return kept
 
 
+def child_options(adapter: tuple[str, str], suites, ids, baseline, timeout, roots) -> list[str]:
+    """The options a ``--jobs`` child of run or certify takes from its parent (paths made absolute)."""
+    options = [*adapter, "--timeout", repr(timeout)]
+    options += [arg for suite in suites for arg in ("--suite", suite)] + [arg for sid in ids for arg in ("--scenario", sid)]
+    options += ["--baseline", str(Path(baseline).absolute())] if baseline else []
+    return options + [arg for root in roots for arg in ("--root", root if root == "shipped" else str(Path(root).absolute()))]
+
+
 def named_folder(path: Path, option: str, create: bool = True) -> Path:
     """The folder ``option`` names, created when missing (or later, unless ``create``); only that folder: its parent
     must exist already."""
@@ -134,12 +140,17 @@ def named_folder(path: Path, option: str, create: bool = True) -> Path:
 def scenarios(root, suites=(), ids=()) -> tuple[Path | None, list]:
     """(root, selected scenarios) for one ``--root`` (a path or None) or several (a tuple: layered, root None);
     a bad scenario file or unknown id is a usage error (exit 2)."""
+    from harness.suite import roots
+
     found = roots.resolve(root if isinstance(root, tuple) else [root] if root is not None else [])
     return roots.single(found), _usage(roots.load, found, suites, ids)
 
 
 def every_id(root, given=()) -> list[str]:
     """Every scenario id a baseline may name: under ``root``, or (root None) under the layered ``given`` roots."""
+    from harness.suite import roots
+    from harness.suite.scenario import scenario_ids
+
     if root is not None:
         return _usage(scenario_ids, Path(root) / "suites")
     return _usage(roots.layered_ids, roots.resolve(given))
@@ -147,6 +158,8 @@ def every_id(root, given=()) -> list[str]:
 
 def _usage(call, *args):
     """``call(*args)``, with a bad scenario file or unknown name as a usage error (exit 2)."""
+    from harness.suite.scenario import ScenarioError
+
     try:
         return call(*args)
     except (ScenarioError, OSError) as exc:
@@ -158,6 +171,9 @@ def load(spec: str, timeout: float | None = None):
 
     A ``module:attribute`` module is looked for in the working directory first, as ``python -m`` would (the console
     script's own folder is what Python puts first otherwise)."""
+    from harness.adapters import AdapterLoadError, load_adapter
+    from harness.adapters.deadline import with_deadline
+
     try:
         with _working_directory_first(":" in spec):
             return with_deadline(load_adapter(spec), timeout)
@@ -190,6 +206,9 @@ def region_option(fn):
 
 def live_credentials(profile: str | None, needs: str, offline: str | None = None):
     """The default chain's credentials (``--profile`` first); none is the one-line refusal every live command gives."""
+    import botocore.exceptions
+    import botocore.session
+
     if profile:
         os.environ["AWS_PROFILE"] = profile
     try:

@@ -10,17 +10,14 @@ from pathlib import Path
 
 import click
 
-from harness.cassettes.cassette import CassetteError, load_checked
 from harness.cli.common import BadUsage, Finite, default_region, live_credentials, named_folder, root_option
 from harness.endpoint.emulator.render import EmulatorScriptError
 from harness.endpoint.faults import FaultError, Faults, parse_fault
+from harness.endpoint.rules.input_shape import load_model
 from harness.suite import roots
 from harness.suite.scenario import Scenario, ScenarioError, load_scenario
-from harness.endpoint.proxy import Conversations, RecordingProxy, describe, source_of
-from harness.endpoint.tapes import FolderBusy
 from harness.endpoint.responders import CassetteResponder
 from harness.endpoint.server import IDLE_TIMEOUT, BedrockServer
-from harness.endpoint.upstream import Upstream, checked_url, live_url
 
 __all__ = ["SERVE_KEEPS", "recording_upstream", "resolve_scenario", "serve"]
 
@@ -57,20 +54,34 @@ def _build(cassette, scenario_name, root, options) -> BedrockServer:
     texts, chunking, delay, scale, validate, port, loop, idle = options
     settings = {"validate": validate, "port": port, "keep_requests": SERVE_KEEPS, "loop": loop, "idle_timeout": idle}
     try:
-        if cassette:  # a stream that breaks Bedrock's event grammar is refused, as `run` refuses it
+        if cassette:
             faults = _faults(texts, (), chunking, delay, scale)
-            return BedrockServer(CassetteResponder(load_checked(cassette), faults=faults), faults=faults, **settings)
+            return BedrockServer(CassetteResponder(_checked_cassette(cassette), faults=faults), faults=faults,
+                                 **settings)
         scenario = _emulated(scenario_name, root)
         faults = _faults(texts, scenario.faults, chunking, delay, scale)
         return BedrockServer.from_scenario(scenario, faults=faults, **settings)
-    except (CassetteError, ScenarioError, EmulatorScriptError, FaultError) as error:
+    except (ScenarioError, EmulatorScriptError, FaultError) as error:
+        raise BadUsage(str(error)) from None
+
+
+def _checked_cassette(path: str):
+    """The cassette at ``path``; a stream that breaks Bedrock's event grammar is refused, as `run` refuses it."""
+    from harness.cassettes.cassette import CassetteError, load_checked  # the cassette reader, for --cassette only
+
+    try:
+        return load_checked(path)
+    except CassetteError as error:
         raise BadUsage(str(error)) from None
 
 
 def recording_upstream(url: str | None, region: str, profile: str | None, command: str,
-                       offline: str | None = None, option: str = "--upstream") -> Upstream:
-    """The upstream of a recording proxy: ``url`` (given as ``option``), or real Bedrock in ``region`` when None,
-    signed with the default credential chain (none found: the one-line refusal of every live command)."""
+                       offline: str | None = None, option: str = "--upstream"):
+    """The upstream of a recording proxy (an ``Upstream``): ``url`` (given as ``option``), or real Bedrock in
+    ``region`` when None, signed with the default credential chain (none found: the one-line refusal of every live
+    command)."""
+    from harness.endpoint.upstream import Upstream, checked_url, live_url  # botocore's signer: live commands only
+
     try:
         checked_url(url or live_url(region))  # the URL's form first: a typo needs no credentials
     except ValueError as error:
@@ -79,9 +90,12 @@ def recording_upstream(url: str | None, region: str, profile: str | None, comman
 
 
 class _Recording:
-    """What ``serve --record`` runs: the proxy's server, its recorder, and the proxy to finish on a signal."""
+    """What ``serve --record`` runs: the proxy's server, its recorder, and the proxy to finish on a signal (the
+    proxy's modules load here: botocore's signer is for --record only)."""
 
-    def __init__(self, directory: Path, upstream: Upstream, port: int, idle_timeout: float):
+    def __init__(self, directory: Path, upstream, port: int, idle_timeout: float):
+        from harness.endpoint.proxy import Conversations, RecordingProxy, source_of
+
         self.recorder = Conversations(directory, source=source_of(upstream.url))
         self.proxy = RecordingProxy(upstream, self.recorder)
         # Bedrock's rules are reported, never enforced (Bedrock answers for itself).
@@ -90,6 +104,8 @@ class _Recording:
 
     def claim(self) -> None:
         """Take the folder (one recorder at a time) and remove the temp files a killed recorder left in it."""
+        from harness.endpoint.tapes import FolderBusy
+
         try:
             removed = self.recorder.claim()
         except (FolderBusy, OSError) as error:
@@ -115,6 +131,8 @@ def _serve_until_signalled(server: BedrockServer, recording: _Recording | None =
                        + ("; pick another --port, or --port 0 for a free one" if port else "")) from None
     click.echo(server.endpoint_url)
     sys.stdout.flush()
+    # botocore's service model (the input-shape check) loads now, while nothing waits, not in the first request.
+    threading.Thread(target=load_model, name="bedrock-harness model", daemon=True).start()
     while not stop.wait(0.2):
         pass
     if recording is not None:
@@ -123,6 +141,8 @@ def _serve_until_signalled(server: BedrockServer, recording: _Recording | None =
         server.close()
     log.info("stopped after %d requests", server.request_count)
     if recording is not None:
+        from harness.endpoint.proxy import describe
+
         click.echo(describe(recording.recorder.tapes) or "recorded nothing", err=True)
 
 

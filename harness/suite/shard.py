@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from harness.suite.scenario import Scenario
+if TYPE_CHECKING:
+    from harness.suite.scenario import Scenario
 
 __all__ = ["Shard", "ShardError", "parse_shard"]
 
