@@ -104,7 +104,7 @@ def test_timeout_takes_a_finite_positive_number(command, value):
     assert line.startswith("Error: Invalid value for '--timeout': ") and repr(value) in line
 
 
-@pytest.mark.parametrize("option", ["--delay", "--scale"])
+@pytest.mark.parametrize("option", ["--delay", "--scale", "--idle-timeout"])
 @pytest.mark.parametrize("value", ["inf", "nan", "-1"])
 def test_serve_waits_take_finite_numbers(option, value):
     one_error_line(invoke("serve", "--emulate", "core/smoke-text", option, value), f"Error: Invalid value for '{option}'")
@@ -249,6 +249,7 @@ def test_a_path_still_wins_over_an_id_and_a_device_is_read_as_a_file(tmp_path):
 @pytest.mark.parametrize("command, offered, absent", [
     (("drift",), ["[json|text]", ".json, .txt)"], [".html", ".md", ".xml", "markdown", "junit"]),
     (("matrix",), ["[text|markdown|json]", ".json, .md, .txt)"], [".html", ".xml", "junit", "html"]),
+    (("evidence",), ["[text|json]", ".json, .txt)"], [".html", ".md", ".xml", "markdown", "junit"]),
     (("run",), ["[text|json|junit|markdown|html]", ".html, .json, .md, .txt, .xml)"], []),
     (("report", "merge"), ["[text|json|junit|markdown|html]", ".html, .json, .md, .txt, .xml)"], []),
 ], ids=lambda c: " ".join(c) if isinstance(c, tuple) else None)
