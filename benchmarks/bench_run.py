@@ -38,7 +38,8 @@ CALLS = {  # URI suffix -> (boto3 method, streaming member or None)
     "converse": ("converse", None),
     "invoke-with-response-stream": ("invoke_model_with_response_stream", "body"),
 }
-TARGET_SECONDS, TARGET_RATIO = 3.0, 1.5  # issue 5: whole suite under 3 s, at most 1.5x the bare replay
+TARGET_SECONDS = 3.0  # issue 5: the whole suite under 3 s
+TARGET_RATIO = 0.5  # issue 20: at most half the bare replay, the SDK's own retry sleeps left out of both
 # Profiled stages: (label, file suffix, function name); cumulative main-thread time of each.
 STAGES = (
     ("runner.run (total)", "harness/suite/runner.py", "run"),
@@ -228,7 +229,7 @@ def _report(result: dict, scenarios: Sequence[Any], cli: list[float], repetition
              *([f"(SDK-backoff scenarios: {', '.join(result['backoff'])}: an HTTP-error fault makes boto3 sleep a "
                 "random 0-1 s before its retry; the bare replay's cassette holds only the success)"]
                if result["backoff"] else []), "", _slowest(result["per_scenario"]), "",
-             _verdict(harness["median"], harness["median"] / bare["median"], cli)]
+             _verdict(harness["median"], _without_sleeps(result, harness, bare), cli)]
     if result["not_passing"]:
         lines.append("WARNING: not every scenario passed: " + "; ".join(result["not_passing"]))
     return "\n".join(lines)
@@ -240,12 +241,19 @@ def _slowest(per_scenario: list[dict], count: int = 5) -> str:
     return table(("slowest scenarios (harness)", "median"), [(sid, f"{1000 * s:.0f} ms") for sid, s in rows])
 
 
+def _without_sleeps(result: dict, harness: dict, bare: dict) -> float:
+    """The median ratio harness / bare, without the scenarios whose fault makes boto3 sleep (when there are any)."""
+    if not result["backoff"]:
+        return harness["median"] / bare["median"]
+    return summary(result["harness_rest"])["median"] / summary(result["bare_rest"])["median"]
+
+
 def _verdict(seconds: float, ratio: float, cli: list[float]) -> str:
     ok = lambda good: "ok" if good else "MISSED"  # noqa: E731
     cli_part = f"; CLI end to end {summary(cli)['median']:.2f} s" if cli else ""
     return (f"target whole suite < {TARGET_SECONDS:.0f} s: {ok(seconds < TARGET_SECONDS)} "
             f"(in-process median {seconds:.2f} s{cli_part}); "
-            f"target <= {TARGET_RATIO}x bare: {ok(ratio <= TARGET_RATIO)} ({ratio:.2f}x)")
+            f"target <= {TARGET_RATIO}x bare, SDK retry sleeps aside: {ok(ratio <= TARGET_RATIO)} ({ratio:.2f}x)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

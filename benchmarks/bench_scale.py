@@ -2,6 +2,7 @@
 
     python benchmarks/bench_scale.py                       # 1000 scenarios, sizes 100,250,500,1000
     python benchmarks/bench_scale.py --n 300 --sizes 100,300 --tracemalloc --workdir /tmp/scale
+    python benchmarks/bench_scale.py --n 10000 --sizes 1000,10000 --jobs 1,2 --other-python /old/venv/bin/python
 
 Preparation (reported apart, never counted as run time): scenario files are generated into a temporary
 root (half are the shipped scenarios with a varied prompt, half are built from a small grammar: 1-4 turns,
@@ -16,8 +17,11 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
+import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -141,8 +145,9 @@ def prepare(root: Path) -> dict[str, float]:
     return {"record": recorded - start, "golden": time.perf_counter() - recorded}
 
 
-def measure_size(root: Path, size: int, trace: bool = False) -> dict:
-    """``run`` over the first ``size`` scenarios in this process: seconds, verdicts, memory."""
+def measure_size(root: Path, size: int, trace: bool = False, jobs: int = 1) -> dict:
+    """``run`` over the first ``size`` scenarios in this process (``jobs`` > 1: ``bedrock-harness run --jobs``, its
+    children included): seconds, verdicts, memory."""
     from harness.converse import ConverseAdapter
     from harness.suite.runner import run
     from harness.suite.scenario import discover
@@ -154,40 +159,71 @@ def measure_size(root: Path, size: int, trace: bool = False) -> dict:
     if trace:
         tracemalloc.start()
     adapter = ConverseAdapter()  # kept alive until measured, as it is until `bedrock-harness run` exits
-    seconds, results = timed(run, scenarios, adapter, root)
+    seconds, results = timed(run, scenarios, adapter, root) if jobs == 1 else timed(_in_children, scenarios, root, jobs)
     traced = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
     statuses = [r.status for r in results]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 if jobs > 1 else None
     return {"size": len(scenarios), "seconds": seconds, "discover_s": load_s, "passed": statuses.count("pass"),
             "not_passing": [f"{r.scenario}: {r.status} {r.reason}" for r in results if r.status != "pass"][:5],
-            "rss_before": before["rss"], **memory_mb(), "threads": threading.active_count(), "traced_peak": traced}
+            "rss_before": before["rss"], **memory_mb(), "threads": threading.active_count(), "traced_peak": traced,
+            "jobs": jobs, "child_peak": children}
 
 
-def _measure_in_child(root: Path, size: int, trace: bool) -> dict:
-    argv = [sys.executable, __file__, "--child", str(root), "--sizes", str(size), *(["--tracemalloc"] if trace else [])]
-    done = subprocess.run(argv, capture_output=True, text=True)
+def _in_children(scenarios: Sequence, root: Path, jobs: int) -> list:
+    """``bedrock-harness run --jobs`` over ``scenarios``: its children discover, run and report; this joins them."""
+    from harness.cli.jobs import run_in_children
+    from harness.suite import merge
+
+    chosen = [arg for s in scenarios for arg in ("--scenario", s.id)]
+    merged = run_in_children("run", ["--adapter", "reference", "--root", str(root), *chosen], jobs, len(scenarios),
+                             False)
+    return merge.results_of(merged)
+
+
+def _measure_in_child(root: Path, size: int, trace: bool, python: str = sys.executable, jobs: int = 1) -> dict:
+    argv = [python, __file__, "--child", str(root), "--sizes", str(size), "--jobs", str(jobs),
+            *(["--tracemalloc"] if trace else [])]
+    with tempfile.TemporaryDirectory(prefix="bench-scale-cold-") as cold:
+        env = dict(os.environ)
+        if env.get("BEDROCK_HARNESS_PARSED_CACHE") == "cold":
+            env["BEDROCK_HARNESS_PARSED_CACHE"] = cold
+        done = subprocess.run(argv, capture_output=True, text=True, env=env)
     if done.returncode:
         raise SystemExit(f"size {size} failed:\n{done.stderr.strip()}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _report(rows: list[dict], n: int, prep: dict, trace: bool) -> str:
-    body = [(r["size"], f"{r['seconds']:.2f} s", f"{1000 * r['seconds'] / r['size']:.1f} ms",
-             f"{r['passed']}/{r['size']}", f"{r['rss_before']:.0f}", f"{r['rss']:.0f}", f"{r['peak']:.0f}",
-             f"{1024 * (r['peak'] - r['rss_before']) / r['size']:.0f}", r["threads"],
+    body = [(r.get("label", "this"), r.get("jobs", 1), r["size"], f"{r['seconds']:.2f} s",
+             f"{1000 * r['seconds'] / r['size']:.1f} ms", f"{r['passed']}/{r['size']}", f"{r['rss_before']:.0f}",
+             f"{r['rss']:.0f}", f"{r['peak']:.0f}", f"{1024 * (r['peak'] - r['rss_before']) / r['size']:.0f}",
+             f"{r['child_peak']:.0f}" if r.get("child_peak") else "-", r["threads"],
              f"{r['traced_peak']:.1f}" if trace else "-") for r in rows]
-    per = [r["seconds"] / r["size"] for r in rows]
-    headers = ("scenarios", "run", "per scenario", "passed", "RSS before", "RSS after", "peak RSS",
-               "KiB/scenario", "threads after", "tracemalloc peak")
+    mine = [r for r in rows if r.get("label", "this") == "this" and r.get("jobs", 1) == rows[0].get("jobs", 1)]
+    per = [r["seconds"] / r["size"] for r in mine]
+    headers = ("harness", "jobs", "scenarios", "run", "per scenario", "passed", "RSS before", "RSS after", "peak RSS",
+               "KiB/scenario", "worker peak RSS", "threads after", "tracemalloc peak")
     lines = [f"machine: {machine()}",
              f"prepared {n} scenarios: generate {prep['generate']:.1f} s, record (emulator, record_scenario) "
              f"{prep['record']:.1f} s ({1000 * prep['record'] / n:.0f} ms each), goldens {prep['golden']:.1f} s "
              f"({1000 * prep['golden'] / n:.0f} ms each); preparing process peak RSS {prep['peak_mib']:.0f} MiB",
              "", table(headers, body), "(memory in MiB; KiB/scenario = (peak - before) / scenarios)", "",
-             f"per-scenario time, largest / smallest size: {per[-1] / per[0]:.2f}x (1.00x is perfectly linear)"]
+             f"per-scenario time, largest / smallest size: {per[-1] / per[0]:.2f}x (1.00x is perfectly linear)",
+             *_ratios(rows)]
     if trace:
         lines.append("(tracemalloc on: run times include its overhead)")
     lines += [f"NOT PASSING at size {r['size']}: " + "; ".join(r["not_passing"]) for r in rows if r["not_passing"]]
     return "\n".join(lines)
+
+
+def _ratios(rows: list[dict]) -> list[str]:
+    """Per size, every other row's time over the first row's (measured in the same run, interleaved)."""
+    lines = []
+    for size in sorted({r["size"] for r in rows}):
+        same = [r for r in rows if r["size"] == size]
+        lines += [f"size {size}: {r.get('label', 'this')} jobs {r.get('jobs', 1)} / {same[0].get('label', 'this')} "
+                  f"jobs {same[0].get('jobs', 1)} = {r['seconds'] / same[0]['seconds']:.2f}x" for r in same[1:]]
+    return lines
 
 
 def _sizes(text: str, n: int) -> list[int]:
@@ -203,21 +239,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--with-http-faults", action="store_true",
                         help="include the HTTP 429 scenario's variants (each sleeps a random 0-1 s SDK backoff)")
     parser.add_argument("--workdir", type=Path, help="generate here and keep it (reused when already prepared)")
+    parser.add_argument("--jobs", default="1", help="also measure `run --jobs N` for each N given (e.g. 1,2)")
+    parser.add_argument("--other-python", metavar="PYTHON",
+                        help="also measure with this interpreter's bedrock-harness (e.g. an older checkout's venv), "
+                             "interleaved with this one's")
+    parser.add_argument("--parsed-cache", choices=("warm", "cold", "off"), default="warm",
+                        help="the parsed-YAML cache (harness.cassettes.parsed) when each size runs: filled beforehand "
+                             "(untimed), empty for each run, or off")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # internal: measure one size, print JSON
     args = parser.parse_args(argv)
     fake_aws_env()
     if args.child:
-        print(json.dumps(measure_size(args.child, int(args.sizes), args.tracemalloc)))
+        print(json.dumps(measure_size(args.child, int(args.sizes), args.tracemalloc, int(args.jobs))))
         return 0
     root = args.workdir or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
         prep = _prepare_root(root, args)
-        rows = [_measure_in_child(root, size, args.tracemalloc) for size in _sizes(args.sizes, args.n)]
-        print(_report(rows, args.n, prep, args.tracemalloc))
+        plan = [("this", sys.executable, int(j)) for j in args.jobs.split(",")]
+        plan += [("other", args.other_python, 1)] if args.other_python else []
+        with _parsed_cache(args.parsed_cache, root):
+            rows = [{**_measure_in_child(root, size, args.tracemalloc, python, jobs), "label": label}
+                    for size in _sizes(args.sizes, args.n) for label, python, jobs in plan]
+        print(_report(rows, args.n, prep, args.tracemalloc) + f"\nparsed-YAML cache: {args.parsed_cache}")
     finally:
         if args.workdir is None:
             shutil.rmtree(root, ignore_errors=True)
     return 0
+
+
+@contextlib.contextmanager
+def _parsed_cache(state: str, root: Path):
+    """The parsed-YAML cache the children see, set in ``BEDROCK_HARNESS_PARSED_CACHE``: ``warm`` (every file of
+    ``root`` parsed once beforehand, untimed, into a folder of this benchmark's), ``cold`` (a fresh empty folder for
+    each child: ``_measure_in_child`` makes it) or ``off``."""
+    with tempfile.TemporaryDirectory(prefix="bench-scale-parsed-") as folder:
+        os.environ["BEDROCK_HARNESS_PARSED_CACHE"] = {"off": "off", "cold": "cold"}.get(state, folder)
+        if state == "warm":
+            from harness.cassettes.parsed import load_yaml_bytes
+
+            for path in sorted(root.rglob("*.yaml")):
+                load_yaml_bytes(path.read_bytes())
+        try:
+            yield
+        finally:
+            os.environ.pop("BEDROCK_HARNESS_PARSED_CACHE", None)
 
 
 def _prepare_root(root: Path, args: argparse.Namespace) -> dict[str, float]:

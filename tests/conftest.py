@@ -3,9 +3,16 @@ import os
 import pytest
 
 
+@pytest.fixture(scope="session")
+def _parsed_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("parsed-cache")
+
+
 @pytest.fixture(autouse=True)
-def _dummy_aws_env(monkeypatch):
-    """Tests never see real credentials and never reach AWS: dummy keys, a fixed region."""
+def _dummy_aws_env(monkeypatch, _parsed_cache):
+    """Tests never see real credentials and never reach AWS: dummy keys, a fixed region; parsed YAML is cached in the
+    session's own folder (harness.cassettes.parsed), never in the user's."""
+    monkeypatch.setenv("BEDROCK_HARNESS_PARSED_CACHE", str(_parsed_cache))
     for name in list(os.environ):
         if name.startswith("AWS_"):
             monkeypatch.delenv(name)

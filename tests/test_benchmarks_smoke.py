@@ -45,13 +45,25 @@ def test_bare_replay_reads_every_recorded_event(benchmarks):
 
 def test_bench_scale_generates_records_and_runs(benchmarks, tmp_path, capsys):
     _, bench_scale = benchmarks
-    assert bench_scale.main(["--n", "2", "--sizes", "2", "--workdir", str(tmp_path)]) == 0
+    assert bench_scale.main(["--n", "2", "--sizes", "2", "--workdir", str(tmp_path), "--jobs", "1,2"]) == 0
     out = capsys.readouterr().out
     assert "prepared 2 scenarios" in out and "NOT PASSING" not in out
     assert len(list((tmp_path / "cassettes" / "gen").glob("*.yaml"))) == 2
     assert len(list((tmp_path / "suites" / "gen").glob("*.golden.yaml"))) == 2
-    row = next(line for line in out.splitlines() if line.startswith("2 "))
-    assert " 2/2 " in row  # both generated scenarios pass against their goldens
+    rows = [line.split() for line in out.splitlines() if line.startswith("this ")]
+    assert [row[1] for row in rows] == ["1", "2"] and all("2/2" in row for row in rows)  # in-process and --jobs 2
+    assert "size 2: this jobs 2 / this jobs 1 = " in out and out.rstrip().endswith("parsed-YAML cache: warm")
+
+
+def test_bench_startup_times_the_cli_and_serve_against_a_mock_server(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_startup
+
+    assert bench_startup.main(["--repetitions", "1"]) == 0
+    out = capsys.readouterr().out
+    for row in ("python -m http.server (to listening)", "this --version", "this --help", "this serve (to listening)",
+                "this run core/smoke-text", "target serve listening within 0.4 s: "):
+        assert row in out, out
 
 
 def test_bench_proxy_measures_the_proxy_and_its_first_event(monkeypatch, capsys):

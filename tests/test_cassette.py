@@ -287,6 +287,9 @@ def test_a_cassette_path_that_is_no_regular_file_is_refused_without_reading(tmp_
 
 def test_save_is_atomic_and_refuses_to_overwrite(tmp_path):
     path = tmp_path / "sub" / "c.yaml"
+    with pytest.raises(FileNotFoundError):  # no folder is made: the caller makes the ones it owns
+        cs.save(path, make(stream_interaction(GOOD_STREAM)))
+    path.parent.mkdir()
     cs.save(path, make(stream_interaction(GOOD_STREAM)))
     before = path.read_bytes()
     with pytest.raises(FileExistsError, match="refusing to overwrite"):

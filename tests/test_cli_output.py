@@ -39,7 +39,7 @@ def test_dash_is_stdout_and_no_file_named_dash(tmp_path, monkeypatch):
 
 
 def test_a_new_file_follows_the_umask(tmp_path, umask_027):
-    out = tmp_path / "new" / "report.json"
+    out = tmp_path / "report.json"
     assert invoke("run", "--output", str(out)).exit_code == 0
     assert json.loads(out.read_text())["summary"]["pass"] == 1
     assert out.stat().st_mode & 0o777 == 0o640
@@ -131,9 +131,12 @@ def test_an_unknown_suffix_without_format_is_a_usage_error(tmp_path, command):
     assert invoke(*command, "--output", str(tmp_path / "report"), "--format", "json").exit_code == 0
 
 
-def test_an_unwritable_output_is_one_line(tmp_path):
-    done = invoke("run", "--output", str(tmp_path / "missing-dir-is-a-file" / "x.json"))
-    assert done.exit_code == 0  # parents are created
+def test_an_unwritable_output_is_one_line_and_creates_no_folder(tmp_path):
+    missing = tmp_path / "missing" / "dir" / "x.json"
+    done = invoke("run", "--output", str(missing))
+    assert (done.exit_code, done.output) == (2, f"Error: --output {missing}: no folder {missing.parent} (--output "
+                                                "creates no folders)\n")
+    assert not (tmp_path / "missing").exists()
     (tmp_path / "file").write_text("")
     blocked = invoke("run", "--output", str(tmp_path / "file" / "x.json"))
     assert blocked.exit_code == 2 and blocked.output.count("\n") == 1 and "--output" in blocked.output

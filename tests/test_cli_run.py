@@ -194,7 +194,7 @@ def test_json_report_follows_the_design_schema(recorded):
     assert report["adapter"]["name"] == "reference" and "tool_use" in report["adapter"]["capabilities"]
     first = report["results"][0]
     assert set(first) == {"scenario", "status", "reason", "turns", "duration_s", "cassette", "cassette_sha256"}
-    assert set(first["turns"][0]) == {"index", "diff", "request_problems", "request_notes", "warnings"}
+    assert set(first["turns"][0]) == {"index", "diff", "request_problems", "request_diffs", "request_notes", "warnings"}
     path = recorded / first["cassette"]
     assert first["cassette"] == f"cassettes/{first['scenario']}.yaml"
     assert first["cassette_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -347,3 +347,28 @@ def test_a_second_recorder_on_the_same_folder_is_one_line_and_exit_2(tmp_path):
     result = CliRunner().invoke(main, ["serve", "--record", str(tmp_path / "out"), "--upstream", "http://127.0.0.1:9"])
     assert result.exit_code == 2 and result.output.strip().splitlines() == [
         f"Error: serve --record: {tmp_path / 'out'}: another `serve --record` is recording into this folder"]
+
+
+# The child stops at serve's first line (the URL: it listens) and lists what it has imported by then.
+_LISTENING = r'''
+import os, sys
+import harness.cli.serve as serve
+def echo(message=None, *args, **kwargs):
+    heavy = sorted(m for m in sys.modules if m in ("boto3", "botocore.session", "botocore.client", "botocore.parsers",
+                                                   "botocore.validate", "vcr", "urllib3", "deepdiff")
+                   or m.startswith(("harness.adapters", "harness.suite.runner", "harness.cassettes.cassette",
+                                    "harness.converse")))
+    sys.stdout.write(f"{message} HEAVY {heavy}\n")
+    sys.stdout.flush()
+    os._exit(0)
+serve.click.echo = echo
+from harness.cli import main
+main(["serve", "--emulate", "core/smoke-text", "--port", "0"])
+'''
+
+
+def test_serve_listens_before_loading_botocore_the_suite_or_vcrpy():
+    """What makes start-up slow is left for later: botocore's service model loads once serve listens."""
+    done = subprocess.run([sys.executable, "-c", _LISTENING], capture_output=True, text=True, timeout=120)
+    assert done.stdout.startswith("http://127.0.0.1:") and done.stdout.rstrip().endswith("HEAVY []"), \
+        done.stdout + done.stderr

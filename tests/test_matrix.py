@@ -143,9 +143,12 @@ def test_with_installs_a_companion_release_beside_each_release(tmp_path):
     assert rows[()]["core/parallel-calls"] == "fail" and rows[("--with", "fakecompanion==1.0")]["core/parallel-calls"] == "pass"
     assert "[1/1] fakebedrock==2.0 with fakecompanion==1.0 ..." in done.stderr
     assert sorted(p.name.split("-py")[0] for p in cache.iterdir()) == ["fakebedrock-2.0", "fakebedrock-2.0+fakecompanion_1.0"]
-    found = invoke((links, cache), "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--versions", "2.0",
-                   "--good", "2.0", "--bad", "2.0", "--with", "fakecompanion==1.0")
+    found = invoke((links, cache), "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--versions", "2.0,2.1",
+                   "--good", "2.0", "--bad", "2.1", "--with", "fakecompanion==1.0")  # 2.1 does not exist: not run
     assert "probing fakebedrock==2.0 with fakecompanion==1.0 ..." in found.stderr
+    same = invoke((links, cache), "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--versions", "2.0",
+                  "--good", "2.0", "--bad", "2.0")
+    assert (same.exit_code, same.output) == (2, "Error: --good and --bad both name 2.0: give two releases\n")
 
 
 def test_an_adapter_without_a_library_needs_package(index):
@@ -177,15 +180,16 @@ def test_bisect_probes_a_binary_search(statuses, first):
     assert len(probed) <= 2 + (len(releases) - 2).bit_length() and len(set(probed)) == len(probed)
 
 
-def test_an_interrupted_environment_build_leaves_nothing_behind(index, monkeypatch, tmp_path):
-    from harness.adapters import releases
+@pytest.mark.parametrize("kind", ["uv", "pip"])
+def test_an_interrupted_environment_build_leaves_nothing_behind(index, monkeypatch, tmp_path, kind):
+    from harness.adapters import installer, releases
 
-    def broken(args, what):
-        raise releases.ReleaseError(f"{what}: pip failed: simulated")
+    def broken(command, what):
+        raise installer.InstallError(f"{what}: {kind} failed: simulated")
 
-    monkeypatch.setattr(releases, "_pip", broken)
-    with pytest.raises(releases.ReleaseError, match="installing fakebedrock==1.0: pip failed: simulated"):
-        releases.environment("fakebedrock", "1.0", tmp_path)
+    monkeypatch.setattr(installer, "_run", broken)
+    with pytest.raises(releases.ReleaseError, match=f"installing fakebedrock==1.0: {kind} failed: simulated"):
+        releases.environment("fakebedrock", "1.0", tmp_path, installer=installer.Installer(kind, (kind,)))
     assert list(tmp_path.iterdir()) == []
 
 

@@ -227,6 +227,13 @@ def test_a_hung_turn_fails_its_scenario_naming_the_turn_and_bedrock_timeout(proj
                                  "(--bedrock-timeout); the hung call was abandoned"])
 
 
+@pytest.mark.parametrize("value", ["inf", "nan", "0", "soon"])
+def test_bedrock_timeout_takes_a_finite_positive_number(project, value):
+    result = project.runpytest(*REFERENCE, "--bedrock-timeout", value)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*argument --bedrock-timeout: {value!r} is not a*"])
+
+
 def test_junitxml_carries_each_scenarios_status_cassette_and_sha256(project):
     tamper_golden(project.path)
     project.runpytest(*REFERENCE, "--junitxml=report.xml")

@@ -20,6 +20,7 @@ from harness.suite.report import (
     render_junit,
     render_markdown,
     render_text,
+    results_from_json,
     summary,
 )
 from harness.suite.results import STATUSES, Result, TurnResult, verdict
@@ -135,13 +136,23 @@ def test_json_follows_the_design_schema():
         assert list(entry) == ["scenario", "status", "reason", "turns", "duration_s"]
         assert isinstance(entry["reason"], str) and isinstance(entry["duration_s"], float)
         for turn in entry["turns"]:
-            assert list(turn) == ["index", "diff", "request_problems", "request_notes", "warnings"]
+            assert list(turn) == ["index", "diff", "request_problems", "request_diffs", "request_notes", "warnings"]
             assert isinstance(turn["diff"], str) and all(isinstance(p, str) for p in turn["request_problems"])
     first, second = report["results"][0], report["results"][1]
-    assert first["turns"] == [{"index": 0, "diff": CHUNK_DIFF.render() + "\n\n" + LAW, "request_problems": [], "request_notes": [], "warnings": []}]
+    assert first["turns"] == [{"index": 0, "diff": CHUNK_DIFF.render() + "\n\n" + LAW, "request_problems": [],
+                               "request_diffs": [], "request_notes": [], "warnings": []}]
     assert second["turns"][1] == {"index": 1, "diff": "", "request_problems": [RULE, REQUEST_DIFF.render()],
+                                  "request_diffs": [REQUEST_DIFF.render()], "request_notes": [], "warnings": []}
+    assert second["turns"][0] == {"index": 0, "diff": "", "request_problems": [], "request_diffs": [],
                                   "request_notes": [], "warnings": []}
-    assert second["turns"][0] == {"index": 0, "diff": "", "request_problems": [], "request_notes": [], "warnings": []}
+
+
+@pytest.mark.parametrize("cassettes", [None, CASSETTES], ids=["plain", "with-cassettes"])
+def test_json_reads_back_into_the_same_report_in_every_format(cassettes):
+    back, found = results_from_json(json.loads(render_json(results(), ADAPTER, cassettes)))
+    assert found == cassettes
+    for fmt in FORMATS:
+        assert render(back, ADAPTER, fmt, cassettes=found) == render(results(), ADAPTER, fmt, cassettes=cassettes), fmt
 
 
 def test_json_with_cassettes_names_each_results_file_and_hash():

@@ -9,6 +9,7 @@ its next chunk. Everything else (name, version, capabilities, ...) is the wrappe
 
 from __future__ import annotations
 
+import math
 import queue
 import threading
 import time
@@ -31,6 +32,8 @@ class Deadline:
     """``adapter`` with each turn bounded by ``timeout`` seconds (``option``: the setting a message names)."""
 
     def __init__(self, adapter: Any, timeout: float, option: str = "--timeout"):
+        if not (math.isfinite(timeout) and timeout > 0):  # inf overflows the queue's wait; nan never times out
+            raise ValueError(f"{option} {timeout!r}: a per-turn timeout is a finite number of seconds above 0")
         self.adapter, self.timeout, self.option = adapter, timeout, option
         self.abandoned = 0  # turns left running past the timeout: they may still call their endpoint
         self._endpoint: Mapping | None = None

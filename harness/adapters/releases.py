@@ -5,8 +5,8 @@ dependencies the harness's environment does not already satisfy; a ``.pth`` line
 after it, so the bridge (``python -m harness.adapters.bridge SPEC``) runs the release with the harness beside it.
 Companion requirements (``--with``) are installed beside the release and take precedence. Environments are built in
 a temporary folder and renamed into the cache when the install succeeded, so an interrupted build never leaves a
-half environment behind. pip is the harness environment's own (``pip --python``): the user's pip configuration
-(index, find-links) applies unless options override it.
+half environment behind. ``harness.adapters.installer`` installs (uv when installed, else pip) and lists releases
+(pip: the user's pip configuration applies unless options override it).
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ import site
 import subprocess
 import sys
 import sysconfig
+import threading
 import venv
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from harness.adapters.installer import Installer, InstallError, PipOptions, choose, pip
 from harness.adapters.registry import AdapterLoadError, resolve, shim_extra
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.suite import certify, report
@@ -35,26 +36,11 @@ __all__ = ["PipOptions", "ReleaseError", "available", "default_cache", "environm
            "run_release", "start"]
 
 _READY = ".bedrock-harness-ready"  # written last: its presence means the install completed
-_TAIL = 6  # lines of pip's output kept in an error
+NO_OPTIONS = PipOptions()  # the installer's own configuration
 
 
 class ReleaseError(RuntimeError):
     """A release that cannot be listed, installed or started; the message says which and why."""
-
-
-@dataclass(frozen=True)
-class PipOptions:
-    """Package index options passed to every pip call (empty: the user's pip configuration)."""
-
-    index_url: str | None = None
-    find_links: tuple[str, ...] = ()
-    no_index: bool = False
-
-    def args(self) -> list[str]:
-        out = ["--index-url", self.index_url] if self.index_url else []
-        for link in self.find_links:
-            out += ["--find-links", link]
-        return out + (["--no-index"] if self.no_index else [])
 
 
 def default_cache() -> Path:
@@ -63,20 +49,14 @@ def default_cache() -> Path:
     return Path(base) / "bedrock-harness" / "releases"
 
 
-def _pip(args: list[str], what: str) -> str:
-    """Run the harness environment's pip; its output, or a ReleaseError with its tail naming ``what``."""
-    done = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True)
-    if done.returncode:
-        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-        raise ReleaseError(f"{what}: pip failed: {' | '.join(lines[-_TAIL:]) or f'exit {done.returncode}'}")
-    return done.stdout
-
-
-def available(requirement: str, options: PipOptions = PipOptions()) -> list[str]:
-    """Every release of ``requirement``'s distribution the index offers, oldest first."""
+def available(requirement: str, options: PipOptions = NO_OPTIONS, cache: Path | None = None) -> list[str]:
+    """Every release of ``requirement``'s distribution the index offers, oldest first (asked with pip; one is
+    bootstrapped into ``cache`` when the harness's environment has none)."""
     name = _name(requirement)
-    out = _pip(["index", "versions", name, *options.args()], f"listing releases of {name}")
+    try:
+        out = pip(cache or default_cache(), ["index", "versions", name, *options.args()], f"listing releases of {name}")
+    except InstallError as error:
+        raise ReleaseError(str(error)) from None
     found = re.search(r"^Available versions:\s*(.+)$", out, re.M)
     if not found:
         raise ReleaseError(f"listing releases of {name}: pip printed no 'Available versions' line")
@@ -119,9 +99,10 @@ def _link_harness(folder: Path) -> None:
     Path(done.stdout.strip(), "_bedrock_harness.pth").write_text("\n".join(lines) + "\n")
 
 
-def environment(requirement: str, version: str, cache: Path, options: PipOptions = PipOptions(),
-                companions: Sequence[str] = ()) -> Path:
-    """The Python of ``requirement==version``'s cached environment, built (atomically) when missing.
+def environment(requirement: str, version: str, cache: Path, options: PipOptions = NO_OPTIONS,
+                companions: Sequence[str] = (), installer: Installer | None = None) -> Path:
+    """The Python of ``requirement==version``'s cached environment, built (atomically) when missing, by
+    ``installer`` (default: uv when installed, else pip).
 
     ``companions`` are requirements installed with the release into its own environment (``haystack-ai==2.21.0``),
     so they win over what the harness's environment holds."""
@@ -130,13 +111,16 @@ def environment(requirement: str, version: str, cache: Path, options: PipOptions
     if (folder / _READY).is_file():
         return _python(folder)
     cache.mkdir(parents=True, exist_ok=True)
-    building = cache / f".{folder.name}.{os.getpid()}.tmp"
+    building = cache / f".{folder.name}.{os.getpid()}.{threading.get_ident()}.tmp"
     shutil.rmtree(building, ignore_errors=True)
     try:
         venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(building)
         _link_harness(building)
-        _pip(["--python", str(_python(building)), "install", "--quiet", _pinned(requirement, version), *companions,
-              *options.args()], f"installing {what}")
+        try:
+            (installer or choose("auto", cache)).install(_python(building), [_pinned(requirement, version),
+                                                                             *companions], options, f"installing {what}")
+        except InstallError as error:
+            raise ReleaseError(str(error)) from None
         (building / _READY).write_text("\n".join([_pinned(requirement, version), *companions]) + "\n")
         shutil.rmtree(folder, ignore_errors=True)  # a half folder left by a crash before this change
         building.rename(folder)
@@ -189,10 +173,11 @@ def _extra_requirements(extra: str | None) -> list[str]:
 
 
 def run_release(spec: str, requirement: str, version: str, scenarios: Sequence, root: Path, *, cache: Path,
-                options: PipOptions = PipOptions(), timeout: float = 60.0, companions: Sequence[str] = ()) -> Row:
+                options: PipOptions = NO_OPTIONS, timeout: float = 60.0, companions: Sequence[str] = (),
+                installer: Installer | None = None) -> Row:
     """The row of one release: its environment built, ``spec`` run over ``scenarios``, or why it could not."""
     try:
-        adapter = start(spec, environment(requirement, version, cache, options, companions), timeout)
+        adapter = start(spec, environment(requirement, version, cache, options, companions, installer), timeout)
     except ReleaseError as exc:
         return Row(version, why=str(exc))
     try:

@@ -25,7 +25,7 @@ from typing import Any
 from harness.adapters import AdapterFailure, AdapterLoadError, AdapterSkip
 from harness.adapters.child import EOF, TAIL_LINES, Child, TooLong, tail_text
 from harness.cassettes.limits import MAX_ERROR_CHARS, MAX_TRACEBACK_CHARS, clip
-from harness.suite.protocol import CAPABILITIES
+from harness.suite.protocol import CAPABILITIES, TURN_TIMEOUT
 from harness.adapters.relay import Relay
 from harness.suite.runner import ADAPTER_EXCEPTION, DUMMY_KEYS
 
@@ -36,7 +36,7 @@ __all__ = ["DEFAULT_TIMEOUT", "PROTOCOL", "TAIL_LINES", "AdapterStartError", "Pr
 # non_streaming get turns with ``"non_streaming": true`` and answer ``native`` chunks; the hello may carry
 # ``native_differences`` (path pattern -> why the library documents the two results apart).
 PROTOCOL = 3
-DEFAULT_TIMEOUT = 60.0  # seconds per turn, and for start-up with the hello unless start_timeout says otherwise
+DEFAULT_TIMEOUT = TURN_TIMEOUT  # seconds per turn, and for start-up with the hello unless start_timeout says otherwise
 _ENDS_TURN = ("done", "error", "skip")
 
 

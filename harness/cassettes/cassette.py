@@ -21,7 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 from urllib.parse import unquote, urlsplit
 
 import botocore
@@ -29,7 +29,7 @@ import yaml
 
 from harness.version import __version__
 from harness.wire import grammar
-from harness.cassettes import limits, secrets, servable, views
+from harness.cassettes import limits, parsed, secrets, servable, views
 from harness.cassettes.files import write_atomic
 from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
 from harness.wire.eventstream import Frame
@@ -341,14 +341,21 @@ def _yaml_error(err: yaml.YAMLError) -> str:
     return f"{where}broken YAML: {getattr(err, 'problem', None) or err}".replace("\n", " ")
 
 
-def parse_document(text: str, name) -> Any:
-    """Safe YAML within the limits; CassetteError with the one line every reader gives (``name: where: what``)."""
+def _document(parse: Callable[[], Any], name) -> Any:
+    """``parse()``'s YAML document; CassetteError with the one line every reader gives (``name: where: what``)."""
     try:
-        return limits.load_yaml(text)
+        return parse()
     except yaml.YAMLError as err:
         raise CassetteError(f"{name}: {_yaml_error(err)}") from None
     except limits.LimitError as err:
         raise CassetteError(f"{name}: {err}") from None
+    except UnicodeDecodeError as err:
+        raise CassetteError(f"{name}: cannot read ({err.__class__.__name__}: {err})") from None
+
+
+def parse_document(text: str, name) -> Any:
+    """Safe YAML within the limits; CassetteError with the one line every reader gives (``name: where: what``)."""
+    return _document(lambda: limits.load_yaml(text), name)
 
 
 def is_cassette(doc: Any) -> bool:
@@ -388,27 +395,38 @@ def _frame_problems(cassette: Cassette) -> list[str]:
 
 def loads(text: str, path: Path | str | None = None) -> Cassette:
     """Parse cassette text (CassetteError naming ``path`` and the location on anything unreadable)."""
-    cassette = _parse(text, path)
+    return _frames_checked(_parse(text, path))
+
+
+def _frames_checked(cassette: Cassette) -> Cassette:
     problems = _frame_problems(cassette)
     if problems:
         raise CassetteError(problems[0])
     return cassette
 
 
-def read_text(path) -> str:
-    """A file's text as every reader reads it (within the file limit; gzip, bz2 or xz decompressed, UTF-16 or UTF-32
-    read as such: harness.cassettes.views.plain), else UTF-8; CassetteError naming it."""
+def _plain(path) -> bytes:
+    """A file's bytes as every reader reads them (within the file limit; gzip, bz2 or xz decompressed, UTF-16 or
+    UTF-32 as UTF-8: harness.cassettes.views.plain); CassetteError naming it."""
     try:
-        return views.plain(limits.read_file(path)).decode("utf-8")
+        return views.plain(limits.read_file(path))
     except limits.LimitError as err:
         raise CassetteError(f"{path}: {err}") from None
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
         raise CassetteError(f"{path}: cannot read ({err.__class__.__name__}: {err})") from None
 
 
+def read_text(path) -> str:
+    """A file's text as every reader reads it (``_plain``), else UTF-8; CassetteError naming it."""
+    data = _plain(path)
+    return _document(lambda: data.decode("utf-8"), path)
+
+
 def load(path) -> Cassette:
-    """Read a cassette file (CassetteError naming the file and location on anything unreadable)."""
-    return loads(read_text(path), path)
+    """Read a cassette file (CassetteError naming the file and location on anything unreadable); its YAML is parsed
+    once (``harness.cassettes.parsed``)."""
+    data = _plain(path)
+    return _frames_checked(from_document(_document(lambda: parsed.load_yaml_bytes(data), path), path))
 
 
 def _grammar_problems(cassette: Cassette, n: int) -> list[str]:

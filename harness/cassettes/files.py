@@ -1,6 +1,7 @@
 """Atomic file writes (temp file + rename) that keep a rewritten file's mode and give a new one the umask's, and
 report writes that go through what the user pointed them at (a symlink, a device, a FIFO, a file of another
-user's or with another name) instead of replacing it."""
+user's or with another name) instead of replacing it. Neither creates a folder: a caller creates the ones it owns
+(a suite's ``cassettes/<suite>/``), so a mistyped path never leaves folders behind."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ __all__ = ["file_mode", "replace_keeping_mode", "write_atomic", "write_through"]
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temp file in the same directory and ``os.replace``: readers never see half a file.
 
-    A rewritten file keeps its mode; a new one gets the mode ``open()`` would give it (0666 less the umask).
+    A rewritten file keeps its mode; a new one gets the mode ``open()`` would give it (0666 less the umask). The
+    folder must exist.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     mode = file_mode(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

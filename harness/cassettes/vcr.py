@@ -1,9 +1,11 @@
 """Record and replay Bedrock calls through vcrpy + boto3, in the readable cassette format.
 
-Plain vcrpy::
+Plain vcrpy (``offline_credentials``: dummy AWS keys when none are configured; the pytest plugin gives a whole
+session the same)::
 
-    from harness.cassettes.vcr import make_vcr
-    with make_vcr(record_mode="once").use_cassette("cassettes/chat.yaml"):
+    from harness.cassettes.vcr import make_vcr, offline_credentials
+    with offline_credentials(), make_vcr().use_cassette("cassettes/chat.yaml"):
+        client = boto3.client("bedrock-runtime")
         client.converse_stream(...)
 
 pytest-recording (the plugin registers the serializer, persister and matchers)::
@@ -19,7 +21,6 @@ fields ignored). Scrubbing runs on record, on load and on match; a recording hol
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Callable, Iterable
 from urllib.parse import unquote, urlparse
@@ -33,6 +34,8 @@ from harness.cassettes import cassette, limits
 
 from harness.cassettes import scrub
 from harness.cassettes.cassette import Cassette, Interaction
+from harness.cassettes.match import VOLATILE_BODY_FIELDS, difference, same_body, semantic_body
+from harness.cassettes.offline import offline_credentials
 
 __all__ = [
     "SERIALIZER",
@@ -48,12 +51,12 @@ __all__ = [
     "register",
     "vcr_config",
     "make_vcr",
+    "offline_credentials",
     "use_cassette",
 ]
 
 SERIALIZER = "bedrock"
 MATCH_ON = ("method", "bedrock_path", "bedrock_body")
-VOLATILE_BODY_FIELDS = ("requestMetadata",)  # callers put trace ids and timestamps here
 _FRAMING_HEADERS = ("content-length", "transfer-encoding")  # derived from the body on every replay
 
 
@@ -159,6 +162,7 @@ class Persister:
             text = vcr_serialize(cassette_dict, serializer)
         except scrub.SecretFound as err:
             raise scrub.SecretFound(err.findings, str(cassette_path)) from None
+        Path(cassette_path).parent.mkdir(parents=True, exist_ok=True)  # as vcrpy's own persister: the cassette dir
         cassette.write_atomic(Path(cassette_path), text)
 
 
@@ -173,39 +177,11 @@ def path_matcher(r1, r2) -> None:
         raise AssertionError(f"path {a} != {b}")
 
 
-def _semantic_body(request) -> Any:
-    body = _bytes(scrub.scrub_body_account_ids(request).body)
-    try:
-        parsed = json.loads(body) if body else None
-    except ValueError:
-        return body
-    if isinstance(parsed, dict):
-        return {k: v for k, v in parsed.items() if k not in VOLATILE_BODY_FIELDS}
-    return parsed
-
-
-def _difference(a: Any, b: Any, where: str = "body") -> str:
-    """Where two JSON values first differ, e.g. ``body.messages[1].content``."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(a.keys() | b.keys()):
-            if a.get(key, ...) != b.get(key, ...):
-                return _difference(a.get(key), b.get(key), f"{where}.{key}")
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return next(_difference(x, y, f"{where}[{n}]") for n, (x, y) in enumerate(zip(a, b)) if x != y)
-    return f"{where}: {json.dumps(a, default=repr)[:80]} != {json.dumps(b, default=repr)[:80]}"
-
-
 def body_matcher(r1, r2) -> None:
     """vcrpy matcher: the same JSON body, ignoring key order and volatile fields (bytes when not JSON)."""
-    a, b = _semantic_body(r1), _semantic_body(r2)
+    a, b = semantic_body(_bytes(r1.body)), semantic_body(_bytes(r2.body))
     if a != b:
-        raise AssertionError(_difference(a, b))
-
-
-def same_body(recorded: bytes, sent: bytes) -> bool:
-    """Whether a sent request body equals a recorded one after the matcher's normalization."""
-    first, second = (Request("POST", "http://127.0.0.1/", body, {}) for body in (recorded, sent))
-    return _semantic_body(first) == _semantic_body(second)
+        raise AssertionError(difference(a, b))
 
 
 def register(recorder: vcr.VCR, source: str | None = None, allowed_secrets: Iterable[str] = ()) -> vcr.VCR:

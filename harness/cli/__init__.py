@@ -1,6 +1,9 @@
 """cli: the ``bedrock-harness`` command line: one click group, one module per command family. A face of the
 harness: it may import every room below it (wire, cassettes, endpoint, suite, converse, adapters), never the
 pytest plugin.
+
+Command modules load on first use (``COMMANDS``), so ``--version`` and ``--help`` import neither botocore nor the
+suite. Every usage error is one ``Error:`` line and exit 2, whoever raises it (click's parser or a command).
 """
 
 import signal
@@ -13,23 +16,89 @@ def _quiet_interrupt(signum, frame):
     raise SystemExit(130)
 
 
-# The guard holds while this package imports, only where Python's own handler is in place (main thread).
+# The guard holds while a command module imports, only where Python's own handler is in place (main thread).
 _GUARDED = threading.current_thread() is threading.main_thread() and \
     signal.getsignal(signal.SIGINT) is signal.default_int_handler
 if _GUARDED:
     signal.signal(signal.SIGINT, _quiet_interrupt)
 
+import contextlib  # noqa: E402
+import importlib  # noqa: E402
+
 import click  # noqa: E402
 
 from harness.version import __version__  # noqa: E402
 
+__all__ = ["COMMANDS", "main"]
+
+# name -> (module, attribute, the help line `--help` lists without importing the module; a test holds it equal to
+# the command's own). Exit codes: 0 ok, 1 failure found, 2 bad usage.
+COMMANDS = {
+    "bisect": ("harness.cli.matrix", "bisect", "The first release where SCENARIO's verdict changes, with both "
+                                               "reports side by side."),
+    "cassette": ("harness.cli.cassette", "cassette", "Show, verify, scan and import cassettes."),
+    "certification-table": ("harness.cli.certify", "certification_table", "The certification table from JSON "
+                            "reports [default: certification/*.json], printed, checked or written."),
+    "certify": ("harness.cli.certify", "certify", "Certify an adapter (in-process, or any language over the "
+                                                  "subprocess protocol) and write its report."),
+    "drift": ("harness.cli.drift", "drift", "Record these scenarios afresh (all when none named) and report how the "
+                                            "wire shape differs from the shipped cassettes: event order, fields per "
+                                            "event and block type, stop reasons, header names."),
+    "evidence": ("harness.cli.evidence", "evidence", "Every claim the suite makes about Bedrock (rules, emulator "
+                                                     "styles, scenarios) with its sources."),
+    "golden": ("harness.cli.golden", "golden_group", "Compare or regenerate goldens from the reference "
+                                                     "implementation."),
+    "list": ("harness.cli.run", "list_scenarios", "The scenarios, their tags and required capabilities."),
+    "matrix": ("harness.cli.matrix", "matrix_command", "Run ADAPTER on each release of its library and print a "
+                                                       "release x scenario table."),
+    "record": ("harness.cli.record", "record", "Record cassettes for these scenarios (all when none named)."),
+    "report": ("harness.cli.report", "report_group", "Work with JSON reports: merge shards into one report."),
+    "run": ("harness.cli.run", "run", "Replay every scenario against an adapter and print the conformance table."),
+    "serve": ("harness.cli.serve", "serve", "Serve Bedrock on 127.0.0.1 until interrupted; the first stdout line is "
+                                            "the endpoint URL."),
+}
+
+
+@contextlib.contextmanager
+def _one_line():
+    """A usage error without click's ``Usage:`` and ``Try --help`` lines: one ``Error:`` line, exit 2."""
+    try:
+        yield
+    except click.exceptions.NoArgsIsHelpError:
+        raise  # a bare group prints its help
+    except click.UsageError as error:
+        error.ctx = None  # what click prints the usage lines from
+        raise
+
 
 class _Group(click.Group):
-    """The command group: Ctrl-C during a command is one line and exit 130, not click's "Aborted!" (exit 1)."""
+    """The command group: commands load on first use; one-line usage errors; Ctrl-C during a command is one line
+    and exit 130, not click's "Aborted!" (exit 1)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attribute, _ = COMMANDS[name]
+        return getattr(importlib.import_module(module), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from ``COMMANDS``: listing the commands imports none of them."""
+        limit = formatter.width - 6 - max(map(len, COMMANDS))
+        rows = [(name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit)) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
+        with _one_line():
+            return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with _one_line():
+                return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
@@ -40,17 +109,6 @@ class _Group(click.Group):
 def main() -> None:
     """Record, replay and certify Bedrock ConverseStream tool calling."""
 
-
-# Command families register here, one line each (exit codes: 0 ok, 1 failure found, 2 bad usage).
-from harness.cli.serve import serve; main.add_command(serve)  # noqa: E402,E702
-from harness.cli.cassette import cassette; main.add_command(cassette)  # noqa: E402,E702
-from harness.cli.run import list_scenarios, run; main.add_command(run); main.add_command(list_scenarios)  # noqa: E402,E702
-from harness.cli.golden import golden_group; main.add_command(golden_group)  # noqa: E402,E702
-from harness.cli.record import record; main.add_command(record)  # noqa: E402,E702
-from harness.cli.certify import certification_table, certify; main.add_command(certify); main.add_command(certification_table)  # noqa: E402,E702
-from harness.cli.matrix import bisect, matrix_command; main.add_command(matrix_command); main.add_command(bisect)  # noqa: E402,E702
-from harness.cli.drift import drift; main.add_command(drift)  # noqa: E402,E702
-from harness.cli.evidence import evidence; main.add_command(evidence)  # noqa: E402,E702
 
 if _GUARDED:
     signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -15,6 +15,7 @@ from harness.cassettes import cassette as cassettes
 from harness.cassettes import documents, importer, limits
 from harness.cassettes import scrub
 from harness.cli.cassette_show import render
+from harness.cli.common import root_option
 
 __all__ = ["cassette"]
 
@@ -23,6 +24,32 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 class _UsageFailure(click.ClickException):
     exit_code = 2
+
+
+def _cassette_paths(names: tuple[str, ...], root: tuple[str, ...], folders: bool = False) -> tuple[Path, ...]:
+    """Each name as a path when there is such a file (or folder, for ``scan``), else a scenario id of the active
+    roots (``--root``, layered): its cassette. Anything else is a usage error naming it."""
+    return tuple(_cassette_path(name, root, folders) for name in names)
+
+
+def _cassette_path(name: str, root: tuple[str, ...], folders: bool) -> Path:
+    path = Path(name)
+    if path.exists() and (folders or not path.is_dir()):  # a file, a device or FIFO, or (scan) a folder
+        return path
+    if path.is_dir():
+        raise _UsageFailure(f"{name}: a folder; give a cassette file or a scenario id")
+    from harness.suite import roots  # a scenario id: the suite's rooms load only then
+
+    found = roots.resolve(root)
+    owner = roots.owner(found, name) if name.count("/") == 1 else None
+    if owner is None:
+        where = ", ".join(str(r) for r in found)
+        raise _UsageFailure(f"{name}: no such file, nor a scenario of {where} (`bedrock-harness list` shows them)")
+    cassette = owner / "cassettes" / f"{name}.yaml"
+    if not cassette.is_file():
+        raise _UsageFailure(f"{name}: no cassette at {cassette}; record it with `bedrock-harness record --emulate "
+                            f"{name}" + (f" --root {owner}" if root else "") + "`")
+    return cassette
 
 
 @click.group()
@@ -38,11 +65,13 @@ def _load(path: Path) -> cassettes.Cassette:
 
 
 @cassette.command()
-@click.argument("paths", nargs=-1, required=True, type=_FILE)
+@click.argument("names", nargs=-1, required=True, metavar="PATH|SCENARIO...")
 @click.option("--full", is_flag=True, help="Print long texts in full instead of shortened.")
-def show(paths: tuple[Path, ...], full: bool) -> None:
-    """Print the decoded conversation of each cassette; exit 1 after naming what `verify` would report."""
-    broken = 0
+@root_option
+def show(names: tuple[str, ...], full: bool, root: tuple[str, ...]) -> None:
+    """Print the decoded conversation of each cassette (a file, or a scenario's); exit 1 after naming what `verify`
+    would report."""
+    paths, broken = _cassette_paths(names, root), 0
     for n, path in enumerate(paths):
         loaded = _load(path)
         for line in render(loaded, full):
@@ -57,9 +86,12 @@ def show(paths: tuple[Path, ...], full: bool) -> None:
 
 
 @cassette.command()
-@click.argument("paths", nargs=-1, required=True, type=_FILE)
-def verify(paths: tuple[Path, ...]) -> None:
-    """Check YAML, frames, CRCs and the event grammar; exit 1 naming each problem."""
+@click.argument("names", nargs=-1, required=True, metavar="PATH|SCENARIO...")
+@root_option
+def verify(names: tuple[str, ...], root: tuple[str, ...]) -> None:
+    """Check YAML, frames, CRCs and the event grammar of each cassette (a file, or a scenario's); exit 1 naming each
+    problem."""
+    paths = _cassette_paths(names, root)
     problems = [p for path in paths for p in cassettes.verify(path)]
     for problem in problems:
         click.echo(problem)
@@ -89,13 +121,14 @@ def _files(paths: tuple[Path, ...]) -> list[Path]:
 
 
 @cassette.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("names", nargs=-1, required=True, metavar="PATH|SCENARIO...")
 @click.option("--allow-secret", "allowed", multiple=True, metavar="VALUE",
               help="Do not report this exact value (repeatable): a fixture shaped like a secret.")
-def scan(paths: tuple[Path, ...], allowed: tuple[str, ...]) -> None:
-    """Look for credentials in YAML/JSON files or folders (values and raw text, decoded); exit 1 on a find or on a
-    file it cannot parse."""
-    files = _files(paths)
+@root_option
+def scan(names: tuple[str, ...], allowed: tuple[str, ...], root: tuple[str, ...]) -> None:
+    """Look for credentials in YAML/JSON files or folders, or a scenario's cassette (values and raw text, decoded);
+    exit 1 on a find or on a file it cannot parse."""
+    files = _files(_cassette_paths(names, root, folders=True))
     findings = [line for path in files for line in _scan(path, allowed)]
     for finding in findings:
         click.echo(finding)
@@ -141,6 +174,8 @@ def _unused_options(imported: cassettes.Cassette, model: str | None, request: Pa
               help="JSON request body, for formats that record none (else one is synthesised).")
 def import_(src: Path, dest: Path, force: bool, model: str | None, request: Path | None) -> None:
     """Convert a foreign fixture (vcrpy, langchain-aws, nock, captures, raw or decoded events) into this format."""
+    if not dest.absolute().parent.is_dir():
+        raise _UsageFailure(f"{dest}: no folder {dest.parent} (import creates no folders)")
     try:
         imported = importer.import_cassette(src, dest, overwrite=force, model=model, request=_request_body(request))
     except FileExistsError as err:

@@ -11,12 +11,15 @@ import click
 
 from harness.suite import certify as certification
 from harness.suite import certification_table as certification_tables
+from harness.suite import merge as merging
 from harness.suite import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
-from harness.cli.common import (BadUsage, default_region, every_id, load, one_root_option, root_option, scenarios,
-                                selection_options, strict_option, timeout_option)
+from harness.cli.common import (BadUsage, child_options, default_region, every_id, load, named_folder, one_root_option,
+                                root_option, scenarios, selection_options, shard_option, sharded, strict_option,
+                                timeout_option)
+from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cassettes.files import write_atomic
 from harness.suite.runner import project_root
@@ -78,7 +81,7 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
               help="Known failures (YAML: scenario id -> reason).")
 @click.option("--format", "fmt", type=click.Choice(certification.FORMATS), default=None,
               help="Report format [default: from --output's suffix, else markdown; --live: text or json].")
-@output_option
+@output_option(certification.FORMATS)
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write certification.md, certification.json and certification.xml (JUnit) here.")
 @timeout_option
@@ -95,9 +98,11 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
               help="With --live: keep failed attempts' recordings here [default: live-failures/<UTC time>].")
 @click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
 @strict_option
+@shard_option
+@jobs_option
 @root_option
 def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, progress, live, attempts,
-            upstream, region, profile, model, keep_failures, verbose, strict, root):
+            upstream, region, profile, model, keep_failures, verbose, strict, shard, jobs, root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
@@ -105,13 +110,26 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         raise click.UsageError("give --output or --output-dir, not both")
     if output_dir is not None and fmt is not None:
         raise click.UsageError("--output-dir writes certification.md, .json and .xml; --format goes with --output")
-    if live and (baseline or output_dir):
-        raise BadUsage("--live writes one report (--output or stdout) and takes no --baseline")
+    if live and (baseline or output_dir or shard or jobs > 1):
+        raise BadUsage("--live writes one report (--output or stdout) and takes no --baseline, --shard or --jobs")
+    if shard is not None and jobs > 1:
+        raise BadUsage("--jobs splits the run into shards itself: give --jobs or --shard, not both")
     if not live and (upstream or profile or model or keep_failures):
         raise BadUsage("--upstream, --profile, --model and --keep-failures go with --live")
     fmt = choose_format(fmt, output, "text" if live else "markdown", tuple(LIVE_FORMATS) if live else
                         certification.FORMATS)
+    if output_dir is not None:
+        named_folder(output_dir, "--output-dir")
+    if keep_failures is not None:
+        named_folder(keep_failures, "--keep-failures", create=False)  # made on the first failed attempt
     given, (root, selected) = root, scenarios(root, suites, ids)
+    if jobs > 1:
+        adapter = ("--adapter", spec) if spec is not None else ("--command", command)
+        merged = run_in_children("certify", child_options(adapter, suites, ids, baseline, timeout, given), jobs,
+                                 len(selected), sys.stderr.isatty() if progress is None else progress)
+        _emit(certification.from_json(merged), fmt, output, output_dir, verbose)
+        sys.exit(report.exit_code(merging.results_of(merged)))
+    selected = sharded(selected, shard)
     if live:
         forward = live_upstream(upstream, region, profile)  # no credentials: refused before any adapter starts
         with _adapter(spec, command, timeout) as adapter:
@@ -122,7 +140,7 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         results = certification.run(selected, adapter, root, _progress(progress))
     if baseline:
         results = report.apply_baseline(results, known, every_id(root, given), strict)
-    _emit(certification.build(results, adapter, selected, root, spec), fmt, output, output_dir, verbose)
+    _emit(certification.build(results, adapter, selected, root, spec, shard), fmt, output, output_dir, verbose)
     sys.exit(report.exit_code(results, strict))
 
 

@@ -1,29 +1,53 @@
-"""What the run, golden, record and list commands share: the project root, scenarios and adapter lookup."""
+"""What the run, golden, record and list commands share: the project root, scenarios and adapter lookup.
+
+Light to import: botocore, the adapters and the suite's scenarios load in the helpers that need them, so a command
+that needs none of them (``serve --emulate``) starts without them.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import math
+import os
+import sys
 from pathlib import Path
 
-import os
-
-import botocore.exceptions
-import botocore.session
 import click
 
-from harness.adapters import AdapterLoadError, load_adapter
-from harness.adapters.deadline import with_deadline
-from harness.adapters.subprocess import DEFAULT_TIMEOUT
-from harness.suite import roots
-from harness.suite.scenario import ScenarioError, scenario_ids
+from harness.suite.protocol import TURN_TIMEOUT
+from harness.suite.shard import Shard, ShardError, parse_shard
 
-__all__ = ["BadUsage", "adapter_option", "default_region", "every_id", "live_credentials", "load", "one_root_option",
-           "region_option", "root_option", "scenarios", "selection_options", "strict_option", "timeout_option"]
+__all__ = ["BadUsage", "Finite", "adapter_option", "child_options", "default_region", "every_id", "live_credentials", "load",
+           "named_folder", "one_root_option", "region_option", "root_option", "scenarios", "selection_options",
+           "shard_option", "sharded", "strict_option", "timeout_option"]
 
 
 class BadUsage(click.ClickException):
     """Bad options or configuration: one ``Error:`` line on stderr, exit code 2."""
 
     exit_code = 2
+
+
+class Finite(click.ParamType):
+    """A finite number above ``minimum`` (or from it, ``inclusive``): ``inf`` and ``nan`` are refused, since a wait or
+    a timeout must end and compare."""
+
+    name = "number"
+
+    def __init__(self, minimum: float = 0.0, inclusive: bool = False) -> None:
+        self.minimum, self.inclusive = minimum, inclusive
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        above = number >= self.minimum if self.inclusive else number > self.minimum
+        if not (math.isfinite(number) and above):
+            wanted = "a finite number" + (f" of at least {self.minimum:g}" if self.inclusive else
+                                          " above 0" if self.minimum == 0 else f" above {self.minimum:g}")
+            self.fail(f"{value!r} is not {wanted}", param, ctx)
+        return number
 
 
 def root_option(fn):
@@ -53,21 +77,80 @@ def strict_option(fn):
                                                        "about Bedrock) fail the run too.")(fn)
 
 
-def timeout_option(fn):
-    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
-                        show_default=True, help="Seconds one turn of the adapter may take; a hung turn is an error "
-                                                "verdict and the run goes on.")(fn)
+def timeout_option(fn=None, *, help: str = "Seconds one turn of the adapter may take; a hung turn is an error "
+                                           "verdict and the run goes on."):
+    option = click.option("--timeout", type=Finite(), default=TURN_TIMEOUT, show_default=True, metavar="SECONDS",
+                          help=help)
+    return option(fn) if fn is not None else option
+
+
+class _ShardType(click.ParamType):
+    name = "K/N"
+
+    def convert(self, value, param, ctx) -> Shard:
+        if isinstance(value, Shard):
+            return value
+        try:
+            return parse_shard(value)
+        except ShardError as error:
+            self.fail(str(error), param, ctx)
+
+
+def shard_option(fn):
+    return click.option("--shard", type=_ShardType(), default=None, metavar="K/N",
+                        help="Run only shard K of N: a split by scenario id, the same on every machine "
+                             "(`report merge` joins the shards' JSON reports).")(fn)
+
+
+def sharded(scenarios: list, shard: Shard | None) -> list:
+    """``scenarios``, or the part of them ``shard`` keeps (said on stderr)."""
+    if shard is None:
+        return scenarios
+    kept = shard.select(scenarios)
+    click.echo(f"shard {shard}: {len(kept)} of {len(scenarios)} scenarios", err=True)
+    return kept
+
+
+def child_options(adapter: tuple[str, str], suites, ids, baseline, timeout, roots) -> list[str]:
+    """The options a ``--jobs`` child of run or certify takes from its parent (paths made absolute)."""
+    options = [*adapter, "--timeout", repr(timeout)]
+    options += [arg for suite in suites for arg in ("--suite", suite)] + [arg for sid in ids for arg in ("--scenario", sid)]
+    options += ["--baseline", str(Path(baseline).absolute())] if baseline else []
+    return options + [arg for root in roots for arg in ("--root", root if root == "shipped" else str(Path(root).absolute()))]
+
+
+def named_folder(path: Path, option: str, create: bool = True) -> Path:
+    """The folder ``option`` names, created when missing (or later, unless ``create``); only that folder: its parent
+    must exist already."""
+    if path.is_dir():
+        return path
+    if path.exists() or path.is_symlink():
+        raise BadUsage(f"{option} {path}: not a folder")
+    if not path.absolute().parent.is_dir():
+        raise BadUsage(f"{option} {path}: no folder {path.parent} ({option} creates only the folder it names)")
+    if not create:
+        return path
+    try:
+        path.mkdir()
+    except OSError as error:
+        raise BadUsage(f"{option} {path}: cannot create it: {error.strerror or error}") from None
+    return path
 
 
 def scenarios(root, suites=(), ids=()) -> tuple[Path | None, list]:
     """(root, selected scenarios) for one ``--root`` (a path or None) or several (a tuple: layered, root None);
     a bad scenario file or unknown id is a usage error (exit 2)."""
+    from harness.suite import roots
+
     found = roots.resolve(root if isinstance(root, tuple) else [root] if root is not None else [])
     return roots.single(found), _usage(roots.load, found, suites, ids)
 
 
 def every_id(root, given=()) -> list[str]:
     """Every scenario id a baseline may name: under ``root``, or (root None) under the layered ``given`` roots."""
+    from harness.suite import roots
+    from harness.suite.scenario import scenario_ids
+
     if root is not None:
         return _usage(scenario_ids, Path(root) / "suites")
     return _usage(roots.layered_ids, roots.resolve(given))
@@ -75,6 +158,8 @@ def every_id(root, given=()) -> list[str]:
 
 def _usage(call, *args):
     """``call(*args)``, with a bad scenario file or unknown name as a usage error (exit 2)."""
+    from harness.suite.scenario import ScenarioError
+
     try:
         return call(*args)
     except (ScenarioError, OSError) as exc:
@@ -82,11 +167,33 @@ def _usage(call, *args):
 
 
 def load(spec: str, timeout: float | None = None):
-    """The adapter for ``spec``, each turn bounded by ``timeout``; a spec that does not resolve is a usage error."""
+    """The adapter for ``spec``, each turn bounded by ``timeout``; a spec that does not resolve is a usage error.
+
+    A ``module:attribute`` module is looked for in the working directory first, as ``python -m`` would (the console
+    script's own folder is what Python puts first otherwise)."""
+    from harness.adapters import AdapterLoadError, load_adapter
+    from harness.adapters.deadline import with_deadline
+
     try:
-        return with_deadline(load_adapter(spec), timeout)
+        with _working_directory_first(":" in spec):
+            return with_deadline(load_adapter(spec), timeout)
     except AdapterLoadError as exc:
         raise BadUsage(str(exc)) from None
+
+
+@contextlib.contextmanager
+def _working_directory_first(wanted: bool):
+    """The working directory first on ``sys.path`` while an adapter module imports (only then: nothing else of the
+    process looks there afterwards)."""
+    here = os.getcwd()
+    added = wanted and here not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, here)
+    try:
+        yield
+    finally:
+        if added and here in sys.path:
+            sys.path.remove(here)
 
 
 def default_region() -> str:
@@ -99,6 +206,9 @@ def region_option(fn):
 
 def live_credentials(profile: str | None, needs: str, offline: str | None = None):
     """The default chain's credentials (``--profile`` first); none is the one-line refusal every live command gives."""
+    import botocore.exceptions
+    import botocore.session
+
     if profile:
         os.environ["AWS_PROFILE"] = profile
     try:

@@ -31,7 +31,7 @@ def _progress(done: int, total: int, result: drifting.DriftResult) -> None:
 @click.option("--include-emulator-only", is_flag=True, help="Also compare scenarios tagged emulator_only.")
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
               help="Report format [default: from --output's suffix, else text].")
-@output_option
+@output_option(FORMATS)
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @one_root_option
 def drift(ids, live, endpoint_url, region, profile, model, include_emulator_only, fmt, output, progress, root):
@@ -40,7 +40,8 @@ def drift(ids, live, endpoint_url, region, profile, model, include_emulator_only
     if live == bool(endpoint_url):
         raise BadUsage("give exactly one of --live or --endpoint-url URL")
     fmt = choose_format(fmt, output, "text", tuple(FORMATS))
-    upstream = recording_upstream(endpoint_url, region, profile, "drift --live" if live else "drift")
+    upstream = recording_upstream(endpoint_url, region, profile, "drift --live" if live else "drift",
+                                  option="--endpoint-url")
     root, chosen = scenarios(root, (), ids)
     show = progress if progress is not None else sys.stderr.isatty()
     results = drifting.drift(chosen, load("reference"), upstream, root, model_id=model,

@@ -62,7 +62,7 @@ def _json(found: Evidence) -> str:
               help="Check the recordings the catalog names against their sha256 here (../shared/realworld).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Listing format [default: from --output's suffix, else text].")
-@output_option
+@output_option(FORMATS)
 @root_option
 def evidence(check, recordings, fmt, output, root):
     """Every claim the suite makes about Bedrock (rules, emulator styles, scenarios) with its sources."""

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from harness.adapters import releases
-from harness.adapters.subprocess import DEFAULT_TIMEOUT
-from harness.cli.common import one_root_option, scenarios, selection_options
+from harness.adapters import installer, releases
+from harness.cli.common import BadUsage, named_folder, one_root_option, scenarios, selection_options, timeout_option
 from harness.cli.output import choose_format, output_option, write_output
 from harness.suite import matrix
 
@@ -16,9 +18,13 @@ __all__ = ["bisect", "matrix_command"]
 
 
 def _index_options(fn):
-    """The package index options every pip call gets (default: the user's pip configuration)."""
+    """The options every release install gets (default: uv's or pip's own configuration)."""
     fn = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                       help="Where release environments are kept [default: ~/.cache/bedrock-harness/releases].")(fn)
+    fn = click.option("--installer", "preference", type=click.Choice(installer.INSTALLERS), default="auto",
+                      show_default=True,
+                      help="What installs each release: uv (when installed: auto), or pip (the harness environment's, "
+                           "else one bootstrapped into the cache).")(fn)
     fn = click.option("--no-index", is_flag=True, help="Ignore the package index (only --find-links).")(fn)
     fn = click.option("--find-links", multiple=True, metavar="DIR|URL", help="Also look for releases here (repeatable).")(fn)
     fn = click.option("--index-url", metavar="URL", help="The package index to install releases from.")(fn)
@@ -27,67 +33,95 @@ def _index_options(fn):
                            "e.g. haystack-ai==2.21.0).")(fn)
     fn = click.option("--package", metavar="REQ", help="The library's distribution (with extras) "
                                                        "[default: the one the adapter's shim names].")(fn)
-    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
-                        show_default=True, help="Seconds one turn may take before the adapter is killed.")(fn)
+    return timeout_option(fn, help="Seconds one turn may take before the adapter is killed.")
 
 
-def _setup(spec, package, index_url, find_links, no_index, cache_dir):
-    """(requirement, pip options, cache folder); an adapter that names no library is a usage error."""
+@dataclass(frozen=True)
+class _Releases:
+    """How this command gets and runs releases of ``spec``'s library."""
+
+    spec: str
+    requirement: str
+    options: installer.PipOptions
+    cache: Path
+    installer: installer.Installer
+    timeout: float
+    companions: tuple[str, ...]
+
+    @property
+    def beside(self) -> str:
+        return f" with {', '.join(self.companions)}" if self.companions else ""
+
+    def available(self) -> list[str]:
+        """Every release the index offers, oldest first; an index that cannot be asked is a usage error."""
+        try:
+            return releases.available(self.requirement, self.options, self.cache)
+        except releases.ReleaseError as exc:
+            raise click.UsageError(str(exc)) from None
+
+    def run(self, version: str, selected, root) -> matrix.Row:
+        return releases.run_release(self.spec, self.requirement, version, selected, root, cache=self.cache,
+                                    options=self.options, timeout=self.timeout, companions=self.companions,
+                                    installer=self.installer)
+
+
+def _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions) -> _Releases:
+    """How releases are had; an adapter that names no library, or an installer that cannot be had, is a usage error."""
     try:
         requirement = package or releases.requirement_for(spec)
     except releases.ReleaseError as exc:
         raise click.UsageError(str(exc)) from None
-    options = releases.PipOptions(index_url, tuple(find_links), no_index)
-    return requirement, options, cache_dir or releases.default_cache()
-
-
-def _versions(requirement: str, versions: str | None, last: int | None, options) -> list[str]:
-    """The releases asked for: --versions as given, or the last N the index offers (oldest first)."""
-    if (versions is None) == (last is None):
-        raise click.UsageError("give exactly one of --versions V1,V2,... or --last N")
-    return _split(versions) if versions is not None else _available(requirement, options)[-last:]
-
-
-def _beside(companions) -> str:
-    return f" with {', '.join(companions)}" if companions else ""
+    cache = named_folder(cache_dir, "--cache-dir") if cache_dir else releases.default_cache()
+    try:
+        chosen = installer.choose(preference, cache)
+    except installer.InstallError as exc:
+        raise BadUsage(str(exc)) from None
+    return _Releases(spec, requirement, installer.PipOptions(index_url, tuple(find_links), no_index), cache, chosen,
+                     timeout, tuple(companions))
 
 
 def _split(versions: str) -> list[str]:
     return [v.strip() for v in versions.split(",") if v.strip()]
 
 
-def _available(requirement: str, options) -> list[str]:
-    """Every release the index offers, oldest first; an index that cannot be asked is a usage error."""
-    try:
-        return releases.available(requirement, options)
-    except releases.ReleaseError as exc:
-        raise click.UsageError(str(exc)) from None
+def _rows(how: _Releases, wanted: list[str], selected, root, jobs: int) -> list[matrix.Row]:
+    """A row per release, ``jobs`` releases at a time, in the order asked; a progress line as each starts and ends."""
+    total, lock = len(wanted), threading.Lock()
+
+    def one(n: int, version: str) -> matrix.Row:
+        click.echo(f"[{n}/{total}] {how.requirement}=={version}{how.beside} ...", err=True)
+        row = how.run(version, selected, root)
+        with lock:
+            click.echo(f"[{n}/{total}] {how.requirement}=={version}: {matrix.describe(row)}", err=True)
+        return row
+
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="bedrock-harness release") as pool:
+        return list(pool.map(one, range(1, total + 1), wanted))
 
 
 @click.command("matrix")
 @click.argument("spec", metavar="ADAPTER")
 @click.option("--versions", metavar="V1,V2,...", help="The releases to run, comma-separated.")
 @click.option("--last", type=click.IntRange(min=1), metavar="N", help="The last N releases the index offers.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Install and run N releases at a time.")
 @selection_options
 @click.option("--format", "fmt", type=click.Choice(matrix.FORMATS), default=None,
               help="Table format [default: from --output's suffix, else text].")
-@output_option
+@output_option(matrix.FORMATS)
 @_index_options
 @one_root_option
-def matrix_command(spec, versions, last, suites, ids, fmt, output, timeout, package, companions, index_url, find_links,
-                   no_index, cache_dir, root):
+def matrix_command(spec, versions, last, jobs, suites, ids, fmt, output, timeout, package, companions, index_url,
+                   find_links, no_index, preference, cache_dir, root):
     """Run ADAPTER on each release of its library and print a release x scenario table."""
     fmt = choose_format(fmt, output, "text", matrix.FORMATS)
-    requirement, options, cache = _setup(spec, package, index_url, find_links, no_index, cache_dir)
-    wanted = _versions(requirement, versions, last, options)
+    if (versions is None) == (last is None):
+        raise click.UsageError("give exactly one of --versions V1,V2,... or --last N")
+    how = _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions)
+    wanted = _split(versions) if versions is not None else how.available()[-last:]
     root, selected = scenarios(root, suites, ids)
-    rows, beside = [], _beside(companions)
-    for n, version in enumerate(wanted, 1):
-        click.echo(f"[{n}/{len(wanted)}] {requirement}=={version}{beside} ...", err=True)
-        rows.append(releases.run_release(spec, requirement, version, selected, root, cache=cache, options=options,
-                                         timeout=timeout, companions=companions))
-        click.echo(f"[{n}/{len(wanted)}] {requirement}=={version}: {matrix.describe(rows[-1])}", err=True)
-    write_output(matrix.render(rows, f"{spec} ({requirement}{beside})", fmt), output)  # a report: exit 0 whatever it says
+    rows = _rows(how, wanted, selected, root, jobs)
+    write_output(matrix.render(rows, f"{spec} ({how.requirement}{how.beside})", fmt), output)  # a report: exit 0
 
 
 @click.command()
@@ -99,16 +133,15 @@ def matrix_command(spec, versions, last, suites, ids, fmt, output, timeout, pack
 @_index_options
 @one_root_option
 def bisect(spec, scenario_id, good, bad, versions, timeout, package, companions, index_url, find_links, no_index,
-           cache_dir, root):
+           preference, cache_dir, root):
     """The first release where SCENARIO's verdict changes, with both reports side by side."""
-    requirement, options, cache = _setup(spec, package, index_url, find_links, no_index, cache_dir)
-    ordered = _split(versions) if versions else _available(requirement, options)
+    how = _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions)
+    ordered = _split(versions) if versions else how.available()
     root, selected = scenarios(root, (), (scenario_id,))
 
     def probe(version: str) -> matrix.Row:
-        click.echo(f"probing {requirement}=={version}{_beside(companions)} ...", err=True)
-        return releases.run_release(spec, requirement, version, selected, root, cache=cache, options=options,
-                                    timeout=timeout, companions=companions)
+        click.echo(f"probing {how.requirement}=={version}{how.beside} ...", err=True)
+        return how.run(version, selected, root)
 
     try:
         found = matrix.bisect(ordered, good, bad, scenario_id, probe)

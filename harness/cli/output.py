@@ -1,7 +1,8 @@
 """Where a report goes (``--output``) and in which format: ``-`` is stdout; an existing symlink, device, FIFO or
 file the tool does not own is written through; a regular file of ours is replaced atomically, keeping its mode;
-a new file follows the umask. The format is ``--format``, else the suffix, else (``-``, or a device or FIFO such as
-``/dev/stdout``, whose name says nothing of a format) the command's default.
+a new file follows the umask; no folder is ever created, and a missing one is a usage error before anything runs.
+The format is ``--format``, else the suffix, else (``-``, or a device or FIFO such as ``/dev/stdout``, whose name
+says nothing of a format) the command's default. Help and errors name only the formats the command has.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import click
 
 from harness.cassettes.files import write_through
 
-__all__ = ["SUFFIXES", "choose_format", "output_option", "write_output"]
+__all__ = ["SUFFIXES", "choose_format", "output_option", "suffixes", "write_output"]
 
 SUFFIXES = {".json": "json", ".xml": "junit", ".md": "markdown", ".markdown": "markdown", ".txt": "text",
             ".html": "html", ".htm": "html"}
@@ -26,10 +27,15 @@ class OutputError(click.ClickException):
     exit_code = 2
 
 
-def output_option(fn):
+def suffixes(formats) -> str:
+    """The suffixes that name one of ``formats``, for help and errors: ``.json, .md``."""
+    return ", ".join(sorted(s for s, f in SUFFIXES.items() if f in formats and s not in (".htm", ".markdown")))
+
+
+def output_option(formats):
+    """``--output FILE|-`` for a command whose reports come in ``formats``."""
     return click.option("--output", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-                        help="Write the report here (- for stdout); the suffix picks the format "
-                             f"({', '.join(sorted(set(SUFFIXES) - {'.htm', '.markdown'}))}).")(fn)
+                        help=f"Write the report here (- for stdout); the suffix picks the format ({suffixes(formats)}).")
 
 
 def _is_stdout(output: Path | None) -> bool:
@@ -46,7 +52,7 @@ def _is_stream(output: Path) -> bool:
 
 def choose_format(fmt: str | None, output: Path | None, default: str, known) -> str:
     """``fmt``, else the format ``output``'s suffix names, else ``default`` (stdout or a stream); a usage error
-    when none fits."""
+    when none fits, or when ``output``'s folder does not exist (checked before the command runs)."""
     given = "--format"
     if fmt is None and not _is_stdout(output):
         suffix = output.suffix.lower()
@@ -54,12 +60,22 @@ def choose_format(fmt: str | None, output: Path | None, default: str, known) -> 
             fmt, given = SUFFIXES[suffix], f"--output {output} (its suffix)"
         elif not _is_stream(output):
             raise click.UsageError(f"--output {output}: unknown suffix {suffix or '(none)'!r}; name a file ending in "
-                                   f"{', '.join(sorted(set(SUFFIXES) - {'.htm', '.markdown'}))} or give --format")
+                                   f"{suffixes(known)} or give --format")
     fmt = fmt or default
     if fmt not in known:
         raise click.UsageError(f"{given}: the {fmt} format is not available for this command "
                                f"(known: {', '.join(known)})")
+    _check_folder(output)
     return fmt
+
+
+def _check_folder(output: Path | None) -> None:
+    """``--output``'s folder must exist: a report never creates folders (``/nonexistent/dir/r.json`` is a typo)."""
+    if _is_stdout(output) or _is_stream(output):
+        return
+    folder = output.absolute().parent
+    if not folder.is_dir():
+        raise OutputError(f"--output {output}: no folder {output.parent} (--output creates no folders)")
 
 
 def write_output(text: str, output: Path | None) -> None:

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 import click
 
 from harness.cli.common import live_credentials, load, one_root_option, scenarios
+from harness.endpoint.upstream import checked_url
 from harness.suite.record import MODES, Target, record_scenario
 from harness.suite.runner import DUMMY_KEYS
 
@@ -23,6 +24,11 @@ def _target(live: bool, emulate: bool, endpoint_url: str | None, region: str, mo
         raise click.UsageError("choose exactly one of --live, --emulate, --endpoint-url URL")
     if emulate:
         return Target("emulator")
+    if endpoint_url:
+        try:
+            checked_url(endpoint_url)
+        except ValueError as error:
+            raise click.UsageError(f"--endpoint-url: {error}") from None
     if endpoint_url and is_loopback(endpoint_url):
         click.echo(f"record --endpoint-url {endpoint_url}: a loopback endpoint, signed with dummy credentials", err=True)
         return Target("emulator", {"region": region, "endpoint_url": endpoint_url, **DUMMY_KEYS}, model)

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
+from harness.suite import merge as merging
 from harness.suite import report
-from harness.cli.common import (adapter_option, every_id, load, root_option, scenarios, selection_options,
-                                strict_option, timeout_option)
+from harness.cli.common import (BadUsage, adapter_option, child_options, every_id, load, root_option, scenarios,
+                                selection_options, shard_option, sharded, strict_option, timeout_option)
+from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
 from harness.suite.runner import run as run_scenarios
 
@@ -28,29 +30,46 @@ def _progress(enabled: bool):
 @selection_options
 @click.option("--format", "fmt", type=click.Choice(report.FORMATS), default=None,
               help="Report format [default: from --output's suffix, else text].")
-@output_option
+@output_option(report.FORMATS)
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures (YAML: scenario id -> reason).")
 @timeout_option
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
 @strict_option
+@shard_option
+@jobs_option
 @root_option
-def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, strict, root):
+def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, strict, shard, jobs, root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
     given, (root, selected) = root, scenarios(root, suites, ids)
+    show = sys.stderr.isatty() if progress is None else progress
+    if jobs > 1:
+        _in_children(spec, suites, ids, baseline, timeout, shard, given, jobs, len(selected), show, fmt, verbose,
+                     output)
+    selected = sharded(selected, shard)
     adapter = load(spec, timeout)
     try:
         known = report.load_baseline(baseline) if baseline else {}
     except report.BaselineError as exc:
         raise click.UsageError(str(exc)) from None
-    results = run_scenarios(selected, adapter, root, _progress(sys.stderr.isatty() if progress is None else progress))
+    results = run_scenarios(selected, adapter, root, _progress(show))
     if baseline:
         results = report.apply_baseline(results, known, every_id(root, given), strict)
     write_output(report.render(results, adapter, fmt, cassettes=report.cassette_files(selected, root),
-                               verbose=verbose), output)
+                               verbose=verbose, shard=shard), output)
     sys.exit(report.exit_code(results, strict))
+
+
+def _in_children(spec, suites, ids, baseline, timeout, shard, roots, jobs, total, show, fmt, verbose, output):
+    """The run as ``jobs`` child processes, one shard each, the reports joined; exits as the run would."""
+    if shard is not None:
+        raise BadUsage("--jobs splits the run into shards itself: give --jobs or --shard, not both")
+    options = child_options(("--adapter", spec), suites, ids, baseline, timeout, roots)
+    merged = run_in_children("run", options, jobs, total, show)
+    write_output(merging.render(merged, fmt, verbose), output)
+    sys.exit(report.exit_code(merging.results_of(merged)))
 
 
 @click.command("list")

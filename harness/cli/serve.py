@@ -10,17 +10,14 @@ from pathlib import Path
 
 import click
 
-from harness.cassettes.cassette import CassetteError, load_checked
-from harness.cli.common import BadUsage, default_region, live_credentials, root_option
+from harness.cli.common import BadUsage, Finite, default_region, live_credentials, named_folder, root_option
 from harness.endpoint.emulator.render import EmulatorScriptError
 from harness.endpoint.faults import FaultError, Faults, parse_fault
+from harness.endpoint.rules.input_shape import load_model
 from harness.suite import roots
 from harness.suite.scenario import Scenario, ScenarioError, load_scenario
-from harness.endpoint.proxy import Conversations, RecordingProxy, describe, source_of
-from harness.endpoint.tapes import FolderBusy
 from harness.endpoint.responders import CassetteResponder
 from harness.endpoint.server import IDLE_TIMEOUT, BedrockServer
-from harness.endpoint.upstream import Upstream, live_url
 
 __all__ = ["SERVE_KEEPS", "recording_upstream", "resolve_scenario", "serve"]
 
@@ -57,31 +54,48 @@ def _build(cassette, scenario_name, root, options) -> BedrockServer:
     texts, chunking, delay, scale, validate, port, loop, idle = options
     settings = {"validate": validate, "port": port, "keep_requests": SERVE_KEEPS, "loop": loop, "idle_timeout": idle}
     try:
-        if cassette:  # a stream that breaks Bedrock's event grammar is refused, as `run` refuses it
+        if cassette:
             faults = _faults(texts, (), chunking, delay, scale)
-            return BedrockServer(CassetteResponder(load_checked(cassette), faults=faults), faults=faults, **settings)
+            return BedrockServer(CassetteResponder(_checked_cassette(cassette), faults=faults), faults=faults,
+                                 **settings)
         scenario = _emulated(scenario_name, root)
         faults = _faults(texts, scenario.faults, chunking, delay, scale)
         return BedrockServer.from_scenario(scenario, faults=faults, **settings)
-    except (CassetteError, ScenarioError, EmulatorScriptError, FaultError) as error:
+    except (ScenarioError, EmulatorScriptError, FaultError) as error:
+        raise BadUsage(str(error)) from None
+
+
+def _checked_cassette(path: str):
+    """The cassette at ``path``; a stream that breaks Bedrock's event grammar is refused, as `run` refuses it."""
+    from harness.cassettes.cassette import CassetteError, load_checked  # the cassette reader, for --cassette only
+
+    try:
+        return load_checked(path)
+    except CassetteError as error:
         raise BadUsage(str(error)) from None
 
 
 def recording_upstream(url: str | None, region: str, profile: str | None, command: str,
-                       offline: str | None = None) -> Upstream:
-    """The upstream of a recording proxy: ``url``, or real Bedrock in ``region`` when None, signed with the default
-    credential chain (none found: the one-line refusal of every live command)."""
-    credentials = live_credentials(profile, command, offline)
+                       offline: str | None = None, option: str = "--upstream"):
+    """The upstream of a recording proxy (an ``Upstream``): ``url`` (given as ``option``), or real Bedrock in
+    ``region`` when None, signed with the default credential chain (none found: the one-line refusal of every live
+    command)."""
+    from harness.endpoint.upstream import Upstream, checked_url, live_url  # botocore's signer: live commands only
+
     try:
-        return Upstream(url or live_url(region), region, credentials)
+        checked_url(url or live_url(region))  # the URL's form first: a typo needs no credentials
     except ValueError as error:
-        raise BadUsage(f"--upstream: {error}") from None
+        raise BadUsage(f"{option}: {error}") from None
+    return Upstream(url or live_url(region), region, live_credentials(profile, command, offline))
 
 
 class _Recording:
-    """What ``serve --record`` runs: the proxy's server, its recorder, and the proxy to finish on a signal."""
+    """What ``serve --record`` runs: the proxy's server, its recorder, and the proxy to finish on a signal (the
+    proxy's modules load here: botocore's signer is for --record only)."""
 
-    def __init__(self, directory: Path, upstream: Upstream, port: int, idle_timeout: float):
+    def __init__(self, directory: Path, upstream, port: int, idle_timeout: float):
+        from harness.endpoint.proxy import Conversations, RecordingProxy, source_of
+
         self.recorder = Conversations(directory, source=source_of(upstream.url))
         self.proxy = RecordingProxy(upstream, self.recorder)
         # Bedrock's rules are reported, never enforced (Bedrock answers for itself).
@@ -90,6 +104,8 @@ class _Recording:
 
     def claim(self) -> None:
         """Take the folder (one recorder at a time) and remove the temp files a killed recorder left in it."""
+        from harness.endpoint.tapes import FolderBusy
+
         try:
             removed = self.recorder.claim()
         except (FolderBusy, OSError) as error:
@@ -115,6 +131,8 @@ def _serve_until_signalled(server: BedrockServer, recording: _Recording | None =
                        + ("; pick another --port, or --port 0 for a free one" if port else "")) from None
     click.echo(server.endpoint_url)
     sys.stdout.flush()
+    # botocore's service model (the input-shape check) loads now, while nothing waits, not in the first request.
+    threading.Thread(target=load_model, name="bedrock-harness model", daemon=True).start()
     while not stop.wait(0.2):
         pass
     if recording is not None:
@@ -123,6 +141,8 @@ def _serve_until_signalled(server: BedrockServer, recording: _Recording | None =
         server.close()
     log.info("stopped after %d requests", server.request_count)
     if recording is not None:
+        from harness.endpoint.proxy import describe
+
         click.echo(describe(recording.recorder.tapes) or "recorded nothing", err=True)
 
 
@@ -136,11 +156,13 @@ def _serve_until_signalled(server: BedrockServer, recording: _Recording | None =
 @click.option("--chunking", default="frame", show_default=True, help="whole | frame | N bytes per HTTP chunk.")
 @click.option("--fault", "fault_texts", multiple=True, metavar="FAULT",
               help="exception:TYPE[:after=N], truncate:N, drop:N, http:STATUS[:times=K]; add :turn=T for one turn.")
-@click.option("--delay", default=0.0, show_default=True, type=click.FloatRange(min=0), help="Seconds before each frame.")
-@click.option("--scale", default=1.0, show_default=True, type=click.FloatRange(min=0), help="Multiply every delay.")
+@click.option("--delay", default=0.0, show_default=True, type=Finite(inclusive=True), metavar="SECONDS",
+              help="Seconds before each frame.")
+@click.option("--scale", default=1.0, show_default=True, type=Finite(inclusive=True), metavar="FACTOR",
+              help="Multiply every delay.")
 @click.option("--no-validate", is_flag=True, help="Serve requests that break Bedrock's rules.")
 @click.option("--loop", is_flag=True, help="After the last turn, start the conversation again at turn 0.")
-@click.option("--idle-timeout", default=IDLE_TIMEOUT, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--idle-timeout", default=IDLE_TIMEOUT, show_default=True, type=Finite(),
               metavar="SECONDS", help="Close a connection that waits this long for a request, or for its head and "
                                       "body.")
 @click.option("--record", "record_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
@@ -155,15 +177,17 @@ def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, sc
     """Serve Bedrock on 127.0.0.1 until interrupted; the first stdout line is the endpoint URL."""
     if sum(map(bool, (cassette, scenario, record_dir))) != 1:
         raise BadUsage("give exactly one of --cassette PATH, --emulate SCENARIO or --record DIR")
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if record_dir:
         if fault_texts or chunking != "frame" or delay or scale != 1.0 or no_validate or loop:
             raise BadUsage("--record forwards what the upstream sends: no --fault, --chunking, --delay, --scale, "
                            "--no-validate or --loop")
         if bool(upstream) == live:
             raise BadUsage("serve --record: give exactly one of --upstream URL or --live")
+        named_folder(record_dir, "--record", create=False)
         command = "serve --record --live" if live else "serve --record"
         forward = recording_upstream(upstream, region, profile, command, "serve --emulate")
+        named_folder(record_dir, "--record")
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         recording = _Recording(record_dir, forward, port, idle_timeout)
         recording.claim()
         _serve_until_signalled(recording.server, recording, port=port)
@@ -171,4 +195,5 @@ def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, sc
     if upstream or live:
         raise BadUsage("--upstream and --live go with --record DIR")
     options = (fault_texts, chunking, delay, scale, not no_validate, port, loop, idle_timeout)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _serve_until_signalled(_build(cassette, scenario, root, options), port=port)

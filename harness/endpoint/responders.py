@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cassettes.masking import MaskingFilter
-from harness.cassettes.vcr import same_body
+from harness.cassettes.match import same_body
 from harness.endpoint.emulator import render as emulator
 from harness.endpoint.emulator.derive import (
     delivered,

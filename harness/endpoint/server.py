@@ -22,7 +22,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from harness.cassettes import cassette
 from harness.cassettes.masking import MaskingFilter
 from harness.endpoint import framing
 from harness.endpoint.deadlines import Deadlines
@@ -508,6 +507,8 @@ class BedrockServer:
     def from_cassette(cls, path, *, faults: Faults | None = None, cross_operation: bool = True,
                       **options) -> BedrockServer:
         """Replay the cassette at ``path`` (harness.cassettes.cassette format); other operations are rendered from it."""
+        from harness.cassettes import cassette  # a cassette's reader (YAML, frames) loads when one is served
+
         responder = CassetteResponder(cassette.load(path), cross_operation=cross_operation, faults=faults)
         return cls(responder, faults=faults, **options)
 

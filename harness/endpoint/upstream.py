@@ -21,7 +21,7 @@ from botocore.httpsession import get_cert_path
 
 from harness.endpoint.exchange import CapturedRequest
 
-__all__ = ["SIGNING_NAME", "Forwarded", "Upstream", "UpstreamError", "live_url"]
+__all__ = ["SIGNING_NAME", "Forwarded", "Upstream", "UpstreamError", "checked_url", "live_url"]
 
 SIGNING_NAME = "bedrock"  # bedrock-runtime signs as "bedrock"
 # Never forwarded: the client's credentials and signature, and what belongs to one hop of HTTP.
@@ -34,6 +34,14 @@ _READ = 65536
 def live_url(region: str) -> str:
     """Real Bedrock's runtime endpoint in ``region``."""
     return f"https://bedrock-runtime.{region}.amazonaws.com"
+
+
+def checked_url(url: str):
+    """``url`` split, when it is an http:// or https:// URL with a host; ValueError otherwise."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"upstream must be an http:// or https:// URL, got {url!r}")
+    return parts
 
 
 class UpstreamError(Exception):
@@ -80,9 +88,7 @@ class Upstream:
     """Where the proxy forwards to, and the credentials it signs with (never the client's)."""
 
     def __init__(self, url: str, region: str, credentials, timeout: float = 300.0):
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"upstream must be an http:// or https:// URL, got {url!r}")
+        parts = checked_url(url)
         self.url, self.region, self.timeout = url.rstrip("/"), region, timeout
         self._credentials = credentials
         self._parts = parts

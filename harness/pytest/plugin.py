@@ -6,6 +6,9 @@
   are collected then, unless test paths are named on the command line too (``testpaths`` from an ini file do not
   count). Without ``--bedrock-adapter`` it adds nothing. ``-n auto`` (pytest-xdist) over the scenarios alone
   starts as many workers as shorten the run: none for a suite as small as the shipped one.
+- No AWS credentials configured (a CI machine): the session gets dummy ones, a region and
+  ``AWS_EC2_METADATA_DISABLED`` (``harness.cassettes.offline``), so a boto3 client replays without ever asking the
+  instance metadata service; the header says so. Configured credentials are left alone.
 - pytest-recording users: every VCR it builds learns the "bedrock" serializer, persister and matchers
   (``pytest_recording_configure``), so a ``vcr_config`` fixture returning
   ``harness.cassettes.vcr.vcr_config()`` is all a test suite needs.
@@ -16,6 +19,8 @@
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
 import re
 from pathlib import Path
@@ -24,9 +29,10 @@ import pytest
 
 __all__ = ["DEFAULT_TIMEOUT", "SCENARIO_S", "WORKER_START_S", "bedrock_cassette", "bedrock_vcr", "pytest_addoption",
            "pytest_collection_modifyitems", "pytest_configure", "pytest_ignore_collect", "pytest_recording_configure",
-           "pytest_xdist_auto_num_workers", "workers_for"]
+           "pytest_report_header", "pytest_xdist_auto_num_workers", "seconds", "workers_for"]
 
-DEFAULT_TIMEOUT = 60.0  # seconds per turn, as the CLI's --timeout
+DEFAULT_TIMEOUT = 60.0  # seconds per turn, as the CLI's --timeout (harness.suite.protocol.TURN_TIMEOUT)
+_OFFLINE = pytest.StashKey[dict]()  # what _offline_session added to the environment
 # What a worker costs and a scenario takes, in seconds of one core (benchmarks/bench_xdist.py, 2 cores): starting a
 # worker means an interpreter, pytest, botocore and the harness; a replayed scenario is tens of milliseconds.
 WORKER_START_S = 1.0
@@ -47,13 +53,47 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--bedrock-strict", action="store_true",
                     help="A scenario graded warn (a finding only a judgement supports) fails too; without it, it "
                          "passes with a pytest warning naming the finding and its reason.")
-    group.addoption("--bedrock-timeout", metavar="S", type=float, default=DEFAULT_TIMEOUT,
+    group.addoption("--bedrock-timeout", metavar="S", type=seconds, default=DEFAULT_TIMEOUT,
                     help=f"Seconds one turn of the adapter may take (default {DEFAULT_TIMEOUT:g}); a hung turn fails "
                          "its scenario and the run goes on.")
 
 
+def seconds(text: str) -> float:
+    """``--bedrock-timeout``'s value: a finite number of seconds above 0 (``inf`` and ``nan`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number above 0")
+    return value
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "bedrock: a bedrock-harness conformance scenario (added by --bedrock-adapter).")
+    _offline_session(config)
+
+
+def _offline_session(config: pytest.Config) -> None:
+    """With no AWS credentials configured, dummy ones for the whole session (the metadata service never asked)."""
+    from harness.cassettes.offline import offline_environment
+
+    added = offline_environment(os.environ)
+    if added:
+        patch = pytest.MonkeyPatch()
+        for name, value in added.items():
+            patch.setenv(name, value)
+        config.add_cleanup(patch.undo)
+    config.stash[_OFFLINE] = added
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Says so when the session runs on dummy AWS credentials."""
+    added = config.stash.get(_OFFLINE, {})
+    if not added:
+        return []
+    return [f"bedrock-harness: no AWS credentials configured: this session uses dummy ones ({', '.join(sorted(added))}"
+            "), so replay never asks the instance metadata service"]
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -27,7 +27,7 @@ from harness.suite.results import Result
 from harness.suite.runner import run as run_scenarios
 from harness.suite.scenario import Scenario
 
-__all__ = ["FILE_NAMES", "FORMATS", "Certification", "build", "cassette_sha256", "render", "run",
+__all__ = ["FILE_NAMES", "FORMATS", "Certification", "build", "cassette_sha256", "from_json", "render", "run",
            "versions", "write_reports"]
 
 FILE_NAMES = {"markdown": "certification.md", "json": "certification.json", "junit": "certification.xml"}
@@ -43,6 +43,7 @@ class Certification:
     cassettes: dict  # scenario id -> {"path": relative path, "sha256": hex or None when missing}
     versions: dict  # harness, botocore, boto3, python
     date: str  # UTC, ISO 8601, seconds
+    shard: Any = None  # the harness.suite.shard.Shard of a split run
 
 
 def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
@@ -55,13 +56,22 @@ def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
 
 
 def build(results: Sequence[Result], adapter: Any, scenarios: Sequence[Scenario], root: str | Path,
-          spec: str | None = None) -> Certification:
-    """The certification of ``results`` (run over ``scenarios`` under ``root``) for ``adapter``."""
+          spec: str | None = None, shard: Any = None) -> Certification:
+    """The certification of ``results`` (run over ``scenarios`` under ``root``, or one ``shard`` of them) for
+    ``adapter``."""
     identity = report.adapter_info(adapter)
     command = getattr(adapter, "command", None)  # a subprocess adapter's command line
     identity.update({"command": command} if command is not None else {"spec": spec or ""})
     date = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    return Certification(identity, tuple(results), report.cassette_files(scenarios, root), versions(), date)
+    return Certification(identity, tuple(results), report.cassette_files(scenarios, root), versions(), date, shard)
+
+
+def from_json(document: dict) -> Certification:
+    """The certification a JSON certification report holds (``render_json``'s inverse, shard aside)."""
+    results, cassettes = report.results_from_json(document)
+    found = {"harness": document["harness_version"], "botocore": document["botocore_version"],
+             "boto3": document["boto3_version"], "python": document["python_version"]}
+    return Certification(dict(document["adapter"]), tuple(results), cassettes or {}, found, document["date"])
 
 
 def _cassette(cert: Certification, sid: str) -> dict:
@@ -78,7 +88,7 @@ def _how(cert: Certification) -> str:
 
 def render_json(cert: Certification) -> str:
     """DESIGN.md's run report, plus versions, date, how the adapter ran, and each result's cassette."""
-    document = json.loads(report.render_json(cert.results, cert.adapter, cert.cassettes))
+    document = json.loads(report.render_json(cert.results, cert.adapter, cert.cassettes, cert.shard))
     document["adapter"] = cert.adapter
     head = {"harness_version": __version__, "botocore_version": cert.versions["botocore"],
             "boto3_version": cert.versions["boto3"], "python_version": cert.versions["python"], "date": cert.date}
@@ -172,10 +182,9 @@ def render(cert: Certification, fmt: str = "markdown", verbose: bool = False) ->
 
 
 def write_reports(cert: Certification, directory: str | Path) -> list[Path]:
-    """certification.md, .json and .xml in ``directory`` (created if needed), each written as ``--output`` writes:
+    """certification.md, .json and .xml in the folder ``directory``, each written as ``--output`` writes:
     atomically, or through an existing symlink, device or shared file."""
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     written = []
     for fmt, name in FILE_NAMES.items():
         write_through(directory / name, render(cert, fmt))

@@ -13,7 +13,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import yaml
 
 from harness.cassettes.files import write_atomic
-from harness.cassettes.limits import LimitError, load_yaml, read_file
+from harness.cassettes.limits import LimitError, read_file
+from harness.cassettes.parsed import load_yaml_bytes
 from harness.suite.judge.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
 from harness.suite.judge.normalize import ALL, comparable
 from harness.suite.judge.normalize_request import wrapped_values
@@ -38,7 +39,7 @@ def load_golden(scenario: Scenario) -> list[dict] | None:
     """The golden's turns, or None when the scenario has no golden yet."""
     path = golden_path(scenario)
     try:
-        data = load_yaml(read_file(path).decode("utf-8"))
+        data = load_yaml_bytes(read_file(path))
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:

@@ -62,7 +62,9 @@ def proxy_server() -> BedrockServer:
 
 
 def live_session(scenario: Scenario, adapter: Any, server: BedrockServer, upstream: Upstream, path: Path) -> Session:
-    """Stream ``scenario`` through ``adapter`` against ``server`` proxying to ``upstream``, recording onto ``path``."""
+    """Stream ``scenario`` through ``adapter`` against ``server`` proxying to ``upstream``, recording onto ``path``
+    (in a scratch folder of the run's: its suite's folder is made here)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     tape = Tape(path, overwrite=True, source=source_of(upstream.url))
     server.reset(RecordingProxy(upstream, tape), validate=False)
     try:
@@ -143,6 +145,7 @@ def _keep(attempt: Attempt, session: Session | None, scenario: Scenario, keep_di
     if target.exists():
         return dataclasses.replace(attempt, failures=attempt.failures + (f"recording not kept: {target} exists",))
     # Copied, not renamed: the scratch folder is in the system temp dir, often another file system than keep_dir.
+    target.parent.mkdir(parents=True, exist_ok=True)  # keep_dir (its parent checked by the CLI) and the suite's
     write_atomic(target, session.tape.path.read_text(encoding="utf-8"))
     session.tape.path.unlink()
     return dataclasses.replace(attempt, cassette=str(target))

@@ -120,6 +120,8 @@ def bisect(releases: Sequence[str], good: str, bad: str, scenario: str, probe: C
     for name, release in (("--good", good), ("--bad", bad)):
         if release not in releases:
             raise ValueError(f"{name} {release}: not a known release (known: {', '.join(releases)})")
+    if good == bad:
+        raise ValueError(f"--good and --bad both name {good}: give two releases")
     step = 1 if releases.index(bad) > releases.index(good) else -1
     span = list(releases[releases.index(good): releases.index(bad) + step: step])
     rows = {good: probe(good), bad: probe(bad)}

@@ -21,8 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-__all__ = ["CAPABILITIES", "DECLARATIONS", "FEATURES", "NATIVE_PATHS", "NON_STREAMING", "OWN_HISTORY",
+__all__ = ["CAPABILITIES", "DECLARATIONS", "FEATURES", "NATIVE_PATHS", "NON_STREAMING", "OWN_HISTORY", "TURN_TIMEOUT",
            "USAGE_INCLUDES_CACHE", "Adapter", "AdapterFailure", "AdapterSkip"]
+
+TURN_TIMEOUT = 60.0  # seconds one turn of an adapter may take by default (--timeout, --bedrock-timeout)
 
 FEATURES = frozenset({
     "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",

@@ -12,12 +12,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from harness.suite.runner import SHIPPED_ROOT, project_root, shipped_root
 from harness.suite.scenario import Scenario, discover, scenario_ids, select
 
-__all__ = ["READ_ONLY", "SHIPPED", "installed", "layered_ids", "load", "resolve", "shipped_root", "single"]
+__all__ = ["READ_ONLY", "SHIPPED", "SHIPPED_ROOT", "installed", "layered_ids", "load", "owner", "project_root",
+           "resolve", "shipped_root", "single"]
 
 SHIPPED = "shipped"  # the --root value naming the suite that comes with bedrock-harness
+SHIPPED_ROOT = Path(__file__).resolve().parents[1] / "shipped"  # the wheel's copy of suites/ and cassettes/ (setup.py)
+
+
+def project_root(start: str | Path | None = None) -> Path:
+    """The folder holding suites/ and cassettes/: the working directory if it has suites/, else the shipped suite."""
+    here = Path(start or Path.cwd())
+    return here if (here / "suites").is_dir() else shipped_root()
+
+
+def shipped_root() -> Path:
+    """The suite that comes with bedrock-harness: the checkout's (an editable install), else the package's."""
+    checkout = Path(__file__).resolve().parents[2]
+    return checkout if (checkout / "suites").is_dir() else SHIPPED_ROOT
 
 
 def resolve(given: Sequence[str | Path], base: Path | None = None) -> list[Path]:
@@ -56,6 +69,12 @@ def layered_ids(roots: Sequence[Path]) -> list[str]:
     owners = _owners(roots)
     return sorted(sid for root in dict.fromkeys(owners.values()) for sid in scenario_ids(root / "suites")
                   if owners[sid.split("/", 1)[0]] == root)
+
+
+def owner(roots: Sequence[Path], sid: str) -> Path | None:
+    """The root whose suites hold scenario ``sid`` (a later root's suite replacing an earlier one's), or None."""
+    root = _owners(roots).get(sid.split("/", 1)[0])
+    return root if root is not None and sid in scenario_ids(root / "suites") else None
 
 
 def installed(path: Path) -> bool:

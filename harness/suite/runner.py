@@ -41,6 +41,7 @@ from harness.endpoint.responders import CassetteResponder
 from harness.suite.results import Result, TurnResult, verdict
 from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_messages, next_turn, turn_dict
 from harness.endpoint.server import BedrockServer, RequestError
+from harness.suite.roots import SHIPPED_ROOT, project_root, shipped_root  # where the default suite is: roots says
 
 __all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "Run", "SHIPPED_ROOT", "cassette_path", "exception_chunk", "iter_runs",
            "judge", "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "scenario_root", "shipped_root",
@@ -50,20 +51,7 @@ ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised
 TRACEBACK_FRAMES = 6  # the innermost frames an adapter exception's chunk keeps: where the adapter broke
 CONVERSE_OPERATIONS = ("ConverseStream", "Converse")  # the operations Bedrock's rules and goldens describe
 TWIN = "Converse"  # a non_streaming adapter's second call per turn, judged against its streamed one
-SHIPPED_ROOT = Path(__file__).resolve().parents[1] / "shipped"  # the wheel's copy of suites/ and cassettes/ (setup.py)
 DUMMY_KEYS = {"aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake-secret-for-loopback"}
-
-
-def project_root(start: str | Path | None = None) -> Path:
-    """The folder holding suites/ and cassettes/: the working directory if it has suites/, else the shipped suite."""
-    here = Path(start or Path.cwd())
-    return here if (here / "suites").is_dir() else shipped_root()
-
-
-def shipped_root() -> Path:
-    """The suite that comes with bedrock-harness: the checkout's (an editable install), else the package's."""
-    checkout = Path(__file__).resolve().parents[2]
-    return checkout if (checkout / "suites").is_dir() else SHIPPED_ROOT
 
 
 def scenario_root(root: str | Path | None, scenario: Scenario) -> Path:

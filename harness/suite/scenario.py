@@ -19,7 +19,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
-from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, load_yaml, read_file
+from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, read_file
+from harness.cassettes.parsed import load_yaml_bytes
 from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
 from harness.suite.judge.grade import JUDGEMENTS
@@ -123,7 +124,7 @@ def load_scenario(path: str | Path, root: str | Path = "suites") -> Scenario:
     path = Path(path)
     sid = scenario_id(path, root)
     try:
-        data = load_yaml(read_file(path).decode("utf-8"))
+        data = load_yaml_bytes(read_file(path))
     except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
         raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     try:

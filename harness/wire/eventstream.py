@@ -16,9 +16,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-import botocore.session
-from botocore.eventstream import EventStream, EventStreamBuffer, ParserError
-from botocore.parsers import EventStreamJSONParser
+from botocore.eventstream import EventStream, EventStreamBuffer, ParserError  # light: botocore's codec alone
 
 __all__ = [
     "Frame",
@@ -203,6 +201,8 @@ class _Chunks:
 
 @functools.lru_cache(maxsize=None)
 def _output_shape(operation: str):
+    import botocore.session  # the service model, on the first decode: encoding (serve --emulate) never needs it
+
     model = botocore.session.get_session().get_service_model("bedrock-runtime")
     return model.operation_model(operation).output_shape.members[STREAM_MEMBERS[operation]]
 
@@ -211,5 +211,7 @@ def decode_events(data: bytes | Iterable[bytes], operation: str = "ConverseStrea
     """Yield exactly what boto3 yields for this body (``EventStreamError`` on an exception frame)."""
     # One frame per chunk: botocore's buffer copies what it still holds after each message (quadratic on a body).
     chunks = frame_slices(bytes(data)) if isinstance(data, (bytes, bytearray)) else data
+    from botocore.parsers import EventStreamJSONParser
+
     stream = EventStream(_Chunks(chunks), _output_shape(operation), EventStreamJSONParser(), operation)
     yield from stream

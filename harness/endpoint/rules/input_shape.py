@@ -15,12 +15,9 @@ import functools
 import re
 from typing import Any
 
-import botocore.session
-from botocore.validate import ParamValidator
-
 from harness.endpoint.rules.shape import CORAL_PREFIX, Problem
 
-__all__ = ["INVALID_MODEL", "MAX_SHOWN", "RULE_IDS", "input_problems", "valid_model_id"]
+__all__ = ["INVALID_MODEL", "MAX_SHOWN", "RULE_IDS", "input_problems", "load_model", "valid_model_id"]
 
 RULE_IDS = ("model-id", "input-shape")  # the problem ids of this check
 
@@ -36,7 +33,15 @@ _NAME = re.compile(r"(?:parameter|structure|in) ([A-Za-z0-9_.\[\]]+)")
 
 @functools.lru_cache(maxsize=None)
 def _operation(operation: str):
+    import botocore.session  # loaded on the first request (or by load_model): a server listens without it
+
     return botocore.session.get_session().get_service_model("bedrock-runtime").operation_model(operation)
+
+
+def load_model() -> None:
+    """Load botocore and the service model now (``serve`` does it right after it listens, before a request waits)."""
+    for operation in ("ConverseStream", "Converse", "InvokeModelWithResponseStream"):
+        _operation(operation)
 
 
 def valid_model_id(model_id: str, operation: str) -> bool:
@@ -68,6 +73,8 @@ def input_problems(body: dict, operation: str, model_id: str | None = None) -> l
     does not fit its shape; ``model_id`` None: not known (it travels in the URI), not checked."""
     if model_id is not None and not valid_model_id(model_id, operation):
         return [Problem("model-id", "modelId", INVALID_MODEL)]
+    from botocore.validate import ParamValidator
+
     params = {**_without_nulls(body), "modelId": model_id or "model"}
     report = ParamValidator().validate(params, _operation(operation).input_shape).generate_report()
     return [_problem(line) for line in _SPLIT.split(report) if line.startswith(_REPORTED)] if report else []

@@ -19,8 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from harness.cassettes.parsed import load_yaml_bytes
 from harness.endpoint.rules.shape import Problem
 
 __all__ = ["ALL", "EVIDENCE", "Evidence", "applies", "family", "load_evidence", "split", "verdict", "warning"]
@@ -60,7 +59,7 @@ class Evidence:
 
 def load_evidence(path: str | Path = EVIDENCE_FILE) -> dict[str, Evidence]:
     """The rules' evidence file, each entry checked for its fields (a ValueError names the rule and field)."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    data = load_yaml_bytes(Path(path).read_bytes())  # read at import: parsed once (harness.cassettes.parsed)
     return {rule: _evidence(rule, entry, Path(path)) for rule, entry in data.items()}
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from harness.suite.report.as_html import render_html
-from harness.suite.report.as_json import render_json
+from harness.suite.report.as_json import render_json, results_from_json
 from harness.suite.report.as_junit import render_junit
 from harness.suite.report.as_markdown import render_markdown
 from harness.suite.report.as_text import render_text
@@ -33,6 +33,7 @@ __all__ = [
     "render_junit",
     "render_markdown",
     "render_text",
+    "results_from_json",
     "summary",
 ]
 
@@ -43,10 +44,12 @@ _WITH_CASSETTES = ("json", "junit", "html")
 
 
 def render(results: Sequence[Result], adapter: Any = None, fmt: str = "text", *,
-           cassettes: Mapping[str, dict] | None = None, verbose: bool = False) -> str:
-    """The report in ``fmt`` (text, json, junit, markdown or html)."""
+           cassettes: Mapping[str, dict] | None = None, verbose: bool = False, shard: Any = None) -> str:
+    """The report in ``fmt`` (text, json, junit, markdown or html); JSON names the ``shard`` of a split run."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
     if fmt == "text":
         return render_text(results, adapter, verbose)
+    if fmt == "json":
+        return render_json(results, adapter, cassettes, shard)
     return FORMATS[fmt](results, adapter, cassettes) if fmt in _WITH_CASSETTES else FORMATS[fmt](results, adapter)

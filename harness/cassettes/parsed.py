@@ -1,0 +1,70 @@
+"""YAML files read once: a parsed document is kept on disk by the sha256 of the file's bytes, as Python keeps
+bytecode in ``__pycache__``, and read back with ``marshal`` (C, about twenty times faster than parsing the YAML).
+
+Only what ``limits.load_yaml`` accepted is ever kept, under a key that also names the harness version and this
+format, so a changed file, a changed reader or changed limits parse afresh. The cache lives in
+``$XDG_CACHE_HOME/bedrock-harness/parsed`` (``~/.cache/...``); ``BEDROCK_HARNESS_PARSED_CACHE`` names another
+folder, or ``off`` turns it off. Deleting it is always safe. A cache that cannot be read or written is skipped
+silently: it only ever saves time. A document ``marshal`` cannot hold (a ``!!timestamp``) is parsed each time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from harness.cassettes.limits import load_yaml
+from harness.version import __version__
+
+__all__ = ["cache_folder", "load_yaml_bytes"]
+
+_FORMAT = 1  # of the cached files: marshal of the document, under a key naming it
+_OFF = ("off", "0", "no", "false")
+
+
+def cache_folder() -> Path | None:
+    """Where parsed documents are kept, or None when the cache is turned off."""
+    named = os.environ.get("BEDROCK_HARNESS_PARSED_CACHE")
+    if named is not None and named.strip().lower() in _OFF:
+        return None
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "bedrock-harness" / "parsed"
+    return Path(named) if named else base
+
+
+def _entry(data: bytes, folder: Path) -> Path:
+    key = hashlib.sha256(f"{_FORMAT}\0{__version__}\0".encode() + data).hexdigest()
+    return folder / key[:2] / f"{key[2:]}.marshal"
+
+
+def _keep(entry: Path, document: Any) -> None:
+    """Write ``document`` atomically into ``entry``; any failure leaves the cache as it was."""
+    try:
+        blob = marshal.dumps(document)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=entry.parent, prefix=".", suffix=".tmp")
+        with os.fdopen(fd, "wb") as out:
+            out.write(blob)
+        os.replace(temp, entry)
+    except (OSError, ValueError):  # ValueError: a value marshal cannot hold
+        return
+
+
+def load_yaml_bytes(data: bytes) -> Any:
+    """``limits.load_yaml`` of ``data`` (UTF-8), from the cache when this exact text was parsed before.
+
+    UnicodeDecodeError, yaml.YAMLError and LimitError as ``load_yaml`` raises them."""
+    folder = cache_folder()
+    entry = _entry(data, folder) if folder is not None else None
+    if entry is not None:
+        try:
+            return marshal.loads(entry.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    document = load_yaml(data.decode("utf-8"))
+    if entry is not None:
+        _keep(entry, document)
+    return document
