@@ -99,9 +99,6 @@ ROUND_TRIPS = ("core/round-trip", "core/thinking-tools", "edge/cache-usage", "ed
                "edge/zero-arg-tool", "edge/cache-both-spellings", "edge/interleaved-reasoning-tools",
                "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/unsigned-reasoning-round-trip",
                "edge/zero-arg-after-text")
-# Round trips to models other than Claude: Claude's own rule texts (Anthropic's wording) are warnings there.
-NOT_CLAUDE = ("edge/nova-style", "edge/nova-parallel-calls", "edge/interleaved-reasoning-tools",
-              "edge/unsigned-reasoning-round-trip")
 ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-call", "edge/interleaved-parallel-deltas",
                   "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
 

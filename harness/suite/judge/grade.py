@@ -198,6 +198,14 @@ def _status_where_unknown(expected: dict, actual: dict, ctx: Context) -> tuple[d
     return _messages(expected, without), _messages(actual, without)
 
 
+def _error_status_dropped(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    def without(message: dict) -> dict:
+        return {**message, "content": [{**b, "toolResult": {k: v for k, v in b["toolResult"].items() if k != "status"}}
+                                       if isinstance(b, dict) and isinstance(b.get("toolResult"), dict) else b
+                                       for b in message["content"]]}
+    return _messages(expected, without), _messages(actual, without)
+
+
 # ---- assembled steps: (the turn's raw chunks, context) -> chunks ----
 
 def _ended_badly(chunks: Sequence[Mapping]) -> bool:
@@ -271,6 +279,9 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("no-placeholder-text", "blank text blocks are left out, not replaced by placeholder punctuation",
               "a placeholder avoids Bedrock's blank-text rejection and leaves the model's words as they were",
               "request", _placeholder_text),
+    Judgement("error-status-kept", "a failed tool result goes back with toolResult status error",
+              "Bedrock accepts a failed result without its status, and the error text still reaches the model; only "
+              "the flag is dropped, information Bedrock does not need", "request", _error_status_dropped),
     Judgement("schema-unchanged", "a tool's input schema goes to Bedrock as the application wrote it",
               "descriptions a library adds to schema properties change no type or constraint; no evidence shows a "
               "model answering worse for them", "request", _schema_rewritten),
