@@ -279,15 +279,15 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("no-placeholder-text", "blank text blocks are left out, not replaced by placeholder punctuation",
               "a placeholder avoids Bedrock's blank-text rejection and leaves the model's words as they were",
               "request", _placeholder_text),
-    Judgement("error-status-kept", "a failed tool result goes back with toolResult status error",
-              "Bedrock accepts a failed result without its status, and the error text still reaches the model; only "
-              "the flag is dropped, information Bedrock does not need", "request", _error_status_dropped),
     Judgement("schema-unchanged", "a tool's input schema goes to Bedrock as the application wrote it",
               "descriptions a library adds to schema properties change no type or constraint; no evidence shows a "
               "model answering worse for them", "request", _schema_rewritten),
     Judgement("status-where-unknown", "toolResult.status is sent only to families known to accept it",
               "no source says whether this model family accepts or rejects toolResult.status (rule 29)", "request",
               _status_where_unknown),
+    Judgement("error-status-kept", "a failed tool result goes back with toolResult status error",
+              "Bedrock accepts a failed result without its status, and the error text still reaches the model; only "
+              "the flag is dropped, information Bedrock does not need", "request", _error_status_dropped),
     Judgement("arguments-as-object", "a call's arguments are held as a JSON object",
               "a library may keep arguments as JSON text (the OpenAI format does); Bedrock needs an object only in "
               "what is sent back, which the follow-up request shows; a cut-off call kept as its partial text is not "
