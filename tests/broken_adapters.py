@@ -22,6 +22,7 @@ from harness.converse import (
     to_converse_messages,
 )
 from harness.converse.adapter import native_chunk
+from harness.converse.conversation import Conversation
 from harness.converse.stream import chunks_from_response
 from harness.converse.request import status_supported
 
@@ -36,6 +37,10 @@ __all__ = [
     "OpenAISecondChoiceIndex",
     "OpenAIStream",
     "ReasoningCollapsedAtAssembly",
+    "StoredHistoryLosesSignatures",
+    "ReplySplitInTwo",
+    "GarbledFieldAtAssembly",
+    "StringArgumentsWhenStreamed",
     "SignatureOnlyBlockDroppedAtAssembly",
     "SignaturesConcatenatedAtAssembly",
     "ToolInputStringAtAssembly",
@@ -49,6 +54,7 @@ __all__ = [
     "NoToolCallsWhileStreaming",
     "SeparateToolResultMessages",
     "SignatureNotSentBack",
+    "SignatureOnlySentWithoutText",
     "SingleLastStartedSlot",
     "StatusForEveryModel",
     "SwallowedStreamError",
@@ -457,6 +463,135 @@ class AgentLoopStopsOnEndTurn(ConversationVariant):
         self._finished = turn.get("conversation") if stops[-1:] == ["end_turn"] else None
 
 
+# ---- 14b. a signature-only reasoning block sent back without its (empty) text --------------------------------
+
+class SignatureOnlySentWithoutText(Variant):
+    """History formatting that writes a reasoning block's text only when there is some: a signature-only block
+    goes back as reasoningText {signature} (LibreChat agents#248, langchainjs#11164)."""
+
+    name = "broken-signature-only-sent-without-text"
+    bug = "a signature-only reasoning block sent back without text"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        for block in _request_blocks(request):
+            text = block.get("reasoningContent", {}).get("reasoningText")
+            if isinstance(text, dict) and text.get("text") == "":
+                del text["text"]
+        return request
+
+    def client(self, endpoint: dict | None, max_attempts: int | None = None) -> Any:
+        """A client that leaves validation to the service, as the JavaScript SDK does (botocore would refuse the
+        request itself: reasoningText.text is a required member)."""
+        import boto3
+        from botocore.config import Config
+        endpoint = endpoint or {}
+        return boto3.client("bedrock-runtime", endpoint_url=endpoint.get("endpoint_url"),
+                            region_name=endpoint.get("region"), aws_access_key_id=endpoint.get("aws_access_key_id"),
+                            aws_secret_access_key=endpoint.get("aws_secret_access_key"),
+                            config=Config(parameter_validation=False, retries={"total_max_attempts": max_attempts or 3,
+                                                                               "mode": "standard"}))
+
+
+# ---- 15. what only the library's own objects show (issue 18): parity, garbled fields, split replies, stores -----
+
+class StringArgumentsWhenStreamed(Variant):
+    """The message built from the stream keeps each call's arguments as their JSON text; the non-streamed call's
+    message holds them as objects (the chunks, the request and the assembled message are all right)."""
+
+    name = "broken-parity-string-arguments-when-streamed"
+    bug = "streamed tool arguments held as a string, non-streamed ones as an object"
+
+    def _stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
+        for chunk in super()._stream(turn, endpoint):
+            if chunk["type"] == "native" and chunk["path"] == "stream" and "message" in chunk:
+                chunk = copy.deepcopy(chunk)
+                for block in chunk["message"]["content"]:
+                    if block["type"] == "tool_use":
+                        block["input"] = json.dumps(block["input"])
+            yield chunk
+
+
+class GarbledFieldAtAssembly(ConversationVariant):
+    """The assembler's accumulator leaks into the message it keeps: each tool use carries ``input_delta``, the
+    joined argument text (the request it builds reads only the known fields, so Bedrock never sees it)."""
+
+    name = "broken-assembly-garbled-field"
+    bug = "an extra garbled field in the assembled message"
+
+    def assemble(self, chunks: list[dict]) -> dict:
+        message = assemble_message(chunks)
+        raw: dict[str, str] = {}
+        for chunk in chunks:
+            if chunk["type"] == "tool_call":
+                raw[chunk["id"]] = raw.get(chunk["id"], "") + (chunk.get("input_delta") or "")
+        for block in message["content"]:
+            if block["type"] == "tool_use":
+                block["input_delta"] = raw.get(block["id"], "")
+        return message
+
+
+class _Split(Conversation):
+    """A history that keeps the blocks before the first tool use and the rest as two assistant messages."""
+
+    def history(self, turn):
+        if self.assistant is not None and turn.get("conversation") == self.id:
+            first, rest = _split(self.assistant)
+            self.messages.append(first)
+            self.assistant = rest
+        return super().history(turn)
+
+    def stream(self, turn, send, assemble=assemble_message):
+        for chunk in super().stream(turn, send, assemble):
+            if chunk["type"] == "message":
+                first, rest = _split(chunk["message"])
+                yield from ({"type": "message", "message": m} for m in (first, rest) if m["content"])
+            else:
+                yield chunk
+
+
+def _split(message: dict) -> tuple[dict, dict]:
+    at = next((i for i, b in enumerate(message["content"]) if b["type"] == "tool_use"), len(message["content"]))
+    return ({**message, "content": message["content"][:at]}, {**message, "content": message["content"][at:]})
+
+
+class ReplySplitInTwo(ConversationVariant):
+    """One streamed response becomes two assistant messages, the calls in the second (a library that ends a message
+    at the first tool use); both go back, one after the other."""
+
+    name = "broken-assembly-reply-split-in-two"
+    bug = "a reply split in two assistant messages"
+
+    def __init__(self, conversation: bool = True, **kwargs: Any):
+        super().__init__(conversation=conversation, **kwargs)
+        if conversation:
+            self.conversation = _Split()
+
+
+class _StoreWithoutSignatures(Conversation):
+    """A conversation saved after each response and restored before the next request by a store that keeps a
+    reasoning block's text but not its signature (as a session table with no column for it would)."""
+
+    def history(self, turn):
+        if self.assistant is not None and turn.get("conversation") == self.id:
+            self.messages.append(self.assistant)
+            self.assistant = None
+            self.messages = _without_signatures(json.loads(json.dumps(self.messages)))
+        return super().history(turn)
+
+
+class StoredHistoryLosesSignatures(ConversationVariant):
+    """The history goes through a store before every later turn, and reasoning signatures do not survive it."""
+
+    name = "broken-persisted-history-loses-signatures"
+    bug = "a history that loses reasoning signatures when stored and restored"
+
+    def __init__(self, conversation: bool = True, **kwargs: Any):
+        super().__init__(conversation=conversation, **kwargs)
+        if conversation:
+            self.conversation = _StoreWithoutSignatures()
+
+
 # ---- OpenAI format: the native chat-completion chunks beside the stream ------------------------------------
 
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
@@ -573,6 +708,11 @@ VARIANTS: dict[str, type[Variant]] = {
     "assembly_drops_zero_arg_call": ZeroArgCallDroppedAtAssembly,
     "assembly_collapses_reasoning": ReasoningCollapsedAtAssembly,
     "agent_loop_stops_on_end_turn": AgentLoopStopsOnEndTurn,
+    "signature_only_without_text": SignatureOnlySentWithoutText,
+    "parity_string_arguments_when_streamed": StringArgumentsWhenStreamed,
+    "assembly_garbled_field": GarbledFieldAtAssembly,
+    "assembly_reply_split_in_two": ReplySplitInTwo,
+    "persisted_history_loses_signatures": StoredHistoryLosesSignatures,
     "openai_index_from_content_block": OpenAIIndexFromContentBlockIndex,
     "openai_second_choice": OpenAISecondChoiceIndex,
 }

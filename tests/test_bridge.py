@@ -43,6 +43,11 @@ FOCUS = {
     "assembly_drops_zero_arg_call": ["edge/zero-arg-tool"],
     "assembly_collapses_reasoning": ["edge/two-signed-reasoning-blocks"],
     "agent_loop_stops_on_end_turn": ["edge/end-turn-with-tool-use"],
+    "signature_only_without_text": ["edge/signature-only-reasoning"],
+    "parity_string_arguments_when_streamed": ["core/single-call"],
+    "assembly_garbled_field": ["core/single-call"],
+    "assembly_reply_split_in_two": ["core/interleaved-text"],
+    "persisted_history_loses_signatures": ["core/thinking-tools"],
     "openai_index_from_content_block": ["core/interleaved-text"],
     "openai_second_choice": ["core/parallel-calls"],
 }

@@ -97,7 +97,8 @@ ROUND_TRIPS = ("core/round-trip", "core/thinking-tools", "edge/cache-usage", "ed
                "edge/nova-style", "edge/parallel-results-round-trip", "edge/redacted-reasoning-tool",
                "edge/signature-only-reasoning", "edge/tool-result-is-error", "edge/two-signed-reasoning-blocks",
                "edge/zero-arg-tool", "edge/cache-both-spellings", "edge/interleaved-reasoning-tools",
-               "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/unsigned-reasoning-round-trip")
+               "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/unsigned-reasoning-round-trip",
+               "edge/zero-arg-after-text")
 ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-call", "edge/interleaved-parallel-deltas",
                   "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
 
@@ -127,7 +128,14 @@ def law(name: str, text: str) -> Catch:
     return Catch(0, (f"{name}: chunk ", text), rf"^{name}: chunk \d+ \(openai_chunk\) ", prefixed=False)
 
 
-CONTENT_BLOCK_INDEX = ("core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use",
+CALLS = ROUND_TRIPS + ONE_TURN_CALLS  # every scenario that streams a tool call
+# Where a streamed response holds text or reasoning before its first tool use (a split reply shows there).
+SPLIT = ("core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use",
+         "edge/interleaved-parallel-deltas", "edge/interleaved-reasoning-tools", "edge/nova-parallel-calls",
+         "edge/nova-style", "edge/redacted-reasoning-tool", "edge/server-tool-then-client-tool",
+         "edge/signature-only-reasoning", "edge/two-signed-reasoning-blocks", "edge/unsigned-reasoning-round-trip",
+         "edge/zero-arg-after-text")
+CONTENT_BLOCK_INDEX = ("edge/zero-arg-after-text", "core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use",
                        "edge/interleaved-parallel-deltas", "edge/max-tokens-mid-tool", "edge/nova-style",
                        "edge/redacted-reasoning-tool", "edge/server-tool-then-client-tool",
                        "edge/signature-only-reasoning", "edge/two-signed-reasoning-blocks",
@@ -160,6 +168,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/two-signed-reasoning-blocks": call_never_surfaced(2),
         "edge/unicode-nested-input": call_never_surfaced(0),
         "edge/zero-arg-tool": call_never_surfaced(0),
+        "edge/zero-arg-after-text": call_never_surfaced(1),
         "faults/http-429-then-success": call_never_surfaced(0),
     },
     "last_started_slot": {  # caught only where deltas interleave, a robustness scenario: a warning
@@ -187,6 +196,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/tool-result-is-error": tool_use_dropped(EMPTY_MESSAGE),
         "edge/two-signed-reasoning-blocks": tool_use_dropped(),
         "edge/zero-arg-tool": tool_use_dropped(EMPTY_MESSAGE),
+        "edge/zero-arg-after-text": request_lacks_call(1, "tooluse_"),
     },
     "missing_id_as_empty": {  # no recording shows Bedrock omitting toolUseId: a robustness scenario, a warning
         "faults/missing-tool-use-id": warned(Catch(
@@ -220,6 +230,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
     },
     "separate_tool_results": {
         "edge/parallel-results-round-trip": results_split(),
+        "edge/zero-arg-after-text": results_split(),
         "edge/tool-result-json-values": results_split(),
         "edge/nova-parallel-calls": Catch(  # Nova: the pairing rules hold, alternation is Claude's (a warning)
             1, ("The number of toolResult blocks at messages.3.content exceeds the number of toolUse blocks of "
@@ -232,6 +243,11 @@ CATCHES: dict[str, dict[str, Catch]] = {
             1, ("The format of the value at messages.1.content.0.toolUse.input is invalid. Provide a json object for "
                 "the field and try again.",
                 "turn 1 request expected messages[1].content[0].toolUse.input {} / actual ''"),
+            r"tool_?[uU]se\.input"),
+        "edge/zero-arg-after-text": Catch(
+            1, ("The format of the value at messages.1.content.1.toolUse.input is invalid. Provide a json object for "
+                "the field and try again.",
+                "turn 1 request expected messages[1].content[1].toolUse.input {} / actual ''"),
             r"tool_?[uU]se\.input"),
     },
     "swallowed_stream_error": {
@@ -271,17 +287,40 @@ CATCHES: dict[str, dict[str, Catch]] = {
             reason=r'assembled message: streamed reasoning \{"text": "", "signature": .* / assembled nothing'),
     },
     "assembly_input_as_json_string": {sid: input_as_string(sid) for sid in sorted(ROUND_TRIPS + ONE_TURN_CALLS)},
-    "assembly_drops_zero_arg_call": {
-        "edge/zero-arg-tool": assembled(
-            ': streamed tool_call {"id": "tooluse_', '"name": "list_files", "input": {}} / assembled nothing',
-            "The number of toolResult blocks at messages.0.content exceeds the number of toolUse blocks",
-            reason=r'assembled message: streamed tool_call \{.*"input": \{\}\} / assembled nothing'),
-    },
+    "assembly_drops_zero_arg_call": {sid: assembled(
+        ': streamed tool_call {"id": "tooluse_', '"name": "list_files", "input": {}} / assembled nothing',
+        "The number of toolResult blocks at messages.", "exceeds the number of toolUse blocks",
+        reason=r'assembled message: streamed tool_call \{.*"input": \{\}\} / assembled nothing')
+        for sid in ("edge/zero-arg-tool", "edge/zero-arg-after-text")},
     "assembly_collapses_reasoning": {
         "edge/two-signed-reasoning-blocks": assembled(
             ": streamed reasoning {", "assembled nothing (block dropped)", SIGNATURE_DIFF,
             "turn 1 request expected messages[1].content[1] {\"reasoningContent\"",
             reason=r"assembled message: streamed reasoning \{.* / assembled nothing \(block dropped\)"),
+    },
+    "signature_only_without_text": {
+        "edge/signature-only-reasoning": Catch(
+            1, ("1 validation error detected: Value at 'messages.2.member.content.1.member.reasoningContent."
+                "reasoningText.text' failed to satisfy constraint: Member must not be null",
+                "turn 1 request expected messages[1].content[0].reasoningContent.reasoningText.text '' / actual no"),
+            r"reasoningText\.text '' / actual no"),
+    },
+    # ---- what only the library's own objects show: parity, garbled fields, split replies, a store ----
+    "parity_string_arguments_when_streamed": {sid: robust(sid, Catch(
+        0, ("turn 0 native content[", ".input: streamed a str '"),
+        r"native content\[\d+\]\.input: streamed a str '.*', non-streamed a dict")) for sid in CALLS},
+    "assembly_garbled_field": {sid: robust(sid, Catch(
+        0, ("(tool_call): assembled with fields no stream carries {\"input_delta\": ",),
+        r"assembled message block \d+ \(tool_call\): assembled with fields no stream carries")) for sid in CALLS},
+    "assembly_reply_split_in_two": {sid: robust(sid, Catch(
+        0, ("turn 0 assembled message: the library holds 2 assistant messages (chunks ",),
+        r"assembled message: the library holds 2 assistant messages")) for sid in SPLIT},
+    "persisted_history_loses_signatures": {
+        "core/thinking-tools": signature_not_sent_back(SIGNATURE_REQUIRED, SIGNATURE_DIFF),
+        "edge/signature-only-reasoning": signature_not_sent_back(
+            'turn 1 request expected messages[1].content[0] {"reasoningContent": {"reasoningText": {"text": "", '
+            '"signature": "'),
+        "edge/two-signed-reasoning-blocks": signature_not_sent_back(SIGNATURE_REQUIRED, SIGNATURE_DIFF),
     },
     "agent_loop_stops_on_end_turn": {
         "edge/end-turn-with-tool-use": Catch(1, (f"turn 1 {NO_REQUEST}", "turn 1 chunk 0 (text): missing"),
@@ -293,7 +332,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
     "openai_second_choice": {
         sid: robust(sid, law("openai_single_choice", "has choices[0].index 1; a single-choice stream uses index 0 only"))
         for sid in ("core/parallel-calls", "edge/interleaved-parallel-deltas", "edge/parallel-results-round-trip",
-                    "edge/nova-parallel-calls", "edge/tool-result-json-values")},
+                    "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/zero-arg-after-text")},
 }
 
 

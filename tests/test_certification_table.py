@@ -39,13 +39,13 @@ def test_every_certified_library_has_a_report_and_a_column():
     assert len(newest_reports()) >= 8
 
 
-def test_render_shows_known_failures_as_fail_and_counts_them():
-    table = tables.render([report("a", "1.0", {"s/x": "pass", "s/y": "xfail"}),
-                           report("b", "2.0", {"s/x": "error", "s/y": "skip"})])
+def test_render_shows_known_failures_as_fail_warnings_apart_and_counts_them():
+    table = tables.render([report("a", "1.0", {"s/x": "pass", "s/y": "xfail", "s/z": "warn"}),
+                           report("b", "2.0", {"s/x": "error", "s/y": "skip", "s/z": "pass"})])
     assert table.splitlines() == [
         "| scenario | a 1.0 | b 2.0 |", "|---|---|---|",
-        "| s/x | pass | **error** |", "| s/y | **fail** | skip |",
-        "| **pass / fail / skip** | 1 / 1 / 0 | 0 / 0 / 1 |"]
+        "| s/x | pass | **error** |", "| s/y | **fail** | skip |", "| s/z | warn | pass |",
+        "| **pass / warn / fail / skip** | 1 / 1 / 1 / 0 | 1 / 0 / 0 / 1 |"]
 
 
 def test_check_fails_and_write_mends_a_readme_that_disagrees(tmp_path):
@@ -105,9 +105,10 @@ def test_the_floor_table_counts_both_releases_and_explains_each_difference(tmp_p
                        report("lib", "2.0", {"s/x": "pass", "s/y": "pass", "s/z": "xfail"}),
                        "s/x: >-\n  fixed in 1.5, the parser\n  keeps ids.\ns/z: 2.0 streams reasoning.\n")
     assert tables.render_floors(tables.load_floors([path])).splitlines() == [
-        "| adapter | floor release | pass / fail / skip | newest release | pass / fail / skip | verdicts that differ |",
+        "| adapter | floor release | pass / warn / fail / skip | newest release | pass / warn / fail / skip | "
+        "verdicts that differ |",
         "|---|---|---|---|---|---|",
-        "| lib | 1.0 | 1 / 1 / 1 | 2.0 | 2 / 1 / 0 | 2 |",
+        "| lib | 1.0 | 1 / 0 / 1 / 1 | 2.0 | 2 / 0 / 1 / 0 | 2 |",
         "",
         "- **lib** `s/x`: **fail** at 1.0, pass at 2.0. fixed in 1.5, the parser keeps ids.",
         "- **lib** `s/z`: skip at 1.0, **fail** at 2.0. 2.0 streams reasoning."]

@@ -117,11 +117,14 @@ def test_open_weight_closes_text_with_an_empty_delta_and_uses_kimi_ids():
     assert [s["toolUseId"] for s in starts] == ["functions.glob_search:0", "functions.read_file:1"]
 
 
-@pytest.mark.parametrize("style", ["openai", "open-weight"])
-def test_openai_and_open_weight_fragment_tool_input_without_a_leading_empty_delta(style):
-    inputs = [d["input"] for d in deltas(style, "toolUse")]
+def test_openai_fragments_tool_input_without_a_leading_empty_delta():
+    inputs = [d["input"] for d in deltas("openai", "toolUse")]
     assert "" not in inputs and len(inputs) > 2
     assert "".join(inputs) == '{"pattern":"*.py"}{"path":"a.py"}'
+
+
+def test_open_weight_sends_each_tool_input_whole_as_kimi_k2_does():
+    assert [d["input"] for d in deltas("open-weight", "toolUse")] == ['{"pattern":"*.py"}', '{"path":"a.py"}']
 
 
 @pytest.mark.parametrize("style", ["claude", "nova", "nova-2", "openai", "open-weight"])

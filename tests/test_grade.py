@@ -107,7 +107,8 @@ def test_status_is_a_warning_only_where_no_source_settles_the_family():
     assert graded(request_diff(), unknown).warnings[0].reason.startswith("judgement status-where-unknown")
     claude = Context(EVERYWHERE, expected_request=expected, actual_request=actual,
                      family_verdicts={"tool-result-status": "accept"})
-    assert not graded(request_diff(), claude).ok  # the error flag is model input Claude reads
+    reason = graded(request_diff(), claude).warnings[0].reason  # Claude takes the flag; the text still says it failed
+    assert reason.startswith("judgement error-status-kept")
 
 
 def tools(schema: dict) -> dict:

@@ -240,7 +240,7 @@ def results():
                                         ("invoke-conversation", INVOKE_SKIPS),
                                         ("converse-conversation", CONVERSE_SKIPS)])
 def test_every_shipped_scenario_passes_on_another_operation(results, key, skips):
-    assert len(results[key]) == len(SCENARIOS) == 33
+    assert len(results[key]) == len(SCENARIOS) == 34
     assert {sid: r.status for sid, r in results[key].items() if r.status != "pass"} == dict.fromkeys(skips, "skip")
     for sid, expected in skips.items():
         assert expected in results[key][sid].reason

@@ -349,6 +349,28 @@ def test_end_turn_with_tool_use_accepts_tool_use_but_no_other_rewrite():
                             "actual 'stop_sequence'")
 
 
+class FoldsGuardrail(CacheInInputTokens):
+    """Reports guardrail_intervened as content_filtered (the OpenAI vocabulary's one filter reason), its input_tokens
+    including the cache counts (declared)."""
+
+    name = "folds-guardrail"
+
+    def stream(self, turn, endpoint=None):
+        for chunk in super().stream(turn, endpoint):
+            yield {**chunk, "reason": "content_filtered"} if chunk.get("reason") == "guardrail_intervened" else chunk
+
+
+@pytest.mark.parametrize("sid", ["edge/guardrail-intervened", "edge/guardrail-trace"])
+def test_a_judgement_grades_the_chunks_as_the_golden_diff_read_them(sid):
+    """The judgement sees the normalized chunks (text deltas joined, usage in Bedrock's convention), not the raw
+    stream, so a difference it covers is a warning however the adapter split its text."""
+    result = run_scenario(BY_ID[sid], FoldsGuardrail(), REPO)
+    assert result.status == "warn", report.render_text([result])
+    (warned,) = result.turns[0].warnings
+    assert "expected reason 'guardrail_intervened' / actual 'content_filtered'" in warned.finding
+    assert warned.reason.startswith("judgement guardrail-as-content-filter")
+
+
 def test_the_same_scenario_twice_in_a_row_is_a_new_conversation_each_time():
     """record and certify --live retry a scenario with the same adapter: each attempt starts a fresh history."""
     adapter = Recording()

@@ -29,7 +29,7 @@ EDGE = {
     "cache-usage", "max-tokens-mid-tool", "end-turn-with-tool-use", "guardrail-intervened",
     "server-tool-then-client-tool", "unicode-nested-input", "tool-result-is-error",
     "nova-parallel-calls", "interleaved-reasoning-tools", "unsigned-reasoning-round-trip", "tool-result-no-status",
-    "guardrail-trace", "cache-both-spellings", "tool-result-json-values",
+    "guardrail-trace", "cache-both-spellings", "tool-result-json-values", "zero-arg-after-text",
 }
 FAULTS = {"throttling-mid-tool", "model-stream-error-mid-tool", "http-429-then-success", "truncated-stream",
           "missing-tool-use-id"}

@@ -265,7 +265,7 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
         deltas = text_deltas[index] if index < len(text_deltas) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
         result = TurnResult(index, mine, tuple(found), tuple(turn["problems"]), tuple(turn.get("notes", ())) + notes)
-        context = _grading(scenario, index, turn, expected, capabilities, declared or {})
+        context = _grading(scenario, index, turn, actual[index]["chunks"], expected, capabilities, declared or {})
         results.append(grade_turn(result, context, turn.get("warnings", ())))
     stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns)) + _cut_short(scenario, run)
     if stray:
@@ -275,11 +275,12 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
     return results
 
 
-def _grading(scenario: Scenario, index: int, turn: dict, expected: list[dict], capabilities: frozenset[str],
-             declared: Mapping[str, str]) -> Context:
-    """What grading turn ``index`` needs: the golden's side and the run's of each comparison, the judgements."""
+def _grading(scenario: Scenario, index: int, turn: dict, normalized: list[dict], expected: list[dict],
+             capabilities: frozenset[str], declared: Mapping[str, str]) -> Context:
+    """What grading turn ``index`` needs: the golden's side and the run's of each comparison (``normalized``: the
+    turn's chunks as the golden diff read them), the judgements."""
     want = expected[index] if index < len(expected) else None
-    chunks = golden.compared(scenario, index, want["chunks"], turn["chunks"], capabilities) if want else (None, None)
+    chunks = golden.compared(scenario, index, want["chunks"], normalized, capabilities) if want else (None, None)
     status = scope.EVIDENCE["tool-result-status"].verdict(scope.family(scenario.model_id))
     return Context(applicable(scenario.judgements), scenario.robustness, *chunks,
                    want.get("request") if want else None, turn["request"], list(turn["chunks"]), capabilities,

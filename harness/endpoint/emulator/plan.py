@@ -9,7 +9,7 @@ Each *style* is one model family's way of streaming the same content, as seen in
   an ``end_turn`` answer closes with an empty ``""`` delta;
 - ``nova-2`` (Nova 2): as ``nova``, but every tool start carries its ``type`` (``tool_use``, ``server_tool_use``);
 - ``openai`` (gpt-oss on Bedrock): tool input fragmented without Claude's leading ``""``;
-- ``open-weight`` (Kimi, DeepSeek, Llama, Qwen): tool input fragmented without a leading ``""``; every text
+- ``open-weight`` (Kimi, DeepSeek, Llama, Qwen): tool input whole in one delta, as Kimi K2 sends it; every text
   block ends with an empty ``""`` delta; Kimi's tool ids ``functions.<name>:<n>`` (n counts the message's calls);
 - ``titan``: each text block in one whole delta; no tool use.
 
@@ -96,15 +96,15 @@ def input_text(block: Block, style: str) -> str:
 
 
 def input_fragments(block: Block, seed: str, style: str) -> list[str]:
-    """toolUse input deltas: Claude leads with "" then small fragments ({} is "" alone); Nova sends it whole;
-    OpenAI-family and open-weight models send fragments without the leading ""."""
+    """toolUse input deltas: Claude leads with "" then small fragments ({} is "" alone); Nova and open-weight models
+    (Kimi K2) send it whole; gpt-oss sends fragments without the leading ""."""
     lead = [""] if style == "claude" else []
     if isinstance(block.raw_input, tuple):
         return lead + list(block.raw_input)
     text, rng = input_text(block, style), _rng(block, seed)
     if block.fragments is not None:
         return lead + _cut(text, block.fragments, rng, block)
-    if style in NOVA:
+    if style in NOVA or style == "open-weight":
         return [text]
     if style != "claude":
         return _sizes(text, rng)

@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from harness.suite.judge.compare import Diff
 from harness.suite.judge.normalize import ALL, CONTENT, comparable, fold
 
-__all__ = ["assembled_items", "check_assembly", "layout", "streamed_items"]
+__all__ = ["FIELDS", "assembled_items", "check_assembly", "layout", "streamed_items"]
 
 REASONING = ("reasoning", "redacted_reasoning")
 _ITEMS = {
@@ -42,15 +42,26 @@ def streamed_items(chunks: Iterable[Mapping]) -> list[dict]:
     return [item for item in fold(chunks) if item["type"] in CONTENT]
 
 
+# The fields each Anthropic-format block has; any other one is something the library holds that no stream carried.
+FIELDS = {"thinking": {"type", "thinking", "signature"}, "redacted_thinking": {"type", "data"},
+          "text": {"type", "text"}, "tool_use": {"type", "id", "name", "input"}}
+
+
 def assembled_items(message: Any) -> list[dict]:
-    """A reported Anthropic-format assistant message as content items (raises ValueError when it is not one)."""
+    """A reported Anthropic-format assistant message as content items (raises ValueError when it is not one); a
+    field a block type does not have is kept under ``extra``, so the comparison shows it."""
     if not isinstance(message, Mapping) or message.get("role") != "assistant":
         raise ValueError("expected {\"role\": \"assistant\", \"content\": [blocks]}")
     content = message.get("content")
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
     if not isinstance(blocks, list) or not all(isinstance(b, Mapping) and b.get("type") in _ITEMS for b in blocks):
         raise ValueError(f"content must be text, thinking, redacted_thinking and tool_use blocks, got {_show(content)}")
-    return [_ITEMS[block["type"]](block) for block in blocks]
+    return [{**_ITEMS[b["type"]](b), **_extra(b)} for b in blocks]
+
+
+def _extra(block: Mapping) -> dict:
+    extra = {k: v for k, v in block.items() if k not in FIELDS[block["type"]]}
+    return {"extra": extra} if extra else {}
 
 
 def check_assembly(chunks: Sequence[Mapping], capabilities: Iterable[str] = ALL, *, scenario: str = "",
@@ -106,9 +117,11 @@ def _differences(streamed: list[dict], assembled: list[dict], where: str) -> lis
 def _fields(streamed: Mapping, assembled: Mapping, label: str) -> list[str]:
     if streamed.get("type") != assembled.get("type"):
         return [f"{label}: streamed {_cell(streamed)} / assembled {_cell(assembled)}"]
-    return [f"{label}: streamed {key} {_show(streamed.get(key), None)} / assembled {_show(assembled.get(key), None)}"
-            for key in sorted(set(streamed) | set(assembled))
-            if _key(streamed.get(key)) != _key(assembled.get(key))]
+    extra = [f"{label}: assembled with fields no stream carries {_show(assembled['extra'], None)}"] \
+        if "extra" in assembled else []
+    return extra + [f"{label}: streamed {key} {_show(streamed.get(key), None)} / assembled "
+                    f"{_show(assembled.get(key), None)}" for key in sorted(set(streamed) | set(assembled))
+                    if key != "extra" and _key(streamed.get(key)) != _key(assembled.get(key))]
 
 
 def _key(value: Any) -> str:

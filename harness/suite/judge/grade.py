@@ -198,6 +198,14 @@ def _status_where_unknown(expected: dict, actual: dict, ctx: Context) -> tuple[d
     return _messages(expected, without), _messages(actual, without)
 
 
+def _error_status_dropped(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    def without(message: dict) -> dict:
+        return {**message, "content": [{**b, "toolResult": {k: v for k, v in b["toolResult"].items() if k != "status"}}
+                                       if isinstance(b, dict) and isinstance(b.get("toolResult"), dict) else b
+                                       for b in message["content"]]}
+    return _messages(expected, without), _messages(actual, without)
+
+
 # ---- assembled steps: (the turn's raw chunks, context) -> chunks ----
 
 def _ended_badly(chunks: Sequence[Mapping]) -> bool:
@@ -277,6 +285,9 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("status-where-unknown", "toolResult.status is sent only to families known to accept it",
               "no source says whether this model family accepts or rejects toolResult.status (rule 29)", "request",
               _status_where_unknown),
+    Judgement("error-status-kept", "a failed tool result goes back with toolResult status error",
+              "Bedrock accepts a failed result without its status, and the error text still reaches the model; only "
+              "the flag is dropped, information Bedrock does not need", "request", _error_status_dropped),
     Judgement("arguments-as-object", "a call's arguments are held as a JSON object",
               "a library may keep arguments as JSON text (the OpenAI format does); Bedrock needs an object only in "
               "what is sent back, which the follow-up request shows; a cut-off call kept as its partial text is not "
