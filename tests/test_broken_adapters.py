@@ -253,7 +253,8 @@ CATCHES: dict[str, dict[str, Catch]] = {
     "swallowed_stream_error": {
         "faults/model-stream-error-mid-tool": error_swallowed("modelStreamErrorException"),
         "faults/throttling-mid-tool": error_swallowed("throttlingException"),
-        "faults/truncated-stream": error_swallowed("adapter_error"),  # a transport failure: the adapter's own code
+        # a transport failure the adapter ends quietly on, inventing nothing: judgement incomplete-stream-raises
+        "faults/truncated-stream": warned(error_swallowed("adapter_error")),
     },
     # gpt-oss is shown rejecting a signature field (strands #682, pi #686), Kimi and other open-weight families are
     # reported to (pi #727): Bedrock's text, a failure for both.
