@@ -7,9 +7,9 @@ An exception an adapter raises is a finding about the scenario (the runner recor
 chunk), except ``AdapterFailure``: the adapter itself broke (a subprocess crashed, hung, wrote garbage or
 broke the protocol), so the scenario's verdict is ``error`` (``AdapterSkip``: ``skip``) with that message.
 Two capabilities are not features but declarations about the adapter: ``own_history`` (conversation mode: the
-adapter keeps its conversation and sends the assistant message its library assembled; docs/adapters/index.md,
-"Conversation mode") and ``usage_input_includes_cache`` (its ``input_tokens`` count cache reads and writes, which
-Bedrock's ``inputTokens`` does not) and ``non_streaming`` (a turn carrying ``"non_streaming": true``, as the harness's replay
+adapter keeps its conversation and sends the assistant message its library assembled; the docs, "Conversation
+mode") and ``usage_input_includes_cache`` (its ``input_tokens`` count cache reads and writes, which Bedrock's
+``inputTokens`` does not) and ``non_streaming`` (a turn carrying ``"non_streaming": true``, as the harness's replay
 sends them, also runs through the library's non-streaming call on the same content, and the adapter reports the
 message its library built on each path as a closing ``native`` chunk: ``{"type": "native", "path": "stream" | "converse", "message": ...}``, or ``"error"`` when that path
 raised; the harness compares the two). ``FEATURES`` is everything else: what a full implementation does all of.
