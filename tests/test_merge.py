@@ -145,17 +145,17 @@ def test_every_field_of_a_result_and_of_the_summary_is_carried_through():
     assert merged["summary"] == {"pass": 2, "warn": 1} and "shard" not in merged
 
 
-def readme_workflow() -> dict:
-    """The sharded GitHub Actions workflow the README shows."""
-    text = (REPO / "README.md").read_text()
-    section = text[text.index("### Split a certification over machines"):]
+def documented_workflow() -> dict:
+    """The sharded GitHub Actions workflow the CI page shows."""
+    text = (REPO / "docs" / "ci.md").read_text()
+    section = text[text.index("## Split a certification over machines"):]
     return yaml.safe_load(section[section.index("```yaml\n") + 8: section.index("\n```", section.index("```yaml"))])
 
 
-def test_the_readme_sharded_workflow_runs_as_written(tmp_path):
+def test_the_documented_sharded_workflow_runs_as_written(tmp_path):
     """Its commands, run here for every shard of its matrix (the adapter is the reference behind the subprocess
     bridge), then its merge step: one report of every scenario."""
-    jobs = readme_workflow()["jobs"]
+    jobs = documented_workflow()["jobs"]
     [certify] = [s["run"] for s in jobs["certify"]["steps"] if "bedrock-harness certify" in s.get("run", "")]
     [merging] = [s["run"] for s in jobs["report"]["steps"] if "report merge" in s.get("run", "")]
     bridge = f'--command "{sys.executable} -m harness.adapters.bridge reference"'

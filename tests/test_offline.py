@@ -1,4 +1,4 @@
-"""Offline replay with no AWS credentials: dummy ones only where nothing configures any, and the README's recipe (the
+"""Offline replay with no AWS credentials: dummy ones only where nothing configures any, and the CI page's recipe (the
 first cassette through the emulator, then CI replay) run as written on a machine with no AWS at all."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def test_offline_credentials_hold_for_the_block_only(tmp_path):
 
 
 def test_a_client_made_inside_replays_with_no_credentials_configured(tmp_path, monkeypatch):
-    """Plain vcrpy, as the README shows it: no AWS_* variable, no files; the shipped cassette replays."""
+    """Plain vcrpy, as the CI page shows it: no AWS_* variable, no files; the shipped cassette replays."""
     import boto3
 
     from harness.cassettes.vcr import make_vcr
@@ -94,7 +94,7 @@ def test_a_client_made_inside_replays_with_no_credentials_configured(tmp_path, m
     assert not [n for n in os.environ if n.startswith("AWS_")]
 
 
-# ---- the README's recipe, in a child process on a machine with no AWS and no network ----
+# ---- the CI page's recipe (docs/ci.md), in a child process on a machine with no AWS and no network ----
 
 # Loaded by every child Python (PYTHONPATH): each connection or name lookup beyond loopback is written down and
 # refused, as on a machine whose only network is 127.0.0.1.
@@ -139,10 +139,10 @@ socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = connect, c
 """
 
 
-def readme_recipe() -> dict[str, str]:
-    """The snippets of the README's "In your own tests" section: its two files and its two shell blocks."""
-    text = (REPO / "README.md").read_text()
-    section = text[text.index("### In your own tests"): text.index("## Running the suite under pytest")]
+def documented_recipe() -> dict[str, str]:
+    """The snippets of the CI page's "In your own tests" section: its two files and its two shell blocks."""
+    text = (REPO / "docs" / "ci.md").read_text()
+    section = text[text.index("## In your own tests"): text.index("## Running the suite under pytest")]
     blocks = re.findall(r"```(\w+)\n(.*?)```", section, flags=re.DOTALL)
     found = {body.split("\n", 1)[0].removeprefix("# "): body for kind, body in blocks
              if kind == "python" and body.startswith(("# test", "# conftest"))}
@@ -164,9 +164,9 @@ def machine(tmp_path):
     return project, environ, log
 
 
-def test_the_readme_recipe_records_a_first_cassette_and_replays_it_with_no_aws_at_all(machine):
+def test_the_documented_recipe_records_a_first_cassette_and_replays_it_with_no_aws_at_all(machine):
     project, environ, log = machine
-    recipe = readme_recipe()
+    recipe = documented_recipe()
     for name in ("conftest.py", "test_chat.py"):
         (project / name).write_text(recipe[name])
     made = subprocess.run(["bash", "-c", recipe["first cassette"]], cwd=project, env=environ, capture_output=True,

@@ -169,9 +169,10 @@ def _reports(root: Path, paths: tuple[Path, ...]) -> list[Path]:
 @click.command("certification-table")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="[REPORT.json]...")
 @click.option("--readme", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The README holding the table between its markers.")
-@click.option("--check", is_flag=True, help="Exit 1 when the README's table differs from the reports.")
-@click.option("--write", is_flag=True, help="Rewrite the README's table from the reports.")
+              help="The markdown file holding the tables between their markers (the project's: "
+                   "docs/certification/third-party.md).")
+@click.option("--check", is_flag=True, help="Exit 1 when the file's tables differ from the reports.")
+@click.option("--write", is_flag=True, help="Rewrite the file's tables from the reports.")
 @one_root_option
 def certification_table(paths, readme, check, write, root):
     """The certification table from JSON reports [default: certification/*.json], printed, checked or written."""

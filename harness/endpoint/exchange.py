@@ -15,7 +15,7 @@ __all__ = ["ERROR_TYPE_SUFFIX", "INVALID_MODEL", "KEPT_RAW_BYTES", "MALFORMED_IN
 ERROR_TYPE_SUFFIX = ":http://internal.amazon.com/coral/com.amazon.bedrock/"
 MALFORMED_INPUT = "Malformed input request, please reformat your input and try again."
 INVALID_MODEL = "The provided model identifier is invalid."
-# Limits of one request (README "The loopback Bedrock endpoint"): room for several of Bedrock's largest images
+# Limits of one request (docs/recording/endpoint.md): room for several of Bedrock's largest images
 # (3.75 MB) and documents (4.5 MB) base64-encoded in one body, and nesting deeper than any tool schema, while a
 # hostile body costs bounded memory and stack.
 MAX_BODY_BYTES = 64 * 1024 * 1024

@@ -1,10 +1,11 @@
-"""The README's certification table, generated from committed certification JSON reports.
+"""The certification tables of docs/certification/third-party.md, generated from committed certification JSON
+reports.
 
 One column per report (``certify --output certification/NAME.json``), one row per scenario, and a closing row of
 pass / warn / fail / skip counts. A known failure (``xfail``, listed in the adapter's baseline with its reason) shows
 as **fail**: it is a finding about the library, on evidence; a warning shows as warn, apart (a finding only a
-judgement supports). The table sits in the README between two marker lines, so
-``--check`` can tell when the README and the reports disagree and ``--readme`` can rewrite it in place.
+judgement supports). The table sits in a markdown page between two marker lines, so ``--check`` can tell when the
+page and the reports disagree and ``--readme`` can rewrite it in place.
 
 A library certified at its floor release too (``certification/NAME.floor.json``, its oldest supported release)
 gets a row in a second table, floor against newest, and every scenario whose verdict differs between the two is
@@ -36,7 +37,7 @@ _COUNTED = ("pass", "warn", "fail", "skip")
 
 
 class TableError(ValueError):
-    """A report or README that cannot be used; the message names the file."""
+    """A report or page that cannot be used; the message names the file."""
 
 
 def load_reports(paths: Sequence[Path]) -> list[dict]:
@@ -152,7 +153,7 @@ def render(documents: Sequence[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table_block(text: str, where: str = "README", markers: tuple[str, str] = (BEGIN, END)) -> str:
+def table_block(text: str, where: str = "the page", markers: tuple[str, str] = (BEGIN, END)) -> str:
     """The table between the markers in ``text``."""
     begin, end = markers
     start, stop = text.find(begin), text.find(end)
@@ -162,7 +163,7 @@ def table_block(text: str, where: str = "README", markers: tuple[str, str] = (BE
     return text[start + len(begin): stop].strip("\n") + "\n"
 
 
-def replace_block(text: str, table: str, where: str = "README", markers: tuple[str, str] = (BEGIN, END)) -> str:
+def replace_block(text: str, table: str, where: str = "the page", markers: tuple[str, str] = (BEGIN, END)) -> str:
     """``text`` with the table between the markers replaced by ``table``."""
     table_block(text, where, markers)
     start, stop = text.index(markers[0]) + len(markers[0]), text.index(markers[1])

@@ -1,13 +1,13 @@
 """What the suite drives: the adapter protocol, the capability vocabulary, and an adapter's own failures.
 
 An adapter is any object with ``name``, ``version``, ``capabilities`` (a subset of ``CAPABILITIES``) and one
-method, ``stream(turn, endpoint)``, yielding stream chunks (see the README, "Adapter protocol").
+method, ``stream(turn, endpoint)``, yielding stream chunks (see docs/adapters/index.md, "Your own adapter").
 
 An exception an adapter raises is a finding about the scenario (the runner records it as a closing error
 chunk), except ``AdapterFailure``: the adapter itself broke (a subprocess crashed, hung, wrote garbage or
 broke the protocol), so the scenario's verdict is ``error`` (``AdapterSkip``: ``skip``) with that message.
 Two capabilities are not features but declarations about the adapter: ``own_history`` (conversation mode: the
-adapter keeps its conversation and sends the assistant message its library assembled; the README, "Conversation
+adapter keeps its conversation and sends the assistant message its library assembled; the docs, "Conversation
 mode") and ``usage_input_includes_cache`` (its ``input_tokens`` count cache reads and writes, which Bedrock's
 ``inputTokens`` does not) and ``non_streaming`` (a turn carrying ``"non_streaming": true``, as the harness's replay
 sends them, also runs through the library's non-streaming call on the same content, and the adapter reports the

@@ -4,7 +4,7 @@ An adapter may close a turn with ``{"type": "message", "message": {Anthropic-for
 message its library assembled and sends back in the next turn (one chunk per message when the library holds
 several for one response, which is itself a finding). Both sides become normalized content items
 (DESIGN.md's vocabulary), laid out as the request comparison lays out an assistant turn (``layout``: reasoning
-blocks first in order, the text joined into one block, then the tool calls in order; the README says why each
+blocks first in order, the text joined into one block, then the tool calls in order; the adapter docs say why each
 of those variations is acceptable), restricted to what the adapter's capabilities make comparable, then
 compared block by block. Each difference is one line naming the turn and the block.
 """

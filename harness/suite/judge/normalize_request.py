@@ -202,7 +202,7 @@ def _text_before_tool_uses(blocks: list) -> list:
 def assistant_text_layout(body: dict) -> dict:
     """An assistant turn's text compares as one block before its tool uses (merged, moved, blank ones omitted)."""
     # A library's own assembly may merge text blocks, omit an empty one or put text after the calls before them:
-    # Bedrock accepts each, and the model reads the same words and calls (README, "What the request comparison
+    # Bedrock accepts each, and the model reads the same words and calls (docs/adapters, "What the request comparison
     # treats as material"). Reasoning blocks, tool uses and tool results are left exactly as sent.
     messages = body.get("messages")
     if not isinstance(messages, list):
