@@ -802,6 +802,27 @@ def test_a_rule_violation_is_a_400_with_bedrocks_text_and_consumes_the_turn():
     assert server.turn == 2
 
 
+JSON_42 = USER + [
+    {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tooluse_A", "name": "read_file", "input": {}}}]},
+    {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_A", "content": [{"json": 42}]}}]}]
+
+
+@pytest.mark.parametrize("mode", ["emulate", "cassette"])
+def test_a_tool_result_json_that_is_no_object_gets_bedrocks_400_and_text(mode, tmp_path):
+    """Rule 26: Bedrock refuses a non-object ``json`` in a tool result, whatever the model; the emulator and a
+    replayed cassette answer as it does (a library sending 42 as text is right, ``{"json": 42}`` is the defect)."""
+    server = (BedrockServer.emulate(SCRIPTS, seed="s") if mode == "emulate"
+              else BedrockServer.from_cassette(write_cassette(tmp_path, interaction(), interaction())))
+    with server:
+        bedrock = client(server)
+        with pytest.raises(bedrock.exceptions.ValidationException) as caught:
+            converse_stream(bedrock, messages=JSON_42, toolConfig=TOOLS)
+        assert server.requests[0].status == 400
+    assert caught.value.response["Error"]["Message"] == (
+        "The format of the value at messages.2.content.0.toolResult.content.0.json is invalid. Provide a json object "
+        "for the field and try again.")
+
+
 def test_validate_false_serves_the_request_and_still_records_its_problems():
     bad = [{"role": "assistant", "content": [{"text": "I start"}]}]
     with BedrockServer(Canned(), validate=False) as server:
