@@ -111,6 +111,31 @@ def test_status_is_a_warning_only_where_no_source_settles_the_family():
     assert reason.startswith("judgement error-status-kept")
 
 
+def results(*items) -> dict:
+    return {"messages": [USER, ASSISTANT, {"role": "user", "content": [{"toolResult": {
+        "toolUseId": "t1", "content": list(items)}}]}]}
+
+
+def test_an_object_result_sent_as_its_json_text_is_a_warning_a_changed_value_fails():
+    ctx = Context(EVERYWHERE, expected_request=results({"json": {"lines": 42}}))
+    ctx.actual_request = results({"text": '{"lines":42}'})
+    assert graded(request_diff(), ctx).warnings[0].reason.startswith("judgement object-result-as-json")
+    for changed in ('[{"lines": 42}]', '{"lines": 41}'):
+        ctx.actual_request = results({"text": changed})
+        assert not graded(request_diff(), ctx).ok
+    ctx = Context(EVERYWHERE, expected_request=results({"text": "310"}), actual_request=results({"json": 310}))
+    assert not graded(request_diff(), ctx).ok  # a scalar as json is what Bedrock rejects
+
+
+def test_an_error_text_wrapped_in_an_error_object_is_a_warning_a_changed_text_fails():
+    ctx = Context(EVERYWHERE, expected_request=results({"text": "Error: gone"}))
+    ctx.actual_request = results({"text": '{"error":"Error: gone"}'})
+    assert graded(request_diff(), ctx).warnings[0].reason.startswith("judgement error-text-unwrapped")
+    for changed in ('{"error":"Error: here"}', '{"error":"Error: gone","retry":true}', "Error: gone\n\nFix it."):
+        ctx.actual_request = results({"text": changed})
+        assert not graded(request_diff(), ctx).ok
+
+
 def tools(schema: dict) -> dict:
     return {"toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": schema}}}]}}
 

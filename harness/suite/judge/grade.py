@@ -206,6 +206,38 @@ def _error_status_dropped(expected: dict, actual: dict, ctx: Context) -> tuple[d
     return _messages(expected, without), _messages(actual, without)
 
 
+def _results(body: dict, change: Callable[[dict], dict]) -> dict:
+    """``body`` with ``change`` applied to each toolResult content item."""
+    def message(m: dict) -> dict:
+        return {**m, "content": [{**b, "toolResult": {**b["toolResult"], "content": [
+            change(i) if isinstance(i, dict) else i for i in b["toolResult"]["content"]]}}
+            if isinstance(b, dict) and isinstance(b.get("toolResult"), dict)
+            and isinstance(b["toolResult"].get("content"), list) else b for b in m["content"]]}
+    return _messages(body, message)
+
+
+def _parsed(text: Any) -> Any:
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
+def _object_as_text(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    def as_json(item: dict) -> dict:
+        value = _parsed(item.get("text")) if list(item) == ["text"] else None
+        return {"json": value} if isinstance(value, dict) else item
+    return _results(expected, as_json), _results(actual, as_json)
+
+
+def _error_wrapped(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    def unwrapped(item: dict) -> dict:
+        value = _parsed(item.get("text")) if list(item) == ["text"] else None
+        lone = isinstance(value, dict) and list(value) == ["error"] and isinstance(value["error"], str)
+        return {"text": value["error"]} if lone else item
+    return expected, _results(actual, unwrapped)
+
+
 # ---- assembled steps: (the turn's raw chunks, context) -> chunks ----
 
 def _ended_badly(chunks: Sequence[Mapping]) -> bool:
@@ -288,6 +320,12 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("error-status-kept", "a failed tool result goes back with toolResult status error",
               "Bedrock accepts a failed result without its status, and the error text still reaches the model; only "
               "the flag is dropped, information Bedrock does not need", "request", _error_status_dropped),
+    Judgement("error-text-unwrapped", "a failed result's text goes back as the tool wrote it",
+              "a library that cannot send toolResult.status may wrap the error text in {\"error\": ...} to say "
+              "the call failed; the whole text still reaches the model", "request", _error_wrapped),
+    Judgement("object-result-as-json", "a tool result that is a JSON object goes as a json block",
+              "Bedrock accepts an object as json or as its JSON text (only a non-object json is rejected, rule 26); "
+              "the model is given the same value either way", "request", _object_as_text),
     Judgement("arguments-as-object", "a call's arguments are held as a JSON object",
               "a library may keep arguments as JSON text (the OpenAI format does); Bedrock needs an object only in "
               "what is sent back, which the follow-up request shows; a cut-off call kept as its partial text is not "
