@@ -182,6 +182,20 @@ def test_an_empty_text_block_on_one_path_only_is_a_warning_other_parity_differen
     assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=chunks)).ok
 
 
+def test_a_cut_off_call_only_the_stream_holds_as_its_partial_text_is_a_warning_a_parsed_one_fails():
+    text = {"block_type": "text", "text": "Reading."}
+    cut = {"tool_name": "read", "args": '{"path": "/home/rev'}
+    stop = {"type": "stop", "reason": "max_tokens"}
+    chunks = [stop, native("stream", [text, cut]), native("converse", [text])]
+    result = grade_turn(TurnResult(0, (Diff("parity", ("turn 0 native ...",)),)), Context(EVERYWHERE, chunks=chunks))
+    assert result.ok and result.warnings[0].reason.startswith("judgement cut-call-on-both-paths")
+    parsed = [stop, native("stream", [text, {"tool_name": "read", "args": {"path": "/home/rev"}}]),
+              native("converse", [text])]
+    assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=parsed)).ok
+    ended = [{"type": "stop", "reason": "tool_use"}, *chunks[1:]]  # a complete stream: the difference stands
+    assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=ended)).ok
+
+
 def test_a_law_is_a_warning_only_where_a_scenario_names_its_judgement():
     law = 'openai_finish_reason: chunk 9 (openai_chunk) finishes with "stop" although tool calls were made'
     named = grade_turn(TurnResult(0, laws=(law,)), Context(applicable(("finish-reason-on-end-turn",))))

@@ -288,6 +288,32 @@ def _empty_text_blocks(chunks: list, ctx: Context) -> list:
             else c for c in chunks]
 
 
+def _partial(value: Any) -> bool:
+    """JSON text cut off before it closed: a call's arguments as far as they streamed."""
+    if not (isinstance(value, str) and value.lstrip()[:1] in ("{", "[")):
+        return False
+    try:
+        json.loads(value)
+    except ValueError:
+        return True
+    return False
+
+
+def _without_cut(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_cut(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_cut(v) for v in value if not (isinstance(v, dict) and any(map(_partial, v.values())))]
+    return value
+
+
+def _cut_call_streamed_only(chunks: list, ctx: Context) -> list:
+    if not _ended_badly(chunks):
+        return chunks
+    return [{**c, "message": _without_cut(c["message"])} if c.get("type") == "native" and c.get("path") == "stream"
+            and "message" in c else c for c in chunks]
+
+
 JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("guardrail-as-content-filter", "guardrail_intervened is reported apart from content_filtered",
               "the stream says guardrail_intervened; folding both into one filter reason is the OpenAI vocabulary's "
@@ -333,6 +359,10 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("no-empty-text-block", "a library's streamed and non-streamed messages hold the same blocks, empty "
               "text ones included", "an empty text block held on one path only carries no content; sent back, it "
               "meets Bedrock's blank-text rule, which the request shows", "parity", _empty_text_blocks),
+    Judgement("cut-call-on-both-paths", "a call cut off by max_tokens is held alike by the streamed and non-streamed "
+              "messages", "the non-streamed twin is the endpoint's Converse reply, which holds no partial toolUse (no "
+              "recording shows what Converse returns for a call cut by max_tokens); a streamed message that keeps the "
+              "call as its unparsed partial text presents nothing as complete", "parity", _cut_call_streamed_only),
     Judgement("finish-reason-on-end-turn", "OpenAI chunks finish with tool_calls when a call was made, even after "
               "end_turn", "the stream's own stop reason is end_turn, which finish_reason stop mirrors faithfully",
               "laws", laws=("openai_finish_reason",), everywhere=False),
