@@ -218,9 +218,10 @@ def test_a_response_read_differently_from_converse_is_a_parity_finding(adapter, 
     assert status == "fail" and "turn 0 native parts[0].signature: streamed a str '" in text, text
 
 
-def test_max_tokens_mid_call_leaves_a_call_in_the_stream_only(adapter):
-    status, text = report(adapter, "edge/max-tokens-mid-tool")
-    assert status == "fail" and 'turn 0 native parts[1]: streamed {"tool_name": "read_file", "args": "{\\"path' in text
+def test_max_tokens_mid_call_leaves_a_call_in_the_stream_only_as_its_partial_text(adapter):
+    status, text = report(adapter, "edge/max-tokens-mid-tool")  # the non-streamed twin holds no partial toolUse
+    assert status == "warn" and 'turn 0 native parts[1]: streamed {"tool_name": "read_file", "args": "{\\"path' in text
+    assert "judgement cut-call-on-both-paths" in text
 
 
 PERSISTED = "harness.adapters.shims.pydantic_ai:PydanticAiPersistedAdapter"
