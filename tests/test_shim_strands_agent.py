@@ -47,7 +47,8 @@ if FLOOR:
               "edge/nova-parallel-calls": "turn 1 request expected messages[2].content[0].toolResult.content[0].text "
                                           "'Paris: 18 degrees celsius",
               "edge/zero-arg-after-text": "toolResult.content[0].text 'README.md\\nsrc/' / actual '# demo",
-              "edge/tool-result-json-values": 'toolResult.content[0].json {"lines": 42} / actual ["a.txt", "b.txt"]'}
+              # which result lands first varies between runs (see LastCallFirst): the first is never the object's
+              "edge/tool-result-json-values": 'toolResult.content[0].json {"lines": 42} / actual '}
     WARNED = {sid: why for sid, why in WARNED.items() if sid != "edge/nova-parallel-calls"}
 PASSING = [sid for sid in PASSING if sid not in KNOWN]
 
