@@ -111,6 +111,31 @@ def test_status_is_a_warning_only_where_no_source_settles_the_family():
     assert reason.startswith("judgement error-status-kept")
 
 
+def results(*items) -> dict:
+    return {"messages": [USER, ASSISTANT, {"role": "user", "content": [{"toolResult": {
+        "toolUseId": "t1", "content": list(items)}}]}]}
+
+
+def test_an_object_result_sent_as_its_json_text_is_a_warning_a_changed_value_fails():
+    ctx = Context(EVERYWHERE, expected_request=results({"json": {"lines": 42}}))
+    ctx.actual_request = results({"text": '{"lines":42}'})
+    assert graded(request_diff(), ctx).warnings[0].reason.startswith("judgement object-result-as-json")
+    for changed in ('[{"lines": 42}]', '{"lines": 41}'):
+        ctx.actual_request = results({"text": changed})
+        assert not graded(request_diff(), ctx).ok
+    ctx = Context(EVERYWHERE, expected_request=results({"text": "310"}), actual_request=results({"json": 310}))
+    assert not graded(request_diff(), ctx).ok  # a scalar as json is what Bedrock rejects
+
+
+def test_an_error_text_wrapped_in_an_error_object_is_a_warning_a_changed_text_fails():
+    ctx = Context(EVERYWHERE, expected_request=results({"text": "Error: gone"}))
+    ctx.actual_request = results({"text": '{"error":"Error: gone"}'})
+    assert graded(request_diff(), ctx).warnings[0].reason.startswith("judgement error-text-unwrapped")
+    for changed in ('{"error":"Error: here"}', '{"error":"Error: gone","retry":true}', "Error: gone\n\nFix it."):
+        ctx.actual_request = results({"text": changed})
+        assert not graded(request_diff(), ctx).ok
+
+
 def tools(schema: dict) -> dict:
     return {"toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": schema}}}]}}
 
@@ -155,6 +180,20 @@ def test_an_empty_text_block_on_one_path_only_is_a_warning_other_parity_differen
     assert result.ok and result.warnings[0].reason.startswith("judgement no-empty-text-block")
     chunks = [native("stream", [{"block_type": "text", "text": "Hi!"}]), native("converse", [text])]
     assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=chunks)).ok
+
+
+def test_a_cut_off_call_only_the_stream_holds_as_its_partial_text_is_a_warning_a_parsed_one_fails():
+    text = {"block_type": "text", "text": "Reading."}
+    cut = {"tool_name": "read", "args": '{"path": "/home/rev'}
+    stop = {"type": "stop", "reason": "max_tokens"}
+    chunks = [stop, native("stream", [text, cut]), native("converse", [text])]
+    result = grade_turn(TurnResult(0, (Diff("parity", ("turn 0 native ...",)),)), Context(EVERYWHERE, chunks=chunks))
+    assert result.ok and result.warnings[0].reason.startswith("judgement cut-call-on-both-paths")
+    parsed = [stop, native("stream", [text, {"tool_name": "read", "args": {"path": "/home/rev"}}]),
+              native("converse", [text])]
+    assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=parsed)).ok
+    ended = [{"type": "stop", "reason": "tool_use"}, *chunks[1:]]  # a complete stream: the difference stands
+    assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=ended)).ok
 
 
 def test_a_law_is_a_warning_only_where_a_scenario_names_its_judgement():

@@ -63,6 +63,8 @@ def test_a_declared_equivalence_hides_one_form_of_difference_and_shows_the_rest(
     assert pair([{"args": '{"a": 1}'}], [{"args": {"a": 1}}], args) is None
     assert pair([{"args": '{"a": 1}'}], [{"args": {"a": 2}}], args).changes == (
         "native content[0].args.a: streamed 1 / non-streamed 2",)
+    assert pair([{"args": ""}], [{"args": {}}], args) is None  # a call without arguments streams ""
+    assert pair([{"args": ""}], [{"args": {"a": 1}}], args) is not None
     assert "an unknown equivalence (known: json-text, lone-text)" in pair([], [], {"content as text": "x"}).changes[0]
 
 

@@ -44,50 +44,35 @@ from shim_parity import natives, paired_turns  # noqa: E402
 SPEC = "harness.adapters.shims.langchain_aws:LangchainAwsAdapter"
 # Each known failure of the newest release and what its report must show: the library's own output that makes it a
 # finding.
+SIGNATURE = "turn 0 native data.content[1].reasoning_content.signature: streamed nothing / non-streamed ''"
 KNOWN = {
     "edge/max-tokens-mid-tool": "presents call 'tooluse_E53Ks2JAXr1Et_EFUMCMia' as complete although the stream "
                                 "ended badly",
     "edge/server-tool-then-client-tool": 'actual tool_call {"id": null, "name": null, "input": {"code"',
-    "faults/missing-tool-use-id": 'unexpected; expected nothing / actual tool_call {"id": null, "name": "read_file"',
-    # since grading (d72b636) unsigned reasoning sent as text is a warning; what fails is invoke's made-up signature
-    'edge/interleaved-reasoning-tools': "turn 0 native data.content[1].reasoning_content.signature: streamed nothing "
-                                        "/ non-streamed ''",
-    'edge/tool-result-no-status': 'request expected no messages[2].content[0].toolResult.status / actual ',
-    'edge/unsigned-reasoning-round-trip': "turn 0 native data.content[1].reasoning_content.signature: streamed "
-                                          "nothing / non-streamed ''",
+    # streaming parity: invoke's reasoning block holds signature "" where Bedrock sent none, the stream's holds none
+    "edge/empty-text-before-reasoning": SIGNATURE,
+    "edge/interleaved-reasoning-tools": SIGNATURE,
+    "edge/unsigned-reasoning-round-trip": SIGNATURE,
+    "edge/signature-only-reasoning": "turn 0 native data.content[0].reasoning_content.text: streamed nothing / "
+                                     "non-streamed ''",
+    # streaming parity: invoke splits Nova v1's <thinking> text into reasoning (_expand_inline_reasoning), the stream not
+    "edge/nova-style": 'turn 0 native data.content[0]: streamed {"type": "text", "text": "<thinking>The user wants',
+    "edge/nova-parallel-calls": 'turn 0 native data.content[0]: streamed {"type": "text", "text": "<thinking>The user',
+    "edge/tool-result-json-values": 'toolResult.content[0] {"text": "310"} / actual {"json": 310}',
+    "edge/tool-result-no-status": "This model doesn't support the status field. Remove status and try again.",
 }
-# Listed in the committed baselines, graded warn since d72b636 (the next certification drops them from the lists).
 WARNED = {"faults/missing-tool-use-id": "warning (robustness: the service model marks toolUseId required"}
-# The floor release's (1.1.0): two more, and the unsigned reasoning is dropped from what goes back.
+# The floor release's (1.1.0): two more, and no <thinking> split on invoke yet (no _expand_inline_reasoning).
 FLOOR_KNOWN = {
-    **KNOWN,
+    **{sid: text for sid, text in KNOWN.items() if sid not in ("edge/nova-style", "edge/nova-parallel-calls")},
     "edge/redacted-reasoning-tool": "adapter error indexError: list index out of range",
     "faults/truncated-stream": "presents call 'tooluse_MB6h-d58uJUlgfnrBG79IJ' as complete although the stream ended "
                                "badly",
-    'edge/interleaved-reasoning-tools': 'turn 1 request expected messages[1].content[0] {"reasoningContent": '
-                                        '{"reasoningText": {"text": "The user wants',
-    'edge/unsigned-reasoning-round-trip': 'turn 1 request expected messages[1].content[0] {"reasoningContent": '
-                                          '{"reasoningText": {"text": "The user asks',
 }
 NAME = certified_name("langchain-aws", "langchain-aws", "langchain-aws")  # langchain-aws.floor at the floor
 KNOWN_HERE = FLOOR_KNOWN if NAME.endswith(".floor") else KNOWN
-# Findings of streaming parity (not yet in the baselines, which the next certification rewrites): invoke holds a lone
-# text block as a str (_parse_response's _str_if_single_text_block), the stream a list of blocks; invoke splits Nova's
-# <thinking> text into reasoning (_expand_inline_reasoning, called from _generate only).
-PARITY = {
-    "core/thinking-tools": "turn 1 native data.content: streamed a list [{\"type\": \"text\", \"text\": \"The file",
-    "edge/cache-usage": "turn 1 native data.content: streamed a list [{\"type\": \"text\"",
-    "edge/redacted-reasoning-tool": "turn 1 native data.content: streamed a list [{\"type\": \"text\"",
-    "edge/nova-style": 'turn 0 native data.content[0]: streamed {"type": "text", "text": "<thinking>The user wants',
-}
-# At the floor (1.1.0) invoke does not split Nova's <thinking> text yet (no _expand_inline_reasoning), and
-# edge/redacted-reasoning-tool is a known failure before any parity.
-PARITY_AT_FLOOR = {**{sid: text for sid, text in PARITY.items() if sid not in FLOOR_KNOWN},
-                   "edge/nova-style": "turn 1 native data.content: streamed a list [{\"type\": \"text\""}
-PARITY_HERE = PARITY_AT_FLOOR if NAME.endswith(".floor") else PARITY
-PASSING = [sid for sid in ("core/parallel-calls", "faults/model-stream-error-mid-tool",
-                           "faults/truncated-stream") if sid not in KNOWN_HERE]
-
+PASSING = [sid for sid in ("core/parallel-calls", "core/thinking-tools", "edge/cache-usage", "edge/zero-arg-tool",
+                           "faults/model-stream-error-mid-tool", "faults/truncated-stream") if sid not in KNOWN_HERE]
 
 @pytest.fixture
 def adapter():
@@ -105,15 +90,9 @@ def test_baseline_lists_exactly_the_known_failures():
     assert_baseline_lists(NAME, KNOWN_HERE)
 
 
-@pytest.mark.parametrize("sid", PASSING + sorted(KNOWN_HERE))
+@pytest.mark.parametrize("sid", sorted({*PASSING, *KNOWN_HERE, *WARNED}))
 def test_verdict_matches_the_baseline(adapter, sid):
     assert_verdict(adapter, NAME, sid, KNOWN_HERE, warned=WARNED)
-
-
-@pytest.mark.parametrize("sid", sorted(PARITY_HERE))
-def test_what_only_streaming_parity_shows(adapter, sid):
-    status, text = report(adapter, sid)
-    assert status == "fail" and PARITY_HERE[sid] in text, text
 
 
 def test_both_calls_report_the_aimessage_as_message_to_dict_gives_it(adapter):
@@ -243,8 +222,8 @@ def test_the_persisted_variant_stores_the_history_as_langchains_chat_histories_d
         {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "SIG"},
                                           {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]}]})
     assert native.load(native.dump(history)) == history
-    status, text = report(adapter, "core/thinking-tools")  # restored before turn 1: the same finding as langchain-aws
-    assert status == "fail" and PARITY["core/thinking-tools"] in text and "request" not in text, text
+    status, text = report(adapter, "edge/signature-only-reasoning")  # restored: the same finding as langchain-aws
+    assert status == "fail" and KNOWN["edge/signature-only-reasoning"] in text and "request" not in text, text
 
 
 @pytest.mark.skipif(NAME.endswith(".floor"), reason="the floor fails edge/redacted-reasoning-tool before storing")

@@ -20,33 +20,28 @@ from harness.adapters.shims import pydantic_ai_agent as shim
 from shim_verdicts import assert_baseline_lists, assert_refused, assert_verdict  # noqa: E402
 
 SPEC = "harness.adapters.shims.pydantic_ai_agent:PydanticAiAgentAdapter"
-KNOWN = {"faults/truncated-stream": 'actual usage {"input_tokens": 0, "output_tokens": 0',
-    'edge/interleaved-reasoning-tools': 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"',
-    'edge/max-tokens-mid-tool': 'turn 0 assembled message block 1: streamed nothing / assembled tool_ca',
-    'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
-    # since d72b636 the scenario holds the failed result in its history and targets Writer Palmyra
-    'edge/tool-result-no-status': 'actual error {"code": "adapter_error"}',
-    'edge/unsigned-reasoning-round-trip': 'turn 1 request expected messages[1].content[0] {"reasoningContent": {"',
+KNOWN = {
+    # content_items splits a list return into one text block per item
+    'edge/tool-result-json-values': "toolResult.content[0].text '[\"a.txt\", \"b.txt\"]' / actual 'a.txt'",
 }
-# Graded warn (d72b636): every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim
-# reports as held, and a call cut off by max_tokens kept as its partial text; unsigned reasoning sent as text. The
-# committed baselines predate both.
-WARNED = {sid: "judgement arguments-as-object" for sid in (
+# Graded warn: every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim reports as
+# held, and a call cut off by max_tokens kept as its partial text; unsigned reasoning sent as text; Writer's error
+# text wrapped in {"error": ...} (the agent continues from the stored history); a cut stream ending quietly.
+WARNED = {**{sid: "judgement arguments-as-object" for sid in (
     "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
     "edge/tool-result-is-error", "edge/interleaved-reasoning-tools", "edge/max-tokens-mid-tool",
-    "edge/unsigned-reasoning-round-trip")}
-PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
-           "edge/tool-result-is-error", "edge/empty-text-before-reasoning", "faults/model-stream-error-mid-tool"]
+    "edge/unsigned-reasoning-round-trip")},
+    "edge/tool-result-no-status": "judgement error-text-unwrapped",
+    "faults/truncated-stream": "judgement incomplete-stream-raises"}
+PASSING = ["edge/empty-text-before-reasoning", "faults/model-stream-error-mid-tool"]
 # At the extra's floor the floor certification applies (certification/pydantic-ai-agent.floor.*).
 FLOOR = "1.23.0"
-KNOWN_AT_FLOOR = {**KNOWN,
+KNOWN_AT_FLOOR = {
     "edge/cache-usage": "turn 0 chunk 2 (usage): expected cache_write_input_tokens 1843 / actual 0",
     "edge/cache-both-spellings": "turn 0 chunk 2 (usage): expected cache_write_input_tokens 2048 / actual 0",
-    "edge/interleaved-parallel-deltas": 'streamed input {"path": "/tmp/c.txt"} / assembled {"path": "/tmp/a.txt"}',
     "edge/server-tool-then-client-tool": 'actual tool_call {"id": "tooluse_86QZr6KytxFeqOIjxu477l", "name": "nova_co',
     "edge/tool-result-is-error": "/tmp/missing.txt'\\n\\nFix the errors and try again.\"",
-    "edge/tool-result-json-values": 'expected messages[2].content[0].toolResult.content[0] {"json": {"lines": 42}} / '
-                                    'actual {"text": "[{\\"lines\\": 42}]"}'}
+    "edge/tool-result-no-status": "does not exist\\n\\nFix the errors and try again.'"}
 FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has
 if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
     NAME, KNOWN, PASSING = "pydantic-ai-agent.floor", KNOWN_AT_FLOOR, [s for s in PASSING if s not in KNOWN_AT_FLOOR]
@@ -74,7 +69,7 @@ def test_baseline_lists_exactly_the_known_failures():
     assert_baseline_lists(NAME, KNOWN)
 
 
-@pytest.mark.parametrize("sid", PASSING + sorted(KNOWN))
+@pytest.mark.parametrize("sid", sorted({*PASSING, *KNOWN, *WARNED}))
 def test_verdict_matches_the_baseline(adapter, sid):
     assert_verdict(adapter, NAME, sid, KNOWN, warned=WARNED)
 

@@ -92,10 +92,7 @@ async def _iterate(agent: Any, turn: dict, loop: AgentLoop) -> None:
     """Each model request gated to its harness turn and streamed; each CallToolsNode's response closes the turn."""
     from pydantic_ai import Agent
 
-    opening = turn["messages"]
-    history = model_shim.to_pydantic_ai({**turn, "messages": opening[:-1]}) if len(opening) > 1 else None
-    parts = model_shim.to_pydantic_ai({**turn, "system": None, "messages": opening[-1:]})[0].parts
-    prompt = [item for part in parts for item in (part.content if isinstance(part.content, list) else [part.content])]
+    history, prompt = _opening(turn)
     async with agent.iter(prompt, message_history=history) as run:
         node = run.next_node
         while not Agent.is_end_node(node):
@@ -106,6 +103,19 @@ async def _iterate(agent: Any, turn: dict, loop: AgentLoop) -> None:
                               message_chunk(pydantic_ai_native.anthropic_parts(node.model_response))]:
                     loop.emit(chunk)
             node = await run.next(node)
+
+
+def _opening(turn: dict) -> tuple[Any, Any]:
+    """(message history, prompt): all but the last message and that message's content; an opening that ends in tool
+    results is all history and no prompt (the agent refuses a prompt while a call in its history is unanswered)."""
+    opening = turn["messages"]
+    last = opening[-1]["content"] if isinstance(opening[-1]["content"], list) else []
+    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in last):
+        return model_shim.to_pydantic_ai(turn), None
+    history = model_shim.to_pydantic_ai({**turn, "messages": opening[:-1]}) if len(opening) > 1 else None
+    parts = model_shim.to_pydantic_ai({**turn, "system": None, "messages": opening[-1:]})[0].parts
+    return history, [item for part in parts for item in (part.content if isinstance(part.content, list)
+                                                        else [part.content])]
 
 
 async def _request(node: Any, run: Any, loop: AgentLoop) -> None:

@@ -55,6 +55,7 @@ def request_part(block: dict, names: dict[str, str]) -> Any:
         if isinstance(content, list):
             content = [p if isinstance(p, str) else p["text"] if p.get("type") == "text" else
                        _binary(p) if p.get("type") == "image" else p.get("json", p) for p in content]
+            content = content[0] if len(content) == 1 else content  # a tool returns its one value, not a list of it
         return tool_return_part(names.get(block["tool_use_id"], ""), content, block["tool_use_id"],
                                 bool(block.get("is_error")))
     if block.get("type") == "image":

@@ -62,17 +62,20 @@ async def _consume(agent: Any, prompt: Any, call: ModelCall) -> None:
 
 
 def _agent(turn: dict, endpoint: dict, loop: AgentLoop, order: LastCallFirst) -> tuple[Any, Any]:
-    """The Agent holding the opening (all but its last user message) and that last message as the prompt."""
+    """The Agent holding the opening (all but its last user message) and that last message as the prompt; an
+    opening that ends in tool results is all history and the agent continues from it (no prompt)."""
     from strands import Agent
     from strands.hooks import BeforeModelCallEvent
 
     opening = model_shim.to_strands(turn["messages"])
+    # a prompt after a toolUse makes the Agent answer that call "Tool was interrupted." before the prompt
+    answered = any("toolResult" in block for block in opening[-1]["content"])
     texts = system_texts(turn.get("system"))
-    agent = Agent(model=model_shim._bedrock_model(turn, endpoint), messages=opening[:-1], callback_handler=None,
-                  system_prompt=[{"text": text} for text in texts] or None,
+    agent = Agent(model=model_shim._bedrock_model(turn, endpoint), messages=opening if answered else opening[:-1],
+                  callback_handler=None, system_prompt=[{"text": text} for text in texts] or None,
                   tools=[_tool(spec, loop, order) for spec in turn.get("tools") or ()], **no_retries(Agent))
     agent.hooks.add_callback(BeforeModelCallEvent, lambda event: loop.model_call())
-    return agent, opening[-1]["content"]
+    return agent, None if answered else opening[-1]["content"]
 
 
 def no_retries(agent_class: type) -> dict:

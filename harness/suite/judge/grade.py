@@ -206,6 +206,38 @@ def _error_status_dropped(expected: dict, actual: dict, ctx: Context) -> tuple[d
     return _messages(expected, without), _messages(actual, without)
 
 
+def _results(body: dict, change: Callable[[dict], dict]) -> dict:
+    """``body`` with ``change`` applied to each toolResult content item."""
+    def message(m: dict) -> dict:
+        return {**m, "content": [{**b, "toolResult": {**b["toolResult"], "content": [
+            change(i) if isinstance(i, dict) else i for i in b["toolResult"]["content"]]}}
+            if isinstance(b, dict) and isinstance(b.get("toolResult"), dict)
+            and isinstance(b["toolResult"].get("content"), list) else b for b in m["content"]]}
+    return _messages(body, message)
+
+
+def _parsed(text: Any) -> Any:
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
+def _object_as_text(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    def as_json(item: dict) -> dict:
+        value = _parsed(item.get("text")) if list(item) == ["text"] else None
+        return {"json": value} if isinstance(value, dict) else item
+    return _results(expected, as_json), _results(actual, as_json)
+
+
+def _error_wrapped(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    def unwrapped(item: dict) -> dict:
+        value = _parsed(item.get("text")) if list(item) == ["text"] else None
+        lone = isinstance(value, dict) and list(value) == ["error"] and isinstance(value["error"], str)
+        return {"text": value["error"]} if lone else item
+    return expected, _results(actual, unwrapped)
+
+
 # ---- assembled steps: (the turn's raw chunks, context) -> chunks ----
 
 def _ended_badly(chunks: Sequence[Mapping]) -> bool:
@@ -256,6 +288,32 @@ def _empty_text_blocks(chunks: list, ctx: Context) -> list:
             else c for c in chunks]
 
 
+def _partial(value: Any) -> bool:
+    """JSON text cut off before it closed: a call's arguments as far as they streamed."""
+    if not (isinstance(value, str) and value.lstrip()[:1] in ("{", "[")):
+        return False
+    try:
+        json.loads(value)
+    except ValueError:
+        return True
+    return False
+
+
+def _without_cut(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_cut(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_cut(v) for v in value if not (isinstance(v, dict) and any(map(_partial, v.values())))]
+    return value
+
+
+def _cut_call_streamed_only(chunks: list, ctx: Context) -> list:
+    if not _ended_badly(chunks):
+        return chunks
+    return [{**c, "message": _without_cut(c["message"])} if c.get("type") == "native" and c.get("path") == "stream"
+            and "message" in c else c for c in chunks]
+
+
 JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("guardrail-as-content-filter", "guardrail_intervened is reported apart from content_filtered",
               "the stream says guardrail_intervened; folding both into one filter reason is the OpenAI vocabulary's "
@@ -288,6 +346,12 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("error-status-kept", "a failed tool result goes back with toolResult status error",
               "Bedrock accepts a failed result without its status, and the error text still reaches the model; only "
               "the flag is dropped, information Bedrock does not need", "request", _error_status_dropped),
+    Judgement("error-text-unwrapped", "a failed result's text goes back as the tool wrote it",
+              "a library that cannot send toolResult.status may wrap the error text in {\"error\": ...} to say "
+              "the call failed; the whole text still reaches the model", "request", _error_wrapped),
+    Judgement("object-result-as-json", "a tool result that is a JSON object goes as a json block",
+              "Bedrock accepts an object as json or as its JSON text (only a non-object json is rejected, rule 26); "
+              "the model is given the same value either way", "request", _object_as_text),
     Judgement("arguments-as-object", "a call's arguments are held as a JSON object",
               "a library may keep arguments as JSON text (the OpenAI format does); Bedrock needs an object only in "
               "what is sent back, which the follow-up request shows; a cut-off call kept as its partial text is not "
@@ -295,6 +359,10 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("no-empty-text-block", "a library's streamed and non-streamed messages hold the same blocks, empty "
               "text ones included", "an empty text block held on one path only carries no content; sent back, it "
               "meets Bedrock's blank-text rule, which the request shows", "parity", _empty_text_blocks),
+    Judgement("cut-call-on-both-paths", "a call cut off by max_tokens is held alike by the streamed and non-streamed "
+              "messages", "the non-streamed twin is the endpoint's Converse reply, which holds no partial toolUse (no "
+              "recording shows what Converse returns for a call cut by max_tokens); a streamed message that keeps the "
+              "call as its unparsed partial text presents nothing as complete", "parity", _cut_call_streamed_only),
     Judgement("finish-reason-on-end-turn", "OpenAI chunks finish with tool_calls when a call was made, even after "
               "end_turn", "the stream's own stop reason is end_turn, which finish_reason stop mirrors faithfully",
               "laws", laws=("openai_finish_reason",), everywhere=False),

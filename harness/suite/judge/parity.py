@@ -8,9 +8,9 @@ difference is one line at its path ("streamed parts[1].args a str '...', non-str
 the paths the adapter declares (``native_differences``: pattern -> why the library documents them apart, such as
 generated ids or timestamps). A declaration ``"<pattern> as <equivalence>"`` declares only that the two hold the
 same thing in two forms there, so any other difference still shows: ``json-text`` (JSON text and the value it
-parses to) and ``lone-text`` (a string and a list holding one text block with that text). Strings of JSON compare
-by their value anywhere (arguments written with other separators are the same arguments). The requests of both
-calls are compared as the golden request is.
+parses to; "" and {}) and ``lone-text`` (a string and a list holding one text block with that text). Strings of
+JSON compare by their value anywhere (arguments written with other separators are the same arguments). The
+requests of both calls are compared as the golden request is.
 """
 
 from __future__ import annotations
@@ -69,7 +69,10 @@ def _outcomes(stream: Mapping, converse: Mapping, where: str, declared: Mapping[
 
 
 def _json_value(value: Any) -> Any:
-    """``json-text``: JSON text and the value it parses to, alike."""
+    """``json-text``: JSON text and the value it parses to, alike; the empty text Bedrock streams for a call
+    without arguments is the empty object its Converse reply holds."""
+    if value == "":
+        return {}
     if isinstance(value, str):
         try:
             return json.loads(value)
