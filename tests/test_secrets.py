@@ -190,3 +190,17 @@ def test_a_compressed_body_past_the_scans_budget_is_reported_not_passed(monkeypa
     body = gzip.compress(b"x" * 20_000)
     found = secrets.scan({"response": {"headers": {"Content-Encoding": "gzip"}, "body": {"string": body}}}, environ={})
     assert [f.kind for f in found] == ["cannot be scanned: gzip data that expands past 10000 bytes"]
+
+
+@pytest.mark.parametrize("run", [base64.b64encode(b"ASIA" + b"Q" * 16 + b"." * 60).decode(),
+                                 ("AKIA" + "Q" * 16).encode().hex()], ids=["base64", "hex"])
+def test_a_run_longer_than_any_body_is_read_as_it_is_but_not_decoded(monkeypatch, run):
+    """A base64 or hex run longer than any body a reader accepts (a file verify refuses) is not decoded: a 40 MB one
+    cost the scan minutes; one within the limit is decoded and read, in the parsed values and the raw text alike."""
+    document = {"request": {"body": run}}
+    raw = f"body: {run}\n".encode()
+    assert [f.kind for f in secrets.scan_both(document, raw, environ={})] == ["AWS access key id"]
+    monkeypatch.setattr(secrets.tokens, "MAX_RUN_BYTES", len(run) - 1)
+    assert secrets.scan_both(document, raw, environ={}) == []
+    assert secrets.scan_both({"request": {"body": f"{run} ASIA{'Q' * 16}"}}, raw, environ={})[0].kind == \
+        "AWS access key id"  # what the run's text itself holds is still read

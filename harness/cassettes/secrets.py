@@ -167,11 +167,12 @@ def scan_text(data: bytes, environ=None, allowed: Iterable[str | bytes] = ()) ->
     scanner = _Scanner(environ)
     env = scanner.env
     findings: list[Finding] = []
-    for how, text in (("", data), (", unescaped", _unescaped(data))):
+    unescaped = _unescaped(data)
+    for how, text in (("", data),) + (((", unescaped", unescaped),) if unescaped != data else ()):
         lines = [0] + [m.end() for m in re.finditer(rb"\n", text)]
         for at, kind, value in tokens.matches(text, env):
             findings.append(Finding(f"line {bisect.bisect(lines, at)}{how}", kind, tokens.masked(value) if value else "", value))
-    joined, starts = _unwrapped(_unescaped(data))
+    joined, starts = _unwrapped(unescaped)
     for at, kind, value in tokens.matches(joined, env):
         if kind == "bearer token":
             continue  # a bearer token is one word: joined, ``Bearer SCRUBBED`` and the next line's key would be one
