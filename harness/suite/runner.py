@@ -30,7 +30,7 @@ from harness.endpoint.rules import scope
 from harness.suite.judge.grade import Context, applicable, grade_turn
 from harness.suite.judge.parity import check_parity, declared_paths
 from harness.suite.protocol import NATIVE_PATHS, NON_STREAMING, OWN_HISTORY, AdapterFailure
-from harness.endpoint.emulator.derive import recorded_text_deltas
+from harness.endpoint.emulator.derive import cut_off_calls, recorded_text_deltas
 from harness.endpoint.faults import Faults
 from harness.suite.judge.compare import note
 from harness.suite.judge.laws import laws
@@ -41,7 +41,7 @@ from harness.suite.results import Result, TurnResult, verdict
 from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_messages, next_turn, turn_dict
 from harness.endpoint.server import BedrockServer, RequestError
 
-__all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "Run", "SHIPPED_ROOT", "cassette_path", "exception_chunk", "iter_runs",
+__all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "PARITY_CUT_CALL", "Run", "SHIPPED_ROOT", "cassette_path", "exception_chunk", "iter_runs",
            "judge", "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "scenario_root", "shipped_root",
            "stream_turn"]
 
@@ -302,6 +302,10 @@ PARITY_UNJUDGED = ("parity not judged on this turn: a byte-offset fault cuts the
                    "answers at different content")
 
 
+PARITY_CUT_CALL = ("parity not graded on this turn: the stream cuts a call off (max_tokens) and the non-streamed answer "
+                   "leaves it out, while no evidence shows what Converse returns for such a call")
+
+
 def _parity(scenario: Scenario, index: int, turn: dict, capabilities: frozenset[str],
             declared: Mapping[str, str]) -> tuple:
     """(the parity Diff or None, notes) of a turn of a ``non_streaming`` adapter."""
@@ -309,8 +313,12 @@ def _parity(scenario: Scenario, index: int, turn: dict, capabilities: frozenset[
         return None, ()
     if any(f["turn"] == index and any(k in f for k in BYTE_FAULTS) for f in scenario.faults):
         return None, (PARITY_UNJUDGED,)
-    return check_parity(turn["chunks"], declared, requests=(turn["request"], turn.get("twin")),
-                        scenario=scenario.id, turn=index), ()
+    found = check_parity(turn["chunks"], declared, requests=(turn["request"], turn.get("twin")),
+                         scenario=scenario.id, turn=index)
+    script = scenario.turns[index].script if index < len(scenario.turns) else None
+    if found is not None and cut_off_calls(script):
+        return None, tuple(f"{PARITY_CUT_CALL}: {line}" for line in found.changes)
+    return found, ()
 
 
 def _cut_short(scenario: Scenario, run: Run) -> tuple:
