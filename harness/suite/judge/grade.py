@@ -206,6 +206,29 @@ def _error_status_dropped(expected: dict, actual: dict, ctx: Context) -> tuple[d
     return _messages(expected, without), _messages(actual, without)
 
 
+def _as_json(part: Any) -> Any:
+    """A tool result's text part holding a JSON object, as the json part of that object."""
+    if not (isinstance(part, dict) and list(part) == ["text"] and isinstance(part["text"], str)):
+        return part
+    try:
+        value = json.loads(part["text"])
+    except ValueError:
+        return part
+    return {"json": value} if isinstance(value, dict) else part
+
+
+def _object_result_as_text(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    def result(block: Any) -> Any:
+        inner = block.get("toolResult") if isinstance(block, dict) else None
+        if not isinstance(inner, dict) or not isinstance(inner.get("content"), list):
+            return block
+        return {**block, "toolResult": {**inner, "content": [_as_json(p) for p in inner["content"]]}}
+
+    def change(message: dict) -> dict:
+        return {**message, "content": [result(b) for b in message["content"]]}
+    return _messages(expected, change), _messages(actual, change)
+
+
 # ---- assembled steps: (the turn's raw chunks, context) -> chunks ----
 
 def _ended_badly(chunks: Sequence[Mapping]) -> bool:
@@ -288,6 +311,10 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("error-status-kept", "a failed tool result goes back with toolResult status error",
               "Bedrock accepts a failed result without its status, and the error text still reaches the model; only "
               "the flag is dropped, information Bedrock does not need", "request", _error_status_dropped),
+    Judgement("object-result-as-json", "a tool result that is a JSON object goes back as toolResult json",
+              "Bedrock accepts the object as its JSON text too, and the model is given the same values; only "
+              "the json form is lost (no source shows a model answering worse for it)", "request",
+              _object_result_as_text),
     Judgement("arguments-as-object", "a call's arguments are held as a JSON object",
               "a library may keep arguments as JSON text (the OpenAI format does); Bedrock needs an object only in "
               "what is sent back, which the follow-up request shows; a cut-off call kept as its partial text is not "
