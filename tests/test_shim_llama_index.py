@@ -101,7 +101,8 @@ def test_identity_is_the_library_and_capabilities_are_what_it_exposes(adapter):
     assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
     assert not {"stop_reason", "redacted_reasoning"} & adapter.capabilities
     assert NON_STREAMING in adapter.capabilities
-    assert set(adapter.native_differences) == {"additional_kwargs.tool_call_id", "additional_kwargs.status"}
+    assert set(adapter.native_differences) == {"additional_kwargs.tool_call_id", "additional_kwargs.status",
+                                               "blocks[*].tool_kwargs as json-text"}
 
 
 def test_baseline_lists_exactly_the_known_failures():
