@@ -241,7 +241,7 @@ def test_both_calls_report_the_message_litellm_built_as_its_model_dump(adapter):
         assert message["tool_calls"][0]["function"]["arguments"].replace(" ", "") == '{"path":"/tmp/test.txt"}'
     assert whole["tool_calls"][0]["index"] == 1 and "index" not in stream["tool_calls"][0]  # declared
     (held,) = [m for m in adapter.history.messages if m["role"] == "assistant"]  # turn 0's, appended once
-    assert held.tool_calls[0].id == stream["tool_calls"][0]["id"] and held.model_dump() == stream
+    assert held.model_dump() == stream and stream["tool_calls"][0]["id"]  # (a dict or a model, as the release has it)
     assert [c["path"] for c in second if c["type"] == "native"] == ["stream", "converse"]
 
 
@@ -303,7 +303,7 @@ def test_the_persisted_variant_sends_every_later_turn_through_plain_dicts_and_js
     assert restored == [{"role": "user", "content": "hi"}, message.model_dump()]
     paired_turns(adapter, "core/thinking-tools")
     assert all(isinstance(m, dict) for m in adapter.history.messages)  # restored from JSON before turn 1
-    assert_passes(adapter, "core/thinking-tools")
+    assert_verdict(adapter, CERTIFIED, "core/thinking-tools", KNOWN, warned=WARNED)  # the stored dicts change nothing
 
 
 def test_a_store_that_loses_signatures_shows_in_the_next_request():
