@@ -783,21 +783,6 @@ def test_from_scenario_applies_its_faults(no_backoff):
     assert response["ResponseMetadata"]["RetryAttempts"] == 1 and statuses == [429, 200]
 
 
-def test_a_paired_session_serves_a_pre_stream_error_to_the_stream_and_to_its_twin_alike():
-    # a library that does not retry fails both calls, one that retries gets both answers: never one of each
-    scenario = load_scenario("suites/faults/http-429-then-success.yaml")
-    with BedrockServer.from_scenario(scenario, pairs=True) as server:
-        bedrock = client(server)  # no retries
-        with pytest.raises(bedrock.exceptions.ThrottlingException):
-            converse_stream(bedrock, scenario.model_id)
-        with pytest.raises(bedrock.exceptions.ThrottlingException):
-            bedrock.converse(modelId=scenario.model_id, messages=USER)
-        outcome(converse_stream(bedrock, scenario.model_id)["stream"])
-        bedrock.converse(modelId=scenario.model_id, messages=USER)
-    assert [(r.operation, r.turn, r.status) for r in server.requests] == [
-        ("ConverseStream", 0, 429), ("Converse", 0, 429), ("ConverseStream", 0, 200), ("Converse", 0, 200)]
-
-
 # ---------------------------------------------------------------- request rules
 
 def test_a_rule_violation_is_a_400_with_bedrocks_text_and_consumes_the_turn():

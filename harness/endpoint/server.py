@@ -87,7 +87,7 @@ class _Session:
         self.requests: deque[CapturedRequest] = deque(maxlen=keep)
         self.count = 0  # requests answered, kept or not
         self.turn = 0
-        self._attempts: Counter[Any] = Counter()
+        self._attempts: Counter[int] = Counter()
         self._served: set[str] = set()  # the paired operations the current turn has served
         self._lock = threading.Lock()
 
@@ -119,17 +119,11 @@ class _Session:
         if self.loop and self.turn >= getattr(self.responder, "turns", self.turn + 1):
             self.turn, self._attempts, self._served = 0, Counter(), set()  # the conversation starts again
         request.turn = self.turn
-        attempts = self._attempt_key(request.operation)
-        http_error = self.faults.http_error(self.turn, self._attempts[attempts])
+        http_error = self.faults.http_error(self.turn, self._attempts[self.turn])
         if http_error:
-            self._attempts[attempts] += 1
+            self._attempts[self.turn] += 1
             return error_reply(http_error.status, http_error.type, http_error.message)
         return self._serve_turn(request)
-
-    def _attempt_key(self, operation: str) -> Any:
-        """What a pre-stream HTTP error counts attempts by: the turn, and on a paired session the operation too, so
-        the non-streamed twin meets the same errors as the stream (its answer is the same turn's, faults included)."""
-        return (self.turn, operation) if self.pairs and operation in PAIRED else self.turn
 
     def _serve_turn(self, request: CapturedRequest) -> Reply:
         # Bedrock validates before the model runs: a request it rejects gets its text whatever the script holds
