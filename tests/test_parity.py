@@ -12,7 +12,7 @@ import pytest
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.converse import ConverseAdapter
 from harness.suite.judge.parity import check_parity
-from harness.suite.runner import PARITY_CUT_CALL, run
+from harness.suite.runner import PARITY_CUT_CALL, PARITY_HTTP_FAULT, run
 from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,6 +145,16 @@ def test_a_call_the_stream_cut_off_is_noted_not_graded_as_parity_since_converse_
     notes = [n for t in cut.turns for n in t.request_notes]
     assert any(n.startswith(PARITY_CUT_CALL) and "native content[" in n for n in notes)
     assert results["core/single-call"].status == "fail"  # no call was cut off there: parity is judged
+
+
+def test_a_pre_stream_error_met_by_one_call_only_is_noted_not_graded_as_parity():
+    # no retries: the stream meets the 429, its twin (the next request) the answer
+    (result,) = run(discover(ROOT / "suites", ids=["faults/http-429-then-success"]), ConverseAdapter(max_attempts=1),
+                    ROOT)
+    assert result.status == "warn", result.reason
+    assert "judgement retry-throttled-request" in result.turns[0].warnings[0].reason
+    assert any(n.startswith(PARITY_HTTP_FAULT) and "parity: the streamed call raised" in n
+               for n in result.turns[0].request_notes)
 
 
 def test_the_reference_passes_with_both_calls_in_both_modes():

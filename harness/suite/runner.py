@@ -41,9 +41,9 @@ from harness.suite.results import Result, TurnResult, verdict
 from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_messages, next_turn, turn_dict
 from harness.endpoint.server import BedrockServer, RequestError
 
-__all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "PARITY_CUT_CALL", "Run", "SHIPPED_ROOT", "cassette_path", "exception_chunk", "iter_runs",
-           "judge", "loopback_endpoint", "project_root", "replay", "run", "run_scenario", "scenario_root", "shipped_root",
-           "stream_turn"]
+__all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "PARITY_CUT_CALL", "PARITY_HTTP_FAULT", "Run", "SHIPPED_ROOT",
+           "cassette_path", "exception_chunk", "iter_runs", "judge", "loopback_endpoint", "project_root", "replay", "run",
+           "run_scenario", "scenario_root", "shipped_root", "stream_turn"]
 
 ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
 TRACEBACK_FRAMES = 6  # the innermost frames an adapter exception's chunk keeps: where the adapter broke
@@ -302,6 +302,8 @@ PARITY_UNJUDGED = ("parity not judged on this turn: a byte-offset fault cuts the
                    "answers at different content")
 
 
+PARITY_HTTP_FAULT = ("parity not graded on this turn: a pre-stream HTTP error is served to the first call that comes, "
+                     "so a library that does not retry meets it on one path only")
 PARITY_CUT_CALL = ("parity not graded on this turn: the stream cuts a call off (max_tokens) and the non-streamed answer "
                    "leaves it out, while no evidence shows what Converse returns for such a call")
 
@@ -315,10 +317,18 @@ def _parity(scenario: Scenario, index: int, turn: dict, capabilities: frozenset[
         return None, (PARITY_UNJUDGED,)
     found = check_parity(turn["chunks"], declared, requests=(turn["request"], turn.get("twin")),
                          scenario=scenario.id, turn=index)
-    script = scenario.turns[index].script if index < len(scenario.turns) else None
-    if found is not None and cut_off_calls(script):
-        return None, tuple(f"{PARITY_CUT_CALL}: {line}" for line in found.changes)
+    why = _ungraded_parity(scenario, index)
+    if found is not None and why:
+        return None, tuple(f"{why}: {line}" for line in found.changes)
     return found, ()
+
+
+def _ungraded_parity(scenario: Scenario, index: int) -> str:
+    """Why a parity difference on turn ``index`` is noted rather than graded: the two calls met different answers."""
+    if any(f.get("turn", index) == index and "http_error" in f for f in scenario.faults):
+        return PARITY_HTTP_FAULT
+    script = scenario.turns[index].script if index < len(scenario.turns) else None
+    return PARITY_CUT_CALL if cut_off_calls(script) else ""
 
 
 def _cut_short(scenario: Scenario, run: Run) -> tuple:
