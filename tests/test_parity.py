@@ -157,6 +157,11 @@ def test_a_pre_stream_error_met_by_one_call_only_is_noted_not_graded_as_parity()
                for n in result.turns[0].request_notes)
 
 
+def test_on_a_turn_with_a_pre_stream_error_both_calls_built_messages_are_still_compared():
+    (result,) = run(discover(ROOT / "suites", ids=["faults/http-429-then-success"]), InputStringWhenWhole(), ROOT)
+    assert result.status == "fail" and " native content[0].input: streamed a dict " in result.reason
+
+
 def test_the_reference_passes_with_both_calls_in_both_modes():
     for adapter in (ConverseAdapter(), ConverseAdapter(conversation=True)):
         assert {r.status for r in run(SCENARIOS, adapter, ROOT)} == {"pass"}

@@ -28,7 +28,7 @@ from harness.suite.judge.assembly import check_assembly
 from harness.suite.judge.ast_lock import AST_LOCK
 from harness.endpoint.rules import scope
 from harness.suite.judge.grade import Context, applicable, grade_turn
-from harness.suite.judge.parity import check_parity, declared_paths
+from harness.suite.judge.parity import check_parity, declared_paths, natives
 from harness.suite.protocol import NATIVE_PATHS, NON_STREAMING, OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import cut_off_calls, recorded_text_deltas
 from harness.endpoint.faults import Faults
@@ -317,15 +317,18 @@ def _parity(scenario: Scenario, index: int, turn: dict, capabilities: frozenset[
         return None, (PARITY_UNJUDGED,)
     found = check_parity(turn["chunks"], declared, requests=(turn["request"], turn.get("twin")),
                          scenario=scenario.id, turn=index)
-    why = _ungraded_parity(scenario, index)
+    why = _ungraded_parity(scenario, index, turn["chunks"])
     if found is not None and why:
         return None, tuple(f"{why}: {line}" for line in found.changes)
     return found, ()
 
 
-def _ungraded_parity(scenario: Scenario, index: int) -> str:
-    """Why a parity difference on turn ``index`` is noted rather than graded: the two calls met different answers."""
-    if any(f.get("turn", index) == index and "http_error" in f for f in scenario.faults):
+def _ungraded_parity(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -> str:
+    """Why a parity difference on turn ``index`` is noted rather than graded: the two calls met different answers
+    (a pre-stream HTTP error that only one of them failed on, or a call Converse cannot hold)."""
+    failed = {path: "message" not in chunk for path, chunk in natives(chunks).items()}
+    if len(set(failed.values())) == 2 and any(f.get("turn", index) == index and "http_error" in f
+                                              for f in scenario.faults):
         return PARITY_HTTP_FAULT
     script = scenario.turns[index].script if index < len(scenario.turns) else None
     return PARITY_CUT_CALL if cut_off_calls(script) else ""
