@@ -249,7 +249,7 @@ def test_both_calls_report_the_chat_message_llama_index_built_as_its_model_dump(
 @pytest.mark.parametrize("kwargs, graded, evidence", [
     (lambda value: json.dumps(value), "warn", "judgement arguments-as-object"),  # the declared json-text form
     (lambda value: json.dumps({**value, "path": "/elsewhere"}), "fail",
-     "native blocks[1].tool_kwargs: streamed a str '{\"path\": \"/elsewhere\"}', non-streamed a dict"),
+     "native blocks[1].tool_kwargs.path: streamed '/elsewhere' / non-streamed '/tmp/a.txt'"),
 ])
 def test_a_call_whose_input_is_a_string_on_one_path_only_is_compared_by_its_value(adapter, monkeypatch, kwargs,
                                                                                    graded, evidence):
