@@ -272,7 +272,13 @@ def test_the_persisted_variant_restores_the_conversation_from_to_dict():
     assert restored == reply and restored is not reply
     first, _ = paired_turns(adapter, "core/thinking-tools")
     (kept,) = [m for m in adapter.history.messages if m.is_from(ChatRole.ASSISTANT)]  # turn 0's, through the store
-    assert kept.to_dict() == natives(first)["stream"]["message"]["replies"][0]
+    streamed = natives(first)["stream"]["message"]["replies"][0]
+    if AT_FLOOR:  # 5.3.0's _format_reasoning_content renames reasoning_text in the history message itself, in place
+        held = kept.to_dict()["content"][0]["reasoning"]["extra"]["reasoning_contents"][0]["reasoning_content"]
+        sent = streamed["content"][0]["reasoning"]["extra"]["reasoning_contents"][0]["reasoning_content"]
+        assert held == {"reasoningText": sent["reasoning_text"]}
+    else:
+        assert kept.to_dict() == streamed
 
 
 def test_a_store_that_loses_signatures_shows_in_the_next_request():
@@ -283,4 +289,6 @@ def test_a_store_that_loses_signatures_shows_in_the_next_request():
         return load(text.replace('"signature"', '"lost"'))
 
     adapter.history.store = (dump, lossy)
-    assert_found(adapter, "core/thinking-tools", "turn 1 request expected messages[1].content[0]")
+    # at 5.3.0 the renamed field reaches botocore, which refuses it before anything is sent
+    assert_found(adapter, "core/thinking-tools", "Parameter validation failed" if AT_FLOOR
+                 else "turn 1 request expected messages[1].content[0]")
