@@ -136,6 +136,20 @@ def test_an_error_text_wrapped_in_an_error_object_is_a_warning_a_changed_text_fa
         assert not graded(request_diff(), ctx).ok
 
 
+def test_an_object_result_sent_as_its_json_text_is_a_warning_a_changed_value_or_a_bare_number_as_json_fails():
+    def results(*parts) -> dict:
+        return {"messages": [USER, ASSISTANT, {"role": "user", "content": [{"toolResult": {
+            "toolUseId": "t1", "content": list(parts)}}]}]}
+    expected = results({"json": {"lines": 42}}, {"text": "310"})
+    ctx = Context(EVERYWHERE, expected_request=expected, actual_request=results({"text": '{"lines": 42}'},
+                                                                                {"text": "310"}))
+    assert graded(request_diff(), ctx).warnings[0].reason.startswith("judgement object-result-as-json")
+    for actual in (results({"text": '{"lines": 43}'}, {"text": "310"}), results({"json": {"lines": 42}},
+                                                                                {"json": 310})):
+        ctx.actual_request = actual
+        assert not graded(request_diff(), ctx).ok
+
+
 def tools(schema: dict) -> dict:
     return {"toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": schema}}}]}}
 

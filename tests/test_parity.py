@@ -12,7 +12,7 @@ import pytest
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.converse import ConverseAdapter
 from harness.suite.judge.parity import check_parity
-from harness.suite.runner import run
+from harness.suite.runner import PARITY_CUT_CALL, PARITY_HTTP_FAULT, run
 from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,6 +124,44 @@ def test_the_runner_asks_for_both_calls_and_catches_what_only_parity_shows():
     found = results["core/single-call"]
     assert found.status == "fail" and " native content[0].input: streamed a dict " in found.reason
     assert "non-streamed a str" in found.reason
+
+
+class CutCallKeptWhenStreamed(ConverseAdapter):
+    """The streamed message keeps an extra call holding partial JSON text, as a library keeping a cut-off call does."""
+
+    name = "cut-call-kept"
+
+    def _stream(self, turn, endpoint=None):
+        for chunk in super()._stream(turn, endpoint):
+            if chunk.get("type") == "native" and chunk["path"] == "stream" and "message" in chunk:
+                chunk["message"]["content"].append({"type": "tool_use", "id": "t", "name": "read_file",
+                                                    "input": '{"path": "/home/an'})
+            yield chunk
+
+
+def test_a_call_the_stream_cut_off_is_noted_not_graded_as_parity_since_converse_leaves_it_out():
+    scenarios = discover(ROOT / "suites", ids=["edge/max-tokens-mid-tool", "core/single-call"])
+    results = {r.scenario: r for r in run(scenarios, CutCallKeptWhenStreamed(), ROOT)}
+    cut = results["edge/max-tokens-mid-tool"]
+    assert cut.status == "pass", cut.reason
+    notes = [n for t in cut.turns for n in t.request_notes]
+    assert any(n.startswith(PARITY_CUT_CALL) and "native content[" in n for n in notes)
+    assert results["core/single-call"].status == "fail"  # no call was cut off there: parity is judged
+
+
+def test_a_pre_stream_error_met_by_one_call_only_is_noted_not_graded_as_parity():
+    # no retries: the stream meets the 429, its twin (the next request) the answer
+    (result,) = run(discover(ROOT / "suites", ids=["faults/http-429-then-success"]), ConverseAdapter(max_attempts=1),
+                    ROOT)
+    assert result.status == "warn", result.reason
+    assert "judgement retry-throttled-request" in result.turns[0].warnings[0].reason
+    assert any(n.startswith(PARITY_HTTP_FAULT) and "parity: the streamed call raised" in n
+               for n in result.turns[0].request_notes)
+
+
+def test_on_a_turn_with_a_pre_stream_error_both_calls_built_messages_are_still_compared():
+    (result,) = run(discover(ROOT / "suites", ids=["faults/http-429-then-success"]), InputStringWhenWhole(), ROOT)
+    assert result.status == "fail" and " native content[0].input: streamed a dict " in result.reason
 
 
 def test_the_reference_passes_with_both_calls_in_both_modes():

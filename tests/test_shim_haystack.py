@@ -52,44 +52,50 @@ FLOOR = "5.3.0"  # the oldest release of the last 12 months (pyproject's extra);
 AT_FLOOR = importlib.metadata.version("amazon-bedrock-haystack") == FLOOR
 # The library findings and what each report must show, at the newest release and at the floor.
 NEWEST_FINDINGS = {
-    "edge/guardrail-intervened": "expected reason 'guardrail_intervened' / actual 'content_filtered'",
     "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
-    "edge/two-signed-reasoning-blocks": "turn 1 request expected messages[1].content[1] {\"reasoningContent\"",
-    "faults/truncated-stream": "turn 0 chunk 1 (error): missing",
-    'edge/guardrail-trace': "turn 0 chunk 1 (stop): expected reason 'guardrail_intervened' / actual",
-    'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
-    'edge/tool-result-no-status': 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
+    "edge/tool-result-no-status": "This model doesn't support the status field. Remove status and try again.",
+    "edge/two-signed-reasoning-blocks": "turn 1 request expected messages[1].content[0].reasoningContent.reasoningText"
+                                        ".signature 'EuYB",
 }
+UNSIGNED = ("native replies[0].content[0].reasoning.extra.reasoning_contents[0].reasoning_content.reasoning_text"
+            ".signature: streamed null / non-streamed nothing")
 FLOOR_FINDINGS = {
+    "core/interleaved-text": "native replies[0].content[0].text: streamed \"I'll check the contents of /tmp/test.txt "
+                             "for you by reading the file.Once I have",
     "edge/cache-both-spellings": "expected cache_write_input_tokens 2048 / actual 0",
     "edge/cache-usage": "expected cache_write_input_tokens 1843 / actual 0",
-    "edge/guardrail-intervened": "expected reason 'guardrail_intervened' / actual 'content_filtered'",
-    "edge/guardrail-trace": "turn 0 chunk 1 (stop): expected reason 'guardrail_intervened' / actual",
+    "edge/empty-text-before-reasoning": UNSIGNED,
     "edge/interleaved-reasoning-tools": "reasoningContent.reasoningText.signature, value: None",
     "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
     "edge/signature-only-reasoning": "assembled nothing (block dropped)",
-    "edge/tool-result-no-status": 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
+    "edge/tool-result-json-values": "The format of the value at messages.2.content.1.toolResult.content.0.json is "
+                                    "invalid. Provide a json object for the field and try again.",
+    "edge/tool-result-no-status": "This model doesn't support the status field. Remove status and try again.",
     "edge/unsigned-reasoning-round-trip": "reasoningContent.reasoningText.signature, value: None",
-    "faults/truncated-stream": "turn 0 chunk 1 (error): missing",
 }
-FINDINGS = FLOOR_FINDINGS if AT_FLOOR else NEWEST_FINDINGS
+# Findings graded warn, with the reason the report names. A non-streamed reply without text still holds a
+# TextContent(""): _parse_completion_response builds it as ChatMessage.from_assistant(" ".join(text_content), ...)
+# (9.0.0: "".join), where the streamed reply has none (haystack-ai's _convert_streaming_chunks_to_chat_message passes
+# text=text or None): no-empty-text-block.
+EMPTY_TEXT = "judgement no-empty-text-block"
+GUARDRAIL = "judgement guardrail-as-content-filter"
+_WARNED = {
+    **{sid: EMPTY_TEXT for sid in ("core/round-trip", "core/single-call", "core/thinking-tools",
+                                   "edge/parallel-results-round-trip", "edge/tool-result-is-error",
+                                   "edge/unicode-nested-input", "edge/zero-arg-tool", "faults/http-429-then-success")},
+    "edge/guardrail-intervened": GUARDRAIL,
+    "edge/guardrail-trace": GUARDRAIL,
+    "faults/truncated-stream": "judgement incomplete-stream-raises",
+}
+NEWEST_WARNED = {**_WARNED, "edge/cache-both-spellings": EMPTY_TEXT, "edge/cache-usage": EMPTY_TEXT,
+                 "edge/signature-only-reasoning": EMPTY_TEXT, "edge/unsigned-reasoning-round-trip": EMPTY_TEXT,
+                 "edge/tool-result-json-values": "judgement object-result-as-json"}
+FLOOR_WARNED = {**_WARNED, "edge/two-signed-reasoning-blocks": EMPTY_TEXT}
+FINDINGS, WARNED = (FLOOR_FINDINGS, FLOOR_WARNED) if AT_FLOOR else (NEWEST_FINDINGS, NEWEST_WARNED)
 BASELINE = "haystack.floor" if AT_FLOOR else "haystack"
-PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/tool-result-is-error",
-           "faults/model-stream-error-mid-tool"] + (
-    ["edge/two-signed-reasoning-blocks", "edge/tool-result-json-values", "edge/redacted-reasoning-tool"] if AT_FLOOR
-    else ["edge/cache-usage"])
+PASSING = ["core/parallel-calls", "faults/model-stream-error-mid-tool"] + (
+    ["edge/redacted-reasoning-tool"] if AT_FLOOR else [])
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
-# Found by streaming parity since the committed certification (the lead's re-certification moves them into the
-# baseline). At 9.0.0 a non-streamed reply without text still holds a TextContent(""): _parse_completion_response
-# builds it as ChatMessage.from_assistant("".join(text_content), ...), where the streamed reply has none
-# (haystack-ai's _convert_streaming_chunks_to_chat_message passes text=text or None).
-EMPTY_TEXT = '/ non-streamed {"text": ""}'
-FOUND_NEWEST = {sid: EMPTY_TEXT for sid in (
-    "core/round-trip", "core/single-call", "core/thinking-tools", "edge/cache-both-spellings", "edge/cache-usage",
-    "edge/parallel-results-round-trip", "edge/signature-only-reasoning", "edge/tool-result-is-error",
-    "edge/unicode-nested-input", "edge/unsigned-reasoning-round-trip", "edge/zero-arg-tool",
-    "faults/http-429-then-success")}
-FOUND = {} if AT_FLOOR else FOUND_NEWEST
 
 
 @pytest.fixture
@@ -114,12 +120,9 @@ def test_baseline_lists_exactly_the_findings():
     assert_baseline_lists(BASELINE, FINDINGS)
 
 
-@pytest.mark.parametrize("sid", sorted(set(FINDINGS) | set(PASSING) | set(FOUND_NEWEST) | {"core/smoke-text"}))
+@pytest.mark.parametrize("sid", sorted(set(FINDINGS) | set(PASSING) | set(WARNED) | {"core/smoke-text"}))
 def test_verdict_matches_the_baseline(adapter, sid):
-    if sid in FOUND:
-        assert_found(adapter, sid, FOUND[sid])
-    else:
-        assert_verdict(adapter, BASELINE, sid, FINDINGS)
+    assert_verdict(adapter, BASELINE, sid, FINDINGS, warned=WARNED)
 
 
 @pytest.mark.skipif(AT_FLOOR, reason="up to 6.5.0 redacted reasoning is kept: the scenario runs (PASSING)")
@@ -269,7 +272,13 @@ def test_the_persisted_variant_restores_the_conversation_from_to_dict():
     assert restored == reply and restored is not reply
     first, _ = paired_turns(adapter, "core/thinking-tools")
     (kept,) = [m for m in adapter.history.messages if m.is_from(ChatRole.ASSISTANT)]  # turn 0's, through the store
-    assert kept.to_dict() == natives(first)["stream"]["message"]["replies"][0]
+    streamed = natives(first)["stream"]["message"]["replies"][0]
+    if AT_FLOOR:  # 5.3.0's _format_reasoning_content renames reasoning_text in the history message itself, in place
+        held = kept.to_dict()["content"][0]["reasoning"]["extra"]["reasoning_contents"][0]["reasoning_content"]
+        sent = streamed["content"][0]["reasoning"]["extra"]["reasoning_contents"][0]["reasoning_content"]
+        assert held == {"reasoningText": sent["reasoning_text"]}
+    else:
+        assert kept.to_dict() == streamed
 
 
 def test_a_store_that_loses_signatures_shows_in_the_next_request():
@@ -280,4 +289,6 @@ def test_a_store_that_loses_signatures_shows_in_the_next_request():
         return load(text.replace('"signature"', '"lost"'))
 
     adapter.history.store = (dump, lossy)
-    assert_found(adapter, "core/thinking-tools", "turn 1 request expected messages[1].content[0]")
+    # at 5.3.0 the renamed field reaches botocore, which refuses it before anything is sent
+    assert_found(adapter, "core/thinking-tools", "Parameter validation failed" if AT_FLOOR
+                 else "turn 1 request expected messages[1].content[0]")

@@ -35,6 +35,7 @@ from harness.suite.scenario import first_turn
 from harness.cassettes import cassette
 from harness.endpoint.responders import CassetteResponder
 from harness.endpoint.server import BedrockServer
+from harness.suite.report import render_text
 from harness.suite.runner import cassette_path, loopback_endpoint, run_scenario
 
 from shim_parity import assert_found, natives, paired_turns  # noqa: E402
@@ -52,40 +53,50 @@ FLOOR = json.loads((ROOT / "certification" / "llama-index.floor.json").read_text
 AT_FLOOR = importlib.metadata.version("llama-index-llms-bedrock-converse") == FLOOR
 CERTIFIED = "llama-index.floor" if AT_FLOOR else "llama-index"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
-NEWEST = {
-    "edge/interleaved-parallel-deltas": "chunk 3 (tool_call): expected input.path '/tmp/c.txt' / actual no input.path",
-    "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
-    "edge/signature-only-reasoning": "Expected `thinking` or `redacted_thinking`, but found `tool_use`",
-    "edge/two-signed-reasoning-blocks": "F2kCEo0CCkgIBhABGAIiKhHvjIM75eX7R9OHBYojgp9CtSzUXqpqkUihtrEtJAeHdY4",
-    "faults/missing-tool-use-id": "has an empty id",
-    "faults/truncated-stream": '"input": {"path": null}',
-    'edge/interleaved-reasoning-tools': 'turn 0 actual chunk 0 (error): unexpected; expected nothing / actual e',
-    'edge/tool-result-json-values': 'turn 1 request expected messages[2].content[0].toolResult.content[0] {',
-    'edge/tool-result-no-status': 'turn 1 request expected no messages[2].content[0].toolResult.status / ',
-}
-# At the floor: edge/interleaved-reasoning-tools passes (no model allow-list in metadata yet); the Nova 2 model id
-# is refused by get_model_name, so the server-tool scenario errors before any request.
-AT_THE_FLOOR = {**{sid: why for sid, why in NEWEST.items() if sid != "edge/interleaved-reasoning-tools"},
-                "edge/server-tool-then-client-tool": "inference profile prefix: us.amazon.nova-2-lite-v1:0"}
-KNOWN = AT_THE_FLOOR if AT_FLOOR else NEWEST
-# Found by streaming parity since the committed certification (the lead's re-certification moves them into the
-# baseline). At 0.15.5 stream_chat builds every response's message as [TextBlock(text=<all the text so far>)] + the
-# calls, so the streamed message holds one TextBlock, "" when there is no text, where chat
-# (_get_content_and_tool_calls) holds a TextBlock per non-empty text block; and stream_chat starts a ThinkingBlock's
-# signature as "" where chat reads reasoningText.get("signature", None).
-EMPTY_TEXT = 'streamed {"block_type": "text", "text": ""} / non-streamed {"block_type": "tool_call"'
 UNSIGNED = "native blocks[0].additional_information.signature: streamed a str '', non-streamed a null null"
-FOUND_NEWEST = {
-    **{sid: EMPTY_TEXT for sid in ("core/round-trip", "core/single-call", "core/thinking-tools",
-                                   "edge/cache-both-spellings", "edge/cache-usage", "edge/parallel-results-round-trip",
-                                   "edge/tool-result-is-error", "edge/unicode-nested-input", "edge/zero-arg-tool",
-                                   "faults/http-429-then-success")},
+NEWEST = {
     "core/interleaved-text": "native blocks[0].text: streamed \"I'll check the contents of /tmp/test.txt for you by "
                              "reading the file.Once I have the contents",
     "edge/empty-text-before-reasoning": UNSIGNED,
+    "edge/interleaved-reasoning-tools": "Unknown model: moonshot.kimi-k2-thinking",
+    "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
+    "edge/signature-only-reasoning": "Expected `thinking` or `redacted_thinking`, but found `tool_use`",
+    "edge/tool-result-no-status": "inference profile prefix: us.writer.palmyra-x5-v1:0",
+    "edge/two-signed-reasoning-blocks": "F2kCEo0CCkgIBhABGAIiKhHvjIM75eX7R9OHBYojgp9CtSzUXqpqkUihtrEtJAeHdY4",
     "edge/unsigned-reasoning-round-trip": UNSIGNED,
+    "faults/truncated-stream": '"input": {"path": null}',
 }
-FOUND = {} if AT_FLOOR else FOUND_NEWEST
+# Findings graded warn, with the reason the report names. At 0.15.5 stream_chat builds every response's message as
+# [TextBlock(text=<all the text so far>)] + the calls, so the streamed message holds an empty TextBlock where chat
+# (_get_content_and_tool_calls) holds none: no-empty-text-block.
+EMPTY_TEXT = "judgement no-empty-text-block"
+WARNED_NEWEST = {
+    **{sid: EMPTY_TEXT for sid in ("core/round-trip", "core/single-call", "core/thinking-tools",
+                                   "edge/cache-both-spellings", "edge/cache-usage", "edge/parallel-results-round-trip",
+                                   "edge/tool-result-is-error", "edge/tool-result-json-values",
+                                   "edge/unicode-nested-input", "edge/zero-arg-tool", "faults/http-429-then-success")},
+    "edge/interleaved-parallel-deltas": "robustness: no real recording shows Bedrock interleaving",
+    "faults/missing-tool-use-id": "robustness: the service model marks toolUseId required",
+}
+# At the floor: Kimi K2 runs (no model allow-list in metadata yet), its unsigned reasoning differs as gpt-oss's; the
+# Nova 2 model id is refused by get_model_name, so the server-tool scenario errors before any request; a streamed
+# zero-argument call keeps tool_kwargs "" (not JSON) where chat holds {}; every other streamed call keeps its input as
+# JSON text (declared json-text, the judgement arguments-as-object).
+AT_THE_FLOOR = {**NEWEST, "edge/interleaved-reasoning-tools": UNSIGNED,
+                "edge/server-tool-then-client-tool": "inference profile prefix: us.amazon.nova-2-lite-v1:0",
+                "edge/zero-arg-after-text": "native blocks[1].tool_kwargs: streamed a str '', non-streamed a dict {}",
+                "edge/zero-arg-tool": '"tool_name": "list_files", "tool_kwargs": ""} / non-streamed nothing'}
+AS_TEXT = "judgement arguments-as-object"
+WARNED_FLOOR = {
+    **{sid: AS_TEXT for sid in ("core/parallel-calls", "core/round-trip", "core/single-call", "core/thinking-tools",
+                                "edge/cache-both-spellings", "edge/cache-usage", "edge/nova-parallel-calls",
+                                "edge/nova-style", "edge/parallel-results-round-trip", "edge/tool-result-is-error",
+                                "edge/tool-result-json-values", "edge/unicode-nested-input",
+                                "faults/http-429-then-success")},
+    "edge/interleaved-parallel-deltas": WARNED_NEWEST["edge/interleaved-parallel-deltas"],
+    "faults/missing-tool-use-id": WARNED_NEWEST["faults/missing-tool-use-id"],
+}
+KNOWN, WARNED = (AT_THE_FLOOR, WARNED_FLOOR) if AT_FLOOR else (NEWEST, WARNED_NEWEST)
 PASSING = ["core/parallel-calls", "faults/model-stream-error-mid-tool", "faults/throttling-mid-tool"]
 SKIPPED = {"edge/redacted-reasoning-tool": "redacted_reasoning", "edge/guardrail-intervened": "stop_reason"}
 
@@ -101,19 +112,17 @@ def test_identity_is_the_library_and_capabilities_are_what_it_exposes(adapter):
     assert adapter.capabilities <= CAPABILITIES and "streaming" in adapter.capabilities
     assert not {"stop_reason", "redacted_reasoning"} & adapter.capabilities
     assert NON_STREAMING in adapter.capabilities
-    assert set(adapter.native_differences) == {"additional_kwargs.tool_call_id", "additional_kwargs.status"}
+    assert set(adapter.native_differences) == {"additional_kwargs.tool_call_id", "additional_kwargs.status",
+                                               "blocks[*].tool_kwargs as json-text"}
 
 
 def test_baseline_lists_exactly_the_known_failures():
     assert_baseline_lists(CERTIFIED, KNOWN)
 
 
-@pytest.mark.parametrize("sid", sorted({*PASSING, *NEWEST, *AT_THE_FLOOR, *SKIPPED, *FOUND_NEWEST}))
+@pytest.mark.parametrize("sid", sorted({*PASSING, *NEWEST, *AT_THE_FLOOR, *SKIPPED, *WARNED_NEWEST, *WARNED_FLOOR}))
 def test_verdict_matches_the_baseline(adapter, sid):
-    if sid in FOUND:
-        assert_found(adapter, sid, FOUND[sid])
-    else:
-        assert_verdict(adapter, CERTIFIED, sid, KNOWN, SKIPPED)
+    assert_verdict(adapter, CERTIFIED, sid, KNOWN, SKIPPED, WARNED)
 
 
 def test_history_maps_to_llama_index_messages():
@@ -225,10 +234,19 @@ def test_an_llm_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
     assert_refused(adapter)
 
 
+def _kwargs(value):
+    """A ToolCallBlock's input as a dict: before 0.14.12 a streamed one is the JSON text accumulated so far."""
+    try:
+        return json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        return None
+
+
 def test_both_calls_report_the_chat_message_llama_index_built_as_its_model_dump(adapter):
     (first,) = paired_turns(adapter, "core/parallel-calls")
     stream, whole = natives(first)["stream"]["message"], natives(first)["converse"]["message"]
-    calls = [[b for b in m["blocks"] if b["block_type"] == "tool_call"] for m in (stream, whole)]
+    calls = [[{**b, "tool_kwargs": _kwargs(b["tool_kwargs"])} for b in m["blocks"] if b["block_type"] == "tool_call"]
+             for m in (stream, whole)]  # before 0.14.12 the streamed input is JSON text (declared json-text)
     assert calls[0] == calls[1] and [c["tool_kwargs"]["path"] for c in calls[0]] == ["/tmp/a.txt", "/tmp/b.txt",
                                                                                    "/tmp/c.txt"]
     assert stream["role"] == whole["role"] == "assistant"
@@ -237,21 +255,28 @@ def test_both_calls_report_the_chat_message_llama_index_built_as_its_model_dump(
     assert held.model_dump(mode="json") == stream
 
 
-def test_a_call_whose_input_is_a_string_on_one_path_only_is_a_parity_finding(adapter, monkeypatch):
-    """The 0.14.11-and-earlier shape planted in the stream only: a ToolCallBlock holding its input as JSON text."""
+@pytest.mark.parametrize("kwargs, graded, evidence", [
+    (lambda value: json.dumps(value), "warn", "judgement arguments-as-object"),  # the declared json-text form
+    (lambda value: json.dumps({**value, "path": "/elsewhere"}), "fail",
+     "native blocks[1].tool_kwargs.path: streamed '/elsewhere' / non-streamed '/tmp/a.txt'"),
+])
+def test_a_call_whose_input_is_a_string_on_one_path_only_is_compared_by_its_value(adapter, monkeypatch, kwargs,
+                                                                                   graded, evidence):
+    """The 0.14.11-and-earlier shape planted in the stream only: a ToolCallBlock holding its input as JSON text, which
+    ToolCallBlock's type allows (declared json-text); a text holding other arguments still fails parity."""
     real = BedrockConverse.stream_chat_with_tools
 
-    def as_text(self, *args, **kwargs):
-        for response in real(self, *args, **kwargs):
+    def as_text(self, *args, **kw):
+        for response in real(self, *args, **kw):
             for block in response.message.blocks:
-                if isinstance(block, ToolCallBlock):
-                    block.tool_kwargs = json.dumps(block.tool_kwargs)
+                if isinstance(block, ToolCallBlock) and _kwargs(block.tool_kwargs):  # a partial text is left
+                    block.tool_kwargs = kwargs(_kwargs(block.tool_kwargs))
             yield response
 
     monkeypatch.setattr(BedrockConverse, "stream_chat_with_tools", as_text)
-    report = assert_found(adapter, "core/parallel-calls", "native blocks[1].tool_kwargs: streamed a str "
-                                                          "'{\"path\": \"/tmp/a.txt\"}', non-streamed a dict")
-    assert "assembled message block 1 (tool_call): streamed input {\"path\": \"/tmp/a.txt\"} / assembled '" in report
+    result = run_scenario(SCENARIOS["core/parallel-calls"], adapter, ROOT)
+    report = render_text([result])
+    assert result.status == graded and evidence in report, report
 
 
 def test_the_persisted_variant_restores_the_history_from_model_dump_json():
@@ -265,7 +290,7 @@ def test_the_persisted_variant_restores_the_history_from_model_dump_json():
     first, _ = paired_turns(adapter, "core/thinking-tools")
     (kept,) = [m for m in adapter.history.messages if m.role == MessageRole.ASSISTANT]  # turn 0's, through the store
     assert kept.model_dump(mode="json") == natives(first)["stream"]["message"]
-    assert run_scenario(SCENARIOS["core/thinking-tools"], adapter, ROOT).status == "fail"  # as llama-index: EMPTY_TEXT
+    assert run_scenario(SCENARIOS["core/thinking-tools"], adapter, ROOT).status == "warn"  # as llama-index: EMPTY_TEXT
 
 
 def test_a_store_that_loses_signatures_shows_in_the_next_request():

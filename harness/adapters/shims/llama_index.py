@@ -52,6 +52,10 @@ NATIVE_DIFFERENCES = {
                                       "are compared in the ToolCallBlocks",
     "additional_kwargs.status": "stream_chat leaves it [] ('Will be populated when tool results come in'), chat "
                                 "(_get_content_and_tool_calls) lists the status of the response's toolResult blocks",
+    "blocks[*].tool_kwargs as json-text": "llama-index-core types ToolCallBlock.tool_kwargs as 'dict[str, Any] | str' "
+                                          "(either form is a ToolCallBlock); up to 0.14.11 stream_chat keeps a "
+                                          "streamed call's input as the JSON text it accumulated, chat the parsed "
+                                          "dict. The values are still compared",
 }
 
 
