@@ -152,7 +152,7 @@ def test_check_and_write_cover_the_floor_table_too(tmp_path):
     assert checked.exit_code == 1 and "-| stale floor |" in checked.stdout and "-| stale |" in checked.stdout
     assert CliRunner().invoke(main, [*args, "--write"]).exit_code == 0
     text = readme.read_text()
-    assert "middle" in text and "| lib | 1.0 | 0 / 1 / 0 | 2.0 | 1 / 0 / 0 | 1 |" in text and "| s/x | pass |" in text
+    assert "middle" in text and "| lib | 1.0 | 0 / 0 / 1 / 0 | 2.0 | 1 / 0 / 0 / 0 | 1 |" in text and "| s/x | pass |" in text
     assert CliRunner().invoke(main, [*args, "--check"]).exit_code == 0
 
 
