@@ -210,6 +210,19 @@ def test_a_cut_off_call_only_the_stream_holds_as_its_partial_text_is_a_warning_a
     assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=ended)).ok
 
 
+def test_a_cut_off_call_held_the_openai_way_is_the_same_warning_and_a_message_holding_it_is_kept():
+    """LiteLLM holds the cut-off call's partial text at ``function.arguments``, a field of a field of the call."""
+    stop = {"type": "stop", "reason": "max_tokens"}
+    call = {"id": "t", "type": "function", "function": {"name": "read", "arguments": '{"path": "/home/rev'}}
+    streamed = {"type": "native", "path": "stream", "message": {"content": "Reading.", "tool_calls": [call]}}
+    converse = {"type": "native", "path": "converse", "message": {"content": "Reading.", "tool_calls": []}}
+    result = grade_turn(TurnResult(0, (Diff("parity", ("turn 0 native ...",)),)),
+                        Context(EVERYWHERE, chunks=[stop, streamed, converse]))
+    assert result.ok and result.warnings[0].reason.startswith("judgement cut-call-on-both-paths")
+    other = {**converse, "message": {"content": "Reading!", "tool_calls": []}}  # the text differs too
+    assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=[stop, streamed, other])).ok
+
+
 def test_a_law_is_a_warning_only_where_a_scenario_names_its_judgement():
     law = 'openai_finish_reason: chunk 9 (openai_chunk) finishes with "stop" although tool calls were made'
     named = grade_turn(TurnResult(0, laws=(law,)), Context(applicable(("finish-reason-on-end-turn",))))

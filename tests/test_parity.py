@@ -12,7 +12,7 @@ import pytest
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.converse import ConverseAdapter
 from harness.suite.judge.parity import check_parity
-from harness.suite.runner import PARITY_CUT_CALL, PARITY_HTTP_FAULT, run
+from harness.suite.runner import PARITY_HTTP_FAULT, run
 from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,13 +139,13 @@ class CutCallKeptWhenStreamed(ConverseAdapter):
             yield chunk
 
 
-def test_a_call_the_stream_cut_off_is_noted_not_graded_as_parity_since_converse_leaves_it_out():
+def test_a_call_the_stream_cut_off_kept_as_partial_text_is_a_warning_since_converse_leaves_it_out():
     scenarios = discover(ROOT / "suites", ids=["edge/max-tokens-mid-tool", "core/single-call"])
     results = {r.scenario: r for r in run(scenarios, CutCallKeptWhenStreamed(), ROOT)}
     cut = results["edge/max-tokens-mid-tool"]
-    assert cut.status == "pass", cut.reason
-    notes = [n for t in cut.turns for n in t.request_notes]
-    assert any(n.startswith(PARITY_CUT_CALL) and "native content[" in n for n in notes)
+    assert cut.status == "warn", cut.reason
+    (warned,) = [w for t in cut.turns for w in t.warnings]
+    assert "native content[" in warned.finding and warned.reason.startswith("judgement cut-call-on-both-paths")
     assert results["core/single-call"].status == "fail"  # no call was cut off there: parity is judged
 
 

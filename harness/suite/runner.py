@@ -31,7 +31,7 @@ from harness.endpoint.rules import scope
 from harness.suite.judge.grade import Context, applicable, grade_turn
 from harness.suite.judge.parity import check_parity, declared_paths, natives
 from harness.suite.protocol import NATIVE_PATHS, NON_STREAMING, OWN_HISTORY, AdapterFailure
-from harness.endpoint.emulator.derive import cut_off_calls, recorded_text_deltas
+from harness.endpoint.emulator.derive import recorded_text_deltas
 from harness.endpoint.faults import Faults
 from harness.suite.judge.compare import note
 from harness.suite.judge.laws import laws
@@ -43,7 +43,7 @@ from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_mess
 from harness.endpoint.server import BedrockServer, RequestError
 from harness.suite.roots import SHIPPED_ROOT, project_root, shipped_root  # where the default suite is: roots says
 
-__all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "PARITY_CUT_CALL", "PARITY_HTTP_FAULT", "Run", "SHIPPED_ROOT",
+__all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "PARITY_HTTP_FAULT", "Run", "SHIPPED_ROOT",
            "cassette_path", "exception_chunk", "iter_runs", "judge", "loopback_endpoint", "project_root", "replay", "run",
            "run_scenario", "scenario_root", "shipped_root", "stream_turn"]
 
@@ -294,8 +294,6 @@ PARITY_UNJUDGED = ("parity not judged on this turn: a byte-offset fault cuts the
 
 PARITY_HTTP_FAULT = ("parity not graded on this turn: a pre-stream HTTP error is served to the first call that comes, "
                      "so a library that does not retry meets it on one path only")
-PARITY_CUT_CALL = ("parity not graded on this turn: the stream cuts a call off (max_tokens) and the non-streamed answer "
-                   "leaves it out, while no evidence shows what Converse returns for such a call")
 
 
 def _parity(scenario: Scenario, index: int, turn: dict, capabilities: frozenset[str],
@@ -314,14 +312,14 @@ def _parity(scenario: Scenario, index: int, turn: dict, capabilities: frozenset[
 
 
 def _ungraded_parity(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -> str:
-    """Why a parity difference on turn ``index`` is noted rather than graded: the two calls met different answers
-    (a pre-stream HTTP error that only one of them failed on, or a call Converse cannot hold)."""
+    """Why a parity difference on turn ``index`` is noted rather than graded: the two calls met different answers (a
+    pre-stream HTTP error that only one of them failed on). A call cut off by max_tokens, which the non-streamed
+    answer leaves out, is the judgement cut-call-on-both-paths instead: only that call's difference is a warning."""
     failed = {path: "message" not in chunk for path, chunk in natives(chunks).items()}
     if len(set(failed.values())) == 2 and any(f.get("turn", index) == index and "http_error" in f
                                               for f in scenario.faults):
         return PARITY_HTTP_FAULT
-    script = scenario.turns[index].script if index < len(scenario.turns) else None
-    return PARITY_CUT_CALL if cut_off_calls(script) else ""
+    return ""
 
 
 def _cut_short(scenario: Scenario, run: Run) -> tuple:

@@ -21,7 +21,7 @@ from harness.endpoint.emulator.render import render_invoke_stream, render_stream
 from harness.endpoint.emulator.script import EmulatorScriptError
 from harness.wire.eventstream import Frame, decode_frames
 
-__all__ = ["cut_off_calls", "delivered", "for_operation", "recorded_text_deltas", "script_from_converse", "script_from_frames"]
+__all__ = ["delivered", "for_operation", "recorded_text_deltas", "script_from_converse", "script_from_frames"]
 
 _USAGE = {"inputTokens": "input_tokens", "outputTokens": "output_tokens",
           "cacheReadInputTokens": "cache_read_input_tokens", "cacheWriteInputTokens": "cache_write_input_tokens",
@@ -204,11 +204,6 @@ def for_operation(script: dict, style: str, operation: str, seed: str) -> dict:
     if operation == "Converse":
         return {**script, "content": [block for block in script["content"] if _complete(block)]}
     return script
-
-
-def cut_off_calls(script: dict | None) -> bool:
-    """Whether ``script`` holds a tool use whose input never became JSON, which the Converse rendering leaves out."""
-    return any(not _complete(block) for block in (script or {}).get("content") or ())
 
 
 def _complete(block: dict) -> bool:

@@ -299,11 +299,17 @@ def _partial(value: Any) -> bool:
     return False
 
 
+def _holds_partial(value: Any) -> bool:
+    """A block holding partial JSON text in one of its fields, or in a field of a field (OpenAI's
+    ``function.arguments``); not through a list, so a message holding such a block is not one itself."""
+    return _partial(value) or (isinstance(value, dict) and any(map(_holds_partial, value.values())))
+
+
 def _without_cut(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _without_cut(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_without_cut(v) for v in value if not (isinstance(v, dict) and any(map(_partial, v.values())))]
+        return [_without_cut(v) for v in value if not (isinstance(v, dict) and _holds_partial(v))]
     return value
 
 
