@@ -174,6 +174,13 @@ def test_the_issues_example_a_signature_chunk_names_the_shape_of_a_reasoning_sig
         '"signature": "EqQBCkgIARABGAIiQ..."}')
 
 
+def test_raw_bytes_as_redacted_data_are_refused_in_process():
+    """An in-process adapter could yield bytes; the contract (and the wire) carry base64 text."""
+    with pytest.raises(AdapterFailure, match=r"chunk 0 \(redacted_reasoning\): data: b'\\x00\\x01' is not of type "
+                                             r"'string' \(schema chunk, \$defs/redacted_reasoning/properties/data/type\)"):
+        runner.stream_turn(Yields({"type": "redacted_reasoning", "data": b"\x00\x01"}), {"messages": []}, {})
+
+
 def test_a_huge_value_is_quoted_cut_and_the_rule_still_named():
     found = chunk_problem({"type": "text", "text": ["x" * 100_000]})
     assert len(found) < 400 and found.endswith("(schema chunk, $defs/text/properties/text/type)")
