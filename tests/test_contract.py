@@ -8,6 +8,7 @@ same way wherever their libraries are installed."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -19,7 +20,7 @@ from harness.adapters import AdapterFailure
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.converse import ConverseAdapter, InvokeAdapter, conversation_reference, conversation_reference_invoke
 from harness.suite import runner
-from harness.suite.contract import SCHEMAS, chunk_problem, problem, schema, schema_text
+from harness.suite.contract import SCHEMAS, _plain_check, chunk_problem, problem, schema, schema_text
 from harness.suite.judge.normalize import BESIDE, CLOSING, CONTENT
 from harness.suite.protocol import CAPABILITIES, NATIVE_PATHS, NON_STREAMING, OWN_HISTORY
 from harness.suite.scenario import discover
@@ -134,6 +135,34 @@ def test_every_chunk_and_turn_of_the_reference_adapters_holds_on_the_whole_suite
     beside |= {"message"} if OWN_HISTORY in adapter.capabilities else set()
     assert {c["type"] for c in adapter.chunks} == set(CONTENT) | set(CLOSING) | beside
     assert [(t["scenario"], t["index"], problem("turn", t)) for t in adapter.turns if problem("turn", t)] == []
+
+
+class Text(str):
+    """A str subclass: JSON Schema's string, which the plain check leaves to jsonschema."""
+
+
+EDGES = [{"type": "usage", "input_tokens": 1.0, "output_tokens": 2}, {"type": "usage", "input_tokens": True,
+         "output_tokens": 2}, {"type": "text", "text": Text("hi")}, {"type": "native", "path": Text("stream")},
+         {"type": "usage", "input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": None},
+         {"type": "error", "code": 1.5}, {"type": "stop", "reason": None}, {"type": "tool_call", "input": [1]}]
+
+
+def test_the_plain_check_never_passes_what_jsonschema_refuses():
+    """The fast path (harness.suite.contract._plain_check) only ever says 'surely valid'; jsonschema has the rest."""
+    chunks = [m[1] for m in MUTATIONS] + EDGES + [e for d in DEFS.values() for e in d["examples"]]
+    whole = Draft202012Validator(schema("chunk"))
+    for chunk in chunks:
+        kind = chunk.get("type") if isinstance(chunk, dict) else None
+        plain = _plain_check(kind) if kind in DEFS else None
+        assert not (plain and plain(chunk)) or whole.is_valid(chunk), chunk
+    assert all(_plain_check(kind)(e) for kind, d in DEFS.items() for e in d["examples"])
+
+
+def test_valid_chunks_are_passed_without_importing_jsonschema():
+    code = ("import sys; from harness.suite.contract import chunk_problem, schema; "
+            "assert all(chunk_problem(e) is None for d in schema('chunk')['$defs'].values() for e in d['examples']); "
+            "print('jsonschema' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 
 def test_the_subprocess_adapters_own_hello_and_turns_hold(tmp_path):
