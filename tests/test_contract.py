@@ -53,7 +53,8 @@ class Checked:
 
     def stream(self, turn, endpoint):
         index = sum(1 for t in self.turns if t["scenario"] == self.scenario)
-        self.turns.append({"type": "turn", "scenario": self.scenario, "index": index, "endpoint": endpoint, "turn": turn})
+        self.turns.append({"type": "turn", "scenario": self.scenario, "index": index, "endpoint": endpoint,
+                           "turn": turn})
         for chunk in self.inner.stream(turn, endpoint):
             self.chunks.append(chunk)
             yield chunk
@@ -122,7 +123,8 @@ def test_a_schema_name_outside_the_three_is_refused():
 
 # ---- what the reference adapters and the harness send holds -------------------------------------------------
 
-@pytest.mark.parametrize("make", [ConverseAdapter, InvokeAdapter, conversation_reference, conversation_reference_invoke])
+@pytest.mark.parametrize("make", [ConverseAdapter, InvokeAdapter, conversation_reference,
+                                  conversation_reference_invoke])
 def test_every_chunk_and_turn_of_the_reference_adapters_holds_on_the_whole_suite(make):
     adapter = Checked(make())
     adapter.scenario = SCENARIOS[0].id
@@ -206,7 +208,8 @@ def test_the_issues_example_a_signature_chunk_names_the_shape_of_a_reasoning_sig
 def test_raw_bytes_as_redacted_data_are_refused_in_process():
     """An in-process adapter could yield bytes; the contract (and the wire) carry base64 text."""
     with pytest.raises(AdapterFailure, match=r"chunk 0 \(redacted_reasoning\): data: b'\\x00\\x01' is not of type "
-                                             r"'string' \(schema chunk, \$defs/redacted_reasoning/properties/data/type\)"):
+                                             r"'string', 'null' \(schema chunk, "
+                                             r"\$defs/redacted_reasoning/properties/data/type\)"):
         runner.stream_turn(Yields({"type": "redacted_reasoning", "data": b"\x00\x01"}), {"messages": []}, {})
 
 
@@ -264,5 +267,5 @@ def test_a_mutated_chunk_over_the_subprocess_protocol_makes_the_scenario_an_erro
 
     result = runner.run_scenario(next(s for s in SCENARIOS if s.id == "core/smoke-text"), Sending(), ROOT)
     assert result.status == "error"
-    assert "input_tokens: 'x' is not of type 'integer' (schema chunk, $defs/usage/properties/input_tokens/type)" \
-        in result.reason
+    assert ("input_tokens: 'x' is not of type 'integer', 'null' (schema chunk, "
+            "$defs/usage/properties/input_tokens/type)") in result.reason

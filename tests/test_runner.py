@@ -126,8 +126,9 @@ def test_a_chunk_that_is_not_a_chunk_is_a_protocol_error_naming_it(chunk, what, 
     ({"type": "tool_call", "id": "t", "name": ["f"], "input_delta": ""}, "(tool_call): name: ['f'] is not of type "
                                                                           "'string', 'null' (schema chunk, "
                                                                           "$defs/tool_call/properties/name/type)"),
-    ({"type": "usage", "input_tokens": "x", "output_tokens": 1}, "(usage): input_tokens: 'x' is not of type 'integer' "
-                                                                 "(schema chunk, $defs/usage/properties/input_tokens/type)"),
+    ({"type": "usage", "input_tokens": "x", "output_tokens": 1},
+     "(usage): input_tokens: 'x' is not of type 'integer', 'null' (schema chunk, "
+     "$defs/usage/properties/input_tokens/type)"),
     ({"type": "signature", "signature": "SIG"}, ": type: 'signature' is not one of ['text', 'reasoning', "),
 ])
 def test_a_chunk_the_schema_refuses_is_a_protocol_error_naming_the_field_and_rule(chunk, what):

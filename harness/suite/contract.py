@@ -5,8 +5,8 @@ The schemas are the single source of the chunk vocabulary, the hello and the tur
 prints them, the runner and the subprocess adapter validate with them, and docs/reference/adapter-schema.md is
 rendered from them (harness.suite.schema_docs). A violation reads ``field: what is wrong (schema chunk, rule)``,
 the field as a JSON path and the rule as the schema location it breaks, e.g. ``input_tokens: 'x' is not of type
-'integer' (schema chunk, $defs/usage/properties/input_tokens/type)``. jsonschema is imported on first validation
-only, so commands that never validate (``--help``, ``serve``, ``schema``) do not load it.
+'integer', 'null' (schema chunk, $defs/usage/properties/input_tokens/type)``. A chunk surely valid passes a plain
+check read from its definition; jsonschema decides the rest and words every violation, imported only then.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def problem(name: str, instance: Any) -> str | None:
 
 def chunk_problem(chunk: Any) -> str | None:
     """Why ``chunk`` breaks the chunk schema (one line; an unknown type says which chunk holds a field so named),
-    or None when it holds. A known type is checked against its own definition, so the rule reads ``$defs/<type>/...``."""
+    or None when it holds. A known type is checked against its own definition: the rule reads ``$defs/<type>/...``."""
     kind = chunk.get("type") if isinstance(chunk, dict) else None
     if isinstance(kind, str) and kind in schema("chunk")["$defs"]:
         plain = _plain_check(kind)
@@ -120,7 +120,8 @@ def _field_check(spec: dict) -> Callable[[Any], bool] | None:
     if set(spec) - FIELD_KEYWORDS:
         return None
     kinds = spec.get("type")
-    allowed = tuple(t for k in ([kinds] if isinstance(kinds, str) else kinds) for t in PLAIN_TYPES[k]) if kinds else None
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    allowed = tuple(t for k in kinds for t in PLAIN_TYPES[k]) if kinds else None
     choices = [(type(v), v) for v in spec.get("enum", [spec["const"]] if "const" in spec else [])] or None
     floor = spec.get("minimum")
 

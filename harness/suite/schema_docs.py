@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from harness.cassettes.files import write_atomic
 from harness.suite.contract import schema
@@ -28,7 +27,7 @@ the scenario is an `error` whose reason names the turn, the chunk, the field (a 
 for example
 
 ```
-adapter protocol error: turn 0 chunk 3 (usage): input_tokens: 'x' is not of type 'integer' (schema chunk, $defs/usage/properties/input_tokens/type)
+adapter protocol error: turn 0 chunk 3 (usage): input_tokens: 'x' is not of type 'integer', 'null' (schema chunk, $defs/usage/properties/input_tokens/type)
 ```
 
 Validate your own adapter's output with any JSON Schema validator, e.g. in Python
