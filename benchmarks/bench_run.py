@@ -48,6 +48,7 @@ STAGES = (
     ("    HTTP round trips (urllib3 send)", "botocore/httpsession.py", "send"),
     ("    retry backoff sleep (429)", "~", "<built-in method time.sleep>"),
     ("    event-stream parsing (botocore)", "botocore/eventstream.py", "__iter__"),
+    ("    chunk schema check (contract)", "harness/suite/contract.py", "chunk_problem"),
     ("  judge: goldens, laws, request checks", "harness/suite/runner.py", "judge"),
     ("    golden YAML load (yaml.safe_load)", "harness/suite/golden.py", "load_golden"),
     ("    deepdiff calls", "deepdiff/diff.py", "__init__"),

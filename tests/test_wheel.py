@@ -17,7 +17,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "harness", "suites", "cassettes")
-DEPENDENCIES = ("boto3", "botocore", "vcr", "deepdiff", "click", "yaml", "pytest", "pytest_recording", "_pytest")
+DEPENDENCIES = ("boto3", "botocore", "vcr", "deepdiff", "click", "yaml", "pytest", "pytest_recording", "_pytest",
+                "jsonschema")
 SCENARIOS = len([p for p in (REPO / "suites").glob("*/*.yaml") if not p.name.endswith(".golden.yaml")])
 
 
@@ -80,6 +81,13 @@ def test_list_and_certify_from_any_folder(installed, tmp_path):
     certified = _run(installed, "certify", "--adapter", "reference", "--suite", "core", cwd=tmp_path)
     assert certified.returncode == 0, certified.stderr
     assert "cassettes/core/single-call.yaml" in certified.stdout or "core/single-call" in certified.stdout
+
+
+def test_the_schemas_ship_in_the_wheel(installed, tmp_path):
+    for name in ("chunk", "turn", "hello"):
+        printed = _run(installed, "schema", name, cwd=tmp_path)
+        shipped = REPO / "harness" / "suite" / "schemas" / f"{name}.json"
+        assert printed.returncode == 0 and printed.stdout == shipped.read_text()
 
 
 def test_serve_emulate_from_any_folder(installed, tmp_path):

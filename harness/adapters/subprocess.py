@@ -25,7 +25,8 @@ from typing import Any
 from harness.adapters import AdapterFailure, AdapterLoadError, AdapterSkip
 from harness.adapters.child import EOF, TAIL_LINES, Child, TooLong, tail_text
 from harness.cassettes.limits import MAX_ERROR_CHARS, MAX_TRACEBACK_CHARS, clip
-from harness.suite.protocol import CAPABILITIES, TURN_TIMEOUT
+from harness.suite.contract import chunk_problem, problem
+from harness.suite.protocol import TURN_TIMEOUT
 from harness.adapters.relay import Relay
 from harness.suite.runner import ADAPTER_EXCEPTION, DUMMY_KEYS
 
@@ -65,12 +66,6 @@ def child_env(endpoint_url: str, region: str = "us-east-1", base: Mapping[str, s
             "AWS_DEFAULT_REGION": region, "AWS_ACCESS_KEY_ID": DUMMY_KEYS["aws_access_key_id"],
             "AWS_SECRET_ACCESS_KEY": DUMMY_KEYS["aws_secret_access_key"], "AWS_CONFIG_FILE": os.devnull,
             "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "AWS_EC2_METADATA_DISABLED": "true"}
-
-
-def _capabilities(value: Any) -> frozenset[str] | None:
-    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        return None
-    return frozenset(value)
 
 
 class SubprocessAdapter:
@@ -156,20 +151,11 @@ class SubprocessAdapter:
             raise ProcessFailure(f"cannot start adapter command {self.command!r}: {exc.strerror or exc}") from None
         self._child.send({"type": "hello", "protocol": PROTOCOL})
         hello = self._receive(time.monotonic() + self.start_timeout, "the hello handshake", self.start_timeout)
-        name, version, caps = hello.get("name"), hello.get("version"), _capabilities(hello.get("capabilities"))
-        if hello["type"] != "hello" or not isinstance(name, str) or not name or not isinstance(version, str) \
-                or caps is None:
-            raise self._fail(f"answered the hello with {_short(hello)}; expected "
-                             '{"type": "hello", "name": str, "version": str, "capabilities": [str, ...]}')
-        if caps - CAPABILITIES:
-            raise self._fail(f"declares unknown capabilities {sorted(caps - CAPABILITIES)} "
-                             f"(known: {', '.join(sorted(CAPABILITIES))})")
-        differences = hello.get("native_differences", {})
-        if not isinstance(differences, dict) or not all(isinstance(v, str) and v for v in differences.values()):
-            raise self._fail(f"answered the hello with native_differences {_short(differences)}; expected an object "
-                             "of path pattern -> the reason the library's two results differ there")
-        self.native_differences = dict(differences)
-        return name, version, caps
+        wrong = problem("hello", hello)
+        if wrong:
+            raise self._fail(f"answered the hello with {_short(hello)}: {wrong}")
+        self.native_differences = dict(hello.get("native_differences", {}))
+        return hello["name"], hello["version"], frozenset(hello["capabilities"])
 
     def _begin(self, endpoint: Mapping) -> int:
         """The turn index; a new endpoint dict (the runner makes one per scenario) re-targets the relay."""
@@ -214,7 +200,10 @@ class SubprocessAdapter:
     def _answer(self, message: dict, where: str) -> dict | None:
         """The chunk a turn message stands for (None: ``done``); ``skip`` and anything else raise."""
         kind = message["type"]
-        if kind == "chunk" and isinstance(message.get("chunk"), dict) and isinstance(message["chunk"].get("type"), str):
+        if kind == "chunk" and "chunk" in message:
+            wrong = chunk_problem(message["chunk"])
+            if wrong:
+                raise self._fail(f"broke the protocol during {where}: sent {_short(message)}; {wrong}")
             return message["chunk"]
         if kind == "error":
             text, trace = message.get("message"), message.get("traceback")

@@ -54,6 +54,8 @@ COMMANDS = {
     "record": ("harness.cli.record", "record", "Record cassettes for these scenarios (all when none named)."),
     "report": ("harness.cli.report", "report_group", "Work with JSON reports: merge shards into one report."),
     "run": ("harness.cli.run", "run", "Replay every scenario against an adapter and print the conformance table."),
+    "schema": ("harness.cli.schema", "schema", "Print the JSON Schema (draft 2020-12) of an adapter's chunk, the turn "
+                                               "the harness sends, or the adapter's hello."),
     "serve": ("harness.cli.serve", "serve", "Serve Bedrock on 127.0.0.1 until interrupted; the first stdout line is "
                                             "the endpoint URL."),
 }

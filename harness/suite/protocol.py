@@ -1,7 +1,9 @@
 """What the suite drives: the adapter protocol, the capability vocabulary, and an adapter's own failures.
 
 An adapter is any object with ``name``, ``version``, ``capabilities`` (a subset of ``CAPABILITIES``) and one
-method, ``stream(turn, endpoint)``, yielding stream chunks (see docs/adapters/index.md, "Your own adapter").
+method, ``stream(turn, endpoint)``, yielding stream chunks (see docs/adapters/index.md, "Your own adapter"): the
+chunk, turn and hello are defined by the JSON Schemas in harness/suite/schemas (harness.suite.contract validates
+against them).
 
 An exception an adapter raises is a finding about the scenario (the runner records it as a closing error
 chunk), except ``AdapterFailure``: the adapter itself broke (a subprocess crashed, hung, wrote garbage or

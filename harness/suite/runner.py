@@ -23,14 +23,14 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from harness.cassettes import cassette
 from harness.cassettes.limits import MAX_ERROR_CHARS, MAX_TRACEBACK_CHARS, clip
-from harness.wire.kinds import kind_of
 from harness.suite import golden
 from harness.suite.judge.assembly import check_assembly
 from harness.suite.judge.ast_lock import AST_LOCK
+from harness.suite.contract import chunk_problem, schema
 from harness.endpoint.rules import scope
 from harness.suite.judge.grade import Context, applicable, grade_turn
 from harness.suite.judge.parity import check_parity, declared_paths, natives
-from harness.suite.protocol import NATIVE_PATHS, NON_STREAMING, OWN_HISTORY, AdapterFailure
+from harness.suite.protocol import NON_STREAMING, OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import recorded_text_deltas
 from harness.endpoint.faults import Faults
 from harness.suite.judge.compare import note
@@ -51,6 +51,7 @@ ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised
 TRACEBACK_FRAMES = 6  # the innermost frames an adapter exception's chunk keeps: where the adapter broke
 CONVERSE_OPERATIONS = ("ConverseStream", "Converse")  # the operations Bedrock's rules and goldens describe
 TWIN = "Converse"  # a non_streaming adapter's second call per turn, judged against its streamed one
+CHUNK_TYPES = frozenset(schema("chunk")["$defs"])  # the chunk vocabulary: the chunk schema's definitions
 DUMMY_KEYS = {"aws_access_key_id": "AKIAFAKEFAKEFAKEFAKE", "aws_secret_access_key": "fake-secret-for-loopback"}
 
 
@@ -91,32 +92,15 @@ def stream_turn(adapter: Any, turn: dict, endpoint: dict, index: int = 0) -> lis
     return chunks
 
 
-_KEY = ((str, int, float, bool, type(None)), "a string, a number or null")  # the normalizer keys blocks by it
-_TEXT = ((str, type(None)), "a string or null")  # the normalizer joins it
-_PATH = ((str,), f"one of {', '.join(NATIVE_PATHS)}")
-_FIELDS = {"text": {"index": _KEY, "text": _TEXT}, "reasoning": {"index": _KEY, "text": _TEXT},
-           "redacted_reasoning": {"index": _KEY}, "tool_call": {"index": _KEY, "id": _KEY, "input_delta": _TEXT},
-           "error": {"code": _KEY}, "native": {"path": _PATH}}
-
-
-def _fits(field: str, value: Any, rule: tuple) -> bool:
-    return isinstance(value, rule[0]) and (rule is not _PATH or value in NATIVE_PATHS)
-
-
 def _checked(chunk: Any, turn: int, n: int) -> dict:
-    """The chunk as a dict; anything but a mapping with a string ``type``, or a field of the vocabulary of another
-    JSON type than it has (a list as an id, a number as a delta), breaks the adapter protocol."""
-    if isinstance(chunk, Mapping) and isinstance(chunk.get("type"), str):
-        fields = _FIELDS.get(chunk["type"], {})
-        wrong = [(f, rule) for f, rule in fields.items() if not _fits(f, chunk.get(f), rule)]
-        if not wrong:
-            return dict(chunk)
-        (field, (_, wanted)), kind = wrong[0], chunk["type"]
-        raise AdapterFailure(f"adapter protocol error: turn {turn} chunk {n} ({kind}) has {kind_of(chunk[field])} as "
-                             f"{field}; {kind}.{field} is {wanted}: {_shown(chunk)}")
-    what = "has no string \"type\"" if isinstance(chunk, Mapping) else f"is a {type(chunk).__name__}"
-    raise AdapterFailure(f"adapter protocol error: turn {turn} chunk {n} {what}; a chunk is a dict like "
-                         f'{{"type": "text", "text": "..."}}: {_shown(chunk)}')
+    """The chunk as a dict; one the chunk schema refuses (harness.suite.contract) breaks the adapter protocol."""
+    chunk = dict(chunk) if isinstance(chunk, Mapping) else chunk
+    problem = chunk_problem(chunk)
+    if problem is None:
+        return chunk
+    kind = chunk.get("type") if isinstance(chunk, dict) else None
+    named = f" ({kind})" if isinstance(kind, str) and kind in CHUNK_TYPES else ""
+    raise AdapterFailure(f"adapter protocol error: turn {turn} chunk {n}{named}: {problem}: {_shown(chunk)}")
 
 
 def _shown(chunk: Any) -> str:

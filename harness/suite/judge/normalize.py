@@ -8,7 +8,6 @@ live in harness.suite.judge.laws and the normalized request in harness.suite.jud
 
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -161,13 +160,8 @@ def _fold_reasoning(content: list, chunk: Mapping) -> None:
         last["signature"], last["_open"] = signature, False
 
 
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
 def _fold_redacted(content: list, chunk: Mapping) -> None:
-    data = chunk.get("data")
-    content.append({"type": "redacted_reasoning", "data": _b64(data) if isinstance(data, bytes) else data})
+    content.append({"type": "redacted_reasoning", "data": chunk.get("data")})  # base64 text: the chunk schema says so
 
 
 _FOLDERS: dict[str, Callable[[list, Mapping], None]] = {
