@@ -15,6 +15,7 @@ import difflib
 import json
 from typing import Any, Iterable, Mapping, Sequence
 
+from harness.suite.judge.excerpt import pair
 from harness.suite.judge.compare import Diff
 from harness.suite.judge.normalize import ALL, CONTENT, comparable, fold
 
@@ -106,9 +107,9 @@ def _differences(streamed: list[dict], assembled: list[dict], where: str) -> lis
 def _fields(streamed: Mapping, assembled: Mapping, label: str) -> list[str]:
     if streamed.get("type") != assembled.get("type"):
         return [f"{label}: streamed {_cell(streamed)} / assembled {_cell(assembled)}"]
-    return [f"{label}: streamed {key} {_show(streamed.get(key), None)} / assembled {_show(assembled.get(key), None)}"
-            for key in sorted(set(streamed) | set(assembled))
-            if _key(streamed.get(key)) != _key(assembled.get(key))]
+    return [f"{label}: streamed {key} {one} / assembled {other}{at}" for key in sorted(set(streamed) | set(assembled))
+            if _key(streamed.get(key)) != _key(assembled.get(key))
+            for one, other, at in [pair(streamed.get(key), assembled.get(key))]]
 
 
 def _key(value: Any) -> str:
@@ -116,7 +117,7 @@ def _key(value: Any) -> str:
 
 
 def _show(value: Any, width: int | None = 200) -> str:
-    """A value on one line; whole blocks are cut at ``width``, a differing field is shown whole (its evidence)."""
+    """A value on one line, cut at ``width`` (a differing field is shown around where it differs: ``pair``)."""
     text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
     return text if width is None or len(text) <= width else text[: width - 3] + "..."
 
