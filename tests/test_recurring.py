@@ -74,3 +74,13 @@ def test_the_json_keeps_every_finding_per_result_and_adds_the_common_ones():
     assert document["common_findings"] == [{"finding": COMMON, "count": 3, "of": 4,
                                             "scenarios": ["core/a", "core/b", "core/c"]}]
     assert json.loads(render(results()[:1], None, "json"))["common_findings"] == []
+
+
+def test_report_merge_finds_them_again_over_every_shard_even_in_reports_that_lacked_them():
+    from harness.suite.merge import merge
+
+    halves = [json.loads(render(part, None, "json")) for part in (results()[:2], results()[2:])]
+    for half in halves:
+        half.pop("common_findings")
+    merged = merge(halves, ["one.json", "two.json"])
+    assert merged["common_findings"] == json.loads(render(results(), None, "json"))["common_findings"] != []

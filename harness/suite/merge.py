@@ -58,8 +58,8 @@ def merge(documents: Sequence[dict], names: Sequence[str]) -> dict:
     merged = {key: value for key, value in documents[0].items() if key != "shard"}
     merged["results"] = sorted((e for d in documents for e in d["results"]), key=lambda e: str(e.get("scenario")))
     merged["summary"] = _summed(d["summary"] for d in documents)
-    if "common_findings" in merged:  # most of the whole run's failing scenarios, not of the first shard's
-        merged["common_findings"] = [c.as_json() for c in common_findings(results_of(merged))]
+    # of the whole run's failing scenarios, not the first shard's (and present when older reports lacked it)
+    merged["common_findings"] = [c.as_json() for c in common_findings(results_of(merged))]
     return merged
 
 
