@@ -22,7 +22,9 @@ from broken_adapters import CONVERSATION, OPENAI, VARIANTS, OpenAIFormat
 from harness import load_adapter
 from harness.converse import ConverseAdapter
 from harness.suite.golden import load_golden
+from harness.suite.judge.excerpt import brief, pair
 from harness.suite.report import render_text
+from harness.suite.report.recurring import generic
 from harness.suite.runner import NO_REQUEST, run
 from harness.suite.scenario import discover
 
@@ -207,13 +209,13 @@ CATCHES: dict[str, dict[str, Catch]] = {
     },
     "dropped_signature": {
         "core/thinking-tools": Catch(0, ("turn 0 chunk 0 (reasoning): expected signature '", SIGNATURE_REQUIRED),
-                                     r"chunk 0 \(reasoning\): expected signature '\S+' / actual null"),
+                                     r"chunk 0 \(reasoning\): expected signature '\S+'(… \(\d+ characters\))? / actual null"),
         "edge/signature-only-reasoning": Catch(
             0, ('turn 0 chunk 0 (reasoning): missing; expected reasoning {"text": "", "signature": "', THINKING_FIRST),
             r'chunk 0 \(reasoning\): missing; expected reasoning \{"text": "", "signature": '),
         "edge/two-signed-reasoning-blocks": Catch(
             0, ("turn 0 chunk 0 (reasoning): expected signature '", "turn 0 chunk 1 (reasoning): expected signature '",
-                SIGNATURE_REQUIRED), r"chunk 0 \(reasoning\): expected signature '\S+' / actual null"),
+                SIGNATURE_REQUIRED), r"chunk 0 \(reasoning\): expected signature '\S+'(… \(\d+ characters\))? / actual null"),
     },
     "signature_not_sent_back": {
         "core/thinking-tools": signature_not_sent_back(SIGNATURE_REQUIRED, SIGNATURE_DIFF),
@@ -226,7 +228,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/two-signed-reasoning-blocks": Catch(
             0, ("turn 0 chunk 1 (reasoning): expected signature '",
                 "turn 1 request expected messages[1].content[1].reasoningContent.reasoningText.signature '"),
-            r"chunk 1 \(reasoning\): expected signature '\S+' / actual '\S+'"),
+            r"actual chunk 1 \(reasoning\): actual signature .* is the signatures of expected chunks 0 and 1 joined: "),
     },
     "separate_tool_results": {
         "edge/parallel-results-round-trip": results_split(),
@@ -279,7 +281,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
     "assembly_concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below
         "edge/two-signed-reasoning-blocks": assembled(
             " block 1 (reasoning): streamed signature '", SIGNATURE_DIFF.replace("[0]", "[1]"),
-            reason=r"assembled message block 1 \(reasoning\): streamed signature '\S+' / assembled '\S+'"),
+            reason=r"assembled message block 1 \(reasoning\): streamed signature '.+ / assembled '.+, first difference at"),
     },
     "assembly_drops_signature_only_block": {
         "edge/signature-only-reasoning": assembled(
@@ -422,11 +424,15 @@ def test_a_catch_is_graded_fail_or_warn_as_its_evidence_allows(runs, key, sid, c
 
 @pytest.mark.parametrize("key, sid, catch", catch_params("report"))
 def test_the_report_names_scenario_turn_and_chunk_or_rule(runs, key, sid, catch):
-    part = section(runs[key][2], sid)
-    assert part.startswith(f"== {sid}: {catch.status}"), part or runs[key][2]
-    assert f"\n  turn {catch.turn}:\n" in part, part
-    missing = [text for text in catch.where if text not in part]
-    assert not missing, f"{missing} not in:\n{part}"
+    report = runs[key][2]
+    part, top = section(report, sid), report.split("\nscenario ", 1)[0]  # top: findings common to most scenarios
+    assert part.startswith(f"== {sid}: {catch.status}"), part or report
+    common = [text for text in catch.where if text not in part and generic(sid, text) in top]
+    # a scenario whose findings are all common ones shows its reason alone, no turn
+    alone = "\n  turn " not in part and any(generic(sid, text) in top for text in catch.where)
+    assert f"\n  turn {catch.turn}:\n" in part or common == list(catch.where) or alone, part
+    missing = [text for text in catch.where if text not in part and text not in common]
+    assert not missing, f"{missing} not in:\n{part}\nnor stated once at the top:\n{top}"
 
 
 @pytest.mark.parametrize("key, sid, catch", catch_params("reason"))
@@ -473,10 +479,10 @@ def test_concatenated_signatures_at_assembly_send_sig1sig2_back(runs):
     scenario = next(s for s in discover(ROOT / "suites") if s.id == sid)
     first, second = [c["signature"] for c in load_golden(scenario)[0]["chunks"] if c["type"] == "reasoning"]
     part = section(runs["assembly_concatenated_signatures"][2], sid)
-    assert (f"turn 0 assembled message block 1 (reasoning): streamed signature {second!r} / assembled "
-            f"{first + second!r}") in part
-    assert (f"turn 1 request expected messages[1].content[1].reasoningContent.reasoningText.signature {second!r} / "
-            f"actual {first + second!r}") in part
+    expected, actual, at = pair(second, first + second)  # long: shown around where they part
+    assert f"turn 0 assembled message block 1 (reasoning): streamed signature {expected} / assembled {actual}{at}" in part
+    assert (f"turn 1 request expected messages[1].content[1].reasoningContent.reasoningText.signature {expected} / "
+            f"actual {actual}{at}") in part
 
 
 # ---- details a generic catch does not spell out ------------------------------------------------------------
@@ -486,7 +492,10 @@ def test_concatenated_signatures_show_sig1sig2_on_the_second_block(runs):
     scenario = next(s for s in discover(ROOT / "suites") if s.id == sid)
     first, second = [c["signature"] for c in load_golden(scenario)[0]["chunks"] if c["type"] == "reasoning"]
     part = section(runs["concatenated_signatures"][2], sid)
-    assert f"turn 0 chunk 1 (reasoning): expected signature {second!r} / actual {first + second!r}" in part
+    expected, actual, at = pair(second, first + second)  # long: shown around where they part
+    assert f"turn 0 chunk 1 (reasoning): expected signature {expected} / actual {actual}{at}" in part
+    assert (f"turn 0 actual chunk 1 (reasoning): actual signature {brief(first + second)} is the signatures of expected "
+            f"chunks 0 and 1 joined: {brief(first)} + {brief(second)}") in part
     assert "turn 0 chunk 0 (reasoning)" not in part  # the first block is right
 
 

@@ -190,7 +190,7 @@ def test_missing_cassette_is_an_error_result_naming_the_command(project):
 
 def test_json_report_follows_the_design_schema(recorded):
     report = json.loads(invoke("run", "--format", "json", root=recorded).output)
-    assert set(report) == {"harness_version", "adapter", "results", "summary"}
+    assert set(report) == {"harness_version", "adapter", "results", "summary", "common_findings"}
     assert report["adapter"]["name"] == "reference" and "tool_use" in report["adapter"]["capabilities"]
     first = report["results"][0]
     assert set(first) == {"scenario", "status", "reason", "turns", "duration_s", "cassette", "cassette_sha256"}

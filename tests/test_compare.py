@@ -1,11 +1,13 @@
 import ast
+import json
 from pathlib import Path
 
 import pytest
 
 import harness
 from harness.suite.judge import compare as compare_module
-from harness.suite.judge.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
+from harness.suite.judge.excerpt import pair
+from harness.suite.judge.compare import Diff, diff_chunks, diff_pair, diff_request, diff_turn_count, note
 
 TEXT = {"type": "text", "text": "I'll read all three files."}
 STOP = {"type": "stop", "reason": "tool_use"}
@@ -98,11 +100,60 @@ def test_rendering_is_deterministic_and_complete():
     assert all(line.startswith("s/x turn 0 ") for line in first.changes)
 
 
-def test_long_cells_are_cut_in_the_listing_but_not_in_the_changes():
+def test_long_cells_are_cut_in_the_listing_and_the_change_shows_where_the_values_part():
     long_text = "x" * 300
     diff = diff_chunks([{"type": "text", "text": long_text}], [{"type": "text", "text": long_text + "y"}])
-    assert long_text + "y" in diff.changes[0]
+    assert diff.changes[0] == ("chunk 0 (text): expected text …'" + "x" * 24 + "' / actual …'" + "x" * 24 + "y', "
+                               "first difference at character 300 of 300 / 301")
     assert all(len(row) < 150 for row in diff.listing) and "..." in diff.listing[1]
+
+
+def test_a_long_signature_is_shown_around_its_first_difference_with_an_ellipsis_on_each_side():
+    expected, actual = "A" * 200 + "Bcdefgh" + "Z" * 200, "A" * 200 + "Xcdefgh" + "Z" * 200
+    diff = diff_chunks([{"type": "reasoning", "text": "t", "signature": expected}],
+                       [{"type": "reasoning", "text": "t", "signature": actual}], scenario="s/x", turn=1)
+    (line,) = diff.changes
+    window = "'" + "A" * 24 + "{}cdefgh" + "Z" * 17 + "'"
+    assert line == (f"s/x turn 1 chunk 0 (reasoning): expected signature …{window.format('B')}… / actual "
+                    f"…{window.format('X')}…, first difference at character 200 of 407 / 407")
+
+
+def test_a_long_json_value_is_shown_around_its_first_difference():
+    left, right = {"rows": list(range(40)) + [1]}, {"rows": list(range(40)) + [2]}
+    whole, other = json.dumps(left), json.dumps(right)
+    at = len(whole) - 3
+    assert pair(left, right) == (f"…{whole[at - 24:]}", f"…{other[at - 24:]}",
+                                 f", first difference at character {at} of {len(whole)} / {len(other)}")
+
+
+def test_values_of_two_types_are_each_shown_from_their_start():
+    rows = {"rows": list(range(60))}
+    text = json.dumps(rows)
+    (line,) = diff_pair({"input": rows}, {"input": text}, ("streamed", "converse"), "message")
+    assert line == (f"message input: streamed a dict {text[:200]}… ({len(text)} characters), converse a str "
+                    f"{text[:200]!r}… ({len(text)} characters)")
+
+
+def test_a_value_streamed_as_two_blocks_is_named_as_the_other_two_joined():
+    diff = diff_chunks([{"type": "text", "text": "ab"}, STOP], [{"type": "text", "text": "a"},
+                                                                {"type": "text", "text": "b"}, STOP])
+    assert diff.headline == "chunk 0 (text): expected text 'ab' is the texts of actual chunks 0 and 1 joined: 'a' + 'b'"
+    merged = diff_chunks([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}, STOP],
+                         [{"type": "text", "text": "ab"}, STOP], scenario="s/x", turn=0)
+    assert merged.headline == ("s/x turn 0 actual chunk 0 (text): actual text 'ab' is the texts of expected chunks 0 "
+                               "and 1 joined: 'a' + 'b'")
+    other = diff_chunks([{"type": "text", "text": "ab"}, STOP], [{"type": "text", "text": "a"},
+                                                                 {"type": "text", "text": "c"}, STOP])
+    assert "joined" not in other.render()
+
+
+def test_a_long_value_split_in_two_is_named_with_the_lengths_of_its_parts():
+    signature = "S" * 450
+    diff = diff_chunks([{"type": "reasoning", "signature": signature}],
+                       [{"type": "reasoning", "signature": signature[:50]}, {"type": "reasoning", "signature": signature[50:]}])
+    assert diff.headline == (f"chunk 0 (reasoning): expected signature '{'S' * 200}'… (450 characters) is the "
+                             "signatures of actual chunks 0 and 1 joined: '" + "S" * 50 + "' + '" + "S" * 200 +
+                             "'… (400 characters)")
 
 
 def test_a_cut_cell_starts_both_sides_at_the_differing_key():

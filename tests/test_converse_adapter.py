@@ -232,7 +232,7 @@ def test_dropped_connection_mid_stream_ends_with_an_error_chunk(loopback):
     loopback.reply(headers=STREAM_HEADERS, frames=PARALLEL_FRAMES[:9], cut=True)
     chunks = list(ConverseAdapter(max_attempts=1).stream(TURN, loopback.endpoint))
     assert chunks[:-1] == PARALLEL_CHUNKS[:6]
-    assert chunks[-1]["type"] == "error" and chunks[-1]["code"] == "protocolError"
+    assert chunks[-1]["type"] == "error" and chunks[-1]["code"] == "ProtocolError"
 
 
 def test_one_client_per_endpoint(loopback):

@@ -14,6 +14,7 @@ from harness.converse import (
     chunks_from_events,
     chunks_from_response,
 )
+from harness.converse.stream import error_chunk
 from harness.wire.eventstream import decode_events, encode_event, encode_exception
 
 # --- test-side folding: adapter chunks -> normalized items (DESIGN.md "Normalized chunks") ----------------
@@ -348,3 +349,25 @@ def test_real_stream_matches_an_independent_assembly(interaction):
     expected = assemble(decode_events(interaction.body))
     assert fold(chunks) == expected
     assert expected[-2]["type"] == "stop" and expected[-1]["type"] == "usage"
+
+
+def _lookup(spec):
+    return spec["parameters"]
+
+
+def test_an_exception_a_shim_catches_keeps_its_exact_class_name_and_its_traceback_tail():
+    try:
+        _lookup({})
+    except KeyError as exc:
+        chunk = error_chunk(exc)
+    assert {k: chunk[k] for k in ("type", "code", "message")} == {"type": "error", "code": "KeyError",
+                                                                  "message": "'parameters'"}
+    frames = [line.split(", in ")[-1] for line in chunk["traceback"].splitlines() if line.startswith("  File ")]
+    assert frames[-2:] == ["test_an_exception_a_shim_catches_keeps_its_exact_class_name_and_its_traceback_tail",
+                           "_lookup"] and chunk["traceback"].endswith('    return spec["parameters"]')
+
+
+def test_bedrocks_own_error_keeps_its_code_and_carries_no_traceback():
+    from botocore.exceptions import ClientError
+    exc = ClientError({"Error": {"Code": "throttlingException", "Message": "slow down"}}, "ConverseStream")
+    assert error_chunk(exc) == {"type": "error", "code": "throttlingException", "message": "slow down"}

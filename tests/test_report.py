@@ -127,7 +127,7 @@ def test_verbose_text_shows_every_reason_whole_with_findings_for_skips_and_xfail
 
 def test_json_follows_the_design_schema():
     report = json.loads(render_json(results(), ADAPTER))
-    assert list(report) == ["harness_version", "adapter", "results", "summary"]
+    assert list(report) == ["harness_version", "adapter", "results", "summary", "common_findings"]
     assert report["harness_version"] == __version__
     assert report["adapter"] == {"name": "reference", "version": "0.1.0", "capabilities": ["text", "tool_use", "usage"]}
     assert report["summary"] == {"pass": 1, "warn": 0, "fail": 2, "error": 1, "skip": 1, "xfail": 1, "xpass": 1}

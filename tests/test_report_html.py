@@ -65,10 +65,10 @@ def test_one_self_contained_file_with_no_network_asset():
 def test_a_row_per_scenario_with_its_status_whole_reason_and_cassette():
     page = Page(render_html(results(), ADAPTER, CASSETTES))
     rows = [attrs for tag, attrs in page.tags if tag == "tr" and "row" in attrs.get("class", "")]
-    assert [row["id"] for row in rows] == ["s-core-smoke-text", "s-core-single-call", "s-edge-thinking", "s-faults-x"]
-    assert [row["class"] for row in rows] == ["row", "row failing", "row", "row failing"]
+    assert [row["id"] for row in rows] == ["s-core-single-call", "s-faults-x", "s-edge-thinking", "s-core-smoke-text"]
+    assert [row["class"] for row in rows] == ["row failing", "row failing", "row", "row"]
     badges = [attrs["class"] for tag, attrs in page.tags if "badge" in attrs.get("class", "")]
-    assert badges == ["badge s-pass", "badge s-fail", "badge s-skip", "badge s-error"]
+    assert badges == ["badge s-fail", "badge s-error", "badge s-skip", "badge s-pass"]
     text = "".join(page.text)
     assert "adapter lacks reasoning <and> more" in text  # escaped in the file, whole on the page
     assert "turn 0 chunk 0 (tool_call): expected input.path '/tmp/a.txt' / actual '/tmp/b.txt'" in text
@@ -97,11 +97,33 @@ def test_request_notes_show_under_their_row_even_when_it_passed():
 
 def test_the_header_names_adapter_capabilities_versions_and_counts():
     text = "".join(Page(render_html(results(), ADAPTER)).text)
-    assert "bedrock-harness report demo 1.2" in text and "text, tool_use" in text
+    assert "bedrock-harness run: demo 1.2" in text and "text, tool_use" in text
     assert re.search(r"bedrock-harness \S+, botocore \S+, boto3 \S+, Python \S+", text)
     assert re.search(r"4 scenarios: 1 pass 0 warn 1 fail 1 error 1 skip 0 xfail 0 xpass in 0\.51s", " ".join(text.split()))
     facts = "".join(Page(render_html(results(), ADAPTER, facts={"run as": "subprocess node a.mjs"})).text)
     assert "run as" in facts and "subprocess node a.mjs" in facts
+
+
+def test_rows_go_failures_first_then_error_warn_xfail_xpass_skip_pass_each_in_run_order():
+    statuses = ["pass", "skip", "xpass", "fail", "warn", "xfail", "error", "fail", "pass"]
+    runs = [Result(f"s/{n}-{status}", status, "why" if status != "pass" else "") for n, status in enumerate(statuses)]
+    page = Page(render_html(runs))
+    rows = [attrs["id"] for tag, attrs in page.tags if tag == "tr" and "row" in attrs.get("class", "")]
+    assert rows == ["s-s-3-fail", "s-s-7-fail", "s-s-6-error", "s-s-4-warn", "s-s-5-xfail", "s-s-2-xpass",
+                    "s-s-1-skip", "s-s-0-pass", "s-s-8-pass"]
+    buttons = [attrs["data-show"] for tag, attrs in page.tags if tag == "button"]
+    assert buttons == ["all", "fail", "error", "warn", "xfail", "xpass", "skip", "pass"]
+
+
+def test_a_run_is_titled_as_a_run_and_a_certification_as_a_certification():
+    from harness.suite import certify
+
+    title = re.compile(r"<title>(.*)</title>")
+    assert title.search(render_html(results(), ADAPTER)).group(1) == "bedrock-harness run: demo 1.2"
+    cert = certify.Certification(ADAPTER, tuple(results()), CASSETTES, {"harness": "0", "botocore": "1", "boto3": "2",
+                                                                        "python": "3"}, "2026-01-01T00:00:00Z")
+    page = certify.render_html(cert)
+    assert title.search(page).group(1) == "Certification: demo 1.2" and "<h1>Certification: <small>demo 1.2" in page
 
 
 def test_render_hands_the_cassettes_to_html():
@@ -137,9 +159,11 @@ def chromium(tmp_path, *args):
     return done.stdout
 
 
-def probe(tmp_path, report: Path, fragment: str) -> dict:
+def probe(tmp_path, report: Path, fragment: str, click: str = "") -> dict:
+    """What the browser shows of ``report`` opened at ``fragment``, after clicking the element ``click`` selects."""
     probed = report.with_name("probed.html")
-    probed.write_text(report.read_text(encoding="utf-8") + PROBE, encoding="utf-8")
+    clicking = f"<script>document.querySelector({json.dumps(click)}).click();</script>" if click else ""
+    probed.write_text(report.read_text(encoding="utf-8") + clicking + PROBE, encoding="utf-8")
     dom = chromium(tmp_path, "--dump-dom", probed.as_uri() + fragment)
     found = re.search(r'data-probe="([^"]*)"', dom)
     assert found, dom[:2000]
@@ -168,6 +192,13 @@ def test_the_report_of_a_failing_run_reads_in_a_real_browser(tmp_path):
     assert any(line.startswith("!   -") and "0 error {\"code\": \"ValidationException\"}" in line for line in shown)
     assert any("expected messages" in line for line in shown)
     assert any(line.startswith("turn 1 request expected no messages[3] / actual messages[3]") for line in shown)
+
+    filtered = probe(tmp_path, report, "", click='button[data-show="pass"]')
+    assert {row["id"]: row["visible"] for row in filtered["rows"]} == {
+        "s-edge-parallel-results-round-trip": False, "s-core-smoke-text": True, "s-core-round-trip": True}
+    assert not any(line["visible"] for line in probe(tmp_path, report, "#all", click='button[data-show="pass"]')["lines"])
+    again = probe(tmp_path, report, "", click='button[data-show="all"]')
+    assert all(row["visible"] for row in again["rows"]) and [row["id"] for row in again["rows"]][0] == failing[0]["id"]
 
     screenshot = tmp_path / "report.png"
     chromium(tmp_path, "--window-size=1280,1400", f"--screenshot={screenshot}", report.as_uri() + "#all")

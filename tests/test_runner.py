@@ -10,7 +10,10 @@ import yaml
 
 from harness.adapters.deadline import with_deadline
 from harness.suite import report
+from broken_adapters import Variant
 from harness.converse import ConverseAdapter
+from harness.converse.request import build_request
+from harness.converse.stream import error_chunk
 from harness.suite.golden import load_golden
 from harness.suite.protocol import AdapterFailure
 from harness.suite.runner import ADAPTER_EXCEPTION, NO_REQUEST, project_root, run_scenario, stream_turn
@@ -93,6 +96,43 @@ def test_a_raising_adapter_fails_and_the_report_shows_its_error_text_and_traceba
     assert "adapter error adapter_exception: ValueError: cannot parse '{'" in text
     assert "Traceback (innermost frames last):" in text and ", in _deep\n" in text
     assert "raise ValueError(f\"cannot parse {text!r}\")" in text
+
+
+class Catching(ConverseAdapter):
+    """A shim's way: catches what the library raised and yields it as the turn's error chunk."""
+
+    name = "catching"
+
+    def stream(self, turn, endpoint=None):
+        try:
+            {}["parameters"]
+        except KeyError as exc:
+            yield error_chunk(exc)
+
+
+def test_an_exception_a_shim_catches_shows_its_exact_class_name_and_its_traceback_in_the_report():
+    result = run_scenario(BY_ID["core/smoke-text"], Catching(), REPO)
+    text = report.render_text([result])
+    assert "adapter error KeyError: 'parameters'" in text and "keyError" not in text
+    assert "Traceback (innermost frames last):" in text and ', in stream\n        {}["parameters"]' in text
+
+
+class BlankText(Variant):
+    """Sends a blank text block, which Bedrock rejects (400) before anything streams."""
+
+    name = "blank-text"
+
+    def request(self, turn):
+        request = build_request(turn)
+        request["messages"][0]["content"] = [{"text": ""}]
+        return request
+
+
+def test_a_rejected_request_is_the_finding_and_no_text_finding_follows_it():
+    result = run_scenario(BY_ID["core/smoke-text"], BlankText(), REPO)
+    (turn,) = result.turns
+    assert result.status == "fail" and turn.request_problems[0].startswith("The text field in the ContentBlock")
+    assert turn.laws == () and "incremental_text" not in report.render_text([result])
 
 
 @pytest.mark.parametrize("chunk, what, shown", [
@@ -412,19 +452,17 @@ def test_an_adapter_exception_keeps_its_message_and_traceback_within_their_limit
     assert len(chunk["traceback"]) <= 16384 + 40
 
 
-def test_an_adapters_traceback_is_formatted_under_the_ast_lock(monkeypatch):
-    """Formatting a traceback ast.parses its lines (CPython 3.11 carets); a thread doing it while another runs
-    deepdiff failed CI with 'AST constructor recursion depth mismatch'."""
-    import traceback
+def test_an_adapters_traceback_is_formatted_without_building_an_ast(monkeypatch):
+    """Python's traceback formatting ast.parses its lines for carets (CPython 3.11); a thread doing it while another
+    ran deepdiff failed CI with 'AST constructor recursion depth mismatch'. The tail writes no carets: no AST."""
+    import ast
 
     from harness.suite import runner
-    from harness.suite.judge.ast_lock import AST_LOCK
 
-    held, real = [], traceback.format_list
-    monkeypatch.setattr(runner.traceback, "format_list", lambda frames: held.append(AST_LOCK.locked()) or real(frames))
+    parsed = []
+    monkeypatch.setattr(ast, "parse", lambda *args, **kwargs: parsed.append(args))
     try:
         {}["missing"]
     except KeyError as exc:
         chunk = runner.exception_chunk(exc, caller="")
-    assert held == [True] and chunk["message"] == "KeyError: 'missing'" and '{}["missing"]' in chunk["traceback"]
-    assert not AST_LOCK.locked()
+    assert parsed == [] and chunk["message"] == "KeyError: 'missing'" and '{}["missing"]' in chunk["traceback"]

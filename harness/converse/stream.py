@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = [
     "chunks_from_response",
     "error_chunk",
     "redacted_chunk",
+    "traceback_tail",
     "usage_chunk",
 ]
 
@@ -39,15 +41,26 @@ log = logging.getLogger(__name__)
 # failures botocore does not wrap (bedrock-wire.md §4.5, §10).
 STREAM_ERRORS = (ClientError, HTTPError, BotoCoreError, ParserError)
 INCOMPLETE = {"type": "error", "code": "incompleteStream", "message": "the stream ended before the message stopped"}
+TRACEBACK_FRAMES = 6  # the innermost frames an exception's error chunk keeps: where it broke
 
 
 def error_chunk(exc: BaseException) -> dict:
-    """An error chunk: Bedrock's code for a ClientError (lowerCamel when in-stream), else the exception type."""
+    """An error chunk: Bedrock's code and message for a ClientError (lowerCamel when in-stream, as Bedrock names
+    it); for any other exception its exact class name, its text and its traceback's tail."""
     if isinstance(exc, ClientError):
         error = exc.response.get("Error", {})
         return {"type": "error", "code": error.get("Code") or "unknown", "message": error.get("Message") or str(exc)}
-    name = type(exc).__name__
-    return {"type": "error", "code": name[:1].lower() + name[1:], "message": str(exc)}
+    return {"type": "error", "code": type(exc).__name__, "message": str(exc), "traceback": traceback_tail(exc)}
+
+
+def traceback_tail(exc: BaseException, keep: Callable[[Any, Any], bool] = lambda summary, frame: True) -> str:
+    """The innermost TRACEBACK_FRAMES frames of ``exc``'s traceback that ``keep(summary, frame)``, formatted as
+    Python prints them, innermost last (no carets: placing them parses source, which is not thread-safe on 3.11)."""
+    tb = exc.__traceback__
+    kept = [summary for summary, (frame, _) in zip(traceback.extract_tb(tb), traceback.walk_tb(tb))
+            if keep(summary, frame)][-TRACEBACK_FRAMES:]
+    return "\n".join(f'  File "{s.filename}", line {s.lineno}, in {s.name}' + (f"\n    {s.line}" if s.line else "")
+                     for s in kept)
 
 
 def usage_chunk(usage: dict) -> dict:

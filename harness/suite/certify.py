@@ -22,7 +22,9 @@ from harness.version import __version__
 from harness.suite import report
 from harness.cassettes.files import write_through
 from harness.suite.report.as_junit import add_properties
+from harness.suite.report.as_markdown import common_lines
 from harness.suite.report.common import cassette_sha256, code, fence, one_line, printable, shown_info, versions
+from harness.suite.report.recurring import common_findings, without
 from harness.suite.results import Result
 from harness.suite.runner import run as run_scenarios
 from harness.suite.scenario import Scenario
@@ -114,7 +116,7 @@ def render_html(cert: Certification) -> str:
     v = cert.versions
     facts = {"run as": _how(cert).replace("`", ""), "versions": f"bedrock-harness {v['harness']}, botocore "
              f"{v['botocore']}, boto3 {v['boto3']}, Python {v['python']}", "date": cert.date}
-    return report.render_html(cert.results, cert.adapter, cert.cassettes, facts)
+    return report.render_html(cert.results, cert.adapter, cert.cassettes, facts, certification=True)
 
 
 # ---- markdown ----
@@ -149,12 +151,15 @@ def _findings(result: Result) -> list[str]:
 
 def render_markdown(cert: Certification) -> str:
     """A header table (adapter, versions), a verdict per scenario with its cassette sha256, then the findings."""
-    lines = _header(cert) + ["## Verdicts", "", "| scenario | status | reason | cassette sha256 |", "|---|---|---|---|"]
-    for r in cert.results:
+    common = common_findings(cert.results)
+    results = [without(r, common) for r in cert.results]
+    lines = _header(cert) + common_lines(common) + ["## Verdicts", "", "| scenario | status | reason | cassette sha256 |",
+                                                    "|---|---|---|---|"]
+    for r in results:
         sha = _cassette(cert, r.scenario)["sha256"]
         lines.append(f"| {code(printable(r.scenario, False))} | {r.status} | {_cell(r.reason, REASON_WIDTH if r.failing else None)} | "
                      f"{f'`{sha}`' if sha else 'missing'} |")
-    failing = [r for r in cert.results if r.failing]
+    failing = [r for r in results if r.failing]
     if failing:
         lines += ["", "## Findings", ""] + [line for r in failing for line in _findings(r)]
     return "\n".join(lines).rstrip("\n") + "\n"

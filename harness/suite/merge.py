@@ -1,8 +1,8 @@
 """Joining the JSON reports of a split run (``run`` / ``certify --shard K/N --format json``) into one report.
 
 Every result is carried through as it is, each of its fields included (whatever a newer harness adds), sorted by
-scenario id as an unsharded run sorts them; the summary is the shards' summaries added key by key; every other
-top-level field is the first report's. The reports must come from one adapter and one harness version, hold no
+scenario id as an unsharded run sorts them; the summary is the shards' summaries added key by key; the common
+findings are found again over all the results; every other top-level field is the first report's. The reports must come from one adapter and one harness version, hold no
 scenario twice, and, when they name their shards, be every shard of one split. The merged document renders in
 any format: a certification report (``certify``'s JSON) as a certification, a run report as ``run``'s report.
 """
@@ -16,6 +16,7 @@ from typing import Sequence
 
 from harness.cassettes.limits import read_file
 from harness.suite import certify, report
+from harness.suite.report.recurring import common_findings
 from harness.suite.results import Result
 
 __all__ = ["MergeError", "is_certification", "load_report", "merge", "render", "results_of"]
@@ -57,6 +58,8 @@ def merge(documents: Sequence[dict], names: Sequence[str]) -> dict:
     merged = {key: value for key, value in documents[0].items() if key != "shard"}
     merged["results"] = sorted((e for d in documents for e in d["results"]), key=lambda e: str(e.get("scenario")))
     merged["summary"] = _summed(d["summary"] for d in documents)
+    # of the whole run's failing scenarios, not the first shard's (and present when older reports lacked it)
+    merged["common_findings"] = [c.as_json() for c in common_findings(results_of(merged))]
     return merged
 
 

@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import shlex
 import time
-import traceback
 import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from harness.cassettes import cassette
+from harness.converse.stream import traceback_tail
 from harness.cassettes.limits import MAX_ERROR_CHARS, MAX_TRACEBACK_CHARS, clip
 from harness.suite import golden
 from harness.suite.judge.assembly import check_assembly
-from harness.suite.judge.ast_lock import AST_LOCK
 from harness.suite.contract import chunk_problem, schema
 from harness.endpoint.rules import scope
 from harness.suite.judge.grade import Context, applicable, grade_turn
@@ -48,7 +47,6 @@ __all__ = ["ADAPTER_EXCEPTION", "NO_REQUEST", "PARITY_HTTP_FAULT", "Run", "SHIPP
            "run_scenario", "scenario_root", "shipped_root", "stream_turn"]
 
 ADAPTER_EXCEPTION = "adapter_exception"  # the error code of an exception raised by the adapter itself
-TRACEBACK_FRAMES = 6  # the innermost frames an adapter exception's chunk keeps: where the adapter broke
 CONVERSE_OPERATIONS = ("ConverseStream", "Converse")  # the operations Bedrock's rules and goldens describe
 TWIN = "Converse"  # a non_streaming adapter's second call per turn, judged against its streamed one
 CHUNK_TYPES = frozenset(schema("chunk")["$defs"])  # the chunk vocabulary: the chunk schema's definitions
@@ -112,11 +110,8 @@ def exception_chunk(exc: BaseException, caller: str = __file__) -> dict:
     """The closing error chunk of an exception the adapter raised, with its traceback's tail (``caller``'s frames
     and those marked ``__tracebackhide__``, pytest's convention, left out: they are the harness calling the
     adapter, e.g. the per-turn timeout's worker thread)."""
-    tb = exc.__traceback__
-    frames = [summary for summary, (frame, _) in zip(traceback.extract_tb(tb), traceback.walk_tb(tb))
-              if summary.filename != caller and not frame.f_locals.get("__tracebackhide__")][-TRACEBACK_FRAMES:]
-    with AST_LOCK:  # formatting parses each line for its carets (harness/suite/judge/ast_lock.py)
-        shown = "".join(traceback.format_list(frames)).rstrip("\n")
+    shown = traceback_tail(exc, lambda summary, frame: summary.filename != caller
+                           and not frame.f_locals.get("__tracebackhide__"))
     return {"type": "error", "code": ADAPTER_EXCEPTION, "message": clip(f"{type(exc).__name__}: {exc}", MAX_ERROR_CHARS),
             "traceback": clip(shown, MAX_TRACEBACK_CHARS)}
 
@@ -208,7 +203,7 @@ def _turn_record(turn: dict, chunks: list[dict], captured: Any, twin: Any, local
     # (an Anthropic-native invoke body): such a request is neither checked nor compared, and no problem.
     converse = captured is None or captured.operation in CONVERSE_OPERATIONS
     return {"turn": turn, "chunks": chunks, "operation": getattr(captured, "operation", None),
-            "served": getattr(captured, "turn", None), "unsent": local and captured is None and not _ended_in_error(chunks),
+            "served": getattr(captured, "turn", None), "status": getattr(captured, "status", None), "unsent": local and captured is None and not _ended_in_error(chunks),
             "request": getattr(captured, "body_json", None) if converse else None,
             "problems": [str(p) for p in getattr(captured, "problems", [])] if converse else [],
             "notes": list(getattr(captured, "notes", [])) if converse else [],
@@ -221,6 +216,11 @@ def _adapter_errors(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -
     return tuple(replace(note("adapter error", f"adapter error {c.get('code')}: {c.get('message')}", scenario=scenario.id,
                               turn=index), listing=_traceback_lines(c.get("traceback")))
                  for c in chunks if c.get("type") == "error" and c.get("code") not in BEDROCK_ERROR_CODES)
+
+
+def _answered_error(turn: Mapping) -> bool:
+    """Whether the endpoint answered the turn's request with an HTTP error (a 4xx rejection, a 5xx fault)."""
+    return isinstance(turn.get("status"), int) and turn["status"] >= 400
 
 
 def _traceback_lines(text: Any) -> tuple[str, ...]:
@@ -246,7 +246,9 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
         mine += (parity,) if parity else ()
         mine += (note("request", NO_REQUEST, scenario=scenario.id, turn=index),) if turn.get("unsent") else ()
         mine += _adapter_errors(scenario, index, turn["chunks"]) if mine else ()
-        deltas = text_deltas[index] if index < len(text_deltas) else None
+        # A request the endpoint answered with an error (a rule it broke) streamed no text: the rejection is the
+        # finding, not text that never came.
+        deltas = text_deltas[index] if index < len(text_deltas) and not _answered_error(turn) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
         result = TurnResult(index, mine, tuple(found), tuple(turn["problems"]), tuple(turn.get("notes", ())) + notes)
         context = _grading(scenario, index, turn, actual[index]["chunks"], expected, capabilities, declared or {})

@@ -123,7 +123,7 @@ def chunks_from_streaming_chunk(chunk: StreamingChunk) -> Iterator[dict]:
 def _inference_error(exc: AmazonBedrockInferenceError) -> dict:
     """Bedrock's code from the botocore ClientError the generator chains (``raise ... from``)."""
     cause = exc.__cause__
-    chunk = error_chunk(cause) if cause is not None else {"type": "error", "code": type(exc).__name__}
+    chunk = error_chunk(cause if cause is not None else exc)
     return {**chunk, "message": str(exc)}
 
 

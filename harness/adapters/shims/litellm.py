@@ -26,6 +26,8 @@ from typing import Any, Callable
 
 import httpx
 
+from harness.converse.stream import error_chunk as caught
+
 from harness.adapters.shims.common import EndpointRefused, Shim, assert_endpoint, message_chunk, native_chunk
 from harness.adapters.shims.litellm_format import (
     STOP_REASONS,
@@ -112,7 +114,7 @@ def error_chunk(exc: Exception) -> dict:
     LiteLLM exception's class (in-stream exceptions carry their Bedrock type only inside the message text)."""
     headers = getattr(exc, "litellm_response_headers", None) or {}
     code = (headers.get("x-amzn-errortype") or "").split(":")[0]
-    return {"type": "error", "code": code or type(exc).__name__, "message": str(exc)}
+    return {**caught(exc), "code": code} if code else caught(exc)
 
 
 class LiteLLMAdapter(Shim):

@@ -153,7 +153,7 @@ def parameters(turn: dict) -> Any:
 def error(exc: BaseException) -> dict:
     """An error chunk: pydantic-ai's ``provider_error_code`` is Bedrock's code, when it kept one."""
     code = getattr(exc, "provider_error_code", None)
-    return {"type": "error", "code": code, "message": str(exc)} if code else error_chunk(exc)
+    return {**error_chunk(exc), "code": code, "message": str(exc)} if code else error_chunk(exc)
 
 
 # ---- stream events and the final response -> chunks ----

@@ -15,6 +15,7 @@ import difflib
 import json
 from typing import Any, Iterable, Mapping, Sequence
 
+from harness.suite.judge.excerpt import pair
 from harness.suite.judge.compare import Diff
 from harness.suite.judge.normalize import ALL, CONTENT, comparable, fold
 
@@ -119,9 +120,10 @@ def _fields(streamed: Mapping, assembled: Mapping, label: str) -> list[str]:
         return [f"{label}: streamed {_cell(streamed)} / assembled {_cell(assembled)}"]
     extra = [f"{label}: assembled with fields no stream carries {_show(assembled['extra'], None)}"] \
         if "extra" in assembled else []
-    return extra + [f"{label}: streamed {key} {_show(streamed.get(key), None)} / assembled "
-                    f"{_show(assembled.get(key), None)}" for key in sorted(set(streamed) | set(assembled))
-                    if key != "extra" and _key(streamed.get(key)) != _key(assembled.get(key))]
+    return extra + [f"{label}: streamed {key} {one} / assembled {other}{at}"
+                    for key in sorted(set(streamed) | set(assembled))
+                    if key != "extra" and _key(streamed.get(key)) != _key(assembled.get(key))
+                    for one, other, at in [pair(streamed.get(key), assembled.get(key))]]
 
 
 def _key(value: Any) -> str:
@@ -129,7 +131,7 @@ def _key(value: Any) -> str:
 
 
 def _show(value: Any, width: int | None = 200) -> str:
-    """A value on one line; whole blocks are cut at ``width``, a differing field is shown whole (its evidence)."""
+    """A value on one line, cut at ``width`` (a differing field is shown around where it differs: ``pair``)."""
     text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
     return text if width is None or len(text) <= width else text[: width - 3] + "..."
 

@@ -2,9 +2,9 @@
 
 CPython 3.11's AST builder keeps one recursion counter per interpreter (not per thread), so two threads building
 an AST at once can fail with "SystemError: AST constructor recursion depth mismatch" (seen in CI on 3.11.7, where
-a test runs adapters in threads). Two things the harness does run it: deepdiff renders every dict key of a path
-back into a value with ``ast.literal_eval``, and formatting a traceback ``ast.parse``s each line to place its
-carets (an adapter's exception keeps its traceback tail). Both run under ``AST_LOCK``.
+a test runs adapters in threads). deepdiff renders every dict key of a path back into a value with
+``ast.literal_eval``: it runs under ``AST_LOCK``. (Formatting a traceback would ``ast.parse`` each line to place
+its carets: ``harness.converse.stream.traceback_tail`` writes none, so it needs no lock.)
 """
 
 from __future__ import annotations

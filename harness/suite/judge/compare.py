@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from harness.suite.judge.ast_lock import AST_LOCK
+from harness.suite.judge.excerpt import brief, joined_lines, pair, shown
 
 
 __all__ = ["DEEPDIFF_OPTIONS", "Diff", "compile_pattern", "diff_chunks", "diff_pair", "diff_request", "diff_turn_count",
@@ -68,6 +69,7 @@ def diff_chunks(expected: Sequence[dict], actual: Sequence[dict], *, scenario: s
     changes = [line for i, j in rows for line in _row_changes(where, i, j, expected, actual)]
     if not changes:
         return None
+    changes = joined_lines(rows, expected, actual, where) + changes  # the likely cause first
     return Diff("chunks", tuple(changes), _listing(rows, expected, actual, _chunk_cell, "chunks"), scenario, turn)
 
 
@@ -150,22 +152,23 @@ def _changes(expected: Any, actual: Any, label: str, sides: tuple[str, str] | No
 
 def _describe(kind: str, level: Any, name: str, sides: None = None) -> str:
     if kind.endswith("_added"):
-        return f"expected no {name} / actual {name} {_show(level.t2)}"
+        return f"expected no {name} / actual {name} {brief(level.t2)}"
     if kind.endswith("_removed"):
-        return f"expected {name} {_show(level.t1)} / actual no {name}"
-    return f"expected {name} {_show(level.t1)} / actual {_show(level.t2)}"
+        return f"expected {name} {brief(level.t1)} / actual no {name}"
+    left, right, at = pair(level.t1, level.t2)
+    return f"expected {name} {left} / actual {right}{at}"
 
 
 def _describe_sides(kind: str, level: Any, name: str, sides: tuple[str, str]) -> str:
     left, right = sides
     if kind.endswith("_added"):
-        return f"{name}: {left} nothing / {right} {_show(level.t2)}"
+        return f"{name}: {left} nothing / {right} {brief(level.t2)}"
     if kind.endswith("_removed"):
-        return f"{name}: {left} {_show(level.t1)} / {right} nothing"
+        return f"{name}: {left} {brief(level.t1)} / {right} nothing"
+    one, other, at = pair(level.t1, level.t2)
     if kind == "type_changes":
-        return (f"{name}: {left} a {_type_name(level.t1)} {_show(level.t1)}, {right} a {_type_name(level.t2)} "
-                f"{_show(level.t2)}")
-    return f"{name}: {left} {_show(level.t1)} / {right} {_show(level.t2)}"
+        return f"{name}: {left} a {_type_name(level.t1)} {one}, {right} a {_type_name(level.t2)} {other}{at}"
+    return f"{name}: {left} {one} / {right} {other}{at}"
 
 
 def _type_name(value: Any) -> str:
@@ -178,10 +181,6 @@ def _field(path: list) -> str:
     text = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{p!r}]")
                    for p in path)
     return text.lstrip(".") or "value"
-
-
-def _show(value: Any) -> str:
-    return repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
 
 
 def _key(value: Any) -> str:
@@ -237,7 +236,7 @@ def _cut(text: str, width: int | None) -> str:
 def _chunk_cell(chunk: Any, width: int | None = COLUMN) -> str:
     """A chunk as ``type {fields}`` on one line."""
     if not isinstance(chunk, dict):
-        return _cut(_show(chunk), width)
+        return _cut(shown(chunk), width)
     rest = json.dumps({k: v for k, v in chunk.items() if k != "type"}, ensure_ascii=False, default=repr)
     return _cut(f"{_type(chunk)} {rest}", width)
 
@@ -252,7 +251,7 @@ def _message_cell(message: Any, width: int | None = COLUMN) -> str:
 
 def _block_name(block: Any) -> str:
     if not isinstance(block, dict) or len(block) != 1:
-        return _cut(_show(block), 24)
+        return _cut(shown(block), 24)
     (name, body), = block.items()
     ident = body.get("toolUseId") if isinstance(body, dict) else None
     return f"{name}({ident})" if ident is not None else name

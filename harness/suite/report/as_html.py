@@ -1,6 +1,7 @@
 """The HTML report: one self-contained file (inline style and script, no network asset) a person can browse.
 
-A header (adapter, capabilities, versions, the verdict counts), then a row per scenario with its status, whole
+A header (adapter, capabilities, versions, the verdict counts), the findings common to most failing scenarios
+(left out of each scenario's own), a filter by status, then a row per scenario with its status, whole
 reason and cassette; below a row with findings, a collapsed ``<details>`` holds each failing turn's aligned
 expected/actual diff, its request problems and any request notes, and each warning under its reason. ``#all`` in the address expands every
 finding, ``#none`` collapses them again.
@@ -13,6 +14,7 @@ import html
 from typing import Any, Iterable, Mapping, Sequence
 
 from harness.suite.report.common import counted, printable, shown_info, summary, unprefixed, versions
+from harness.suite.report.recurring import Common, common_findings, without
 from harness.suite.results import Result, TurnResult
 
 __all__ = ["render_html"]
@@ -46,7 +48,13 @@ h3 { font-size: .9rem; margin: .6rem 0 .2rem; color: #59636e; }
 pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem;
       overflow-x: auto; margin: 0; }
 pre .change { font-weight: 600; white-space: pre-wrap; overflow-wrap: anywhere; } pre.wrap { white-space: pre-wrap; } pre .head { color: #59636e; } pre .differ { background: #ffebe9; }
-.controls a { margin-right: 1rem; } footer { margin-top: 1.5rem; color: #59636e; font-size: .85rem; }
+.common { border: 1px solid var(--line); border-left: 4px solid var(--fail); border-radius: 6px;
+          padding: .2rem .9rem; margin: .5rem 0 1rem; } .common h2 { font-size: 1rem; margin: .4rem 0; }
+.common p { margin: .2rem 0; color: #59636e; } .common code { white-space: pre-wrap; overflow-wrap: anywhere; }
+.controls a { margin-right: 1rem; } tr.filtered { display: none; }
+.filter button { font: inherit; font-size: .85rem; margin: 0 .3rem .3rem 0; padding: .1rem .6rem; cursor: pointer;
+                 border: 1px solid var(--line); border-radius: 1rem; background: #fff; }
+.filter button[aria-pressed="true"] { background: #1f2328; color: #fff; } footer { margin-top: 1.5rem; color: #59636e; font-size: .85rem; }
 """
 
 _SCRIPT = """
@@ -57,9 +65,19 @@ function sync() {
 }
 addEventListener("hashchange", sync);
 sync();
+document.querySelectorAll(".filter button").forEach(function (button) {
+  button.addEventListener("click", function () {
+    var show = button.getAttribute("data-show");
+    document.querySelectorAll(".filter button").forEach(function (b) { b.setAttribute("aria-pressed", b === button); });
+    document.querySelectorAll("tr[data-status]").forEach(function (row) {
+      row.classList.toggle("filtered", show !== "all" && row.getAttribute("data-status") !== show);
+    });
+  });
+});
 """
 
 _COLUMNS = ("scenario", "status", "time", "reason", "cassette")
+ORDER = ("fail", "error", "warn", "xfail", "xpass", "skip", "pass")  # the rows' order: what needs a look first
 
 
 def escape(text: str) -> str:
@@ -68,11 +86,15 @@ def escape(text: str) -> str:
 
 
 def render_html(results: Sequence[Result], adapter: Any = None, cassettes: Mapping[str, dict] | None = None,
-                facts: Mapping[str, str] | None = None) -> str:
-    """The report as one HTML file; ``facts`` (label -> text) replace the default versions line."""
+                facts: Mapping[str, str] | None = None, certification: bool = False) -> str:
+    """The report as one HTML file, rows in ORDER; ``facts`` (label -> text) replace the default versions line;
+    ``certification`` titles it as one (else as a run)."""
     info = shown_info(adapter)
-    title = f"bedrock-harness: {info['name'] or 'adapter'} {info['version']}".rstrip()
-    body = [*_header(results, info, facts), *_table(results, cassettes or {}),
+    kind = "Certification" if certification else "bedrock-harness run"
+    title = f"{kind}: {info['name'] or 'adapter'} {info['version']}".rstrip()
+    common = common_findings(results)
+    ordered = sorted((without(r, common) for r in results), key=lambda r: ORDER.index(r.status))
+    body = [*_header(results, info, facts, kind), *_common(common), _filter(results), *_table(ordered, cassettes or {}),
             f"<footer>{escape(_versions_text(versions()))}</footer>"]
     return "\n".join(["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
                       '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -85,11 +107,11 @@ def _versions_text(values: Mapping[str, str]) -> str:
             f"Python {values['python']}")
 
 
-def _header(results: Sequence[Result], info: dict, facts: Mapping[str, str] | None) -> list[str]:
+def _header(results: Sequence[Result], info: dict, facts: Mapping[str, str] | None, kind: str) -> list[str]:
     rows = {"adapter": f"{info['name'] or '?'} {info['version']}".rstrip(),
             "capabilities": ", ".join(info["capabilities"]) or "none declared",
             **(facts if facts is not None else {"versions": _versions_text(versions())})}
-    return [f"<h1>bedrock-harness report <small>{escape(rows['adapter'])}</small></h1>", _verdict(results),
+    return [f"<h1>{escape(kind)}: <small>{escape(rows['adapter'])}</small></h1>", _verdict(results),
             '<table class="facts">', *(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows.items()),
             "</table>", '<p class="controls"><a href="#all">expand all findings</a><a href="#none">collapse all</a></p>']
 
@@ -100,6 +122,25 @@ def _verdict(results: Sequence[Result]) -> str:
                      for status, n in counts.items())
     seconds = sum(r.duration_s for r in results)
     return f'<p class="verdict">{counted(len(results), "scenario")}: {chips} in {seconds:.2f}s</p>'
+
+
+def _common(common: Sequence[Common]) -> list[str]:
+    """The findings common to most failing scenarios, once, above the rows they are left out of."""
+    if not common:
+        return []
+    items = "".join(f"<li>in {len(c.scenarios)} of {c.of} failing scenarios: <code>{escape(c.finding)}</code></li>"
+                    for c in common)
+    return ['<section class="common"><h2>Common to most failing scenarios</h2>',
+            f"<p>Left out of each scenario's findings below.</p><ul>{items}</ul></section>"]
+
+
+def _filter(results: Sequence[Result]) -> str:
+    """A button per status the run has, and one for all: clicking one shows only its rows (inline script)."""
+    counts = summary(results)
+    buttons = [("all", len(results))] + [(status, counts[status]) for status in ORDER if counts[status]]
+    return '<p class="filter">show: ' + "".join(
+        f'<button type="button" data-show="{status}" aria-pressed="{str(status == "all").lower()}">{status} {n}</button>'
+        for status, n in buttons) + "</p>"
 
 
 def _table(results: Sequence[Result], cassettes: Mapping[str, dict]) -> list[str]:
@@ -122,8 +163,9 @@ def _rows(result: Result, cassette: Mapping | None) -> list[str]:
              f"{result.duration_s:.2f}s", escape(first), _cassette_cell(cassette)]
     row = "".join(f'<td class="{name}">{cell}</td>' for name, cell in zip(_COLUMNS, cells))
     findings = _findings(result)
-    extra = [f'<tr class="finding"><td colspan="{len(_COLUMNS)}">{findings}</td></tr>'] if findings else []
-    return [f'<tr class="{classes}" id="{_anchor(result.scenario)}">{row}</tr>', *extra]
+    status = f'data-status="{result.status}"'
+    extra = [f'<tr class="finding" {status}><td colspan="{len(_COLUMNS)}">{findings}</td></tr>'] if findings else []
+    return [f'<tr class="{classes}" id="{_anchor(result.scenario)}" {status}>{row}</tr>', *extra]
 
 
 def _cassette_cell(cassette: Mapping | None) -> str:

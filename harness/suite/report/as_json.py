@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 
 from harness.suite.judge.compare import Diff
 from harness.suite.report.common import adapter_info, summary
+from harness.suite.report.recurring import common_findings
 from harness.suite.results import Result, TurnResult, Warned
 from harness.version import __version__
 
@@ -28,10 +29,12 @@ def _result_json(result: Result, cassettes: Mapping[str, dict] | None) -> dict:
 
 def render_json(results: Sequence[Result], adapter: Any = None, cassettes: Mapping[str, dict] | None = None,
                 shard: Any = None) -> str:
-    """DESIGN.md's ``--format json`` object; ``cassettes`` (id -> path, sha256) adds both to every result, ``shard``
-    (a ``harness.suite.shard.Shard``) says which part of a split run it is."""
+    """DESIGN.md's ``--format json`` object (every finding per result, and ``common_findings``: those in most failing
+    scenarios); ``cassettes`` (id -> path, sha256) adds both to every result, ``shard`` (a
+    ``harness.suite.shard.Shard``) says which part of a split run it is."""
     report = {"harness_version": __version__, "adapter": adapter_info(adapter),
-              "results": [_result_json(r, cassettes) for r in results], "summary": summary(results)}
+              "results": [_result_json(r, cassettes) for r in results], "summary": summary(results),
+              "common_findings": [c.as_json() for c in common_findings(results)]}
     if shard is not None:
         report["shard"] = shard.as_json()
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"

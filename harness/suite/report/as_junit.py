@@ -3,7 +3,8 @@
 An xfail is a passing testcase carrying an ``xfail`` property with its reason (CI stays green, as the exit code
 does); so is a warn, with a ``warn`` property and its findings in ``system-out`` (with ``--strict`` the exit code
 fails the run on it); an xpass is a failure. Given the cassettes, every testcase carries ``cassette`` and
-``cassette_sha256``.
+``cassette_sha256``. A finding common to most failing scenarios is a ``common_finding_<n>`` property of the
+testsuite, left out of each testcase's text.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, Mapping, Sequence
 
 from harness.suite.report.common import details, one_line, printable, shown_info, summary
+from harness.suite.report.recurring import common_findings, without
 from harness.suite.results import Result
 from harness.version import __version__
 
@@ -22,7 +24,7 @@ _ELEMENT = {"fail": "failure", "xpass": "failure", "error": "error", "skip": "sk
 
 def render_junit(results: Sequence[Result], adapter: Any = None, cassettes: Mapping[str, dict] | None = None) -> str:
     """One testsuite, one testcase per scenario (classname: the suite, name: the scenario id)."""
-    info, counts = shown_info(adapter), summary(results)
+    info, counts, common = shown_info(adapter), summary(results), common_findings(results)
     attrs = {"name": f"bedrock-harness {info['name']}".rstrip(), "tests": str(len(results)),
              "failures": str(counts["fail"] + counts["xpass"]), "errors": str(counts["error"]),
              "skipped": str(counts["skip"]), "time": f"{sum(r.duration_s for r in results):.3f}"}
@@ -30,8 +32,10 @@ def render_junit(results: Sequence[Result], adapter: Any = None, cassettes: Mapp
     suite = ET.SubElement(root, "testsuite", attrs)
     add_properties(suite, {"harness_version": __version__, "adapter": info["name"], "adapter_version": info["version"],
                            "capabilities": ",".join(info["capabilities"])})
+    for n, found in enumerate(common):
+        add_properties(suite, {f"common_finding_{n}": printable(found.line())})
     for result in results:
-        _testcase(suite, result, cassettes)
+        _testcase(suite, without(result, common), cassettes)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

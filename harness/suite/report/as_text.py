@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from harness.suite.report.common import details, one_line, printable, shown_info, summary_line, unprefixed
+from harness.suite.report.recurring import common_findings, heading, without
 from harness.suite.results import Result
 
 __all__ = ["REASON_WIDTH", "render_text"]
@@ -13,9 +14,12 @@ REASON_WIDTH = 100  # the table cuts reasons here unless verbose; the findings b
 
 
 def render_text(results: Sequence[Result], adapter: Any = None, verbose: bool = False) -> str:
-    """The table and the findings; ``verbose``: reasons never cut, and findings for skips and xfails too."""
-    info = shown_info(adapter)
+    """The findings common to most failing scenarios, the table and each scenario's own findings; ``verbose``:
+    reasons never cut, and findings for skips and xfails too."""
+    info, common = shown_info(adapter), common_findings(results)
+    results = [without(r, common) for r in results]  # each scenario's own findings first: the common ones on top
     head = [f"adapter {info['name']} {info['version']}".rstrip()] if info["name"] else []
+    head += [printable(line) for line in heading(common)] + ([""] if common else [])
     width = max([len("scenario")] + [len(printable(r.scenario, False)) for r in results])
     cut = None if verbose else REASON_WIDTH
     rows = [f"{'scenario':<{width}}  {'status':<6}  {'time':>7}  reason"]
