@@ -311,7 +311,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
     # ---- what only the library's own objects show: parity, garbled fields, split replies, a store ----
     "parity_string_arguments_when_streamed": {sid: robust(sid, Catch(
         0, ("turn 0 native content[", ".input: streamed a str '"),
-        r"native content\[\d+\]\.input: streamed a str '.*', non-streamed a dict")) for sid in CALLS},
+        r"native content\[\d+\]\.input: streamed a str '.*, non-streamed a dict")) for sid in CALLS},
     "assembly_garbled_field": {sid: robust(sid, Catch(
         0, ("(tool_call): assembled with fields no stream carries {\"input_delta\": ",),
         r"assembled message block \d+ \(tool_call\): assembled with fields no stream carries")) for sid in CALLS},

@@ -215,11 +215,11 @@ def test_a_cut_off_call_held_the_openai_way_is_the_same_warning_and_a_message_ho
     stop = {"type": "stop", "reason": "max_tokens"}
     call = {"id": "t", "type": "function", "function": {"name": "read", "arguments": '{"path": "/home/rev'}}
     streamed = {"type": "native", "path": "stream", "message": {"content": "Reading.", "tool_calls": [call]}}
-    converse = {"type": "native", "path": "converse", "message": {"content": "Reading.", "tool_calls": []}}
+    converse = {"type": "native", "path": "converse", "message": {"content": "Reading.", "tool_calls": None}}
     result = grade_turn(TurnResult(0, (Diff("parity", ("turn 0 native ...",)),)),
                         Context(EVERYWHERE, chunks=[stop, streamed, converse]))
     assert result.ok and result.warnings[0].reason.startswith("judgement cut-call-on-both-paths")
-    other = {**converse, "message": {"content": "Reading!", "tool_calls": []}}  # the text differs too
+    other = {**converse, "message": {"content": "Reading!", "tool_calls": None}}  # the text differs too
     assert not grade_turn(TurnResult(0, (Diff("parity", ("x",)),)), Context(EVERYWHERE, chunks=[stop, streamed, other])).ok
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "is_cassette",
     "load_checked",
     "loads",
+    "parse_bytes",
     "parse_document",
     "read_text",
     "dumps",
@@ -356,6 +357,12 @@ def _document(parse: Callable[[], Any], name) -> Any:
 def parse_document(text: str, name) -> Any:
     """Safe YAML within the limits; CassetteError with the one line every reader gives (``name: where: what``)."""
     return _document(lambda: limits.load_yaml(text), name)
+
+
+def parse_bytes(data: bytes, name) -> Any:
+    """``parse_document`` of UTF-8 ``data``, parsed once (``harness.cassettes.parsed``): a second reader of the same
+    file in one command (scan's verify, then its secrets) reads the kept document."""
+    return _document(lambda: parsed.load_yaml_bytes(data), name)
 
 
 def is_cassette(doc: Any) -> bool:

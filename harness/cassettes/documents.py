@@ -42,11 +42,7 @@ def _document(path: Path) -> Any:
     """The parsed document (None for JSON lines); CassetteError with the line ``verify`` gives."""
     data = read_bytes(path)
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise CassetteError(f"{path}: cannot read ({type(err).__name__}: {err})") from None
-    try:
-        return cassette.parse_document(text, path)
+        return cassette.parse_bytes(data, path)
     except CassetteError:
         if json_lines(data) is None:
             raise

@@ -16,20 +16,21 @@ import bisect
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 from urllib.parse import unquote_to_bytes
 
 import yaml
 
-from harness.cassettes import limits, tokens, views
+from harness.cassettes import limits, parsed, tokens, views
 
 __all__ = ["Finding", "SecretFound", "refuse_request_secrets", "refuse_response_secrets", "scan", "scan_both",
            "scan_file", "scan_text"]
 
 _TOKEN_HEADERS = ("x-amz-security-token", "authorization")
 _MAX_DEPTH = 4
+_MEMO_BYTES, _MEMO_VALUES = 256, 200_000  # values this short are scanned once each, up to this many (~50 MB)
 _JSON_ESCAPE = re.compile(rb"\\(?:u[0-9a-fA-F]{4}|[/\\\"bfnrt])")
 _LINE_BREAK = re.compile(rb"[ \t]*\r?\n[ \t]*(?:#[ \t]*)?")
 
@@ -60,12 +61,24 @@ class SecretFound(ValueError):
 class _Scanner:
     """One scan: the secrets of the environment, and the decompression budget its readings share."""
 
-    def __init__(self, environ):
+    def __init__(self, environ, seen: dict | None = None):
         self.env = tokens.env_secrets(os.environ if environ is None else environ)
         self.budget = views.Budget()
+        self.seen = {} if seen is None else seen  # (short value, depth): what it held, shared by a file's two passes
 
     def data(self, data: bytes, location: str, depth: int = 0) -> Iterator[Finding]:
-        """Every secret in ``data``, as it is, in each reading of it, and in its base64 and hex runs decoded."""
+        """Every secret in ``data``, as it is, in each reading of it, and in its base64 and hex runs decoded; a short
+        value is scanned once per file however often it repeats (a stream's event types, a padding the raw-text
+        pass decodes again)."""
+        key = (data, depth)
+        if len(data) > _MEMO_BYTES or (key not in self.seen and len(self.seen) >= _MEMO_VALUES):
+            yield from self._data(data, location, depth)
+            return
+        if key not in self.seen:
+            self.seen[key] = list(self._data(data, "", depth))
+        yield from (replace(f, location=location + f.location) for f in self.seen[key])
+
+    def _data(self, data: bytes, location: str, depth: int) -> Iterator[Finding]:
         for _, kind, value in tokens.matches(data, self.env):
             yield Finding(location, kind, tokens.masked(value) if value else "", value)
         if depth < _MAX_DEPTH:
@@ -126,7 +139,10 @@ def _allowed(findings: Iterable[Finding], allowed: Iterable[str | bytes]) -> lis
 def scan(document: Any, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
     """Every secret in a parsed YAML/JSON document (``!!binary``, base64 and hex decoded, compressed bodies
     decompressed), and in what a client reads of it (harness.cassettes.views: streams assembled, blocks joined)."""
-    scanner = _Scanner(environ)
+    return _allowed(_document(document, _Scanner(environ)), allowed)
+
+
+def _document(document: Any, scanner: _Scanner) -> list[Finding]:
     direct: list[Finding] = []
     derived: list[Finding] = []
     for location, key, value in _walk(document):
@@ -137,7 +153,7 @@ def scan(document: Any, environ=None, allowed: Iterable[str | bytes] = ()) -> li
         data = value if isinstance(value, (bytes, bytearray)) else value.encode("utf-8", "surrogatepass")
         found = list(scanner.data(bytes(data), where))
         direct.extend(found or _token_header(key, value, where))
-    return _allowed(_merged(direct, derived), allowed)
+    return _merged(direct, derived)
 
 
 def _unescaped(data: bytes) -> bytes:
@@ -164,7 +180,10 @@ def _unwrapped(data: bytes) -> tuple[bytes, list[int]]:
 def scan_text(data: bytes, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
     """Every secret in raw text (comments and keys included): as written, unescaped, unwrapped, and read as
     harness.cassettes.views reads bytes (a compressed file, an event stream)."""
-    scanner = _Scanner(environ)
+    return _allowed(_text(data, _Scanner(environ)), allowed)
+
+
+def _text(data: bytes, scanner: _Scanner) -> list[Finding]:
     env = scanner.env
     findings: list[Finding] = []
     unescaped = _unescaped(data)
@@ -181,7 +200,7 @@ def scan_text(data: bytes, environ=None, allowed: Iterable[str | bytes] = ()) ->
     for how, decoded in tokens.decoded_runs(joined):
         findings.extend(scanner.data(decoded, f"raw text ({how}-decoded)", 1))
     findings.extend(scanner.readings(views.readings(data, scanner.budget), "raw text", 0))
-    return _allowed(findings, allowed)
+    return findings
 
 
 def _merged(parsed: list[Finding], raw: list[Finding]) -> list[Finding]:
@@ -195,8 +214,9 @@ def _merged(parsed: list[Finding], raw: list[Finding]) -> list[Finding]:
 
 def scan_both(document: Any, text: bytes, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
     """The secrets of a parsed document (named by key path), then those only its raw ``text`` shows."""
-    parsed = scan(document, environ, allowed) if document is not None else []
-    return _merged(parsed, scan_text(text, environ, allowed))
+    seen: dict = {}  # what the two passes share: short values already scanned (each keeps its own budget)
+    parsed = _document(document, _Scanner(environ, seen)) if document is not None else []
+    return _allowed(_merged(parsed, _text(text, _Scanner(environ, seen))), allowed)
 
 
 def scan_file(path: Path, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
@@ -204,7 +224,7 @@ def scan_file(path: Path, environ=None, allowed: Iterable[str | bytes] = ()) -> 
     (see the module); LimitError for what is no regular file, or past the file or decompression limits."""
     data = views.plain(limits.read_file(path))
     try:
-        document = limits.load_yaml(data.decode("utf-8"))
+        document = parsed.load_yaml_bytes(data)  # the document scan's verify just parsed, when it did
     except (yaml.YAMLError, UnicodeDecodeError, limits.LimitError):
         document = _json_lines(data)  # decoded events, one per line (as `import` reads them); else the raw text
     return scan_both(document, data, environ, allowed)

@@ -52,7 +52,7 @@ _COMPILED = tuple((kind, needles, re.compile(pattern)) for kind, needles, patter
 # A secret access key: a run of exactly 40 characters of base64's alphabet, with upper and lower case letters and a
 # digit (hex digests have no capitals; base64 blobs are longer, so no run inside one is bounded like this). A ``=``
 # may follow (``key=`` pairs): no base64 text of 40 characters ends in padding.
-_SECRET_KEY = re.compile(rb"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/])")
+_SECRET_KEY = re.compile(rb"[A-Za-z0-9+/]{40,}")  # every maximal run; one of exactly 40 is the key (see matches)
 _CLASSES = (re.compile(rb"[A-Z]"), re.compile(rb"[a-z]"), re.compile(rb"[0-9]"))
 _ENV_SECRETS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK")
 _BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
@@ -127,6 +127,7 @@ def matches(data: bytes, env) -> Iterator[tuple[int, str, bytes]]:
             if kind != "bearer token" or _random(m.group(0)[7:]):
                 yield m.start(), kind, m.group(0)
     yield from ((m.start(), "AWS secret access key", m.group(0)) for m in _SECRET_KEY.finditer(data)
+                if m.end() - m.start() == 40
                 if all(c.search(m.group(0)) for c in _CLASSES) and not _wrapped_tail(data, m))
     for name, value in env:
         at = data.find(value)

@@ -305,19 +305,27 @@ def _holds_partial(value: Any) -> bool:
     return _partial(value) or (isinstance(value, dict) and any(map(_holds_partial, value.values())))
 
 
-def _without_cut(value: Any) -> Any:
+def _without_cut(value: Any, other: Any) -> Any:
+    """``value`` without the blocks holding partial JSON text; a list that held nothing else is null where the
+    other path's message holds null there (LiteLLM's ``tool_calls``: None when there are no calls)."""
     if isinstance(value, dict):
-        return {k: _without_cut(v) for k, v in value.items()}
+        return {k: _without_cut(v, other.get(k) if isinstance(other, dict) else None) for k, v in value.items()}
     if isinstance(value, list):
-        return [_without_cut(v) for v in value if not (isinstance(v, dict) and _holds_partial(v))]
+        kept = [v for v in value if not (isinstance(v, dict) and _holds_partial(v))]
+        if value and not kept and other is None:
+            return None
+        pairs = other if isinstance(other, list) else []
+        return [_without_cut(v, pairs[i] if i < len(pairs) else None) for i, v in enumerate(kept)]
     return value
 
 
 def _cut_call_streamed_only(chunks: list, ctx: Context) -> list:
     if not _ended_badly(chunks):
         return chunks
-    return [{**c, "message": _without_cut(c["message"])} if c.get("type") == "native" and c.get("path") == "stream"
-            and "message" in c else c for c in chunks]
+    converse = next((c.get("message") for c in chunks if c.get("type") == "native" and c.get("path") == "converse"),
+                    None)
+    return [{**c, "message": _without_cut(c["message"], converse)} if c.get("type") == "native"
+            and c.get("path") == "stream" and "message" in c else c for c in chunks]
 
 
 JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
