@@ -80,6 +80,8 @@ def _instantiate(obj: Any, spec: str) -> Any:
     if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "stream")):
         try:
             obj = obj()
+        except AdapterLoadError:  # a factory's own one-line refusal (a JavaScript shim without Node or npm)
+            raise
         except Exception as exc:
             raise AdapterLoadError(f"adapter {spec!r}: creating it failed: {type(exc).__name__}: {exc}") from exc
     missing = [attr for attr in _PROTOCOL if not hasattr(obj, attr)]
