@@ -1,5 +1,6 @@
 """The JavaScript shims' installs (harness/adapters/js/npm.py) and how ``--adapter ai-sdk`` resolves: Node and npm
-found or refused in one line, a cache folder per release built atomically, the ai release paired by time; offline
+found or refused in one line, a cache folder per release built atomically, the ai release paired by the
+provider specification's major; offline
 (a fake npm and fake node on the PATH)."""
 
 from __future__ import annotations
@@ -83,15 +84,15 @@ def test_a_failed_install_leaves_no_folder_and_names_npms_last_lines(bare_path):
     assert list(cache.iterdir()) == []
 
 
-def test_the_companion_is_the_newest_published_before_the_next_release(monkeypatch):
-    times = {"@ai-sdk/amazon-bedrock": {"1.0.0": "2026-01-01", "1.1.0": "2026-03-01", "1.2.0": "2026-05-01"},
-             "ai": {"5.0.0": "2025-12-01", "5.1.0": "2026-02-01", "5.2.0": "2026-04-01", "6.0.0": "2026-06-01"}}
-    monkeypatch.setattr(npm, "published", times.__getitem__)
-    assert npm.paired("@ai-sdk/amazon-bedrock", "1.0.0", "ai") == "5.1.0"
-    assert npm.paired("@ai-sdk/amazon-bedrock", "1.1.0", "ai") == "5.2.0"
-    assert npm.paired("@ai-sdk/amazon-bedrock", "1.2.0", "ai") == "6.0.0"  # the newest: the newest companion
-    with pytest.raises(npm.NpmError, match="no release 9.0.0"):
-        npm.paired("@ai-sdk/amazon-bedrock", "9.0.0", "ai")
+def test_the_companion_is_the_newest_release_on_the_same_specification_major(monkeypatch):
+    deps = {"@ai-sdk/amazon-bedrock@3.0.9": "2.0.0", "@ai-sdk/amazon-bedrock@4.0.0": "3.0.0",
+            "@ai-sdk/amazon-bedrock@0.1.0": None, "ai@5.2.1": "2.0.1", "ai@6.0.4": "3.0.2", "ai@7.0.0": "4.0.0"}
+    monkeypatch.setattr(npm, "_view", lambda spec, field: deps[spec])
+    monkeypatch.setattr(npm, "releases", lambda name: ["5.0.0", "5.2.1", "6.0.0", "6.0.4", "7.0.0"])
+    assert npm.paired("@ai-sdk/amazon-bedrock", "4.0.0", "ai", "@ai-sdk/provider") == "6.0.4"
+    assert npm.paired("@ai-sdk/amazon-bedrock", "3.0.9", "ai", "@ai-sdk/provider") == "5.2.1"
+    with pytest.raises(npm.NpmError, match="does not depend on @ai-sdk/provider"):
+        npm.paired("@ai-sdk/amazon-bedrock", "0.1.0", "ai", "@ai-sdk/provider")
 
 
 def test_version_and_cache_dir_are_refused_for_a_python_adapter():

@@ -1,9 +1,10 @@
 """``ai-sdk``: the Vercel AI SDK (``streamText`` of ``ai`` with ``@ai-sdk/amazon-bedrock``) run by the Node shim
 ``ai_sdk.mjs`` over the subprocess protocol.
 
-The release is one of ``@ai-sdk/amazon-bedrock`` (``--version``, default the newest), installed with the ``ai``
-release paired with it (``npm.paired``) into ``<cache>/@ai-sdk+amazon-bedrock@<version>``; the Node that runs it is
-the system's when it is as new as the release's engines ask, else one npm fetched into the cache.
+The release is one of ``@ai-sdk/amazon-bedrock`` (``--version``, default the newest), installed with the newest
+``ai`` release on the same ``@ai-sdk/provider`` major (``npm.paired``) into
+``<cache>/@ai-sdk+amazon-bedrock@<version>``; the Node that runs it is the system's when it is as new as the
+release's engines ask, else one npm fetched into the cache.
 ``BEDROCK_HARNESS_AI_SDK_MODULES`` names a folder to run instead (with the system's ``node``, nothing installed):
 the offline tests point it at a fake of the SDK's surface.
 """
@@ -22,6 +23,7 @@ __all__ = ["COMPANION", "LIBRARY", "MODULES_ENV", "ai_sdk", "modules_folder", "s
 
 LIBRARY = "@ai-sdk/amazon-bedrock"
 COMPANION = "ai"
+SPECIFICATION = "@ai-sdk/provider"  # the interface between the two: a release of each speaks one major of it
 MODULES_ENV = "BEDROCK_HARNESS_AI_SDK_MODULES"
 _ENTRY = "bedrock-harness-ai-sdk.mjs"  # re-exports the packages from the folder that holds them
 
@@ -36,7 +38,7 @@ def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     node = npm.find_node(npm.minimum_node(LIBRARY, version), cache)
     folder = cache / f"{LIBRARY.replace('/', '+')}@{version}"
     if not (folder / _ENTRY).is_file():
-        companion = npm.paired(LIBRARY, version, COMPANION)
+        companion = npm.paired(LIBRARY, version, COMPANION, SPECIFICATION)
         folder = npm.install(cache, folder.name, [f"{LIBRARY}@{version}", f"{COMPANION}@{companion}"])
     return folder, node
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from harness.adapters.registry import AdapterLoadError
 
 __all__ = ["NpmError", "default_cache", "find_node", "install", "minimum_node", "newest", "npm", "paired",
-           "published", "run_npm"]
+           "releases", "run_npm"]
 
 _READY = ".bedrock-harness-ready"
 _TAIL = 4  # lines of npm's output kept in an error
@@ -68,23 +68,31 @@ def newest(package: str) -> str:
     return str(_view(package, "version"))
 
 
-def published(package: str) -> dict[str, str]:
-    """Every stable release of ``package`` -> when it was published (ISO text, so it sorts as time)."""
-    times = _view(package, "time") or {}
-    return {v: t for v, t in times.items() if re.fullmatch(r"\d+\.\d+\.\d+", v)}
+def releases(package: str) -> list[str]:
+    """Every stable release of ``package``, oldest first."""
+    found = _view(package, "versions") or []
+    stable = [v for v in ([found] if isinstance(found, str) else found) if re.fullmatch(r"\d+\.\d+\.\d+", v)]
+    return sorted(stable, key=lambda v: tuple(map(int, v.split("."))))
 
 
-def paired(library: str, version: str, companion: str) -> str:
-    """The release of ``companion`` an application installed beside ``library@version``: the newest one published
-    before the next release of ``library`` came out (the newest one when ``version`` is the newest)."""
-    times = published(library)
-    if version not in times:
-        raise NpmError(f"{library} has no release {version} on the npm registry")
-    later = sorted(t for t in times.values() if t > times[version])
-    candidates = {v: t for v, t in published(companion).items() if not later or t < later[0]}
-    if not candidates:
-        raise NpmError(f"no release of {companion} was published before {library} {version} was superseded")
-    return max(candidates, key=candidates.get)
+def _major(spec: object) -> str | None:
+    found = re.search(r"\d+", spec) if isinstance(spec, str) else None
+    return found.group(0) if found else None
+
+
+def paired(library: str, version: str, companion: str, through: str) -> str:
+    """The newest release of ``companion`` that depends on the same major of ``through`` as ``library@version`` (the
+    AI SDK: the ``ai`` release speaking the provider specification ``@ai-sdk/provider`` that the provider does)."""
+    wanted = _major(_view(f"{library}@{version}", f"dependencies.{through}"))
+    if wanted is None:
+        raise NpmError(f"{library} {version} does not depend on {through}: cannot pick the {companion} release for it")
+    newest_per_major: dict[str, str] = {}
+    for release in releases(companion):
+        newest_per_major[release.split(".")[0]] = release
+    for release in sorted(newest_per_major.values(), key=lambda v: -int(v.split(".")[0])):
+        if _major(_view(f"{companion}@{release}", f"dependencies.{through}")) == wanted:
+            return release
+    raise NpmError(f"no release of {companion} depends on {through} {wanted}.x as {library} {version} does")
 
 
 def minimum_node(package: str, version: str) -> int:
