@@ -90,6 +90,16 @@ def test_the_schemas_ship_in_the_wheel(installed, tmp_path):
         assert printed.returncode == 0 and printed.stdout == shipped.read_text()
 
 
+def test_the_javascript_shims_ship_in_the_wheel(installed, tmp_path):
+    """ai-sdk resolves from the installed wheel, its Node program and entry module beside it (package data)."""
+    code = ("from importlib.metadata import entry_points; from harness.adapters.js import ai_sdk; "
+            "from pathlib import Path; print(entry_points(group='bedrock_harness.adapters')['ai-sdk'].value); "
+            "print(*sorted(p.name for p in Path(ai_sdk.__file__).parent.glob('*.mjs')))")
+    out = subprocess.run([str(_bin(installed, "python")), "-c", code], cwd=tmp_path, check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    assert out == ["harness.adapters.js.ai_sdk:ai_sdk", "ai_sdk.mjs bedrock-harness-ai-sdk.mjs"]
+
+
 def test_serve_emulate_from_any_folder(installed, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     server = subprocess.Popen([str(_bin(installed, "bedrock-harness")), "serve", "--emulate", "core/single-call"],

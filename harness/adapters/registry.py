@@ -3,6 +3,7 @@ point, ``module:attribute``."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
@@ -79,6 +80,8 @@ def _instantiate(obj: Any, spec: str) -> Any:
     if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "stream")):
         try:
             obj = obj()
+        except AdapterLoadError:  # a factory's own one-line refusal (a JavaScript shim without Node or npm)
+            raise
         except Exception as exc:
             raise AdapterLoadError(f"adapter {spec!r}: creating it failed: {type(exc).__name__}: {exc}") from exc
     missing = [attr for attr in _PROTOCOL if not hasattr(obj, attr)]
@@ -105,6 +108,14 @@ def resolve(spec: str) -> Any:
     raise AdapterLoadError(f"unknown adapter {spec!r} (known: {', '.join(known_adapters())})")
 
 
-def load_adapter(spec: str) -> Any:
-    """The adapter for ``spec``: a built-in or registered name, or ``module:attribute``."""
-    return _instantiate(resolve(spec), spec)
+def load_adapter(spec: str, **release: Any) -> Any:
+    """The adapter for ``spec``: a built-in or registered name, or ``module:attribute``. ``release`` (``version``,
+    ``cache_dir``, ``timeout``) goes to a factory that takes it (the JavaScript shims); a ``version`` or
+    ``cache_dir`` for any other adapter is refused."""
+    obj = resolve(spec)
+    if getattr(obj, "takes_release", False):
+        return _instantiate(functools.partial(obj, **release), spec)
+    if release.get("version") is not None or release.get("cache_dir") is not None:
+        raise AdapterLoadError(f"adapter {spec!r} takes no --version or --cache-dir (the JavaScript shims do; "
+                               "for a Python library's releases use `bedrock-harness matrix`)")
+    return _instantiate(obj, spec)

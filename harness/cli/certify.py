@@ -17,8 +17,8 @@ from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
 from harness.cli.common import (BadUsage, child_options, default_region, every_id, load, named_folder, one_root_option,
-                                root_option, scenarios, selection_options, shard_option, sharded, strict_option,
-                                timeout_option)
+                                release_args, release_options, root_option, scenarios, selection_options, shard_option,
+                                sharded, strict_option, timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cassettes.files import write_atomic
@@ -43,9 +43,10 @@ def _start(command: str, timeout: float) -> SubprocessAdapter:
 
 
 @contextmanager
-def _adapter(spec: str | None, command: str | None, timeout: float):
-    """The in-process adapter for ``spec`` or the started ``command``, closed (a subprocess) at the end."""
-    adapter = load(spec, timeout) if spec is not None else _start(command, timeout)
+def _adapter(spec: str | None, command: str | None, timeout: float, release: tuple = (None, None)):
+    """The adapter for ``spec`` (``release``: a JavaScript shim's version and cache folder) or the started
+    ``command``, closed (a subprocess) at the end."""
+    adapter = load(spec, timeout, *release) if spec is not None else _start(command, timeout)
     try:
         yield adapter
     finally:
@@ -85,6 +86,7 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write certification.md, certification.json and certification.xml (JUnit) here.")
 @timeout_option
+@release_options
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @click.option("--live", is_flag=True, help="Against real Bedrock through the recording proxy (needs credentials): "
                                            "checks, laws and rules instead of goldens, with retries.")
@@ -101,11 +103,14 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @shard_option
 @jobs_option
 @root_option
-def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, progress, live, attempts,
+def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, version, cache_dir, progress, live,
+            attempts,
             upstream, region, profile, model, keep_failures, verbose, strict, shard, jobs, root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
+    if command is not None and (version or cache_dir):
+        raise BadUsage("--version and --cache-dir go with --adapter (a JavaScript shim), not --command")
     if output is not None and output_dir is not None:
         raise click.UsageError("give --output or --output-dir, not both")
     if output_dir is not None and fmt is not None:
@@ -125,18 +130,19 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
     given, (root, selected) = root, scenarios(root, suites, ids)
     if jobs > 1:
         adapter = ("--adapter", spec) if spec is not None else ("--command", command)
-        merged = run_in_children("certify", child_options(adapter, suites, ids, baseline, timeout, given), jobs,
+        options = child_options(adapter, suites, ids, baseline, timeout, given) + release_args(version, cache_dir)
+        merged = run_in_children("certify", options, jobs,
                                  len(selected), sys.stderr.isatty() if progress is None else progress)
         _emit(certification.from_json(merged), fmt, output, output_dir, verbose)
         sys.exit(report.exit_code(merging.results_of(merged)))
     selected = sharded(selected, shard)
     if live:
         forward = live_upstream(upstream, region, profile)  # no credentials: refused before any adapter starts
-        with _adapter(spec, command, timeout) as adapter:
+        with _adapter(spec, command, timeout, (version, cache_dir)) as adapter:
             certify_live(selected, adapter, forward, model=model, attempts=attempts, keep_failures=keep_failures,
                          fmt=fmt, output=output, progress=_progress(progress))
     known = _baseline(baseline)
-    with _adapter(spec, command, timeout) as adapter:
+    with _adapter(spec, command, timeout, (version, cache_dir)) as adapter:
         results = certification.run(selected, adapter, root, _progress(progress))
     if baseline:
         results = report.apply_baseline(results, known, every_id(root, given), strict)

@@ -18,7 +18,7 @@ from harness.suite.protocol import TURN_TIMEOUT
 from harness.suite.shard import Shard, ShardError, parse_shard
 
 __all__ = ["BadUsage", "Finite", "adapter_option", "child_options", "default_region", "every_id", "live_credentials", "load",
-           "named_folder", "one_root_option", "region_option", "root_option", "scenarios", "selection_options",
+           "named_folder", "one_root_option", "region_option", "release_args", "release_options", "root_option", "scenarios", "selection_options",
            "shard_option", "sharded", "strict_option", "timeout_option"]
 
 
@@ -70,6 +70,22 @@ def selection_options(fn):
 def adapter_option(fn):
     return click.option("--adapter", "spec", default="reference", show_default=True, metavar="SPEC",
                         help="reference, a registered adapter name, or module:attribute.")(fn)
+
+
+def release_options(fn):
+    """``--version`` and ``--cache-dir``: the release of a JavaScript shim's library and its npm cache."""
+    fn = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+                      help="JavaScript shims: where their npm packages are installed, one folder per release "
+                           "[default: $BEDROCK_HARNESS_NPM_CACHE, else $XDG_CACHE_HOME/bedrock-harness/npm].")(fn)
+    return click.option("--version", "version", metavar="V", default=None,
+                        help="JavaScript shims (ai-sdk): the release of the library to install and run "
+                             "[default: the newest].")(fn)
+
+
+def release_args(version: str | None, cache_dir: Path | None) -> list[str]:
+    """``--version`` / ``--cache-dir`` as a ``--jobs`` child takes them."""
+    return (["--version", version] if version else []) + (["--cache-dir", str(Path(cache_dir).absolute())]
+                                                           if cache_dir else [])
 
 
 def strict_option(fn):
@@ -166,8 +182,9 @@ def _usage(call, *args):
         raise BadUsage(str(exc)) from None
 
 
-def load(spec: str, timeout: float | None = None):
+def load(spec: str, timeout: float | None = None, version: str | None = None, cache_dir: Path | None = None):
     """The adapter for ``spec``, each turn bounded by ``timeout``; a spec that does not resolve is a usage error.
+    ``version`` and ``cache_dir`` pick a JavaScript shim's release and where it is installed.
 
     A ``module:attribute`` module is looked for in the working directory first, as ``python -m`` would (the console
     script's own folder is what Python puts first otherwise)."""
@@ -176,7 +193,8 @@ def load(spec: str, timeout: float | None = None):
 
     try:
         with _working_directory_first(":" in spec):
-            return with_deadline(load_adapter(spec), timeout)
+            release = {"version": version, "cache_dir": cache_dir, **({"timeout": timeout} if timeout else {})}
+            return with_deadline(load_adapter(spec, **release), timeout)
     except AdapterLoadError as exc:
         raise BadUsage(str(exc)) from None
 

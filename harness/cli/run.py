@@ -9,8 +9,9 @@ import click
 
 from harness.suite import merge as merging
 from harness.suite import report
-from harness.cli.common import (BadUsage, adapter_option, child_options, every_id, load, root_option, scenarios,
-                                selection_options, shard_option, sharded, strict_option, timeout_option)
+from harness.cli.common import (BadUsage, adapter_option, child_options, every_id, load, release_args, release_options,
+                                root_option, scenarios, selection_options, shard_option, sharded, strict_option,
+                                timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
 from harness.suite.runner import run as run_scenarios
@@ -34,22 +35,24 @@ def _progress(enabled: bool):
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Known failures (YAML: scenario id -> reason).")
 @timeout_option
+@release_options
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr (default: when stderr is a TTY).")
 @click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
 @strict_option
 @shard_option
 @jobs_option
 @root_option
-def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, strict, shard, jobs, root):
+def run(spec, suites, ids, fmt, output, baseline, timeout, version, cache_dir, progress, verbose, strict, shard, jobs,
+        root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
     given, (root, selected) = root, scenarios(root, suites, ids)
     show = sys.stderr.isatty() if progress is None else progress
     if jobs > 1:
         _in_children(spec, suites, ids, baseline, timeout, shard, given, jobs, len(selected), show, fmt, verbose,
-                     output)
+                     output, release_args(version, cache_dir))
     selected = sharded(selected, shard)
-    adapter = load(spec, timeout)
+    adapter = load(spec, timeout, version, cache_dir)
     try:
         known = report.load_baseline(baseline) if baseline else {}
     except report.BaselineError as exc:
@@ -62,11 +65,11 @@ def run(spec, suites, ids, fmt, output, baseline, timeout, progress, verbose, st
     sys.exit(report.exit_code(results, strict))
 
 
-def _in_children(spec, suites, ids, baseline, timeout, shard, roots, jobs, total, show, fmt, verbose, output):
+def _in_children(spec, suites, ids, baseline, timeout, shard, roots, jobs, total, show, fmt, verbose, output, release):
     """The run as ``jobs`` child processes, one shard each, the reports joined; exits as the run would."""
     if shard is not None:
         raise BadUsage("--jobs splits the run into shards itself: give --jobs or --shard, not both")
-    options = child_options(("--adapter", spec), suites, ids, baseline, timeout, roots)
+    options = child_options(("--adapter", spec), suites, ids, baseline, timeout, roots) + release
     merged = run_in_children("run", options, jobs, total, show)
     write_output(merging.render(merged, fmt, verbose), output)
     sys.exit(report.exit_code(merging.results_of(merged)))

@@ -1,0 +1,65 @@
+"""``ai-sdk``: the Vercel AI SDK (``streamText`` of ``ai`` with ``@ai-sdk/amazon-bedrock``) run by the Node shim
+``ai_sdk.mjs`` over the subprocess protocol.
+
+The release is one of ``@ai-sdk/amazon-bedrock`` (``--version``, default the newest), installed with the newest
+``ai`` release on the same ``@ai-sdk/provider`` major (``npm.paired``) into
+``<cache>/@ai-sdk+amazon-bedrock@<version>``; the Node that runs it is the system's when it is as new as the
+release's engines ask, else one npm fetched into the cache.
+``BEDROCK_HARNESS_AI_SDK_MODULES`` names a folder to run instead (with the system's ``node``, nothing installed):
+the offline tests point it at a fake of the SDK's surface.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from importlib.resources import files
+from pathlib import Path
+
+from harness.adapters.js import npm
+from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
+
+__all__ = ["COMPANION", "LIBRARY", "MODULES_ENV", "ai_sdk", "modules_folder", "shim_command"]
+
+LIBRARY = "@ai-sdk/amazon-bedrock"
+COMPANION = "ai"
+SPECIFICATION = "@ai-sdk/provider"  # the interface between the two: a release of each speaks one major of it
+MODULES_ENV = "BEDROCK_HARNESS_AI_SDK_MODULES"
+_ENTRY = "bedrock-harness-ai-sdk.mjs"  # re-exports the packages from the folder that holds them
+
+
+def _shipped(name: str) -> Path:
+    return Path(str(files("harness.adapters.js").joinpath(name)))
+
+
+def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
+    """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
+    version = version or npm.newest(LIBRARY)
+    node = npm.find_node(npm.minimum_node(LIBRARY, version), cache)
+    folder = cache / f"{LIBRARY.replace('/', '+')}@{version}"
+    if not (folder / _ENTRY).is_file():
+        companion = npm.paired(LIBRARY, version, COMPANION, SPECIFICATION)
+        folder = npm.install(cache, folder.name, [f"{LIBRARY}@{version}", f"{COMPANION}@{companion}"])
+    return folder, node
+
+
+def shim_command(folder: Path, node: str) -> list[str]:
+    """The command running the shim on the packages in ``folder`` (the entry module refreshed beside them)."""
+    shutil.copyfile(_shipped(_ENTRY), folder / _ENTRY)
+    return [node, str(_shipped("ai_sdk.mjs")), "--modules", str(folder)]
+
+
+def ai_sdk(version: str | None = None, cache_dir: Path | None = None,
+           timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
+    """The ``ai-sdk`` adapter: the release ``version`` of @ai-sdk/amazon-bedrock (default: newest), started."""
+    given = os.environ.get(MODULES_ENV)
+    if given:
+        node = shutil.which("node")
+        if node is None:
+            raise npm.NpmError("node is not installed (or not on the PATH): the ai-sdk shim runs on Node.js")
+        return SubprocessAdapter([node, str(_shipped("ai_sdk.mjs")), "--modules", given], timeout=timeout)
+    folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
+    return SubprocessAdapter(shim_command(folder, node), timeout=timeout)
+
+
+ai_sdk.takes_release = True  # --version and --cache-dir go to it

@@ -1,0 +1,157 @@
+"""npm installs of a JavaScript shim's packages: one cache folder per library release, never the user's project.
+
+``$BEDROCK_HARNESS_NPM_CACHE`` (else ``$XDG_CACHE_HOME/bedrock-harness/npm``) holds ``<package>@<version>/`` with
+``node_modules/`` of the release and its companions, and ``node@<major>/`` when the system's Node is older than a
+release needs (``npm install node@<major>`` brings a Node binary for this platform). A folder is built under a
+temporary name and renamed when npm succeeded, so an interrupted install never leaves half a release behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+from harness.adapters.registry import AdapterLoadError
+
+__all__ = ["NpmError", "default_cache", "find_node", "install", "minimum_node", "newest", "npm", "paired",
+           "releases", "run_npm"]
+
+_READY = ".bedrock-harness-ready"
+_TAIL = 4  # lines of npm's output kept in an error
+
+
+class NpmError(AdapterLoadError):
+    """Node or npm missing or too old, or an npm command that failed: one line saying which and what to do."""
+
+
+def default_cache() -> Path:
+    """``$BEDROCK_HARNESS_NPM_CACHE``, else ``$XDG_CACHE_HOME/bedrock-harness/npm`` (``~/.cache/...``)."""
+    if os.environ.get("BEDROCK_HARNESS_NPM_CACHE"):
+        return Path(os.environ["BEDROCK_HARNESS_NPM_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "bedrock-harness" / "npm"
+
+
+def npm() -> str:
+    """The npm executable on the PATH; NpmError when there is none."""
+    found = shutil.which("npm")
+    if found is None:
+        raise NpmError("npm is not installed (or not on the PATH): the JavaScript shims install their packages "
+                       "with it; install Node.js 22 or newer, which brings npm (https://nodejs.org)")
+    return found
+
+
+def run_npm(args: list[str], what: str, cwd: Path | None = None) -> str:
+    """npm's output for ``args``; NpmError naming ``what`` with the tail of npm's output."""
+    try:
+        done = subprocess.run([npm(), *args], cwd=cwd, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        raise NpmError(f"{what}: npm did not finish within 15 minutes") from None
+    if done.returncode:
+        lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+        raise NpmError(f"{what}: npm failed: {' | '.join(lines[-_TAIL:]) or f'exit {done.returncode}'}")
+    return done.stdout
+
+
+def _view(spec: str, field: str) -> object:
+    """``npm view SPEC FIELD --json``, parsed (None when the registry has no such field)."""
+    out = run_npm(["view", spec, field, "--json"], f"asking the npm registry for {spec} {field}").strip()
+    return json.loads(out) if out else None
+
+
+def newest(package: str) -> str:
+    """The release of ``package`` the registry tags latest."""
+    return str(_view(package, "version"))
+
+
+def releases(package: str) -> list[str]:
+    """Every stable release of ``package``, oldest first."""
+    found = _view(package, "versions") or []
+    stable = [v for v in ([found] if isinstance(found, str) else found) if re.fullmatch(r"\d+\.\d+\.\d+", v)]
+    return sorted(stable, key=lambda v: tuple(map(int, v.split("."))))
+
+
+def _major(spec: object) -> str | None:
+    found = re.search(r"\d+", spec) if isinstance(spec, str) else None
+    return found.group(0) if found else None
+
+
+def paired(library: str, version: str, companion: str, through: str) -> str:
+    """The newest release of ``companion`` that depends on the same major of ``through`` as ``library@version`` (the
+    AI SDK: the ``ai`` release speaking the provider specification ``@ai-sdk/provider`` that the provider does)."""
+    wanted = _major(_view(f"{library}@{version}", f"dependencies.{through}"))
+    if wanted is None:
+        raise NpmError(f"{library} {version} does not depend on {through}: cannot pick the {companion} release for it")
+    newest_per_major: dict[str, str] = {}
+    for release in releases(companion):
+        newest_per_major[release.split(".")[0]] = release
+    for release in sorted(newest_per_major.values(), key=lambda v: -int(v.split(".")[0])):
+        if _major(_view(f"{companion}@{release}", f"dependencies.{through}")) == wanted:
+            return release
+    raise NpmError(f"no release of {companion} depends on {through} {wanted}.x as {library} {version} does")
+
+
+def minimum_node(package: str, version: str) -> int:
+    """The Node major ``package@version`` declares in engines.node (``>=22`` -> 22; 20 when it says nothing)."""
+    engines = _view(f"{package}@{version}", "engines")
+    found = re.search(r">=\s*v?(\d+)", (engines or {}).get("node", "") if isinstance(engines, dict) else "")
+    return max(20, int(found.group(1))) if found else 20
+
+
+def _node_major(node: str) -> int | None:
+    """The major version ``node --version`` prints, or None when it does not run."""
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = re.match(r"v(\d+)\.", out.strip())
+    return int(found.group(1)) if found else None
+
+
+def find_node(minimum: int, cache: Path) -> str:
+    """A Node of major ``minimum`` or newer: the system's, else one installed (``npm install node@MAJOR``) into
+    the cache; NpmError saying what is needed when neither can be had."""
+    system = shutil.which("node")
+    have = _node_major(system) if system else None
+    if have is not None and have >= minimum:
+        return system
+    folder = cache / f"node@{minimum}"
+    binary = folder / "node_modules" / ".bin" / ("node.cmd" if os.name == "nt" else "node")
+    if not (folder / _READY).is_file():
+        if shutil.which("npm") is None:
+            found = f"Node {have} at {system}" if have else "no Node"
+            raise NpmError(f"the JavaScript shim needs Node.js >= {minimum} (found {found}) and npm to fetch one "
+                           f"(npm install node@{minimum}): install Node.js {minimum} or newer (https://nodejs.org)")
+        _build(folder, [f"node@{minimum}"], f"installing Node {minimum} (npm install node@{minimum})")
+    if (_node_major(str(binary)) or 0) < minimum:
+        raise NpmError(f"{binary}: the Node npm installed does not run here; install Node.js {minimum} or newer")
+    return str(binary)
+
+
+def install(cache: Path, name: str, specs: list[str]) -> Path:
+    """The folder ``cache/name`` holding ``node_modules`` of ``specs`` (``pkg@version`` each), installed once."""
+    folder = cache / name
+    if not (folder / _READY).is_file():
+        _build(folder, specs, f"installing {' '.join(specs)}")
+    return folder
+
+
+def _build(folder: Path, specs: list[str], what: str) -> None:
+    """npm-install ``specs`` into a temporary folder, then rename it to ``folder``."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    building = folder.parent / f".{folder.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir()
+    try:
+        (building / "package.json").write_text('{"private": true, "description": "installed by bedrock-harness"}\n')
+        run_npm(["install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *specs], what,
+                cwd=building)
+        (building / _READY).write_text("\n".join(specs) + "\n")
+        shutil.rmtree(folder, ignore_errors=True)  # a half folder left by a crash before this change
+        building.rename(folder)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)

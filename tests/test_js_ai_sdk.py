@@ -1,0 +1,189 @@
+"""The ai-sdk shim (harness/adapters/js/ai_sdk.mjs) driven over the subprocess protocol against a fake of the AI
+SDK's public surface (tests/js_fake/ai-sdk): the stream parts' mapping, the history, the endpoint refusal and the
+native results, offline. Skipped when ``node`` is absent. The real packages run in test_js_ai_sdk_real.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.adapters.js.ai_sdk import MODULES_ENV, shim_command
+
+FAKE = Path(__file__).resolve().parent / "js_fake" / "ai-sdk"
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the ai-sdk shim runs on Node.js")
+ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_access_key_id": "AKIAFAKE",
+            "aws_secret_access_key": "fake"}
+TOOLS = [{"name": "read_file", "description": "Read a file.",
+          "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+OPTIONS = {"max_tokens": 512, "thinking_budget": 1024, "tool_choice": "auto"}
+SIGNED = {"bedrock": {"signature": "c2ln"}}
+CALL = [{"type": "tool-input-start", "id": "tu_1", "toolName": "read_file"},
+        {"type": "tool-input-delta", "id": "tu_1", "delta": '{"path": '},
+        {"type": "tool-input-delta", "id": "tu_1", "delta": '"/tmp/a"}'},
+        {"type": "tool-call", "toolCallId": "tu_1", "toolName": "read_file", "input": {"path": "/tmp/a"}}]
+ASSISTANT = {"role": "assistant", "content": [
+    {"type": "reasoning", "text": "Think.", "providerOptions": SIGNED},
+    {"type": "tool-call", "toolCallId": "tu_1", "toolName": "read_file", "input": {"path": "/tmp/a"}}]}
+FINISH = {"type": "finish", "finishReason": "tool-calls", "rawFinishReason": "tool_use",
+          "totalUsage": {"inputTokens": 30, "outputTokens": 7,
+                         "inputTokenDetails": {"cacheReadTokens": 4, "cacheWriteTokens": 6}}}
+
+
+@pytest.fixture
+def shim(tmp_path, monkeypatch):
+    """run(turns, calls) -> (each turn's answer lines, the fake's logged calls): the shim on a copy of the fake."""
+    folder = tmp_path / "modules"
+    shutil.copytree(FAKE, folder)
+    monkeypatch.delenv(MODULES_ENV, raising=False)
+
+    def run(turns: list[dict], calls: list[dict]) -> tuple[list[list[dict]], list[dict]]:
+        (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
+        lines = [{"type": "hello", "protocol": 3}] + [
+            {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
+        env = {"PATH": str(Path(NODE).parent), "FAKE_AI_SDK_SCRIPT": str(tmp_path / "script.json"),
+               "FAKE_AI_SDK_LOG": str(tmp_path / "log.jsonl")}
+        done = subprocess.run(shim_command(folder, NODE), input="".join(json.dumps(m) + "\n" for m in lines),
+                              capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        answers, turn = [], []
+        for message in map(json.loads, done.stdout.splitlines()):
+            turn.append(message)
+            if message["type"] in ("hello", "done", "error", "skip"):
+                answers.append(turn)
+                turn = []
+        log = tmp_path / "log.jsonl"
+        return answers, [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return run
+
+
+def turn(messages, conversation="s", **extra) -> dict:
+    return {"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "system": "Be brief.", "messages": messages,
+            "tools": TOOLS, "options": OPTIONS, "conversation": conversation, **extra}
+
+
+def chunks(answer: list[dict]) -> list[dict]:
+    assert answer[-1] == {"type": "done"}, answer[-1]
+    return [m["chunk"] for m in answer[:-1]]
+
+
+def test_hello_names_the_release_and_declares_conversation_mode(shim):
+    (hello,), _ = shim([], [])
+    assert hello[0]["name"] == "ai-sdk" and hello[0]["version"] == "9.9.9-fake"
+    assert {"own_history", "non_streaming", "usage_input_includes_cache"} <= set(hello[0]["capabilities"])
+
+
+def test_stream_parts_map_to_chunks_as_they_are(shim):
+    parts = [{"type": "start"}, {"type": "reasoning-delta", "id": "0", "text": "Think."},
+             {"type": "reasoning-delta", "id": "0", "text": "", "providerMetadata": SIGNED},
+             {"type": "reasoning-delta", "id": "1", "text": "", "providerMetadata": {"bedrock": {"redactedData": "cmVk"}}},
+             {"type": "text-delta", "id": "2", "text": "Reading."}, *CALL, FINISH]
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Read /tmp/a"}])], [{"parts": parts, "messages": [ASSISTANT]}])
+    assert chunks(answer) == [
+        {"type": "reasoning", "index": "0", "text": "Think."}, {"type": "reasoning", "index": "0", "signature": "c2ln"},
+        {"type": "redacted_reasoning", "index": "1", "data": "cmVk"}, {"type": "text", "index": "2", "text": "Reading."},
+        {"type": "tool_call", "index": "tu_1", "id": "tu_1", "name": "read_file", "input_delta": ""},
+        {"type": "tool_call", "index": "tu_1", "input_delta": '{"path": '},
+        {"type": "tool_call", "index": "tu_1", "input_delta": '"/tmp/a"}'},
+        {"type": "stop", "reason": "tool_use"},
+        {"type": "usage", "input_tokens": 30, "output_tokens": 7, "cache_read_input_tokens": 4,
+         "cache_write_input_tokens": 6},
+        {"type": "message", "message": {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "Think.", "signature": "c2ln"},
+            {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}}]}}]
+
+
+def test_without_the_raw_finish_reason_the_sdks_own_is_reported_unmapped(shim):
+    finish = {"type": "finish", "finishReason": "tool-calls", "totalUsage": {"inputTokens": 1, "outputTokens": 2}}
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}])], [{"parts": [finish], "messages": []}])
+    assert chunks(answer)[0] == {"type": "stop", "reason": "tool-calls"}
+
+
+def test_the_request_carries_tools_choice_thinking_and_the_loopback_provider(shim):
+    _, (call,) = shim([turn([{"role": "user", "content": "Hi"}])], [{"parts": [FINISH], "messages": []}])
+    assert call["baseURL"] == ENDPOINT["endpoint_url"] and call["accessKeyId"] == "AKIAFAKE"
+    assert call["tools"]["read_file"]["inputSchema"]["jsonSchema"] == TOOLS[0]["input_schema"]
+    assert call["toolChoice"] == "auto" and call["maxOutputTokens"] == 512 and call["system"] == "Be brief."
+    assert call["providerOptions"] == {"bedrock": {"reasoningConfig": {"type": "enabled", "budgetTokens": 1024}}}
+
+
+def test_the_history_is_the_sdks_response_messages_then_the_tool_results(shim):
+    opening = {"role": "user", "content": "Read /tmp/a"}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "42 lines",
+                                           "is_error": True}]}
+    _, (first, second) = shim([turn([opening]), turn([result])],
+                              [{"parts": [*CALL, FINISH], "messages": [ASSISTANT]}, {"parts": [FINISH], "messages": []}])
+    assert first["messages"] == [opening]
+    assert second["messages"] == [opening, ASSISTANT, {"role": "tool", "content": [
+        {"type": "tool-result", "toolCallId": "tu_1", "toolName": "read_file",
+         "output": {"type": "error-text", "value": "42 lines"}}]}]
+
+
+def test_a_new_conversation_starts_afresh(shim):
+    opening = {"role": "user", "content": "Hi"}
+    _, (_, second) = shim([turn([opening]), turn([opening], conversation="t")],
+                          [{"parts": [FINISH], "messages": [ASSISTANT]}, {"parts": [FINISH], "messages": []}])
+    assert second["messages"] == [opening]
+
+
+def test_an_error_part_ends_the_turn_and_nothing_joins_the_history(shim):
+    error = {"type": "error", "error": {"message": "Too many tokens", "type": "throttlingException"}}
+    opening = {"role": "user", "content": "Hi"}
+    (_, answer, _), (_, second) = shim([turn([opening]), turn([{"role": "user", "content": "Again"}])], [
+        {"parts": [{"type": "text-delta", "id": "0", "text": "Par"}, error, FINISH], "messages": []},
+        {"parts": [FINISH], "messages": []}])
+    assert chunks(answer) == [{"type": "text", "index": "0", "text": "Par"},
+                              {"type": "error", "code": "throttlingException", "message": "Too many tokens"}]
+    assert second["messages"] == [opening, {"role": "user", "content": "Again"}]
+
+
+def test_a_request_to_another_host_is_refused_before_it_is_sent(shim):
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}])],
+                          [{"fetch": "https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse-stream",
+                            "parts": [], "messages": []}])
+    (error,) = chunks(answer)
+    assert error["code"] == "EndpointRefused" and "never reaches a real AWS host" in error["message"]
+
+
+def test_the_loopback_endpoint_itself_is_let_through(shim):
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}])],
+                          [{"fetch": ENDPOINT["endpoint_url"] + "/model/x/converse-stream", "parts": [], "messages": []}])
+    (error,) = chunks(answer)
+    assert error["code"] != "EndpointRefused"  # sent: nothing listens on port 9, so the connection fails
+
+
+def test_streaming_parity_reports_both_calls_native_messages(shim):
+    (_, answer), (streamed, whole) = shim([turn([{"role": "user", "content": "Hi"}], non_streaming=True)], [
+        {"parts": [FINISH], "messages": [ASSISTANT], "generate": {"messages": [{"role": "assistant", "content": "x"}]}}])
+    assert chunks(answer)[-2:] == [{"type": "native", "path": "stream", "message": [ASSISTANT]},
+                                   {"type": "native", "path": "converse",
+                                    "message": [{"role": "assistant", "content": "x"}]}]
+    assert whole["kind"] == "generateText" and whole["messages"] == streamed["messages"]
+
+
+def test_a_failed_non_streaming_call_is_its_native_result(shim):
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}], non_streaming=True)], [
+        {"parts": [FINISH], "messages": [], "generate": {"error": {"message": "bad", "type": "validationException"}}}])
+    assert chunks(answer)[-1] == {"type": "native", "path": "converse", "error": "validationException: bad"}
+
+
+def test_opening_assistant_blocks_and_json_results_convert_to_model_messages(shim):
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},
+                                                 {"type": "redacted_thinking", "data": "cmVk"},
+                                                 {"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [{"json": [1]}]},
+                                            {"type": "text", "text": "and?"}]}]
+    _, (call,) = shim([turn(opening)], [{"parts": [FINISH], "messages": []}])
+    assert call["messages"][1:] == [
+        {"role": "assistant", "content": [
+            {"type": "reasoning", "text": "T", "providerOptions": SIGNED},
+            {"type": "reasoning", "text": "", "providerOptions": {"bedrock": {"redactedData": "cmVk"}}},
+            {"type": "tool-call", "toolCallId": "tu_9", "toolName": "read_file", "input": {}}]},
+        {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "tu_9", "toolName": "read_file",
+                                      "output": {"type": "json", "value": [1]}}]},
+        {"role": "user", "content": [{"type": "text", "text": "and?"}]}]
