@@ -153,10 +153,13 @@ class ModelCall:
         self.tools = tools  # the agent's tool names: a call to another tool never runs, so nothing waits for it
         self.events: list[dict] = []
         self.closing: list[dict] = []
+        self.stopped = False  # whether the last call flushed closed with the stream's own stop reason
 
     def feed(self, event: dict) -> None:
         raw = event.get("event") or {}
-        if "messageStop" in raw:
+        if "result" in event:
+            self._result(event["result"])
+        elif "messageStop" in raw:
             self.closing.append({"type": "stop", "reason": raw["messageStop"].get("stopReason")})
         elif "usage" in raw.get("metadata", {}):
             self.closing.append(model_shim._usage(raw["metadata"]["usage"]))
@@ -172,7 +175,15 @@ class ModelCall:
         self.loop.emit(message_chunk(strands_native.anthropic_blocks(message["content"])))
         self.order.expect([block["toolUse"]["toolUseId"] for block in message["content"]
                            if "toolUse" in block and block["toolUse"].get("name") in self.tools])
+        self.stopped = any(chunk["type"] == "stop" for chunk in self.closing)
         self.events, self.closing = [], []
+
+    def _result(self, result: Any) -> None:
+        """The agent's AgentResult: when its last model call streamed no stop reason (a cut stream), the one the
+        agent reports to the application (strands ends such a call as end_turn) is what the library holds."""
+        reason = getattr(result, "stop_reason", None)
+        if not self.stopped and reason is not None:
+            self.loop.emit({"type": "stop", "reason": str(reason)})
 
     def fail(self, exc: BaseException) -> None:
         """What streamed of the failed call, then its error."""
