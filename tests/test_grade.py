@@ -243,3 +243,14 @@ def test_every_judgement_says_what_and_why_and_grades_a_kind_of_finding():
         assert judgement.says and judgement.reason and judgement.subject in ("chunks", "request", "assembled",
                                                                              "parity", "laws")
         assert (judgement.step is not None) != bool(judgement.laws)
+
+
+@pytest.mark.parametrize("content", [True, 3, "text", {"text": "hi"}])
+def test_a_golden_request_of_any_shape_is_graded_without_a_crash(content):
+    """Found by tests/test_agreement.py: a hand-edited golden whose message content is a bool made a request step
+    raise; whatever the golden holds, grading gives a verdict."""
+    body = {"messages": [{"role": "user", "content": content}]}
+    ctx = Context(EVERYWHERE, expected_request=body, actual_request=results({"text": "x"}))
+    assert not graded(request_diff(), ctx).ok
+    ctx = Context(EVERYWHERE, expected_request={"messages": True}, actual_request=results({"text": "x"}))
+    assert not graded(request_diff(), ctx).ok
