@@ -56,6 +56,7 @@ __all__ = [
     "loads",
     "parse_bytes",
     "parse_document",
+    "read_bytes",
     "read_text",
     "dumps",
     "save",
@@ -412,7 +413,7 @@ def _frames_checked(cassette: Cassette) -> Cassette:
     return cassette
 
 
-def _plain(path) -> bytes:
+def read_bytes(path) -> bytes:
     """A file's bytes as every reader reads them (within the file limit; gzip, bz2 or xz decompressed, UTF-16 or
     UTF-32 as UTF-8: harness.cassettes.views.plain); CassetteError naming it."""
     try:
@@ -424,15 +425,15 @@ def _plain(path) -> bytes:
 
 
 def read_text(path) -> str:
-    """A file's text as every reader reads it (``_plain``), else UTF-8; CassetteError naming it."""
-    data = _plain(path)
+    """A file's text as every reader reads it (``read_bytes``), else UTF-8; CassetteError naming it."""
+    data = read_bytes(path)
     return _document(lambda: data.decode("utf-8"), path)
 
 
 def load(path) -> Cassette:
     """Read a cassette file (CassetteError naming the file and location on anything unreadable); its YAML is parsed
     once (``harness.cassettes.parsed``)."""
-    data = _plain(path)
+    data = read_bytes(path)
     return _frames_checked(from_document(_document(lambda: parsed.load_yaml_bytes(data), path), path))
 
 

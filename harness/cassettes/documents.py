@@ -13,20 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.cassettes import cassette, limits, views
-from harness.cassettes.cassette import CassetteError
+from harness.cassettes import cassette
+from harness.cassettes.cassette import CassetteError, read_bytes
 
 __all__ = ["document_problems", "json_lines", "read_bytes"]
-
-
-def read_bytes(path) -> bytes:
-    """A file's bytes as text (``views.plain``); CassetteError naming it past a limit or unreadable."""
-    try:
-        return views.plain(limits.read_file(path))
-    except limits.LimitError as err:
-        raise CassetteError(f"{path}: {err}") from None
-    except OSError as err:
-        raise CassetteError(f"{path}: cannot read ({type(err).__name__}: {err})") from None
 
 
 def json_lines(data: bytes) -> list | None:
@@ -38,9 +28,8 @@ def json_lines(data: bytes) -> list | None:
         return None
 
 
-def _document(path: Path) -> Any:
+def _document(path: Path, data: bytes) -> Any:
     """The parsed document (None for JSON lines); CassetteError with the line ``verify`` gives."""
-    data = read_bytes(path)
     try:
         return cassette.parse_bytes(data, path)
     except CassetteError:
@@ -49,11 +38,12 @@ def _document(path: Path) -> Any:
         return None
 
 
-def document_problems(path) -> list[str]:
+def document_problems(path, data: bytes | None = None) -> list[str]:
     """Why a YAML/JSON file cannot be read as what it is: one line when it cannot be read or parsed, every problem
-    ``verify`` reports when it is a bedrock-harness cassette; [] for anything else that parses."""
+    ``verify`` reports when it is a bedrock-harness cassette; [] for anything else that parses. ``data``: the file's
+    bytes as ``read_bytes`` gave them, when the caller has them already."""
     try:
-        document = _document(Path(path))
+        document = _document(Path(path), read_bytes(path) if data is None else data)
         if not cassette.is_cassette(document):
             return []
         return cassette.problems(cassette.from_document(document, path))

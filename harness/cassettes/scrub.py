@@ -20,6 +20,7 @@ from harness.cassettes.secrets import (
     refuse_request_secrets,
     refuse_response_secrets,
     scan,
+    scan_data,
     scan_file,
     scan_text,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "Finding",
     "SecretFound",
     "scan",
+    "scan_data",
     "scan_file",
     "scan_text",
     "refuse_request_secrets",

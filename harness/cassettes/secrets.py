@@ -26,7 +26,7 @@ import yaml
 from harness.cassettes import limits, parsed, tokens, views
 
 __all__ = ["Finding", "SecretFound", "refuse_request_secrets", "refuse_response_secrets", "scan", "scan_both",
-           "scan_file", "scan_text"]
+           "scan_data", "scan_file", "scan_text"]
 
 _TOKEN_HEADERS = ("x-amz-security-token", "authorization")
 _MAX_DEPTH = 4
@@ -222,7 +222,11 @@ def scan_both(document: Any, text: bytes, environ=None, allowed: Iterable[str | 
 def scan_file(path: Path, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
     """Every secret in a YAML/JSON file (gzip, bz2, xz, UTF-16 and UTF-32 too): its parsed values, and its raw text
     (see the module); LimitError for what is no regular file, or past the file or decompression limits."""
-    data = views.plain(limits.read_file(path))
+    return scan_data(views.plain(limits.read_file(path)), environ, allowed)
+
+
+def scan_data(data: bytes, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
+    """``scan_file`` of a file's bytes already read (``views.plain``)."""
     try:
         document = parsed.load_yaml_bytes(data)  # the document scan's verify just parsed, when it did
     except (yaml.YAMLError, UnicodeDecodeError, limits.LimitError):

@@ -86,18 +86,31 @@ def _b64decode(run: bytes) -> bytes | None:
     return None
 
 
+def _decoded(run: re.Match) -> bytes | None:
+    """A base64 or hex run's decoded bytes; None when it does not decode to something else, or is longer than
+    MAX_RUN_BYTES: such a run is read as it is but not decoded, since no reader takes a body that long (verify,
+    import and serve refuse the file) and decoding it cost the scan of a 40 MB body minutes."""
+    text = run.group(0)
+    if len(text) > MAX_RUN_BYTES:
+        return None
+    if run.re is _HEX_RUN:
+        return bytes.fromhex(text[: len(text) // 2 * 2].decode())
+    decoded = _b64decode(text)
+    return decoded if decoded != text else None
+
+
+def _runs(data: bytes) -> Iterator[tuple[re.Match, str, bytes]]:
+    """(run, "base64" or "hex", decoded bytes) of every run of ``data`` that decodes (``_decoded``)."""
+    for pattern, how in ((_BASE64_RUN, "base64"), (_HEX_RUN, "hex")):
+        for run in pattern.finditer(data):
+            decoded = _decoded(run)
+            if decoded:
+                yield run, how, decoded
+
+
 def decoded_runs(data: bytes) -> Iterator[tuple[str, bytes]]:
-    """("base64" or "hex", decoded bytes) of every run of ``data`` that decodes so, up to MAX_RUN_BYTES long: a
-    longer run is read as it is but not decoded, since no reader takes a body that long (verify, import and serve
-    refuse the file) and decoding it cost the scan of a 40 MB body minutes."""
-    for run in _BASE64_RUN.finditer(data):
-        decoded = _b64decode(run.group(0)) if run.end() - run.start() <= MAX_RUN_BYTES else None
-        if decoded and decoded != run.group(0):
-            yield "base64", decoded
-    for run in _HEX_RUN.finditer(data):
-        text = run.group(0)
-        if len(text) <= MAX_RUN_BYTES:
-            yield "hex", bytes.fromhex(text[: len(text) // 2 * 2].decode())
+    """("base64" or "hex", decoded bytes) of every run of ``data`` that decodes so (``_decoded``)."""
+    return ((how, decoded) for _, how, decoded in _runs(data))
 
 
 def _wrapped_tail(data: bytes, match: re.Match) -> bool:
@@ -140,11 +153,7 @@ def secret_spans(data: bytes, env) -> list[tuple[int, int]]:
     holds one; sorted, overlapping spans merged."""
     spans = [(at, at + len(value)) for at, _, value in matches(data, env) if value]
     spans += [(m.start(), m.end()) for _, value in env for m in re.finditer(re.escape(value), data)]
-    for run in [*_BASE64_RUN.finditer(data), *_HEX_RUN.finditer(data)]:
-        text = run.group(0)
-        decoded = _b64decode(text) if run.re is _BASE64_RUN else bytes.fromhex(text[: len(text) // 2 * 2].decode())
-        if decoded and next(matches(decoded, env), None):
-            spans.append(run.span())
+    spans += [run.span() for run, _, decoded in _runs(data) if next(matches(decoded, env), None)]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:

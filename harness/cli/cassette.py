@@ -106,12 +106,12 @@ _SCANNED = ("*.yaml", "*.yml", "*.json", "*.gz")  # what a folder given to `scan
 def _scan(path: Path, allowed: tuple[str, ...]) -> list[str]:
     """What `verify` says of the file when it cannot be read or parsed (or is a broken cassette), then the secrets
     in whatever of it can be read."""
-    problems = documents.document_problems(path)
     try:
-        findings = scrub.scan_file(path, allowed=allowed)
-    except (OSError, limits.LimitError):  # unreadable, not a regular file, past a limit: the problem says so
-        findings = []
-    return problems + [f"{path}: {finding}" for finding in findings]
+        data = documents.read_bytes(path)  # read once for both: what verify says and the secrets
+    except cassettes.CassetteError as err:  # unreadable, not a regular file, past a limit: that line is all
+        return [str(err)]
+    findings = scrub.scan_data(data, allowed=allowed)
+    return documents.document_problems(path, data) + [f"{path}: {finding}" for finding in findings]
 
 
 def _files(paths: tuple[Path, ...]) -> list[Path]:
