@@ -4,6 +4,7 @@ import json
 import os
 import re
 import struct
+from pathlib import Path
 
 import pytest
 import yaml
@@ -331,3 +332,21 @@ def test_raw_frames_are_frames():
 def test_public_names_exist(module):
     imported = __import__(f"harness.{module}", fromlist=["__all__"])
     assert imported.__all__ and all(hasattr(imported, name) for name in imported.__all__)
+
+
+def test_load_checked_checks_the_same_clean_bytes_once_and_a_broken_file_every_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("BEDROCK_HARNESS_PARSED_CACHE", str(tmp_path / "cache"))
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    cs.save(good, make(stream_interaction(GOOD_STREAM)))
+    cs.save(bad, make(stream_interaction(GOOD_STREAM[1:])))
+    checked = []
+    real = cs.problems
+    monkeypatch.setattr(cs, "problems", lambda loaded: checked.append(loaded.path) or real(loaded))
+    for _ in range(2):
+        assert cs.load_checked(good).interactions
+        with pytest.raises(cs.CassetteError, match="the stream must begin with messageStart"):
+            cs.load_checked(bad)
+    assert [Path(p).name for p in checked] == ["good.yaml", "bad.yaml", "bad.yaml"]
+    good.write_bytes(good.read_bytes().replace(b"\n", b"\n\n", 1))  # other bytes: checked afresh
+    cs.load_checked(good)
+    assert len(checked) == 4

@@ -73,3 +73,34 @@ def test_the_default_folder_follows_xdg(tmp_path, monkeypatch):
     monkeypatch.delenv("BEDROCK_HARNESS_PARSED_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert parsed.cache_folder() == tmp_path / "bedrock-harness" / "parsed"
+
+
+def test_a_clean_mark_holds_for_the_same_bytes_and_checking_code_only(cache, monkeypatch):
+    assert not parsed.checked_clean(DOC)
+    parsed.mark_clean(DOC)
+    assert parsed.checked_clean(DOC) and not parsed.checked_clean(DOC + b"\n")
+    monkeypatch.setattr(parsed, "_checker", lambda: b"other checking code")
+    assert not parsed.checked_clean(DOC)
+
+
+def test_the_checking_code_is_what_the_mark_names(tmp_path, monkeypatch):
+    parsed._checker.cache_clear()
+    first = parsed._checker()
+    import botocore
+
+    monkeypatch.setattr(botocore, "__version__", "0.0.0-other")
+    parsed._checker.cache_clear()
+    try:
+        assert parsed._checker() != first
+    finally:
+        parsed._checker.cache_clear()
+
+
+def test_marks_are_off_with_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("BEDROCK_HARNESS_PARSED_CACHE", "off")
+    parsed.mark_clean(DOC)
+    assert not parsed.checked_clean(DOC)
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("BEDROCK_HARNESS_PARSED_CACHE", str(tmp_path / "file" / "cache"))
+    parsed.mark_clean(DOC)  # an unwritable cache: nothing kept, nothing raised
+    assert not parsed.checked_clean(DOC)

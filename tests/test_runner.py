@@ -466,3 +466,13 @@ def test_an_adapters_traceback_is_formatted_without_building_an_ast(monkeypatch)
     except KeyError as exc:
         chunk = runner.exception_chunk(exc, caller="")
     assert parsed == [] and chunk["message"] == "KeyError: 'missing'" and '{}["missing"]' in chunk["traceback"]
+
+
+def test_a_scenario_reads_its_golden_once_and_its_verdict_stands(monkeypatch):
+    from harness.suite import golden
+
+    reads = []
+    real = golden.load_golden
+    monkeypatch.setattr(golden, "load_golden", lambda scenario: reads.append(scenario.id) or real(scenario))
+    result = run_scenario(BY_ID["core/round-trip"], ConverseAdapter(), REPO)
+    assert result.status == "pass" and reads == ["core/round-trip"]

@@ -6,10 +6,16 @@ format, so a changed file, a changed reader or changed limits parse afresh. The 
 ``$XDG_CACHE_HOME/bedrock-harness/parsed`` (``~/.cache/...``); ``BEDROCK_HARNESS_PARSED_CACHE`` names another
 folder, or ``off`` turns it off. Deleting it is always safe. A cache that cannot be read or written is skipped
 silently: it only ever saves time. A document ``marshal`` cannot hold (a ``!!timestamp``) is parsed each time.
+
+The same folder remembers which cassette files were checked and found clean (``checked_clean``, ``mark_clean``):
+an empty mark under a key that also names the source of the code that checks them (``harness/wire``,
+``harness/cassettes``) and botocore's version, so a changed checker, or a botocore that parses differently,
+checks afresh. Only a clean verdict is kept; a file with problems is checked each time it is read.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 import os
@@ -20,7 +26,7 @@ from typing import Any
 from harness.cassettes.limits import load_yaml
 from harness.version import __version__
 
-__all__ = ["cache_folder", "load_yaml_bytes"]
+__all__ = ["cache_folder", "checked_clean", "load_yaml_bytes", "mark_clean"]
 
 _FORMAT = 1  # of the cached files: marshal of the document, under a key naming it
 _OFF = ("off", "0", "no", "false")
@@ -31,8 +37,9 @@ def cache_folder() -> Path | None:
     named = os.environ.get("BEDROCK_HARNESS_PARSED_CACHE")
     if named is not None and named.strip().lower() in _OFF:
         return None
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "bedrock-harness" / "parsed"
-    return Path(named) if named else base
+    if named:
+        return Path(named)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "bedrock-harness" / "parsed"
 
 
 def _entry(data: bytes, folder: Path) -> Path:
@@ -68,3 +75,39 @@ def load_yaml_bytes(data: bytes) -> Any:
     if entry is not None:
         _keep(entry, document)
     return document
+
+
+@functools.cache
+def _checker() -> bytes:
+    """What a clean mark's verdict depends on: the checking code's source and botocore's version."""
+    import botocore  # only its version: the checks parse every stream with botocore's own parser
+
+    digest = hashlib.sha256(botocore.__version__.encode())
+    harness = Path(__file__).resolve().parents[1]
+    for path in sorted([*(harness / "wire").glob("*.py"), *(harness / "cassettes").glob("*.py")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+def _mark(data: bytes, folder: Path) -> Path:
+    key = hashlib.sha256(b"clean\0" + __version__.encode() + b"\0" + _checker() + data).hexdigest()
+    return folder / key[:2] / f"{key[2:]}.clean"
+
+
+def checked_clean(data: bytes) -> bool:
+    """Whether these exact bytes were checked before by the same checking code and found without problems."""
+    folder = cache_folder()
+    return folder is not None and _mark(data, folder).is_file()
+
+
+def mark_clean(data: bytes) -> None:
+    """Remember that these bytes were checked and found clean; a cache that cannot be written is skipped."""
+    folder = cache_folder()
+    if folder is None:
+        return
+    mark = _mark(data, folder)
+    try:
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+    except OSError:
+        return

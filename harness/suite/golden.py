@@ -152,13 +152,18 @@ def compared(scenario: Scenario, index: int, expected: Sequence[Mapping], actual
     return wanted, accept_stop_reasons(comparable(actual, capabilities), wanted, accepted)
 
 
-def check(scenario: Scenario, actual_turns: Sequence[Mapping], capabilities: Iterable[str] = ALL) -> list[Diff]:
+_UNREAD: Any = object()
+
+
+def check(scenario: Scenario, actual_turns: Sequence[Mapping], capabilities: Iterable[str] = ALL,
+          expected: list[dict] | None = _UNREAD) -> list[Diff]:
     """Differences between the golden and a run's turns (each: normalized chunks, request or None).
 
     Chunks are compared on what ``capabilities`` make comparable, a stop reason the turn accepts besides the
-    golden's as the golden's; a request only when both sides hold one.
+    golden's as the golden's; a request only when both sides hold one. ``expected``: the golden's turns as
+    ``load_golden`` gave them, when the caller has read it already.
     """
-    expected = load_golden(scenario)
+    expected = load_golden(scenario) if expected is _UNREAD else expected
     if expected is None:
         return [note("golden", f"no golden at {golden_path(scenario)}; run `bedrock-harness golden update "
                                f"{scenario.id}`", scenario=scenario.id)]

@@ -235,8 +235,9 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
     adapter's documented native differences), stream-law violations and request problems, per turn;
     ``text_deltas``: recorded, per turn."""
     actual = run.golden_turns(capabilities)  # in Bedrock's usage convention, whichever the adapter declares
-    diffs = golden.check(scenario, actual, capabilities)
-    expected = golden.load_golden(scenario) or []
+    expected = golden.load_golden(scenario)
+    diffs = golden.check(scenario, actual, capabilities, expected)
+    expected = expected or []
     results = []
     for index, turn in enumerate(run.turns):
         mine = tuple(d for d in diffs if d.turn == index)
