@@ -28,3 +28,32 @@ def test_certify_ai_sdk_passes_the_core_suite_on_the_newest_release(tmp_path):
     assert report["adapter"]["name"] == "ai-sdk" and report["summary"]["pass"] == len(report["results"]) >= 6
     assert not [p for p in tmp_path.iterdir() if p.name in ("node_modules", "package.json")]  # nothing in the project
     assert any(Path(cache).glob("@ai-sdk+amazon-bedrock@*/node_modules/ai/package.json"))
+
+
+def _certify(tmp_path, adapter: str, cache: str, env: dict | None = None) -> dict:
+    report = tmp_path / f"{adapter}.json"
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "certify", "--adapter", adapter, "--suite", "core",
+                           "--cache-dir", cache, "--format", "json", "--output", str(report)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=1200, env={**os.environ, **(env or {})})
+    assert done.returncode in (0, 1) and report.exists(), done.stderr
+    return json.loads(report.read_text())
+
+
+def test_the_agent_loop_passes_the_core_suite_and_catches_a_planted_defect(tmp_path):
+    """ai-sdk-agent on the newest release passes the core suite; a copy of the packages whose toResponseMessages
+    (the SDK's step message) drops every tool call's input fails the round trips through the SDK's own loop."""
+    from harness.adapters.js.ai_sdk import modules_folder
+
+    cache = os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or str(tmp_path / "npm")
+    report = _certify(tmp_path, "ai-sdk-agent", cache)
+    assert report["adapter"]["name"] == "ai-sdk-agent" and report["summary"]["pass"] == len(report["results"]) >= 6
+    folder, node = modules_folder(None, Path(cache))
+    planted = tmp_path / "planted"
+    shutil.copytree(folder, planted, symlinks=True)
+    code = planted / "node_modules" / "ai" / "dist" / "index.js"
+    original = 'input: part.invalid && typeof part.input !== "object" ? {} : part.input,'
+    assert original in code.read_text(), "the newest ai changed toResponseMessages: update the planted defect"
+    code.write_text(code.read_text().replace(original, "input: {},"))
+    broken = _certify(tmp_path, "ai-sdk-agent", cache, {"BEDROCK_HARNESS_AI_SDK_MODULES": str(planted),
+                                                         "PATH": f"{Path(node).parent}{os.pathsep}{os.environ['PATH']}"})
+    assert broken["summary"]["fail"] >= 1

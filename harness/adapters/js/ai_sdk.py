@@ -1,5 +1,6 @@
 """``ai-sdk``: the Vercel AI SDK (``streamText`` of ``ai`` with ``@ai-sdk/amazon-bedrock``) run by the Node shim
-``ai_sdk.mjs`` over the subprocess protocol.
+``ai_sdk.mjs`` over the subprocess protocol; ``ai-sdk-agent``: the SDK's own multi-step tool loop on the same
+packages (``ai_sdk_agent.mjs``). Both shims share ``ai_sdk_common.mjs``.
 
 The release is one of ``@ai-sdk/amazon-bedrock`` (``--version``, default the newest), installed with the newest
 ``ai`` release on the same ``@ai-sdk/provider`` major (``npm.paired``) into
@@ -19,13 +20,16 @@ from pathlib import Path
 from harness.adapters.js import npm
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
-__all__ = ["COMPANION", "LIBRARY", "MODULES_ENV", "ai_sdk", "modules_folder", "shim_command"]
+__all__ = ["AGENT_PROGRAM", "COMPANION", "LIBRARY", "MODULES_ENV", "PROGRAM", "ai_sdk", "ai_sdk_agent",
+           "modules_folder", "shim_command"]
 
 LIBRARY = "@ai-sdk/amazon-bedrock"
 COMPANION = "ai"
 SPECIFICATION = "@ai-sdk/provider"  # the interface between the two: a release of each speaks one major of it
 MODULES_ENV = "BEDROCK_HARNESS_AI_SDK_MODULES"
 _ENTRY = "bedrock-harness-ai-sdk.mjs"  # re-exports the packages from the folder that holds them
+PROGRAM = "ai_sdk.mjs"
+AGENT_PROGRAM = "ai_sdk_agent.mjs"
 
 
 def _shipped(name: str) -> Path:
@@ -43,23 +47,34 @@ def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     return folder, node
 
 
-def shim_command(folder: Path, node: str) -> list[str]:
-    """The command running the shim on the packages in ``folder`` (the entry module refreshed beside them)."""
+def shim_command(folder: Path, node: str, program: str = PROGRAM) -> list[str]:
+    """The command running a shim on the packages in ``folder`` (the entry module refreshed beside them)."""
     shutil.copyfile(_shipped(_ENTRY), folder / _ENTRY)
-    return [node, str(_shipped("ai_sdk.mjs")), "--modules", str(folder)]
+    return [node, str(_shipped(program)), "--modules", str(folder)]
+
+
+def _started(program: str, version: str | None, cache_dir: Path | None, timeout: float) -> SubprocessAdapter:
+    given = os.environ.get(MODULES_ENV)
+    if given:
+        node = shutil.which("node")
+        if node is None:
+            raise npm.NpmError(f"node is not installed (or not on the PATH): the {program} shim runs on Node.js")
+        return SubprocessAdapter([node, str(_shipped(program)), "--modules", given], timeout=timeout)
+    folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
+    return SubprocessAdapter(shim_command(folder, node, program), timeout=timeout)
 
 
 def ai_sdk(version: str | None = None, cache_dir: Path | None = None,
            timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
     """The ``ai-sdk`` adapter: the release ``version`` of @ai-sdk/amazon-bedrock (default: newest), started."""
-    given = os.environ.get(MODULES_ENV)
-    if given:
-        node = shutil.which("node")
-        if node is None:
-            raise npm.NpmError("node is not installed (or not on the PATH): the ai-sdk shim runs on Node.js")
-        return SubprocessAdapter([node, str(_shipped("ai_sdk.mjs")), "--modules", given], timeout=timeout)
-    folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
-    return SubprocessAdapter(shim_command(folder, node), timeout=timeout)
+    return _started(PROGRAM, version, cache_dir, timeout)
+
+
+def ai_sdk_agent(version: str | None = None, cache_dir: Path | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
+    """The ``ai-sdk-agent`` adapter: the SDK's own tool loop on the release ``version`` (default: newest), started."""
+    return _started(AGENT_PROGRAM, version, cache_dir, timeout)
 
 
 ai_sdk.takes_release = True  # --version and --cache-dir go to it
+ai_sdk_agent.takes_release = True

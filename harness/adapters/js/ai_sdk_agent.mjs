@@ -1,0 +1,232 @@
+#!/usr/bin/env node
+// The Vercel AI SDK's own multi-step tool loop as a bedrock-harness adapter (`ai-sdk-agent`): one `streamText` per
+// conversation with `stopWhen: stepCountIs(n)` (`maxSteps` where the release has no stopWhen) and one tool per
+// scenario tool, whose `execute` returns the scenario's result for that call, so the SDK itself decides whether to
+// run the tools the model called and makes the next model call. Same packages, loading and mapping as ai_sdk.mjs.
+//
+//   node ai_sdk_agent.mjs --modules DIR
+//
+// Model call k is harness turn k's: `prepareStep` holds step k until the harness sends turn k (its tool results,
+// which the waiting `execute`s return; `toModelOutput` gives the model the same output ai_sdk.mjs sends for them).
+// A turn ends when the step's tools all wait for their results, or when the loop reaches the next step's gate, or
+// when the loop finishes. The SDK closes a step (finish-step, the step's response.messages) only after its tools
+// return, so a turn whose tools wait takes its stop reason and usage from the provider's own finish part of the model
+// call (watched on the model) and its `message` from the SDK's content of that model call (`onLanguageModelCallEnd`,
+// ai 7; releases without it report no message for such a turn); a step that closes within its turn reports the
+// assistant message of its response.messages. A loop that finishes while the scenario goes on (results sent, no
+// next model call) is the turn error `agent_loop_ended`; user content between model calls is a skip.
+
+import { anthropicMessage, callOptions, converted, errorChunk, load, partChunks, resultOutput, serve, Skip,
+  toolChoice } from "./ai_sdk_common.mjs";
+
+const packages = await load("ai_sdk_agent.mjs");
+const { ai } = packages;
+
+const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
+  "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
+  "usage_input_includes_cache"];
+const LOOP_ENDED = "agent_loop_ended";
+const STEPS = 1000; // the scenario, not the step count, ends a conversation
+
+const loopUntil = (steps) => typeof ai.stepCountIs === "function" ? { stopWhen: ai.stepCountIs(steps) }
+  : { maxSteps: steps }; // before ai 5
+
+class Queue {
+  constructor() { this.items = []; this.wake = null; }
+  push(item) { this.items.push(item); this.wake?.(); this.wake = null; }
+  async next() {
+    while (!this.items.length) await new Promise((wake) => { this.wake = wake; });
+    return this.items.shift();
+  }
+}
+
+// One step of the loop: what its model call streamed (provider side) and what the SDK reported of it.
+class Step {
+  constructor() { this.restart(); this.record = null; this.closed = false; this.finished = false; }
+  restart() { // a retried model call streams the step afresh
+    this.calls = new Set(); this.streamed = new Set(); this.settled = new Set();
+    this.finish = null; this.ended = false; this.content = null;
+  }
+  provider(part) {
+    if (part.type === "tool-call") this.calls.add(part.toolCallId);
+    if (part.type === "finish") this.finish = part;
+  }
+}
+
+// The provider's finish part: Bedrock's stop reason and the model call's usage, as the SDK copies them to finish-step.
+function closing(finish) {
+  const reason = finish.finishReason;
+  const usage = finish.usage ?? {};
+  const count = (tokens) => typeof tokens === "object" && tokens !== null ? tokens.total ?? null : tokens ?? null;
+  const input = typeof usage.inputTokens === "object" && usage.inputTokens !== null ? usage.inputTokens : {};
+  return [{ type: "stop", reason: typeof reason === "object" && reason !== null ? reason.raw ?? reason.unified ?? null
+    : reason ?? null },
+  { type: "usage", input_tokens: count(usage.inputTokens), output_tokens: count(usage.outputTokens),
+    cache_read_input_tokens: input.cacheRead ?? usage.cachedInputTokens ?? 0,
+    cache_write_input_tokens: input.cacheWrite ?? finish.providerMetadata?.bedrock?.usage?.cacheWriteInputTokens ?? 0 }];
+}
+
+const unanswered = (id) => ({ type: "tool_result", tool_use_id: id, is_error: true,
+  content: "the harness sent no result for this call" });
+
+// The tool_result blocks of a later turn; other user content cannot enter a running loop.
+function toolResults(turn) {
+  const blocks = (turn.messages ?? []).flatMap((m) => typeof m.content === "string" ? [{ type: "text" }] : m.content);
+  const others = blocks.filter((b) => b.type !== "tool_result").map((b) => b.type);
+  if (others.length) {
+    throw new Skip(`an agent loop takes no user content between its model calls (this turn adds ${JSON.stringify(others)})`);
+  }
+  return blocks;
+}
+
+// One conversation: the SDK's loop running, paused between harness turns.
+class AgentRun {
+  constructor(turn, endpoint) {
+    this.conversation = turn.conversation;
+    this.turnIndex = 0; this.options = turn.options ?? {};
+    this.queue = new Queue(); this.steps = []; this.seen = 0; this.pausedTurn = -1;
+    this.waiting = new Map(); this.results = new Map(); this.gate = null;
+    this.failed = false; this.finished = false; this.abort = new AbortController();
+    const options = callOptions(packages, turn, endpoint, converted(turn.messages ?? [], []));
+    const tools = Object.fromEntries(Object.entries(options.tools ?? {}).map(([name, tool]) => [name, { ...tool,
+      execute: (input, { toolCallId }) => this.result(toolCallId),
+      toModelOutput: ({ output }) => resultOutput(output) }]));
+    const result = ai.streamText({ ...options, model: this.watched(options.model), ...(options.tools ? { tools } : {}),
+      ...loopUntil(STEPS), abortSignal: this.abort.signal, onError: () => {},
+      prepareStep: ({ stepNumber }) => this.prepare(stepNumber),
+      onStepFinish: (step) => { this.steps.at(-1).record = step; },
+      onLanguageModelCallEnd: (event) => { this.steps.at(-1).content = event.content; } });
+    this.pump(result);
+  }
+
+  // The model with its streams watched (the provider's tool calls, finish part and end).
+  watched(model) {
+    return new Proxy(model, { get: (target, key) => key !== "doStream" ? Reflect.get(target, key) : async (options) => {
+      const step = this.steps.at(-1);
+      step.restart();
+      const result = await target.doStream(options);
+      return { ...result, stream: result.stream.pipeThrough(new TransformStream({
+        transform: (part, controller) => { step.provider(part); controller.enqueue(part); },
+        flush: () => { step.ended = true; this.check(); } })) };
+    } });
+  }
+
+  // Step k waits for harness turn k; a later step's tool choice is its turn's.
+  async prepare(number) {
+    this.steps.push(new Step());
+    if (number > this.turnIndex) {
+      await new Promise((release) => { this.gate = { number, release }; this.check(); });
+    }
+    return number === 0 ? undefined : { toolChoice: toolChoice(this.options.tool_choice) ?? "auto" };
+  }
+
+  result(id) {
+    if (this.results.has(id)) return Promise.resolve(this.results.get(id));
+    return new Promise((resolve) => { this.waiting.set(id, resolve); this.check(); });
+  }
+
+  async pump(result) {
+    const state = { started: new Set(), metadata: null };
+    try {
+      for await (const part of result.fullStream) {
+        this.observe(part);
+        if (part.type !== "finish" && part.type !== "finish-step") {
+          for (const chunk of partChunks(part, state)) this.emit(chunk);
+        }
+        this.check();
+      }
+    } catch (error) {
+      this.emit(errorChunk(error));
+    }
+    if (this.steps.length) this.closeStep(this.steps.at(-1));
+    this.queue.push({ kind: "done" });
+  }
+
+  observe(part) {
+    const step = this.steps[this.seen];
+    if (!step) return;
+    if (part.type === "tool-call") step.streamed.add(part.toolCallId);
+    if (part.type === "tool-error" || part.type === "tool-result") {
+      step.streamed.add(part.toolCallId); step.settled.add(part.toolCallId);
+    }
+    if (part.type === "finish-step") { step.finished = true; this.seen += 1; }
+  }
+
+  emit(chunk) {
+    if (this.failed || this.abort.signal.aborted) return; // nothing follows an error chunk
+    this.queue.push({ kind: "chunk", chunk });
+    if (chunk.type === "error") this.failed = true;
+  }
+
+  // Ends the harness turn when its step's tools all wait, or when the loop waits at the next step's gate.
+  check() {
+    const step = this.steps[this.turnIndex];
+    if (!step || this.pausedTurn === this.turnIndex) return;
+    const calls = [...step.calls];
+    const waiting = step.ended && calls.some((id) => this.waiting.has(id)) && calls.every((id) =>
+      step.streamed.has(id) && (this.waiting.has(id) || step.settled.has(id)));
+    const gated = this.gate?.number === this.turnIndex + 1 && step.finished;
+    if (!waiting && !gated) return;
+    this.closeStep(step);
+    this.pausedTurn = this.turnIndex;
+    this.queue.push({ kind: "pause" });
+  }
+
+  // The step's stop, usage and assembled message, once.
+  closeStep(step) {
+    if (step.closed) return;
+    step.closed = true;
+    if (step.finish) closing(step.finish).forEach((chunk) => this.emit(chunk));
+    const assistant = step.record?.response?.messages?.filter((m) => m.role === "assistant").at(-1)
+      ?? (step.content ? { role: "assistant", content: step.content } : null);
+    if (assistant) this.emit({ type: "message", message: anthropicMessage([assistant]) });
+  }
+
+  // The next turn's tool results: the waiting calls return them (a call the harness sent none for gets an error).
+  deliver(results, turn) {
+    this.turnIndex += 1;
+    this.options = turn.options ?? {};
+    for (const block of results) this.results.set(block.tool_use_id, block);
+    for (const [id, resolve] of this.waiting) resolve(this.results.get(id) ?? unanswered(id));
+    this.waiting.clear();
+    if (this.gate && this.gate.number <= this.turnIndex) { this.gate.release(); this.gate = null; }
+  }
+
+  async* untilPause() {
+    const turn = this.turnIndex;
+    while (!this.finished) {
+      const event = await this.queue.next();
+      if (event.kind === "chunk") yield event.chunk;
+      else if (event.kind === "pause") return;
+      else this.finished = true;
+    }
+    if (turn > 0 && this.steps.length <= turn && !this.failed) {
+      yield { type: "error", code: LOOP_ENDED, message: "the agent loop finished without another model call: the "
+        + "SDK did not continue after the tool results, so the scenario's next model call never happened" };
+    }
+  }
+
+  // Abandoned (a new conversation): the SDK's call is aborted and waiting tools return.
+  close() { this.abort.abort(); for (const resolve of this.waiting.values()) resolve(unanswered("")); }
+}
+
+class Agent {
+  constructor() { this.run = null; }
+
+  async* turn(turn, endpoint) {
+    if (!this.run || !("conversation" in turn) || turn.conversation !== this.run.conversation) {
+      this.run?.close();
+      this.run = new AgentRun(turn, endpoint);
+    } else if (this.run.finished) {
+      const results = toolResults(turn);
+      yield { type: "error", code: LOOP_ENDED, message: "the agent loop had already finished, without running the "
+        + `${results.length} tool call(s) the model made, so their results had nowhere to go` };
+      return;
+    } else {
+      this.run.deliver(toolResults(turn), turn);
+    }
+    yield* this.run.untilPause();
+  }
+}
+
+await serve({ name: "ai-sdk-agent", version: packages.version, capabilities: CAPABILITIES }, new Agent());

@@ -1,0 +1,149 @@
+"""The ai-sdk-agent shim (harness/adapters/js/ai_sdk_agent.mjs) driven over the subprocess protocol against the fake of
+the AI SDK (tests/js_fake/ai-sdk), whose streamText runs the tool loop as the real one does: model call k waits for
+turn k, the harness's results flow into the tools' execute, a loop that ends early is ``agent_loop_ended``.
+Skipped when ``node`` is absent; the real packages run in test_js_ai_sdk_real.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.adapters.js.ai_sdk import AGENT_PROGRAM, MODULES_ENV, shim_command
+
+FAKE = Path(__file__).resolve().parent / "js_fake" / "ai-sdk"
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the ai-sdk-agent shim runs on Node.js")
+ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_access_key_id": "AKIAFAKE",
+            "aws_secret_access_key": "fake"}
+TOOLS = [{"name": "read_file", "description": "Read a file.",
+          "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+SIGNED = {"bedrock": {"signature": "c2ln"}}
+CALL_PART = {"type": "tool-call", "toolCallId": "tu_1", "toolName": "read_file", "input": {"path": "/tmp/a"}}
+REASONING = {"type": "reasoning", "text": "Think.", "providerMetadata": SIGNED}
+USAGE = {"inputTokens": {"total": 30, "noCache": 20, "cacheRead": 4, "cacheWrite": 6}, "outputTokens": {"total": 7}}
+ASSISTANT = {"role": "assistant", "content": [{"type": "text", "text": "It has 42 lines."}]}
+OPENING = {"role": "user", "content": "Read /tmp/a"}
+RESULT = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "42 lines"}]}
+
+
+def tool_step(finish="tool-calls", raw="tool_use") -> dict:
+    """A model call that calls read_file (its provider parts, the SDK's content of it, its stream parts)."""
+    return {"provider": [CALL_PART, {"type": "finish", "finishReason": {"unified": finish, "raw": raw}, "usage": USAGE}],
+            "content": [REASONING, CALL_PART], "finishReason": finish, "rawFinishReason": raw,
+            "parts": [{"type": "reasoning-delta", "id": "0", "text": "Think."},
+                      {"type": "tool-input-start", "id": "tu_1", "toolName": "read_file"},
+                      {"type": "tool-input-delta", "id": "tu_1", "delta": '{"path": "/tmp/a"}'}, CALL_PART],
+            "messages": [{"role": "assistant", "content": [{**REASONING, "providerOptions": SIGNED}, CALL_PART]}]}
+
+
+TEXT_STEP = {"provider": [{"type": "finish", "finishReason": {"unified": "stop", "raw": "end_turn"}, "usage": USAGE}],
+             "finishReason": "stop", "rawFinishReason": "end_turn", "messages": [ASSISTANT],
+             "parts": [{"type": "text-delta", "id": "1", "text": "It has 42 lines."}]}
+
+
+@pytest.fixture
+def shim(tmp_path, monkeypatch):
+    """run(turns, calls) -> (each answer's lines, the fake's logged model calls): the agent shim on a copy of the fake."""
+    folder = tmp_path / "modules"
+    shutil.copytree(FAKE, folder)
+    monkeypatch.delenv(MODULES_ENV, raising=False)
+
+    def run(turns: list[dict], calls: list[dict]) -> tuple[list[list[dict]], list[dict]]:
+        (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
+        lines = [{"type": "hello", "protocol": 3}] + [
+            {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
+        env = {"PATH": str(Path(NODE).parent), "FAKE_AI_SDK_SCRIPT": str(tmp_path / "script.json"),
+               "FAKE_AI_SDK_LOG": str(tmp_path / "log.jsonl")}
+        done = subprocess.run(shim_command(folder, NODE, AGENT_PROGRAM), capture_output=True, text=True, env=env,
+                              input="".join(json.dumps(m) + "\n" for m in lines), timeout=60)
+        assert done.returncode == 0, done.stderr
+        answers, answer = [], []
+        for message in map(json.loads, done.stdout.splitlines()):
+            answer.append(message)
+            if message["type"] in ("hello", "done", "error", "skip"):
+                answers.append(answer)
+                answer = []
+        log = tmp_path / "log.jsonl"
+        return answers, [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return run
+
+
+def turn(messages, conversation="s", tool_choice="auto") -> dict:
+    return {"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "system": "Be brief.", "messages": messages,
+            "tools": TOOLS, "options": {"max_tokens": 512, "tool_choice": tool_choice}, "conversation": conversation}
+
+
+def chunks(answer: list[dict]) -> list[dict]:
+    assert answer[-1] == {"type": "done"}, answer[-1]
+    return [m["chunk"] for m in answer[:-1]]
+
+
+STOP_USAGE = [{"type": "usage", "input_tokens": 30, "output_tokens": 7, "cache_read_input_tokens": 4,
+               "cache_write_input_tokens": 6}]
+
+
+def test_hello_names_the_agent_without_non_streaming(shim):
+    (hello,), _ = shim([], [])
+    assert hello[0]["name"] == "ai-sdk-agent" and hello[0]["version"] == "9.9.9-fake"
+    assert "own_history" in hello[0]["capabilities"] and "non_streaming" not in hello[0]["capabilities"]
+
+
+def test_a_turn_whose_tools_wait_ends_with_the_model_calls_stop_usage_and_content(shim):
+    (_, first, second), _ = shim([turn([OPENING]), turn([RESULT])], [tool_step(), TEXT_STEP])
+    assert chunks(first) == [
+        {"type": "reasoning", "index": "0", "text": "Think."},
+        {"type": "tool_call", "index": "tu_1", "id": "tu_1", "name": "read_file", "input_delta": ""},
+        {"type": "tool_call", "index": "tu_1", "input_delta": '{"path": "/tmp/a"}'},
+        {"type": "stop", "reason": "tool_use"}, *STOP_USAGE,
+        {"type": "message", "message": {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "Think.", "signature": "c2ln"},
+            {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}}]}}]
+    assert chunks(second) == [{"type": "text", "index": "1", "text": "It has 42 lines."},
+                              {"type": "stop", "reason": "end_turn"}, *STOP_USAGE,
+                              {"type": "message", "message": {"role": "assistant", "content": [
+                                  {"type": "text", "text": "It has 42 lines."}]}}]
+
+
+def test_the_harness_results_flow_into_execute_and_the_next_model_call(shim):
+    error = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "no such file",
+                                          "is_error": True}]}
+    _, (first, second) = shim([turn([OPENING]), turn([error], tool_choice="any")], [tool_step(), TEXT_STEP])
+    assert first["messages"] == [OPENING] and first["toolChoice"] == "auto"
+    assert second["messages"][2] == {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "tu_1",
+                                      "toolName": "read_file", "output": {"type": "error-text", "value": "no such file"}}]}
+    assert second["toolChoice"] == "required"  # the later turn's own tool choice, given by prepareStep
+
+
+def test_a_loop_that_stops_after_running_the_tools_is_agent_loop_ended(shim):
+    (_, first, second), calls = shim([turn([OPENING]), turn([RESULT])], [tool_step("length", "max_tokens")])
+    assert {"type": "stop", "reason": "max_tokens"} in chunks(first)
+    (error,) = chunks(second)
+    assert error["type"] == "error" and error["code"] == "agent_loop_ended" and len(calls) == 1
+
+
+def test_results_for_a_loop_that_already_finished_are_agent_loop_ended(shim):
+    (_, first, second), _ = shim([turn([OPENING]), turn([RESULT])], [TEXT_STEP])
+    assert chunks(first)[-1]["type"] == "message"
+    (error,) = chunks(second)
+    assert error["code"] == "agent_loop_ended" and "had already finished" in error["message"]
+
+
+def test_user_content_between_model_calls_is_a_skip(shim):
+    (_, _, second), _ = shim([turn([OPENING]), turn([{"role": "user", "content": "And?"}])], [tool_step(), TEXT_STEP])
+    assert second[-1]["type"] == "skip" and "no user content between its model calls" in second[-1]["reason"]
+
+
+def test_a_new_conversation_starts_a_new_loop(shim):
+    (_, _, second), calls = shim([turn([OPENING]), turn([OPENING], conversation="t")], [tool_step(), TEXT_STEP])
+    assert chunks(second)[0]["type"] == "text" and calls[1]["messages"] == [OPENING]
+
+
+def test_a_request_to_another_host_is_refused_before_it_is_sent(shim):
+    (_, answer), _ = shim([turn([OPENING])], [{"fetch": "https://bedrock-runtime.us-east-1.amazonaws.com/model/x",
+                                               **TEXT_STEP}])
+    (error,) = chunks(answer)
+    assert error["code"] == "EndpointRefused" and "never reaches a real AWS host" in error["message"]
