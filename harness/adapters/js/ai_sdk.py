@@ -12,12 +12,9 @@ the offline tests point it at a fake of the SDK's surface.
 
 from __future__ import annotations
 
-import os
-import shutil
-from importlib.resources import files
 from pathlib import Path
 
-from harness.adapters.js import npm
+from harness.adapters.js import launch, npm
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
 __all__ = ["AGENT_PROGRAM", "COMPANION", "LIBRARY", "MODULES_ENV", "PROGRAM", "ai_sdk", "ai_sdk_agent",
@@ -30,10 +27,6 @@ MODULES_ENV = "BEDROCK_HARNESS_AI_SDK_MODULES"
 _ENTRY = "bedrock-harness-ai-sdk.mjs"  # re-exports the packages from the folder that holds them
 PROGRAM = "ai_sdk.mjs"
 AGENT_PROGRAM = "ai_sdk_agent.mjs"
-
-
-def _shipped(name: str) -> Path:
-    return Path(str(files("harness.adapters.js").joinpath(name)))
 
 
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
@@ -49,17 +42,13 @@ def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
 
 def shim_command(folder: Path, node: str, program: str = PROGRAM) -> list[str]:
     """The command running a shim on the packages in ``folder`` (the entry module refreshed beside them)."""
-    shutil.copyfile(_shipped(_ENTRY), folder / _ENTRY)
-    return [node, str(_shipped(program)), "--modules", str(folder)]
+    return launch.shim_command(program, _ENTRY, folder, node)
 
 
 def _started(program: str, version: str | None, cache_dir: Path | None, timeout: float) -> SubprocessAdapter:
-    given = os.environ.get(MODULES_ENV)
-    if given:
-        node = shutil.which("node")
-        if node is None:
-            raise npm.NpmError(f"node is not installed (or not on the PATH): the {program} shim runs on Node.js")
-        return SubprocessAdapter([node, str(_shipped(program)), "--modules", given], timeout=timeout)
+    given = launch.given_folder(MODULES_ENV, program, program, timeout)
+    if given is not None:
+        return given
     folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
     return SubprocessAdapter(shim_command(folder, node, program), timeout=timeout)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness.adapters.registry import AdapterLoadError
 
-__all__ = ["NpmError", "default_cache", "find_node", "install", "minimum_node", "newest", "npm", "paired",
+__all__ = ["NpmError", "default_cache", "find_node", "install", "minimum_node", "newest", "npm", "paired", "peer",
            "releases", "run_npm"]
 
 _READY = ".bedrock-harness-ready"
@@ -93,6 +93,16 @@ def paired(library: str, version: str, companion: str, through: str) -> str:
         if _major(_view(f"{companion}@{release}", f"dependencies.{through}")) == wanted:
             return release
     raise NpmError(f"no release of {companion} depends on {through} {wanted}.x as {library} {version} does")
+
+
+def peer(library: str, version: str, companion: str) -> str:
+    """The range of ``companion`` that ``library@version`` asks for (peerDependencies, else dependencies), for npm
+    to install the newest release within it (LangChain.js: the ``@langchain/core`` a ``@langchain/aws`` needs)."""
+    for field in ("peerDependencies", "dependencies"):
+        wanted = _view(f"{library}@{version}", f"{field}.{companion}")
+        if isinstance(wanted, str) and wanted:
+            return wanted
+    raise NpmError(f"{library} {version} does not depend on {companion}: cannot pick the {companion} release for it")
 
 
 def minimum_node(package: str, version: str) -> int:

@@ -1,0 +1,293 @@
+#!/usr/bin/env node
+// LangChain.js (`ChatBedrockConverse` of `@langchain/aws`, on `@langchain/core`) as a bedrock-harness adapter: the
+// subprocess protocol 3 in conversation mode (own_history), Node >= 20.
+//
+//   node langchain_js.mjs --modules DIR
+//
+// DIR holds the packages (node_modules/) and bedrock-harness-langchain-js.mjs, which re-exports `@langchain/aws`,
+// `@langchain/core/messages`, `@aws-sdk/client-bedrock-runtime` and `@smithy/node-http-handler` from there (harness.adapters.js.npm installs them
+// into a cache folder per release); BEDROCK_HARNESS_LANGCHAIN_JS_MODULES overrides DIR (the offline tests point it
+// at a fake of the library's surface).
+//
+// The history is what an application keeps: the scenario's opening as SystemMessage / HumanMessage / AIMessage, then
+// per turn the streamed AIMessageChunks concatenated (`concat`, what `invoke` itself returns when it streams and what
+// LangGraph appends), then one ToolMessage per tool result. Each streamed chunk maps to harness chunks as it is,
+// nothing repaired; the concatenated message closes the turn (`message`), and a turn asking for streaming parity also
+// reports both calls' messages as LangChain.js stores them (mapChatMessagesToStoredMessages of `.stream`'s
+// concatenation and of `.invoke`'s AIMessage: `native`).
+
+import { createInterface } from "node:readline";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const ENV = "BEDROCK_HARNESS_LANGCHAIN_JS_MODULES";
+const argv = process.argv.slice(2);
+const modules = process.env[ENV] || (argv.includes("--modules") ? argv[argv.indexOf("--modules") + 1] : undefined);
+if (!modules) {
+  console.error("usage: node langchain_js.mjs --modules DIR (the folder holding @langchain/aws's node_modules)");
+  process.exit(2);
+}
+const { aws, messages: lc, runtime, http, version } =
+  await import(pathToFileURL(join(resolve(modules), "bedrock-harness-langchain-js.mjs")).href);
+
+const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
+  "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
+  "usage_input_includes_cache", "non_streaming"];
+// Where the stored message of `.stream` and of `.invoke` legitimately differ, from @langchain/aws's code
+// (listed in certification/langchain-js.md).
+const NATIVE_DIFFERENCES = {
+  "data.id": "invoke's AIMessage takes the Converse response's $metadata.requestId (convertConverseMessageToLangChainMessage);"
+    + " no streamed chunk carries an id",
+  "data.response_metadata": "invoke keeps the Converse response's own fields ($metadata, metrics, stopReason, usage,"
+    + " model_provider); the stream's chunks carry each event as it came ({...chunk}: messageStart, contentBlockStop,"
+    + " messageStop, metadata), merged by concat",
+  "data.content[*].index": "the merge key streamed reasoning blocks carry"
+    + " (bedrockReasoningDeltaToLangchainPartialReasoningBlock); invoke's blocks are whole",
+  "data.content as lone-text": "invoke holds a lone text block as a string (convertConverseMessageToLangChainMessage:"
+    + " content.length === 1 && text), the stream's string deltas concatenate to one string too, or to a list of"
+    + " blocks once a reasoning block came first",
+  "data.tool_call_chunks": "only a concatenated AIMessageChunk has tool_call_chunks (handleConverseStreamContentBlockStart/Delta)",
+  "data.usage_metadata.output_token_details": "concat (mergeUsageMetadata) adds empty detail objects a single message lacks",
+  "data.usage_metadata.input_token_details": "concat (mergeUsageMetadata) adds empty detail objects a single message lacks",
+};
+const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
+
+// ---- never a real AWS host ----
+
+class EndpointRefused extends Error {
+  constructor(url, expected) {
+    super(`@langchain/aws's request goes to ${JSON.stringify(url)}, not the loopback endpoint ${JSON.stringify(expected)}:`
+      + " refused, so that the library never reaches a real AWS host");
+    this.name = "EndpointRefused";
+  }
+}
+
+const origin = (url) => { const u = new URL(url); return `${u.protocol}//${u.hostname}:${u.port || (u.protocol === "https:" ? 443 : 80)}`; };
+
+// A build-step middleware (after the endpoint is resolved into the request, before signing, retries and sending).
+function guard(client, expected) {
+  client.middlewareStack.add((next) => async (args) => {
+    const { protocol, hostname, port, path } = args.request;
+    const url = `${protocol}//${hostname}${port ? `:${port}` : ""}${path ?? ""}`;
+    if (origin(url) !== origin(expected)) throw new EndpointRefused(url, expected);
+    return next(args);
+  }, { step: "build", name: "bedrockHarnessLoopbackOnly", priority: "low" });
+  return client;
+}
+
+function model(turn, endpoint) {
+  const credentials = { accessKeyId: endpoint.aws_access_key_id, secretAccessKey: endpoint.aws_secret_access_key };
+  const client = guard(new runtime.BedrockRuntimeClient({ region: endpoint.region, endpoint: endpoint.endpoint_url,
+    credentials, maxAttempts: 1, requestHandler: new http.NodeHttpHandler() }), endpoint.endpoint_url);
+  const options = turn.options ?? {};
+  const budget = options.thinking_budget;
+  return new aws.ChatBedrockConverse({ model: turn.model_id, region: endpoint.region, credentials, client,
+    maxTokens: options.max_tokens, ...(options.temperature != null && !budget ? { temperature: options.temperature } : {}),
+    ...(budget ? { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}) });
+}
+
+// `auto` is Bedrock's default and written by an app as nothing; `any` as it is; one tool by its name.
+const toolChoice = (choice) => choice && typeof choice === "object" ? choice.name : choice === "auto" ? undefined : choice;
+
+function runnable(turn, endpoint) {
+  const chat = model(turn, endpoint);
+  if (!turn.tools?.length) return chat;
+  const tools = turn.tools.map((t) => ({ type: "function",
+    function: { name: t.name, description: t.description, parameters: t.input_schema } }));
+  const choice = toolChoice(turn.options?.tool_choice);
+  return chat.bindTools(tools, choice ? { tool_choice: choice } : undefined);
+}
+
+// ---- the scenario's Anthropic-format messages -> LangChain.js messages ----
+
+const blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content ?? [];
+
+function systemMessages(system) {
+  if (!system) return [];
+  const texts = typeof system === "string" ? [system] : system.map((b) => b.text ?? b);
+  return texts.map((text) => new lc.SystemMessage(text));
+}
+
+function resultContent(content) {
+  if (content == null || typeof content === "string") return content ?? "";
+  if (!Array.isArray(content)) return [{ type: "json", json: content }];
+  return content.map((p) => typeof p === "string" ? { type: "text", text: p } : p);
+}
+
+function userPart(block) {
+  if (block.type === "image") return { type: "image_url", image_url: { url: `data:${block.source.media_type};base64,${block.source.data}` } };
+  return block;
+}
+
+// One ToolMessage per tool_result (in order), then a HumanMessage with the rest.
+function userMessages(message) {
+  const blocks = blocksOf(message.content);
+  const results = blocks.filter((b) => b.type === "tool_result").map((b) => new lc.ToolMessage({
+    content: resultContent(b.content), tool_call_id: b.tool_use_id, status: b.is_error ? "error" : "success" }));
+  const rest = blocks.filter((b) => b.type !== "tool_result").map(userPart);
+  return [...results, ...(rest.length ? [new lc.HumanMessage({ content: typeof message.content === "string" ? message.content : rest })] : [])];
+}
+
+function aiBlock(block) {
+  if (block.type === "thinking") {
+    return { type: "reasoning", reasoning: block.thinking ?? "", ...(block.signature ? { signature: block.signature } : {}) };
+  }
+  if (block.type === "redacted_thinking") return { type: "reasoning_content", redactedContent: block.data };
+  return block.type === "text" ? { type: "text", text: block.text } : null;
+}
+
+// An AIMessage as LangChain.js's own stream assembles one: reasoning/text blocks, tool_use as tool_calls.
+function aiMessage(message) {
+  const blocks = blocksOf(message.content);
+  const tool_calls = blocks.filter((b) => b.type === "tool_use")
+    .map((b) => ({ id: b.id, name: b.name, args: b.input ?? {}, type: "tool_call" }));
+  return new lc.AIMessage({ content: blocks.map(aiBlock).filter(Boolean), tool_calls });
+}
+
+const converted = (messages) => messages.flatMap((m) => m.role === "assistant" ? [aiMessage(m)] : userMessages(m));
+
+// ---- streamed AIMessageChunks -> chunks, as they are ----
+
+function* contentChunks(block) {
+  if (typeof block === "string") block = { type: "text", text: block };
+  const index = block.index ?? null;
+  if (block.type === "text" && block.text) yield { type: "text", index, text: block.text };
+  // the current releases' reasoning blocks, and older ones' reasoning_content with reasoningText
+  const reasoning = block.type === "reasoning" ? { text: block.reasoning, signature: block.signature }
+    : block.type === "reasoning_content" ? block.reasoningText ?? {} : {};
+  if (reasoning.text) yield { type: "reasoning", index, text: reasoning.text };
+  if (reasoning.signature) yield { type: "reasoning", index, signature: reasoning.signature };
+  if (block.type === "reasoning_content" && block.redactedContent) {
+    yield { type: "redacted_reasoning", index, data: block.redactedContent };
+  }
+}
+
+function usageChunk(usage) {
+  const details = usage.input_token_details ?? {};
+  return { type: "usage", input_tokens: usage.input_tokens ?? null, output_tokens: usage.output_tokens ?? null,
+    cache_read_input_tokens: details.cache_read ?? 0, cache_write_input_tokens: details.cache_creation ?? 0 };
+}
+
+function* messageChunks(message) {
+  const content = message.content;
+  if (typeof content === "string") yield* contentChunks(content);
+  else for (const block of content ?? []) yield* contentChunks(block);
+  for (const call of message.tool_call_chunks ?? []) {
+    yield { type: "tool_call", index: call.index ?? null, input_delta: call.args ?? "",
+      ...(call.id != null ? { id: call.id } : {}), ...(call.name != null ? { name: call.name } : {}) };
+  }
+  const meta = message.response_metadata ?? {};
+  const stop = meta.messageStop?.stopReason ?? meta.stopReason;
+  if (stop) yield { type: "stop", reason: stop };
+  if (message.usage_metadata) yield usageChunk(message.usage_metadata);
+}
+
+// The concatenated message's tool_calls (what an agent executes), each with its whole input.
+const assembledCalls = (message) => (message?.tool_calls ?? []).filter((call) => call.id)
+  .map((call) => ({ type: "tool_call", id: call.id, name: call.name, input: call.args }));
+
+const errorChunk = (error) => ({ type: "error", code: error?.name ?? "Error", message: String(error?.message ?? error) });
+
+// ---- the assembled AIMessage -> the Anthropic-format message chunk ----
+
+function anthropicBlock(block) {
+  if (typeof block === "string") return block ? { type: "text", text: block } : null;
+  if (block.type === "text") return { type: "text", text: block.text };
+  if (block.type === "reasoning") {
+    return { type: "thinking", thinking: block.reasoning, ...(block.signature != null ? { signature: block.signature } : {}) };
+  }
+  if (block.type === "reasoning_content" && block.redactedContent != null) {
+    return { type: "redacted_thinking", data: block.redactedContent };
+  }
+  if (block.type === "reasoning_content" && block.reasoningText) {
+    const { text, signature } = block.reasoningText;
+    return { type: "thinking", thinking: text, ...(signature != null ? { signature } : {}) };
+  }
+  return null;
+}
+
+function anthropicMessage(message) {
+  const content = typeof message.content === "string" ? [message.content] : message.content ?? [];
+  const calls = (message.tool_calls ?? []).map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.args }));
+  return { role: "assistant", content: [...content.map(anthropicBlock).filter(Boolean), ...calls] };
+}
+
+const stored = (message) => JSON.parse(JSON.stringify(lc.mapChatMessagesToStoredMessages([message])[0]));
+
+// ---- conversation mode ----
+
+class Conversation {
+  constructor() { this.id = undefined; this.messages = []; this.assistant = null; }
+
+  history(turn) {
+    if (!("conversation" in turn) || turn.conversation !== this.id) {
+      this.id = turn.conversation;
+      this.messages = systemMessages(turn.system);
+    } else if (this.assistant) {
+      this.messages.push(this.assistant);
+    }
+    this.assistant = null;
+    this.messages.push(...converted(turn.messages ?? []));
+    return [...this.messages];
+  }
+
+  async* turn(turn, endpoint) {
+    const history = this.history(turn);
+    const bound = runnable(turn, endpoint);
+    let summed, failed = null;
+    const closing = []; // stop and usage wait for the concatenated message's tool calls
+    try {
+      for await (const chunk of await bound.stream(history)) {
+        summed = summed === undefined ? chunk : summed.concat(chunk);
+        for (const item of messageChunks(chunk)) {
+          if (item.type === "stop" || item.type === "usage") closing.push(item); else yield item;
+        }
+      }
+    } catch (error) {
+      failed = errorChunk(error);
+    }
+    if (!failed) yield* assembledCalls(summed);
+    yield* closing;
+    if (failed) yield failed;
+    else if (summed) {
+      this.assistant = summed; // appended as an application does, before the next turn's messages
+      yield { type: "message", message: anthropicMessage(summed) };
+    }
+    if (!turn.non_streaming) return;
+    yield summed && !failed ? { type: "native", path: "stream", message: stored(summed) }
+      : { type: "native", path: "stream", error: failed ? `${failed.code}: ${failed.message}` : "the stream ended without a chunk" };
+    yield await whole(bound, history);
+  }
+}
+
+// `.invoke` on the same history (ChatBedrockConverse's _generateNonStreaming: Converse): its stored message, or
+// what it threw.
+async function whole(bound, history) {
+  try {
+    return { type: "native", path: "converse", message: stored(await bound.invoke(history)) };
+  } catch (error) {
+    const failed = errorChunk(error);
+    return { type: "native", path: "converse", error: `${failed.code}: ${failed.message}` };
+  }
+}
+
+async function main() {
+  const conversation = new Conversation();
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    if (!line.trim()) continue;
+    const message = JSON.parse(line);
+    if (message.type === "hello") {
+      send({ type: "hello", name: "langchain-js", version, capabilities: CAPABILITIES,
+        native_differences: NATIVE_DIFFERENCES });
+    } else if (message.type === "turn") {
+      try {
+        for await (const chunk of conversation.turn(message.turn, message.endpoint)) send({ type: "chunk", chunk });
+        send({ type: "done" });
+      } catch (error) { // a turn the shim cannot express: say so, keep serving
+        send({ type: "error", message: `${error.name}: ${error.message}`, traceback: String(error.stack ?? "") });
+      }
+    }
+  }
+}
+
+await main();

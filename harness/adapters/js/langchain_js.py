@@ -1,0 +1,52 @@
+"""``langchain-js``: LangChain.js (``ChatBedrockConverse`` of ``@langchain/aws``, ``bindTools(...).stream``) run by
+the Node shim ``langchain_js.mjs`` over the subprocess protocol.
+
+The release is one of ``@langchain/aws`` (``--version``, default the newest), installed with the newest
+``@langchain/core`` within the range it asks for (``npm.peer``) into ``<cache>/@langchain+aws@<version>``; the Node
+that runs it is the system's when it is as new as the release's engines ask, else one npm fetched into the cache.
+``BEDROCK_HARNESS_LANGCHAIN_JS_MODULES`` names a folder to run instead (with the system's ``node``, nothing
+installed): the offline tests point it at a fake of the library's surface.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.adapters.js import launch, npm
+from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
+
+__all__ = ["COMPANION", "LIBRARY", "MODULES_ENV", "langchain_js", "modules_folder", "shim_command"]
+
+LIBRARY = "@langchain/aws"
+COMPANION = "@langchain/core"  # a peer dependency: the application installs it beside @langchain/aws
+MODULES_ENV = "BEDROCK_HARNESS_LANGCHAIN_JS_MODULES"
+_SHIM = "langchain_js.mjs"
+_ENTRY = "bedrock-harness-langchain-js.mjs"  # re-exports the packages from the folder that holds them
+
+
+def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
+    """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
+    version = version or npm.newest(LIBRARY)
+    node = npm.find_node(npm.minimum_node(LIBRARY, version), cache)
+    name = f"{LIBRARY.replace('/', '+')}@{version}"
+    if not (cache / name / "node_modules").is_dir():
+        npm.install(cache, name, [f"{LIBRARY}@{version}", f"{COMPANION}@{npm.peer(LIBRARY, version, COMPANION)}"])
+    return cache / name, node
+
+
+def shim_command(folder: Path, node: str) -> list[str]:
+    """The command running the shim on the packages in ``folder`` (the entry module refreshed beside them)."""
+    return launch.shim_command(_SHIM, _ENTRY, folder, node)
+
+
+def langchain_js(version: str | None = None, cache_dir: Path | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
+    """The ``langchain-js`` adapter: the release ``version`` of @langchain/aws (default: newest), started."""
+    given = launch.given_folder(MODULES_ENV, _SHIM, "langchain-js", timeout)
+    if given is not None:
+        return given
+    folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
+    return SubprocessAdapter(shim_command(folder, node), timeout=timeout)
+
+
+langchain_js.takes_release = True  # --version and --cache-dir go to it

@@ -1,0 +1,36 @@
+"""Starting a JavaScript shim: its Node program and entry module (package data beside this file) run on the
+packages of one cache folder, or on a folder an environment variable names (the offline tests' fakes)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from importlib.resources import files
+from pathlib import Path
+
+from harness.adapters.js import npm
+from harness.adapters.subprocess import SubprocessAdapter
+
+__all__ = ["given_folder", "shim_command", "shipped"]
+
+
+def shipped(name: str) -> Path:
+    """The path of ``name`` shipped in this package (a shim's .mjs)."""
+    return Path(str(files("harness.adapters.js").joinpath(name)))
+
+
+def shim_command(shim: str, entry: str, folder: Path, node: str) -> list[str]:
+    """The command running ``shim`` on the packages in ``folder`` (its entry module refreshed beside them)."""
+    shutil.copyfile(shipped(entry), folder / entry)
+    return [node, str(shipped(shim)), "--modules", str(folder)]
+
+
+def given_folder(env: str, shim: str, what: str, timeout: float) -> SubprocessAdapter | None:
+    """The shim on the folder ``$env`` names, with the system's node (nothing installed); None when it is unset."""
+    given = os.environ.get(env)
+    if not given:
+        return None
+    node = shutil.which("node")
+    if node is None:
+        raise npm.NpmError(f"node is not installed (or not on the PATH): the {what} shim runs on Node.js")
+    return SubprocessAdapter([node, str(shipped(shim)), "--modules", given], timeout=timeout)
