@@ -46,7 +46,7 @@ def shim_command(folder: Path, node: str, program: str = PROGRAM) -> list[str]:
 
 
 def _started(program: str, version: str | None, cache_dir: Path | None, timeout: float) -> SubprocessAdapter:
-    given = launch.given_folder(MODULES_ENV, program, program, timeout)
+    given = launch.given_folder(MODULES_ENV, program, _ENTRY, timeout)
     if given is not None:
         return given
     folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())

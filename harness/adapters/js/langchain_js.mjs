@@ -78,7 +78,7 @@ function guard(client, expected) {
 function model(turn, endpoint) {
   const credentials = { accessKeyId: endpoint.aws_access_key_id, secretAccessKey: endpoint.aws_secret_access_key };
   const client = guard(new runtime.BedrockRuntimeClient({ region: endpoint.region, endpoint: endpoint.endpoint_url,
-    credentials, maxAttempts: 1, requestHandler: new http.NodeHttpHandler() }), endpoint.endpoint_url);
+    credentials, requestHandler: new http.NodeHttpHandler() }), endpoint.endpoint_url);
   const options = turn.options ?? {};
   const budget = options.thinking_budget;
   return new aws.ChatBedrockConverse({ model: turn.model_id, region: endpoint.region, credentials, client,
@@ -108,10 +108,15 @@ function systemMessages(system) {
   return texts.map((text) => new lc.SystemMessage(text));
 }
 
+// A JSON value goes as the object itself: @langchain/aws sends a block it does not know as `{json: block}`
+// (convertToolMessageToConverseMessage), its only way to a json result; a value that is no object goes as JSON text.
+const jsonPart = (value) => value !== null && typeof value === "object" && !Array.isArray(value) ? value
+  : { type: "text", text: JSON.stringify(value) };
+
 function resultContent(content) {
   if (content == null || typeof content === "string") return content ?? "";
-  if (!Array.isArray(content)) return [{ type: "json", json: content }];
-  return content.map((p) => typeof p === "string" ? { type: "text", text: p } : p);
+  if (!Array.isArray(content)) return [jsonPart(content)];
+  return content.map((p) => typeof p === "string" ? { type: "text", text: p } : "json" in p ? jsonPart(p.json) : p);
 }
 
 function userPart(block) {

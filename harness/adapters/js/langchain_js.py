@@ -42,7 +42,7 @@ def shim_command(folder: Path, node: str) -> list[str]:
 def langchain_js(version: str | None = None, cache_dir: Path | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
     """The ``langchain-js`` adapter: the release ``version`` of @langchain/aws (default: newest), started."""
-    given = launch.given_folder(MODULES_ENV, _SHIM, "langchain-js", timeout)
+    given = launch.given_folder(MODULES_ENV, _SHIM, _ENTRY, timeout)
     if given is not None:
         return given
     folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())

@@ -25,12 +25,12 @@ def shim_command(shim: str, entry: str, folder: Path, node: str) -> list[str]:
     return [node, str(shipped(shim)), "--modules", str(folder)]
 
 
-def given_folder(env: str, shim: str, what: str, timeout: float) -> SubprocessAdapter | None:
+def given_folder(env: str, shim: str, entry: str, timeout: float) -> SubprocessAdapter | None:
     """The shim on the folder ``$env`` names, with the system's node (nothing installed); None when it is unset."""
     given = os.environ.get(env)
     if not given:
         return None
     node = shutil.which("node")
     if node is None:
-        raise npm.NpmError(f"node is not installed (or not on the PATH): the {what} shim runs on Node.js")
-    return SubprocessAdapter([node, str(shipped(shim)), "--modules", given], timeout=timeout)
+        raise npm.NpmError(f"node is not installed (or not on the PATH): the {shim} shim runs on Node.js")
+    return SubprocessAdapter(shim_command(shim, entry, Path(given), node), timeout=timeout)

@@ -1,0 +1,221 @@
+"""The langchain-js shim (harness/adapters/js/langchain_js.mjs) driven over the subprocess protocol against a fake of
+LangChain.js's surface (tests/js_fake/langchain-js): the chunks' mapping, the history, the endpoint refusal and the
+native results, offline. Skipped when ``node`` is absent. The real packages run in test_js_langchain_js_real.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.adapters.js.langchain_js import MODULES_ENV, langchain_js, shim_command
+
+FAKE = Path(__file__).resolve().parent / "js_fake" / "langchain-js"
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the langchain-js shim runs on Node.js")
+ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_access_key_id": "AKIAFAKE",
+            "aws_secret_access_key": "fake"}
+TOOLS = [{"name": "read_file", "description": "Read a file.",
+          "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+OPTIONS = {"max_tokens": 512, "thinking_budget": 1024, "tool_choice": "auto"}
+CALL = [{"tool_call_chunks": [{"name": "read_file", "id": "tu_1", "index": 1}]},
+        {"tool_call_chunks": [{"args": '{"path": ', "index": 1}]},
+        {"tool_call_chunks": [{"args": '"/tmp/a"}', "index": 1}]}]
+STOP = {"response_metadata": {"messageStop": {"stopReason": "tool_use"}}}
+USAGE = {"usage_metadata": {"input_tokens": 40, "output_tokens": 7, "total_tokens": 47,
+                            "input_token_details": {"cache_read": 4, "cache_creation": 6}}}
+REASONING = [{"content": [{"type": "reasoning", "reasoning": "Think.", "index": 0}]},
+             {"content": [{"type": "reasoning", "reasoning": "", "signature": "c2ln", "index": 0}]}]
+
+
+@pytest.fixture
+def shim(tmp_path, monkeypatch):
+    """run(turns, calls) -> (each turn's answer lines, the fake's logged calls): the shim on a copy of the fake."""
+    folder = tmp_path / "modules"
+    shutil.copytree(FAKE, folder)
+    monkeypatch.delenv(MODULES_ENV, raising=False)
+
+    def run(turns: list[dict], calls: list[dict]) -> tuple[list[list[dict]], list[dict]]:
+        (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
+        lines = [{"type": "hello", "protocol": 3}] + [
+            {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
+        env = {"PATH": str(Path(NODE).parent), "FAKE_LANGCHAIN_JS_SCRIPT": str(tmp_path / "script.json"),
+               "FAKE_LANGCHAIN_JS_LOG": str(tmp_path / "log.jsonl")}
+        done = subprocess.run(shim_command(folder, NODE), input="".join(json.dumps(m) + "\n" for m in lines),
+                              capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        answers, turn = [], []
+        for message in map(json.loads, done.stdout.splitlines()):
+            turn.append(message)
+            if message["type"] in ("hello", "done", "error", "skip"):
+                answers.append(turn)
+                turn = []
+        log = tmp_path / "log.jsonl"
+        return answers, [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return run
+
+
+def turn(messages, conversation="s", **extra) -> dict:
+    return {"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "system": "Be brief.", "messages": messages,
+            "tools": TOOLS, "options": OPTIONS, "conversation": conversation, **extra}
+
+
+def chunks(answer: list[dict]) -> list[dict]:
+    assert answer[-1] == {"type": "done"}, answer[-1]
+    return [m["chunk"] for m in answer[:-1]]
+
+
+def test_hello_names_the_release_and_declares_its_native_differences(shim):
+    (hello,), _ = shim([], [])
+    assert hello[0]["name"] == "langchain-js" and hello[0]["version"] == "9.9.9-fake"
+    assert {"own_history", "non_streaming", "usage_input_includes_cache"} <= set(hello[0]["capabilities"])
+    assert "data.content as lone-text" in hello[0]["native_differences"]
+
+
+def test_streamed_chunks_map_as_they_are_then_the_concatenated_message(shim):
+    redacted = {"content": [{"type": "reasoning_content", "redactedContent": "cmVk"}]}
+    script = [{"chunks": [*REASONING, redacted, {"content": "Read"}, {"content": "ing."}, *CALL, STOP, USAGE]}]
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Read /tmp/a"}])], script)
+    assert chunks(answer) == [
+        {"type": "reasoning", "index": 0, "text": "Think."}, {"type": "reasoning", "index": 0, "signature": "c2ln"},
+        {"type": "redacted_reasoning", "index": None, "data": "cmVk"},
+        {"type": "text", "index": None, "text": "Read"}, {"type": "text", "index": None, "text": "ing."},
+        {"type": "tool_call", "index": 1, "input_delta": "", "id": "tu_1", "name": "read_file"},
+        {"type": "tool_call", "index": 1, "input_delta": '{"path": '},
+        {"type": "tool_call", "index": 1, "input_delta": '"/tmp/a"}'},
+        {"type": "tool_call", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}},
+        {"type": "stop", "reason": "tool_use"},
+        {"type": "usage", "input_tokens": 40, "output_tokens": 7, "cache_read_input_tokens": 4,
+         "cache_write_input_tokens": 6},
+        {"type": "message", "message": {"role": "assistant", "content": [  # the text deltas stay blocks of their own
+            {"type": "thinking", "thinking": "Think.", "signature": "c2ln"}, {"type": "redacted_thinking", "data": "cmVk"},
+            {"type": "text", "text": "Read"}, {"type": "text", "text": "ing."},
+            {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}}]}}]
+
+
+def test_older_releases_reasoning_content_blocks_map_too(shim):
+    older = [{"content": [{"type": "reasoning_content", "reasoningText": {"text": "T"}, "index": 0}]},
+             {"content": [{"type": "reasoning_content", "reasoningText": {"signature": "c2ln"}, "index": 0}]}]
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}])], [{"chunks": older}])
+    assert chunks(answer)[:2] == [{"type": "reasoning", "index": 0, "text": "T"},
+                                  {"type": "reasoning", "index": 0, "signature": "c2ln"}]
+
+
+def test_the_model_is_bound_to_the_tools_on_a_loopback_client(shim):
+    _, (call,) = shim([turn([{"role": "user", "content": "Hi"}])], [{"chunks": [STOP]}])
+    assert call["endpoint"] == ENDPOINT["endpoint_url"] and call["requestHandler"] == "NodeHttpHandler"
+    assert call["credentials"] == {"accessKeyId": "AKIAFAKE", "secretAccessKey": "fake"}
+    assert "maxAttempts" not in call  # the SDK's own retries, as an application's client has them
+    assert call["tools"] == [{"type": "function", "function": {"name": "read_file", "description": "Read a file.",
+                                                               "parameters": TOOLS[0]["input_schema"]}}]
+    assert "kwargs" not in call  # tool_choice auto: Bedrock's default, written as nothing
+    assert call["maxTokens"] == 512 and "temperature" not in call
+    assert call["additionalModelRequestFields"] == {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+
+
+def test_a_named_tool_choice_is_the_tools_name(shim):
+    chosen = turn([{"role": "user", "content": "Hi"}], options={"max_tokens": 9, "tool_choice": {"name": "read_file"}})
+    _, (call,) = shim([chosen], [{"chunks": [STOP]}])
+    assert call["kwargs"] == {"tool_choice": "read_file"}
+
+
+def test_the_history_is_the_concatenated_chunks_then_tool_messages(shim):
+    opening = {"role": "user", "content": "Read /tmp/a"}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": [{"json": {"n": 42}}],
+                                           "is_error": True}]}
+    _, (first, second) = shim([turn([opening]), turn([result])], [{"chunks": [*REASONING, *CALL, STOP]}, {"chunks": []}])
+    system, human = ({"type": "system", "data": {"content": "Be brief.", "additional_kwargs": {}, "response_metadata": {}}},
+                     {"type": "human", "data": {"content": "Read /tmp/a", "additional_kwargs": {}, "response_metadata": {}}})
+    assert first["messages"] == [system, human]
+    assert second["messages"][:2] == [system, human]
+    assistant, tool = second["messages"][2:]
+    assert assistant["type"] == "ai" and assistant["data"]["content"] == [
+        {"type": "reasoning", "reasoning": "Think.", "index": 0, "signature": "c2ln"}]
+    assert assistant["data"]["tool_calls"] == [{"id": "tu_1", "name": "read_file", "args": {"path": "/tmp/a"},
+                                                "type": "tool_call"}]
+    assert tool["type"] == "tool" and tool["data"]["tool_call_id"] == "tu_1" and tool["data"]["status"] == "error"
+    assert tool["data"]["content"] == [{"n": 42}]  # the object itself: @langchain/aws sends it as {json: ...}
+
+
+def test_opening_assistant_messages_become_ai_messages_with_tool_calls(shim):
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},
+                                                 {"type": "redacted_thinking", "data": "cmVk"},
+                                                 {"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": "ok"}]}]
+    _, (call,) = shim([turn(opening)], [{"chunks": [STOP]}])
+    ai, tool = call["messages"][2:]
+    assert ai["data"]["content"] == [{"type": "reasoning", "reasoning": "T", "signature": "c2ln"},
+                                     {"type": "reasoning_content", "redactedContent": "cmVk"}]
+    assert ai["data"]["tool_calls"] == [{"id": "tu_9", "name": "read_file", "args": {}, "type": "tool_call"}]
+    assert tool["data"]["content"] == "ok" and tool["data"]["status"] == "success"
+
+
+def test_a_new_conversation_starts_afresh(shim):
+    opening = {"role": "user", "content": "Hi"}
+    _, (_, second) = shim([turn([opening]), turn([opening], conversation="t")],
+                          [{"chunks": [{"content": "Hello"}, STOP]}, {"chunks": []}])
+    assert [m["type"] for m in second["messages"]] == ["system", "human"]
+
+
+def test_an_error_ends_the_turn_after_its_chunks_and_nothing_joins_the_history(shim):
+    error = {"name": "ThrottlingException", "message": "Too many tokens"}
+    (_, answer, _), _ = shim([turn([{"role": "user", "content": "Hi"}]), turn([{"role": "user", "content": "Again"}])],
+                             [{"chunks": [{"content": "Par"}], "error": error}, {"chunks": []}])
+    assert chunks(answer) == [{"type": "text", "index": None, "text": "Par"},
+                              {"type": "error", "code": "ThrottlingException", "message": "Too many tokens"}]
+
+
+def test_the_failed_turn_leaves_the_history_alone(shim):
+    error = {"name": "ThrottlingException", "message": "Too many tokens"}
+    _, (_, second) = shim([turn([{"role": "user", "content": "Hi"}]), turn([{"role": "user", "content": "Again"}])],
+                          [{"chunks": [{"content": "Par"}], "error": error}, {"chunks": []}])
+    assert [m["type"] for m in second["messages"]] == ["system", "human", "human"]
+
+
+def test_a_request_to_another_host_is_refused_before_it_is_sent(shim):
+    foreign = "https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse-stream"
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}])], [{"request": foreign, "chunks": [STOP]}])
+    (error,) = chunks(answer)
+    assert error["code"] == "EndpointRefused" and "never reaches a real AWS host" in error["message"]
+    assert foreign in error["message"]
+
+
+def test_the_loopback_endpoint_itself_is_let_through(shim):
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}])],
+                          [{"request": ENDPOINT["endpoint_url"] + "/model/x/converse-stream", "chunks": [STOP]}])
+    assert chunks(answer) == [{"type": "stop", "reason": "tool_use"},
+                              {"type": "message", "message": {"role": "assistant", "content": []}}]
+
+
+def test_streaming_parity_reports_both_calls_stored_messages(shim):
+    invoked = {"content": "Hello", "id": "req-1"}
+    (_, answer), (streamed, whole) = shim([turn([{"role": "user", "content": "Hi"}], non_streaming=True)],
+                                          [{"chunks": [{"content": "Hel"}, {"content": "lo"}, STOP],
+                                            "invoke": {"message": invoked}}])
+    stream, converse = chunks(answer)[-2:]
+    assert stream["path"] == "stream" and stream["message"]["type"] == "ai"
+    assert stream["message"]["data"]["content"] == "Hello"
+    assert converse == {"type": "native", "path": "converse", "message": {"type": "ai", "data": {
+        "content": "Hello", "additional_kwargs": {}, "response_metadata": {}, "tool_calls": [], "id": "req-1"}}}
+    assert whole["kind"] == "invoke" and whole["messages"] == streamed["messages"]
+
+
+def test_a_failed_non_streaming_call_is_its_native_result(shim):
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}], non_streaming=True)], [
+        {"chunks": [STOP], "invoke": {"error": {"name": "ValidationException", "message": "bad"}}}])
+    assert chunks(answer)[-1] == {"type": "native", "path": "converse", "error": "ValidationException: bad"}
+
+
+def test_the_modules_variable_runs_the_shim_on_that_folder(tmp_path, monkeypatch):
+    shutil.copytree(FAKE, tmp_path / "fake")
+    monkeypatch.setenv(MODULES_ENV, str(tmp_path / "fake"))
+    adapter = langchain_js()
+    try:
+        assert (adapter.name, adapter.version) == ("langchain-js", "9.9.9-fake")
+        assert adapter.argv[-1] == str(tmp_path / "fake") and adapter.argv[1].endswith("langchain_js.mjs")
+    finally:
+        adapter.close()
