@@ -1,0 +1,58 @@
+"""The langchain-js shim on the real newest packages from the npm registry: ``bedrock-harness certify --adapter
+langchain-js`` as a user runs it over the core suite, and a planted defect (a patched copy of one @langchain/aws
+function: reasoning signatures dropped while streaming) that the harness catches through the real package. Runs
+only with HARNESS_JS_REAL=1 (it installs from the registry; the default suite has no network);
+BEDROCK_HARNESS_NPM_CACHE keeps the install between runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.adapters.js import npm
+from harness.adapters.js.langchain_js import LIBRARY, MODULES_ENV
+
+pytestmark = [pytest.mark.skipif(os.environ.get("HARNESS_JS_REAL") != "1",
+                                 reason="installs LangChain.js from the npm registry: set HARNESS_JS_REAL=1"),
+              pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")]
+# bedrockReasoningDeltaToLangchainPartialReasoningBlock (dist/utils/message_outputs.js): a signature delta's block
+SIGNED = "reasoning: \"\",\n\t\tsignature,"
+UNSIGNED = "reasoning: \"\","
+
+
+def certify(tmp_path: Path, *args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, dict]:
+    cache = os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or str(tmp_path / "npm")
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "certify", "--adapter", "langchain-js", *args,
+                           "--cache-dir", cache, "--format", "json", "--output", str(tmp_path / "report.json")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=1200, env={**os.environ, **(env or {})})
+    return done, json.loads((tmp_path / "report.json").read_text()) if (tmp_path / "report.json").exists() else {}
+
+
+def test_certify_langchain_js_passes_the_core_tool_scenarios_on_the_newest_release(tmp_path):
+    done, report = certify(tmp_path, "--scenario", "core/thinking-tools", "--scenario",
+                           "core/round-trip", "--scenario", "core/parallel-calls")
+    assert done.returncode == 0, done.stderr
+    assert report["adapter"]["name"] == "langchain-js" and report["summary"]["pass"] == len(report["results"]) == 3
+    assert not [p for p in tmp_path.iterdir() if p.name in ("node_modules", "package.json")]  # nothing in the project
+
+
+def test_a_dropped_signature_planted_in_the_library_is_caught(tmp_path):
+    cache = Path(os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or tmp_path / "npm")
+    certify(tmp_path, "--scenario", "core/smoke-text")  # installs the newest release when it is not cached
+    installed = cache / f"@langchain+aws@{npm.newest(LIBRARY)}"
+    patched = tmp_path / "patched"
+    shutil.copytree(installed, patched, symlinks=True)
+    source = patched / "node_modules" / "@langchain" / "aws" / "dist" / "utils" / "message_outputs.js"
+    text = source.read_text()
+    assert SIGNED in text, "the planted defect no longer matches @langchain/aws's code: update SIGNED"
+    source.write_text(text.replace(SIGNED, UNSIGNED))
+    done, report = certify(tmp_path, "--scenario", "core/thinking-tools", env={MODULES_ENV: str(patched)})
+    assert done.returncode != 0
+    (result,) = report["results"]
+    assert result["status"] == "fail" and "signature" in json.dumps(result)
