@@ -91,15 +91,17 @@ def test_the_schemas_ship_in_the_wheel(installed, tmp_path):
 
 
 def test_the_javascript_shims_ship_in_the_wheel(installed, tmp_path):
-    """ai-sdk and ai-sdk-agent resolve from the installed wheel, their Node programs, the module they share and the
-    entry module beside them (package data)."""
+    """ai-sdk, ai-sdk-agent and langchain-js resolve from the installed wheel, their Node programs, the module the AI
+    SDK's two share and the entry modules beside them (package data)."""
     code = ("from importlib.metadata import entry_points; from harness.adapters.js import ai_sdk; "
-            "from pathlib import Path; eps = entry_points(group='bedrock_harness.adapters'); print(eps['ai-sdk'].value, eps['ai-sdk-agent'].value); "
+            "from pathlib import Path; eps = entry_points(group='bedrock_harness.adapters'); print(eps['ai-sdk'].value, eps['ai-sdk-agent'].value, eps['langchain-js'].value); "
             "print(*sorted(p.name for p in Path(ai_sdk.__file__).parent.glob('*.mjs')))")
     out = subprocess.run([str(_bin(installed, "python")), "-c", code], cwd=tmp_path, check=True, capture_output=True,
                          text=True).stdout.splitlines()
-    assert out == ["harness.adapters.js.ai_sdk:ai_sdk harness.adapters.js.ai_sdk:ai_sdk_agent",
-                   "ai_sdk.mjs ai_sdk_agent.mjs ai_sdk_common.mjs bedrock-harness-ai-sdk.mjs"]
+    assert out == ["harness.adapters.js.ai_sdk:ai_sdk harness.adapters.js.ai_sdk:ai_sdk_agent "
+                   "harness.adapters.js.langchain_js:langchain_js",
+                   "ai_sdk.mjs ai_sdk_agent.mjs ai_sdk_common.mjs bedrock-harness-ai-sdk.mjs "
+                   "bedrock-harness-langchain-js.mjs langchain_js.mjs"]
 
 
 def test_serve_emulate_from_any_folder(installed, tmp_path):
