@@ -1,0 +1,302 @@
+#!/usr/bin/env node
+// The Strands Agents TypeScript SDK (`Agent` of `@strands-agents/sdk` with its `BedrockModel`) as a bedrock-harness
+// adapter: the subprocess protocol 3 in conversation mode (own_history), Node >= 22 (the SDK's engines).
+//
+//   node strands_ts.mjs --modules DIR
+//
+// DIR holds the packages (node_modules/) and bedrock-harness-strands-ts.mjs, which re-exports them from there
+// (harness.adapters.js.npm installs them into a cache folder per release); BEDROCK_HARNESS_STRANDS_TS_MODULES overrides
+// DIR (the offline tests point it at a fake of the SDK's surface).
+//
+// An agent-loop adapter, as the Python `strands-agent` shim: one Agent per conversation (the scenario's opening as
+// its messages, the last user message as the prompt), one tool per scenario tool whose result is the harness's
+// tool_result for that call (sent as the next turn). The shim consumes `agent.stream()` itself: model call k starts
+// only when harness turn k asks for it (the shim stops pulling at the agent's `beforeModelCallEvent`), and a turn ends
+// when the agent's tools wait for their results or the loop finishes. The model's stream events map to chunks as they
+// are; the `modelMessageEvent` (the assistant message the agent appends to `agent.messages`) closes each model call as
+// the `message` chunk. Results for a loop that already ended are an `agent_loop_ended` error, as in the Python shims.
+
+import { createInterface } from "node:readline";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const argv = process.argv.slice(2);
+const modules = process.env.BEDROCK_HARNESS_STRANDS_TS_MODULES || argv[argv.indexOf("--modules") + 1];
+if (!modules || argv.indexOf("--modules") < 0 && !process.env.BEDROCK_HARNESS_STRANDS_TS_MODULES) {
+  console.error("usage: node strands_ts.mjs --modules DIR (the folder holding the Strands SDK's node_modules)");
+  process.exit(2);
+}
+console.log = console.info = console.debug = console.error; // stdout is the protocol's: a library's prints go to stderr
+const entry = pathToFileURL(join(resolve(modules), "bedrock-harness-strands-ts.mjs")).href;
+const { strands, NodeHttpHandler, version } = await import(entry);
+
+const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
+  "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history"];
+const LOOP_ENDED = "agent_loop_ended";
+const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
+
+class Skip extends Error {}
+
+// ---- never a real AWS host ----
+
+const origin = (url) => `${url.protocol.replace(/:$/, "")}://${url.hostname}:${url.port || (url.protocol.startsWith("https") ? 443 : 80)}`;
+
+// The AWS SDK's HTTP/1.1 handler, refusing (before anything is sent) a request the client resolved to another host.
+function guardedHandler(expected) {
+  const wanted = origin(new URL(expected));
+  const handler = new NodeHttpHandler();
+  const handle = handler.handle.bind(handler);
+  handler.handle = (request, options) => {
+    const target = origin({ protocol: request.protocol, hostname: request.hostname, port: request.port });
+    if (target === wanted) return handle(request, options);
+    const error = new Error(`the Strands SDK's request goes to ${JSON.stringify(target)}, not the loopback endpoint `
+      + `${JSON.stringify(expected)}: refused, so that the library never reaches a real AWS host`);
+    error.name = "EndpointRefused";
+    return Promise.reject(error);
+  };
+  return handler;
+}
+
+function systemTexts(system) {
+  const items = typeof system === "string" ? [system] : system ?? [];
+  return items.map((item) => typeof item === "string" ? item : item.text).filter((text) => text.trim());
+}
+
+function model(turn, endpoint) {
+  const options = turn.options ?? {};
+  const budget = options.thinking_budget;
+  return new strands.BedrockModel({ modelId: turn.model_id, region: endpoint.region, maxTokens: options.max_tokens,
+    ...(options.temperature != null && !budget ? { temperature: options.temperature } : {}),
+    ...(budget ? { additionalRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}),
+    clientConfig: { endpoint: endpoint.endpoint_url, requestHandler: guardedHandler(endpoint.endpoint_url),
+      credentials: { accessKeyId: endpoint.aws_access_key_id, secretAccessKey: endpoint.aws_secret_access_key } } });
+}
+
+// ---- the scenario's Anthropic-format messages -> the SDK's MessageData ----
+
+const FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
+const image = (block) => ({ image: { format: FORMATS[block.source.media_type], source: { bytes: block.source.data } } });
+const blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content ?? [];
+
+function resultPart(part) {
+  if (typeof part === "string") return { text: part };
+  if (part.type === "text") return { text: part.text };
+  return part.type === "image" ? image(part) : { json: part.json ?? part };
+}
+
+function toolResult(block) {
+  const content = block.content;
+  const parts = (typeof content === "string" && content !== "") || (content && !Array.isArray(content) && typeof content === "object")
+    ? [content] : Array.isArray(content) ? content : [];
+  return { toolResult: { toolUseId: block.tool_use_id, status: block.is_error ? "error" : "success",
+    content: parts.map(resultPart) } };
+}
+
+function contentData(block) {
+  switch (block.type) {
+    case "text": return { text: block.text };
+    case "image": return image(block);
+    case "tool_use": return { toolUse: { toolUseId: block.id, name: block.name, input: block.input ?? {} } };
+    case "tool_result": return toolResult(block);
+    case "thinking": return { reasoning: { text: block.thinking ?? "", ...(block.signature ? { signature: block.signature } : {}) } };
+    case "redacted_thinking": return { reasoning: { redactedContent: block.data } };
+    default: throw new Error(`no Strands content block for ${JSON.stringify(block.type)}`);
+  }
+}
+
+const messageData = (messages) => messages.map((m) => ({ role: m.role, content: blocksOf(m.content).map(contentData) }));
+
+// ---- the SDK's stream events and assembled message -> chunks, as they are ----
+
+// The SDK renames Bedrock's stopReason to camelCase (STOP_REASON_MAP, else snakeToCamel): the name back, nothing else.
+const snake = (reason) => reason == null ? null : String(reason).replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+const base64 = (bytes) => typeof bytes === "string" ? bytes : Buffer.from(bytes).toString("base64");
+
+function* eventChunks(event, call) {
+  switch (event.type) {
+    case "modelContentBlockStartEvent":
+      call.index += 1;
+      if (event.start?.type === "toolUseStart") {
+        yield { type: "tool_call", index: call.index, id: event.start.toolUseId, name: event.start.name, input_delta: "" };
+      }
+      break;
+    case "modelContentBlockDeltaEvent": yield* deltaChunks(event.delta, call.index); break;
+    case "modelMessageStopEvent":
+      call.stopped = true;
+      yield { type: "stop", reason: snake(event.stopReason) };
+      break;
+    case "modelMetadataEvent":
+      if (event.usage) yield usageChunk(event.usage);
+      break;
+    default: break;
+  }
+}
+
+function* deltaChunks(delta, index) {
+  if (delta.type === "textDelta") yield { type: "text", index, text: delta.text };
+  if (delta.type === "toolUseInputDelta") yield { type: "tool_call", index, input_delta: delta.input };
+  if (delta.type !== "reasoningContentDelta") return;
+  if (delta.text) yield { type: "reasoning", index, text: delta.text };
+  if (delta.signature) yield { type: "reasoning", index, signature: delta.signature };
+  if (delta.redactedContent) yield { type: "redacted_reasoning", index, data: base64(delta.redactedContent) };
+}
+
+const usageChunk = (usage) => ({ type: "usage", input_tokens: usage.inputTokens ?? 0, output_tokens: usage.outputTokens ?? 0,
+  cache_read_input_tokens: usage.cacheReadInputTokens ?? 0, cache_write_input_tokens: usage.cacheWriteInputTokens ?? 0 });
+
+// The AWS SDK's exception (Bedrock's code) where the SDK wrapped one (ModelError, ModelThrottledError: `cause`).
+const serviceError = (error) => error && typeof error === "object" && ("$fault" in error || "$metadata" in error);
+
+function errorChunk(error) {
+  let cause = error;
+  while (cause?.cause && !serviceError(cause) && serviceError(cause.cause)) cause = cause.cause;
+  return { type: "error", code: cause?.name ?? "Error", message: String(cause?.message ?? cause),
+    ...(error?.stack ? { traceback: String(error.stack) } : {}) };
+}
+
+// A block of the assistant Message as an Anthropic block; one with no counterpart stays as the SDK serializes it.
+function anthropicBlock(block) {
+  const data = typeof block.toJSON === "function" ? block.toJSON() : block;
+  if (block.type === "textBlock") return { type: "text", text: block.text };
+  if (block.type === "toolUseBlock") {
+    const names = { toolUseId: "id", name: "name", input: "input" };
+    return { type: "tool_use", ...Object.fromEntries(Object.entries(data.toolUse).map(([k, v]) => [names[k] ?? k, v])) };
+  }
+  const reasoning = block.type === "reasoningBlock" ? data.reasoning : null;
+  if (reasoning && Object.keys(reasoning).join() === "redactedContent") {
+    return { type: "redacted_thinking", data: reasoning.redactedContent };
+  }
+  if (reasoning && !("redactedContent" in reasoning)) {
+    return { type: "thinking", ...("text" in reasoning ? { thinking: reasoning.text } : {}),
+      ...("signature" in reasoning ? { signature: reasoning.signature } : {}) };
+  }
+  return data;
+}
+
+const messageChunk = (message) => ({ type: "message", message: { role: "assistant",
+  content: message.content.map(anthropicBlock) } });
+
+// ---- one conversation's agent loop ----
+
+class Loop {
+  constructor(turn, endpoint) {
+    const choice = turn.options?.tool_choice;
+    if (choice != null && choice !== "auto") {
+      throw new Skip(`a Strands Agent run takes no tool_choice (the scenario forces ${JSON.stringify(choice)})`);
+    }
+    this.conversation = turn.conversation;
+    this.turn = 0; this.calls = 0; this.finished = false; this.answered = false;
+    this.results = new Map(); this.waiting = new Map(); this.pending = null; this.wake = null;
+    this.call = { index: -1, stopped: false };
+    const opening = messageData(turn.messages ?? []);
+    // a prompt after a toolUse would leave that call unanswered: an opening ending in tool results is all history
+    const answered = opening.at(-1)?.content.some((block) => "toolResult" in block);
+    const texts = systemTexts(turn.system);
+    const agent = new strands.Agent({ model: model(turn, endpoint), messages: answered ? opening : opening.slice(0, -1),
+      tools: (turn.tools ?? []).map((spec) => scenarioTool(spec, this)), printer: false, retryStrategy: null,
+      ...(texts.length === 1 ? { systemPrompt: texts[0] } : texts.length ? { systemPrompt: texts.map((text) => ({ text })) } : {}) });
+    this.events = agent.stream(answered ? [] : opening.at(-1).content)[Symbol.asyncIterator]();
+  }
+
+  // The harness's tool_result for a call (awaited by the tool); a call this turn's results left out gets an error.
+  result(id) {
+    if (this.results.has(id)) return Promise.resolve(this.results.get(id));
+    if (this.answered) return Promise.resolve(unanswered(id));
+    return new Promise((resolve) => { this.waiting.set(id, resolve); this.wake?.(); });
+  }
+
+  deliver(blocks) {
+    this.turn += 1; this.answered = true;
+    for (const block of blocks) this.results.set(block.tool_use_id, block);
+    for (const [id, resolve] of this.waiting) resolve(this.results.get(id) ?? unanswered(id));
+    this.waiting.clear();
+  }
+
+  // The loop's chunks until its tools wait for results, its next model call belongs to a later turn, or it ends.
+  async* untilPause() {
+    while (!this.finished && this.calls - 1 <= this.turn) {
+      this.pending ??= this.events.next();
+      const paused = new Promise((resolve) => { this.wake = () => resolve({ paused: true }); });
+      if (this.waiting.size) return;
+      const got = await Promise.race([this.pending.then((next) => ({ next }), (error) => ({ error })), paused]);
+      if (got.paused) return;
+      this.pending = null;
+      if (got.error) {
+        this.finished = true;
+        yield errorChunk(got.error);
+      } else if (got.next.done) {
+        this.finished = true;
+        if (!this.call.stopped && got.next.value?.stopReason) yield { type: "stop", reason: snake(got.next.value.stopReason) };
+      } else {
+        yield* this.feed(got.next.value);
+      }
+    }
+  }
+
+  *feed(event) {
+    if (event.type === "beforeModelCallEvent") {
+      this.calls += 1; this.answered = false; this.call = { index: -1, stopped: false };
+    } else if (event.type === "modelStreamUpdateEvent") {
+      yield* eventChunks(event.event, this.call);
+    } else if (event.type === "modelMessageEvent") {
+      yield messageChunk(event.message);
+    }
+  }
+}
+
+const unanswered = (id) => ({ type: "tool_result", tool_use_id: id, is_error: true,
+  content: "the harness sent no result for this call" });
+
+// A Tool of the SDK with the scenario's schema whose result is the harness's tool_result for the call.
+function scenarioTool(spec, loop) {
+  return new (class extends strands.Tool {
+    name = spec.name;
+    description = spec.description ?? "";
+    toolSpec = { name: spec.name, description: spec.description ?? "", inputSchema: spec.input_schema };
+    async* stream(context) {
+      const block = await loop.result(context.toolUse.toolUseId);
+      return strands.ToolResultBlock.fromJSON(toolResult(block));
+    }
+  })();
+}
+
+// Turn 0 starts the loop; a later turn hands it the tool results; either streams to the next pause.
+async function* turnChunks(state, turn, endpoint) {
+  if (!state.loop || !("conversation" in turn) || turn.conversation !== state.loop.conversation) {
+    state.loop = null;
+    state.loop = new Loop(turn, endpoint);
+  } else {
+    const blocks = (turn.messages ?? []).flatMap((m) => blocksOf(m.content));
+    const others = blocks.filter((b) => b.type !== "tool_result").map((b) => b.type);
+    if (others.length) throw new Skip(`an agent loop takes no user content between its model calls (this turn adds ${JSON.stringify(others)})`);
+    if (state.loop.finished) {
+      yield { type: "error", code: LOOP_ENDED, message: "the agent loop had already finished, without running the "
+        + `${blocks.length} tool call(s) the model made, so their results had nowhere to go` };
+      return;
+    }
+    state.loop.deliver(blocks);
+  }
+  yield* state.loop.untilPause();
+}
+
+async function main() {
+  const state = { loop: null };
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    if (!line.trim()) continue;
+    const message = JSON.parse(line);
+    if (message.type === "hello") {
+      send({ type: "hello", name: "strands-ts", version, capabilities: CAPABILITIES });
+    } else if (message.type === "turn") {
+      try {
+        for await (const chunk of turnChunks(state, message.turn, message.endpoint)) send({ type: "chunk", chunk });
+        send({ type: "done" });
+      } catch (error) { // a turn the shim cannot express: say so, keep serving
+        if (error instanceof Skip) send({ type: "skip", reason: error.message });
+        else send({ type: "error", message: `${error.name}: ${error.message}`, traceback: String(error.stack ?? "") });
+      }
+    }
+  }
+  process.exit(0); // a loop abandoned mid-conversation still waits on its tools: nothing more to serve
+}
+
+await main();

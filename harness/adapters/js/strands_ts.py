@@ -1,0 +1,60 @@
+"""``strands-ts``: the Strands Agents TypeScript SDK (the ``Agent`` of ``@strands-agents/sdk`` with its
+``BedrockModel``) run by the Node shim ``strands_ts.mjs`` over the subprocess protocol, an agent-loop adapter as
+the Python ``strands-agent`` shim is.
+
+The release is one of ``@strands-agents/sdk`` (``--version``, default the newest), installed into
+``<cache>/@strands-agents+sdk@<version>``; the Node that runs it is the system's when it is as new as the release's
+engines ask (22 for the 1.x releases), else one npm fetched into the cache.
+``BEDROCK_HARNESS_STRANDS_TS_MODULES`` names a folder to run instead (with the system's ``node``, nothing installed):
+the offline tests point it at a fake of the SDK's surface.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from importlib.resources import files
+from pathlib import Path
+
+from harness.adapters.js import npm
+from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
+
+__all__ = ["LIBRARY", "MODULES_ENV", "modules_folder", "shim_command", "strands_ts"]
+
+LIBRARY = "@strands-agents/sdk"
+MODULES_ENV = "BEDROCK_HARNESS_STRANDS_TS_MODULES"
+_ENTRY = "bedrock-harness-strands-ts.mjs"  # re-exports the packages from the folder that holds them
+
+
+def _shipped(name: str) -> Path:
+    return Path(str(files("harness.adapters.js").joinpath(name)))
+
+
+def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
+    """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
+    version = version or npm.newest(LIBRARY)
+    node = npm.find_node(npm.minimum_node(LIBRARY, version), cache)
+    folder = npm.install(cache, f"{LIBRARY.replace('/', '+')}@{version}", [f"{LIBRARY}@{version}"])
+    return folder, node
+
+
+def shim_command(folder: Path, node: str) -> list[str]:
+    """The command running the shim on the packages in ``folder`` (the entry module refreshed beside them)."""
+    shutil.copyfile(_shipped(_ENTRY), folder / _ENTRY)
+    return [node, str(_shipped("strands_ts.mjs")), "--modules", str(folder)]
+
+
+def strands_ts(version: str | None = None, cache_dir: Path | None = None,
+               timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
+    """The ``strands-ts`` adapter: the release ``version`` of @strands-agents/sdk (default: newest), started."""
+    given = os.environ.get(MODULES_ENV)
+    if given:
+        node = shutil.which("node")
+        if node is None:
+            raise npm.NpmError("node is not installed (or not on the PATH): the strands-ts shim runs on Node.js")
+        return SubprocessAdapter([node, str(_shipped("strands_ts.mjs")), "--modules", given], timeout=timeout)
+    folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
+    return SubprocessAdapter(shim_command(folder, node), timeout=timeout)
+
+
+strands_ts.takes_release = True  # --version and --cache-dir go to it
