@@ -54,12 +54,12 @@ def shim(tmp_path, monkeypatch):
     shutil.copytree(FAKE, folder)
     monkeypatch.delenv(MODULES_ENV, raising=False)
 
-    def run(turns: list[dict], calls: list[dict]) -> tuple[list[list[dict]], list[dict]]:
+    def run(turns: list[dict], calls: list[dict], **extra: str) -> tuple[list[list[dict]], list[dict]]:
         (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
         lines = [{"type": "hello", "protocol": 3}] + [
             {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
         env = {"PATH": str(Path(NODE).parent), "FAKE_STRANDS_SCRIPT": str(tmp_path / "script.json"),
-               "FAKE_STRANDS_LOG": str(tmp_path / "log.jsonl")}
+               "FAKE_STRANDS_LOG": str(tmp_path / "log.jsonl"), **extra}
         done = subprocess.run(shim_command(folder, NODE), input="".join(json.dumps(m) + "\n" for m in lines),
                               capture_output=True, text=True, env=env, timeout=60)
         assert done.returncode == 0, done.stderr
@@ -144,6 +144,16 @@ def test_the_next_turns_results_answer_the_tools_and_the_loop_makes_the_next_cal
                                                               "content": [{"type": "text", "text": "Done."}]}}]
     assert follow_up["messages"][-1] == {"role": "user", "content": [{"toolResult": {
         "toolUseId": "tu_1", "status": "error", "content": [{"text": "no such file"}]}}]}
+
+
+def test_the_0_1_surface_is_driven_by_feature_detection(shim):
+    """0.1 has no Tool class and no ToolResultBlock.fromJSON, wraps model events as modelStreamEventHook and reports
+    the message only on afterModelCallEvent: the same chunks and the same results come out."""
+    (_, first, second), (_, follow_up) = shim([turn(OPENING), turn([RESULT])], [TOOL_CALL, ANSWER], FAKE_STRANDS_OLD="1")
+    assert [c["type"] for c in chunks(first)] == ["reasoning"] * 2 + ["tool_call"] * 3 + ["stop", "usage", "message"]
+    assert [c["type"] for c in chunks(second)] == ["text", "stop", "message"]
+    assert follow_up["messages"][-1] == {"role": "user", "content": [{"toolResult": {
+        "toolUseId": "tu_1", "status": "success", "content": [{"text": "a's text"}]}}]}
 
 
 def test_results_for_a_loop_that_already_ended_are_an_agent_loop_ended_error(shim):

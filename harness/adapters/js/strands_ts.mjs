@@ -154,23 +154,26 @@ function errorChunk(error) {
     ...(error?.stack ? { traceback: String(error.stack) } : {}) };
 }
 
-// A block of the assistant Message as an Anthropic block; one with no counterpart stays as the SDK serializes it.
+// A block of the assistant Message as an Anthropic block, from the fields the SDK's block classes hold (the same in
+// every release); one with no counterpart stays as the SDK serializes it.
+const fields = (block) => Object.fromEntries(Object.entries(block).filter(([key, value]) => key !== "type"
+  && value !== undefined && typeof value !== "function"));
+
 function anthropicBlock(block) {
-  const data = typeof block.toJSON === "function" ? block.toJSON() : block;
+  const held = fields(block);
   if (block.type === "textBlock") return { type: "text", text: block.text };
   if (block.type === "toolUseBlock") {
     const names = { toolUseId: "id", name: "name", input: "input" };
-    return { type: "tool_use", ...Object.fromEntries(Object.entries(data.toolUse).map(([k, v]) => [names[k] ?? k, v])) };
+    return { type: "tool_use", ...Object.fromEntries(Object.entries(held).map(([k, v]) => [names[k] ?? k, v])) };
   }
-  const reasoning = block.type === "reasoningBlock" ? data.reasoning : null;
-  if (reasoning && Object.keys(reasoning).join() === "redactedContent") {
-    return { type: "redacted_thinking", data: reasoning.redactedContent };
+  if (block.type === "reasoningBlock" && Object.keys(held).join() === "redactedContent") {
+    return { type: "redacted_thinking", data: base64(held.redactedContent) };
   }
-  if (reasoning && !("redactedContent" in reasoning)) {
-    return { type: "thinking", ...("text" in reasoning ? { thinking: reasoning.text } : {}),
-      ...("signature" in reasoning ? { signature: reasoning.signature } : {}) };
+  if (block.type === "reasoningBlock" && Object.keys(held).every((key) => key === "text" || key === "signature")) {
+    return { type: "thinking", ...("text" in held ? { thinking: held.text } : {}),
+      ...("signature" in held ? { signature: held.signature } : {}) };
   }
-  return data;
+  return typeof block.toJSON === "function" ? block.toJSON() : { type: block.type, ...held };
 }
 
 const messageChunk = (message) => ({ type: "message", message: { role: "assistant",
@@ -236,12 +239,23 @@ class Loop {
   *feed(event) {
     if (event.type === "beforeModelCallEvent") {
       this.calls += 1; this.answered = false; this.call = { index: -1, stopped: false };
-    } else if (event.type === "modelStreamUpdateEvent") {
+    } else if (event.type === "modelStreamUpdateEvent" || event.type === "modelStreamEventHook") { // up to 0.x: ...Hook
       yield* eventChunks(event.event, this.call);
-    } else if (event.type === "modelMessageEvent") {
-      yield messageChunk(event.message);
+    } else if (event.type === "modelMessageEvent" || event.type === "afterModelCallEvent" && event.stopData?.message
+               && !this.call.message) { // releases without modelMessageEvent report the message after the call
+      this.call.message = true;
+      yield messageChunk(event.message ?? event.stopData.message);
     }
   }
+}
+
+// The SDK's ToolResultBlock for a toolResult's data (releases before ToolResultBlock.fromJSON: built from its parts).
+function resultBlock(data) {
+  if (typeof strands.ToolResultBlock.fromJSON === "function") return strands.ToolResultBlock.fromJSON(data);
+  const part = (item) => "text" in item ? new strands.TextBlock(item.text) : "json" in item ? new strands.JsonBlock(item)
+    : new strands.ImageBlock({ format: item.image.format, source: { bytes: Buffer.from(item.image.source.bytes, "base64") } });
+  const { toolUseId, status, content } = data.toolResult;
+  return new strands.ToolResultBlock({ toolUseId, status, content: content.map(part) });
 }
 
 const unanswered = (id) => ({ type: "tool_result", tool_use_id: id, is_error: true,
@@ -249,13 +263,13 @@ const unanswered = (id) => ({ type: "tool_result", tool_use_id: id, is_error: tr
 
 // A Tool of the SDK with the scenario's schema whose result is the harness's tool_result for the call.
 function scenarioTool(spec, loop) {
-  return new (class extends strands.Tool {
+  return new (class extends (strands.Tool ?? Object) { // 0.1 exports no Tool class: a tool is its interface
     name = spec.name;
     description = spec.description ?? "";
     toolSpec = { name: spec.name, description: spec.description ?? "", inputSchema: spec.input_schema };
     async* stream(context) {
       const block = await loop.result(context.toolUse.toolUseId);
-      return strands.ToolResultBlock.fromJSON(toolResult(block));
+      return resultBlock(toolResult(block));
     }
   })();
 }
