@@ -46,7 +46,7 @@ def langchain_js(version: str | None = None, cache_dir: Path | None = None,
     if given is not None:
         return given
     folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
-    return SubprocessAdapter(shim_command(folder, node), timeout=timeout)
+    return launch.started(shim_command(folder, node), folder, timeout)
 
 
 langchain_js.takes_release = True  # --version and --cache-dir go to it

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from harness.adapters.registry import AdapterLoadError
 
-__all__ = ["NpmError", "default_cache", "find_node", "install", "minimum_node", "newest", "npm", "paired", "peer",
-           "releases", "run_npm"]
+__all__ = ["NpmError", "default_cache", "find_node", "install", "installed", "minimum_node", "newest", "npm", "paired",
+           "peer", "releases", "run_npm"]
 
 _READY = ".bedrock-harness-ready"
 _TAIL = 4  # lines of npm's output kept in an error
@@ -148,6 +148,27 @@ def install(cache: Path, name: str, specs: list[str]) -> Path:
     if not (folder / _READY).is_file():
         _build(folder, specs, f"installing {' '.join(specs)}")
     return folder
+
+
+def _manifest(path: Path) -> dict:
+    """A package.json's fields ({} when it is missing or unreadable)."""
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def installed(folder: Path) -> dict[str, str]:
+    """What ran: each package ``folder``'s package.json depends on, and each peer dependency of theirs, with the
+    version its package.json in ``folder/node_modules`` states (``{"@ai-sdk/amazon-bedrock": "5.0.101", "ai": ...,
+    "zod": ...}``); a package that is not there is left out."""
+    wanted = list(_manifest(folder / "package.json").get("dependencies") or {})
+    for name in list(wanted):
+        wanted += [peer for peer in _manifest(folder / "node_modules" / name / "package.json").get("peerDependencies")
+                   or {} if peer not in wanted]
+    found = {name: _manifest(folder / "node_modules" / name / "package.json").get("version") for name in wanted}
+    return {name: str(version) for name, version in found.items() if version}
 
 
 def _build(folder: Path, specs: list[str], what: str) -> None:
