@@ -138,3 +138,16 @@ def test_installed_names_the_packages_asked_for_and_their_peers_as_installed(tmp
     (tmp_path / "node_modules" / "ai" / "package.json").write_text("{not json")
     assert npm.installed(tmp_path) == {"lib": "4.0.1", "zod": "4.6.7"}
     assert npm.installed(tmp_path / "nothing") == {}
+
+
+def test_an_install_finished_first_elsewhere_is_kept_not_replaced(tmp_path, monkeypatch):
+    """Two matrix jobs needing one folder (node@22): the second to finish keeps the first's, which may be running."""
+    def other_finishes_first(args, what, cwd=None):
+        (tmp_path / "node@22").mkdir()
+        (tmp_path / "node@22" / ".bedrock-harness-ready").write_text("node@22\n")
+        (tmp_path / "node@22" / "in-use").write_text("")
+        return ""
+    monkeypatch.setattr(npm, "run_npm", other_finishes_first)
+    assert npm.install(tmp_path, "node@22", ["node@22"]) == tmp_path / "node@22"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["node@22"]
+    assert (tmp_path / "node@22" / "in-use").is_file()

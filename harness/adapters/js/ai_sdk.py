@@ -33,8 +33,8 @@ AGENT_PROGRAM = "ai_sdk_agent.mjs"
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
     version = version or npm.newest(LIBRARY)
-    node = npm.find_node(npm.minimum_node(LIBRARY, version), cache)
     folder = cache / f"{LIBRARY.replace('/', '+')}@{version}"
+    node = npm.find_node(npm.minimum_node(LIBRARY, version, folder), cache)
     if not (folder / _ENTRY).is_file():
         companion = npm.paired(LIBRARY, version, COMPANION, SPECIFICATION)
         folder = npm.install(cache, folder.name, [f"{LIBRARY}@{version}", f"{COMPANION}@{companion}"])

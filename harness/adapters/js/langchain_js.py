@@ -27,8 +27,8 @@ _ENTRY = "bedrock-harness-langchain-js.mjs"  # re-exports the packages from the 
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
     version = version or npm.newest(LIBRARY)
-    node = npm.find_node(npm.minimum_node(LIBRARY, version), cache)
     name = f"{LIBRARY.replace('/', '+')}@{version}"
+    node = npm.find_node(npm.minimum_node(LIBRARY, version, cache / name), cache)
     if not (cache / name / "node_modules").is_dir():
         npm.install(cache, name, [f"{LIBRARY}@{version}", f"{COMPANION}@{npm.peer(LIBRARY, version, COMPANION)}"])
     return cache / name, node

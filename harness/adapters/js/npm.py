@@ -105,9 +105,11 @@ def peer(library: str, version: str, companion: str) -> str:
     raise NpmError(f"{library} {version} does not depend on {companion}: cannot pick the {companion} release for it")
 
 
-def minimum_node(package: str, version: str) -> int:
-    """The Node major ``package@version`` declares in engines.node (``>=22`` -> 22; 20 when it says nothing)."""
-    engines = _view(f"{package}@{version}", "engines")
+def minimum_node(package: str, version: str, folder: Path | None = None) -> int:
+    """The Node major ``package@version`` declares in engines.node (``>=22`` -> 22; 20 when it says nothing), read
+    from its install in ``folder`` when there is one, else asked of the registry."""
+    installed = _manifest(folder / "node_modules" / package / "package.json") if folder else {}
+    engines = installed.get("engines") if installed.get("version") == version else _view(f"{package}@{version}", "engines")
     found = re.search(r">=\s*v?(\d+)", (engines or {}).get("node", "") if isinstance(engines, dict) else "")
     return max(20, int(found.group(1))) if found else 20
 
@@ -182,7 +184,8 @@ def _build(folder: Path, specs: list[str], what: str) -> None:
         run_npm(["install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *specs], what,
                 cwd=building)
         (building / _READY).write_text("\n".join(specs) + "\n")
-        shutil.rmtree(folder, ignore_errors=True)  # a half folder left by a crash before this change
-        building.rename(folder)
+        if not (folder / _READY).is_file():  # else another install finished first, and its folder may be in use
+            shutil.rmtree(folder, ignore_errors=True)  # a half folder left by a crash before this change
+            building.rename(folder)
     finally:
         shutil.rmtree(building, ignore_errors=True)
