@@ -4,12 +4,14 @@ test holds them equal."""
 import json
 import os
 import re
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from harness.adapters import registry
 from harness.cli import main
 from harness.suite import certification_table as tables
 
@@ -156,13 +158,38 @@ def test_check_and_write_cover_the_floor_table_too(tmp_path):
     assert CliRunner().invoke(main, [*args, "--check"]).exit_code == 0
 
 
+def _js_floor(name: str) -> str | None:
+    """The FLOOR a JavaScript shim's module states (its factory takes a release), None for any other adapter."""
+    try:
+        factory = registry.resolve(name)
+    except registry.AdapterLoadError:  # a Python shim whose library is not installed here
+        return None
+    return getattr(sys.modules[factory.__module__], "FLOOR", "") if getattr(factory, "takes_release", False) else None
+
+
 def test_each_committed_floor_is_the_lower_bound_of_its_extra():
-    """The floor a report certifies is the floor the extra states: the extra named by the adapter (its longest
-    prefix among the extras) lists the library first, with ``>=FLOOR``."""
+    """The floor a report certifies is the floor the adapter states: a Python shim's extra (the extra named by the
+    adapter, its longest prefix among the extras) lists the library first, with ``>=FLOOR``; a JavaScript shim has no
+    extra, its module states ``FLOOR``."""
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     for path in sorted((ROOT / "certification").glob(f"*{tables.FLOOR_SUFFIX}")):
         adapter = json.loads(path.read_text())["adapter"]
+        stated = _js_floor(adapter["name"])
+        if stated is not None:
+            assert stated == adapter["version"], f"{path.name}: certifies {adapter['version']}, but the shim's FLOOR is {stated!r}"
+            continue
         extra = max((name for name in extras if adapter["name"].startswith(name)), key=len, default=None)
         assert extra, f"{path.name}: no extra for {adapter['name']}"
         assert f">={adapter['version']}," in extras[extra][0] or extras[extra][0].endswith(f">={adapter['version']}"), \
             f"{path.name}: certifies {adapter['version']}, but the extra {extra!r} says {extras[extra][0]!r}"
+
+
+def test_a_javascript_floor_report_is_checked_against_the_shims_floor(monkeypatch):
+    """The check above reads the shim's FLOOR: a stated floor other than the report's is caught."""
+    from harness.adapters.js import ai_sdk
+
+    assert _js_floor("ai-sdk") == ai_sdk.FLOOR == json.loads((ROOT / "certification/ai-sdk.floor.json").read_text())[
+        "adapter"]["version"]
+    monkeypatch.setattr(ai_sdk, "FLOOR", "4.0.101")
+    with pytest.raises(AssertionError, match="ai-sdk.floor.json: certifies 4.0.159, but the shim's FLOOR is '4.0.101'"):
+        test_each_committed_floor_is_the_lower_bound_of_its_extra()

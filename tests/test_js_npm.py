@@ -5,6 +5,7 @@ provider specification's major; offline
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -116,6 +117,37 @@ def test_ai_sdk_resolves_to_the_shim_on_the_folder_the_environment_names(tmp_pat
     adapter = load_adapter("ai-sdk", timeout=12.0)
     try:
         assert (adapter.name, adapter.version, adapter.timeout) == ("ai-sdk", "9.9.9-fake", 12.0)
+        assert adapter.packages == {"@ai-sdk/amazon-bedrock": "9.9.9-fake", "ai": "0.0.0-fake"}
         assert adapter.argv[1].endswith(os.path.join("adapters", "js", "ai_sdk.mjs"))
     finally:
         adapter.close()
+
+
+def package(folder: Path, name: str, version: str, **fields) -> None:
+    (folder / "node_modules" / name).mkdir(parents=True)
+    (folder / "node_modules" / name / "package.json").write_text(json.dumps({"name": name, "version": version, **fields}))
+
+
+def test_installed_names_the_packages_asked_for_and_their_peers_as_installed(tmp_path):
+    """What a report says ran: the versions npm resolved (not the ranges asked), peers included, once each."""
+    (tmp_path / "package.json").write_text(json.dumps({"dependencies": {"lib": "^4.0.1", "ai": "^6.0.0"}}))
+    package(tmp_path, "lib", "4.0.1", peerDependencies={"zod": "^3.25 || ^4"})
+    package(tmp_path, "ai", "6.0.326", peerDependencies={"zod": "^4", "missing-peer": "1"})
+    package(tmp_path, "zod", "4.6.7")
+    assert npm.installed(tmp_path) == {"lib": "4.0.1", "ai": "6.0.326", "zod": "4.6.7"}
+    (tmp_path / "node_modules" / "ai" / "package.json").write_text("{not json")
+    assert npm.installed(tmp_path) == {"lib": "4.0.1", "zod": "4.6.7"}
+    assert npm.installed(tmp_path / "nothing") == {}
+
+
+def test_an_install_finished_first_elsewhere_is_kept_not_replaced(tmp_path, monkeypatch):
+    """Two matrix jobs needing one folder (node@22): the second to finish keeps the first's, which may be running."""
+    def other_finishes_first(args, what, cwd=None):
+        (tmp_path / "node@22").mkdir()
+        (tmp_path / "node@22" / ".bedrock-harness-ready").write_text("node@22\n")
+        (tmp_path / "node@22" / "in-use").write_text("")
+        return ""
+    monkeypatch.setattr(npm, "run_npm", other_finishes_first)
+    assert npm.install(tmp_path, "node@22", ["node@22"]) == tmp_path / "node@22"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["node@22"]
+    assert (tmp_path / "node@22" / "in-use").is_file()

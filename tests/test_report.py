@@ -175,6 +175,22 @@ def test_adapter_info_from_an_object():
     assert adapter_info(Adapter()) == {"name": "shim", "version": "2", "capabilities": ["errors", "text"]}
 
 
+def test_the_packages_a_javascript_shim_ran_are_in_its_reports():
+    """A shim that states the packages it ran on (name: installed version) has them in the JSON and markdown reports."""
+    from harness.suite import certify
+
+    class Shim:
+        name, version, capabilities = "ai-sdk", "4.0.159", {"text"}
+        packages = {"@ai-sdk/amazon-bedrock": "4.0.159", "ai": "6.0.326", "zod": "4.6.7"}
+    info = adapter_info(Shim())
+    assert info["packages"] == Shim.packages and adapter_info(info) == info  # read back from a JSON report alike
+    assert json.loads(render_json([], Shim()))["adapter"]["packages"] == Shim.packages
+    cert = certify.Certification(info | {"command": "node ai_sdk.mjs"}, (), {},
+                                 {"harness": __version__, "botocore": "1", "boto3": "1", "python": "3"}, "2026-01-01")
+    assert "| packages | @ai-sdk/amazon-bedrock 4.0.159, ai 6.0.326, zod 4.6.7 |" in certify.render(cert, "markdown")
+    assert "packages" not in adapter_info(ADAPTER)
+
+
 # ---- junit ----
 
 def test_junit_parses_back_with_one_testcase_per_scenario():
@@ -297,7 +313,7 @@ def test_junit_with_cassettes_carries_cassette_and_sha256_per_testcase():
 # ---- text from adapters is printed, never obeyed ----
 
 HOSTILE = {"name": "evil\x1b[31m\nFAKE: 33 pass\r", "version": "1.0\x1b]0;pwned\x07\u202e",
-           "capabilities": {"text", "tool_use\x1b[2J"}}
+           "capabilities": {"text", "tool_use\x1b[2J"}, "packages": {"zod\x1b[2J": "4\u202e"}}
 TRACEBACK = "adapter crashed: Traceback\n  File \"x\", line 1\x1b[8m hidden\nValueError: boom\r\x08\x08pass"
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 

@@ -8,8 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from harness.adapters import installer, releases
+from harness.adapters.js import npm
+from harness.adapters.js import releases as npm_releases
 from harness.cli.common import BadUsage, named_folder, one_root_option, scenarios, selection_options, timeout_option
 from harness.cli.output import choose_format, output_option, write_output
 from harness.suite import matrix
@@ -17,22 +20,33 @@ from harness.suite import matrix
 __all__ = ["bisect", "matrix_command"]
 
 
+# The options that pick how a Python library's releases are installed (parameter: flag); a JavaScript shim's
+# releases come from the npm registry, with npm's own configuration.
+_PYTHON_ONLY = {"package": "--package", "companions": "--with", "index_url": "--index-url",
+                "find_links": "--find-links", "no_index": "--no-index", "preference": "--installer"}
+
+
 def _index_options(fn):
-    """The options every release install gets (default: uv's or pip's own configuration)."""
+    """The options every release install gets (default: uv's or pip's own configuration; npm's for a JavaScript shim)."""
     fn = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                      help="Where release environments are kept [default: ~/.cache/bedrock-harness/releases].")(fn)
+                      help="Where releases are kept [default: ~/.cache/bedrock-harness/releases; for a JavaScript "
+                           "shim the npm cache, $BEDROCK_HARNESS_NPM_CACHE or ~/.cache/bedrock-harness/npm].")(fn)
     fn = click.option("--installer", "preference", type=click.Choice(installer.INSTALLERS), default="auto",
                       show_default=True,
                       help="What installs each release: uv (when installed: auto), or pip (the harness environment's, "
-                           "else one bootstrapped into the cache).")(fn)
-    fn = click.option("--no-index", is_flag=True, help="Ignore the package index (only --find-links).")(fn)
-    fn = click.option("--find-links", multiple=True, metavar="DIR|URL", help="Also look for releases here (repeatable).")(fn)
-    fn = click.option("--index-url", metavar="URL", help="The package index to install releases from.")(fn)
+                           "else one bootstrapped into the cache). Python libraries only.")(fn)
+    fn = click.option("--no-index", is_flag=True, help="Ignore the package index (only --find-links). "
+                                                       "Python libraries only.")(fn)
+    fn = click.option("--find-links", multiple=True, metavar="DIR|URL",
+                      help="Also look for releases here (repeatable). Python libraries only.")(fn)
+    fn = click.option("--index-url", metavar="URL", help="The package index to install releases from. Python "
+                                                         "libraries only (npm: `npm config set registry URL`).")(fn)
     fn = click.option("--with", "companions", multiple=True, metavar="REQ",
                       help="Also install REQ beside each release, over the harness environment's own (repeatable; "
-                           "e.g. haystack-ai==2.21.0).")(fn)
+                           "e.g. haystack-ai==2.21.0). Python libraries only: a JavaScript shim picks its own.")(fn)
     fn = click.option("--package", metavar="REQ", help="The library's distribution (with extras) "
-                                                       "[default: the one the adapter's shim names].")(fn)
+                                                       "[default: the one the adapter's shim names]. Python libraries "
+                                                       "only.")(fn)
     return timeout_option(fn, help="Seconds one turn may take before the adapter is killed.")
 
 
@@ -52,6 +66,9 @@ class _Releases:
     def beside(self) -> str:
         return f" with {', '.join(self.companions)}" if self.companions else ""
 
+    def pinned(self, version: str) -> str:
+        return f"{self.requirement}=={version}"
+
     def available(self) -> list[str]:
         """Every release the index offers, oldest first; an index that cannot be asked is a usage error."""
         try:
@@ -65,8 +82,55 @@ class _Releases:
                                     installer=self.installer)
 
 
-def _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions) -> _Releases:
+@dataclass(frozen=True)
+class _NpmReleases:
+    """How this command gets and runs releases of a JavaScript shim's npm package: its own factory installs each."""
+
+    spec: str
+    requirement: str  # the npm package
+    cache: Path
+    timeout: float
+    beside = ""  # the companions are the shim's choice per release: each row's adapter packages name them
+
+    def pinned(self, version: str) -> str:
+        return f"{self.requirement}@{version}"
+
+    def available(self) -> list[str]:
+        """Every release the npm registry lists, oldest first; npm missing or failing is a usage error."""
+        try:
+            return npm_releases.available(self.requirement)
+        except npm.NpmError as exc:
+            raise click.UsageError(str(exc)) from None
+
+    def run(self, version: str, selected, root) -> matrix.Row:
+        return npm_releases.run_release(self.spec, version, selected, root, cache=self.cache, timeout=self.timeout)
+
+
+def _javascript(spec: str, cache_dir, timeout) -> _NpmReleases | None:
+    """The npm releases of ``spec`` when it is a JavaScript shim (None for any other adapter); an option that only
+    a Python library's install takes is a usage error."""
+    try:
+        package = npm_releases.library(spec)
+    except npm.NpmError as exc:
+        raise click.UsageError(str(exc)) from None
+    if package is None:
+        return None
+    context = click.get_current_context()
+    for name, flag in _PYTHON_ONLY.items():
+        if context.get_parameter_source(name) not in (None, ParameterSource.DEFAULT):
+            raise click.UsageError(f"{flag} applies to a Python library's releases; {spec} is a JavaScript shim: "
+                                   f"the releases of {package} come from the npm registry with npm's own "
+                                   "configuration (e.g. `npm config set registry URL`)")
+    return _NpmReleases(spec, package, named_folder(cache_dir, "--cache-dir") if cache_dir else npm.default_cache(),
+                        timeout)
+
+
+def _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout,
+           companions) -> _Releases | _NpmReleases:
     """How releases are had; an adapter that names no library, or an installer that cannot be had, is a usage error."""
+    javascript = _javascript(spec, cache_dir, timeout)
+    if javascript is not None:
+        return javascript
     try:
         requirement = package or releases.requirement_for(spec)
     except releases.ReleaseError as exc:
@@ -84,15 +148,15 @@ def _split(versions: str) -> list[str]:
     return [v.strip() for v in versions.split(",") if v.strip()]
 
 
-def _rows(how: _Releases, wanted: list[str], selected, root, jobs: int) -> list[matrix.Row]:
+def _rows(how: _Releases | _NpmReleases, wanted: list[str], selected, root, jobs: int) -> list[matrix.Row]:
     """A row per release, ``jobs`` releases at a time, in the order asked; a progress line as each starts and ends."""
     total, lock = len(wanted), threading.Lock()
 
     def one(n: int, version: str) -> matrix.Row:
-        click.echo(f"[{n}/{total}] {how.requirement}=={version}{how.beside} ...", err=True)
+        click.echo(f"[{n}/{total}] {how.pinned(version)}{how.beside} ...", err=True)
         row = how.run(version, selected, root)
         with lock:
-            click.echo(f"[{n}/{total}] {how.requirement}=={version}: {matrix.describe(row)}", err=True)
+            click.echo(f"[{n}/{total}] {how.pinned(version)}: {matrix.describe(row)}", err=True)
         return row
 
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="bedrock-harness release") as pool:
@@ -140,7 +204,7 @@ def bisect(spec, scenario_id, good, bad, versions, timeout, package, companions,
     root, selected = scenarios(root, (), (scenario_id,))
 
     def probe(version: str) -> matrix.Row:
-        click.echo(f"probing {how.requirement}=={version}{how.beside} ...", err=True)
+        click.echo(f"probing {how.pinned(version)}{how.beside} ...", err=True)
         return how.run(version, selected, root)
 
     try:

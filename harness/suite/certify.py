@@ -132,6 +132,8 @@ def _header(cert: Certification) -> list[str]:
             "| | |", "|---|---|",
             f"| adapter | {code(info['name'])} {_cell(info['version'])}, {_how(cert)} |",
             f"| capabilities | {_cell(', '.join(info['capabilities'])) or 'none declared'} |",
+            *([f"| packages | {_cell(', '.join(f'{k} {v}' for k, v in info['packages'].items()))} |"]
+              if info.get("packages") else []),
             (f"| harness | bedrock-harness {v['harness']}, botocore {v['botocore']}, boto3 {v['boto3']}, "
              f"Python {v['python']} |"),
             f"| date | {cert.date} |",

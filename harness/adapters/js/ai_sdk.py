@@ -17,10 +17,11 @@ from pathlib import Path
 from harness.adapters.js import launch, npm
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
-__all__ = ["AGENT_PROGRAM", "COMPANION", "LIBRARY", "MODULES_ENV", "PROGRAM", "ai_sdk", "ai_sdk_agent",
+__all__ = ["AGENT_PROGRAM", "COMPANION", "FLOOR", "LIBRARY", "MODULES_ENV", "PROGRAM", "ai_sdk", "ai_sdk_agent",
            "modules_folder", "shim_command"]
 
 LIBRARY = "@ai-sdk/amazon-bedrock"
+FLOOR = "4.0.159"  # the oldest release certified (certification/ai-sdk.floor.json); older ones run, uncertified
 COMPANION = "ai"
 SPECIFICATION = "@ai-sdk/provider"  # the interface between the two: a release of each speaks one major of it
 MODULES_ENV = "BEDROCK_HARNESS_AI_SDK_MODULES"
@@ -32,8 +33,8 @@ AGENT_PROGRAM = "ai_sdk_agent.mjs"
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
     version = version or npm.newest(LIBRARY)
-    node = npm.find_node(npm.minimum_node(LIBRARY, version), cache)
     folder = cache / f"{LIBRARY.replace('/', '+')}@{version}"
+    node = npm.find_node(npm.minimum_node(LIBRARY, version, folder), cache)
     if not (folder / _ENTRY).is_file():
         companion = npm.paired(LIBRARY, version, COMPANION, SPECIFICATION)
         folder = npm.install(cache, folder.name, [f"{LIBRARY}@{version}", f"{COMPANION}@{companion}"])
@@ -50,7 +51,7 @@ def _started(program: str, version: str | None, cache_dir: Path | None, timeout:
     if given is not None:
         return given
     folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
-    return SubprocessAdapter(shim_command(folder, node, program), timeout=timeout)
+    return launch.started(shim_command(folder, node, program), folder, timeout)
 
 
 def ai_sdk(version: str | None = None, cache_dir: Path | None = None,

@@ -27,8 +27,8 @@ _ENTRY = "bedrock-harness-langchain-js.mjs"  # re-exports the packages from the 
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
     version = version or npm.newest(LIBRARY)
-    node = npm.find_node(npm.minimum_node(LIBRARY, version), cache)
     name = f"{LIBRARY.replace('/', '+')}@{version}"
+    node = npm.find_node(npm.minimum_node(LIBRARY, version, cache / name), cache)
     if not (cache / name / "node_modules").is_dir():
         npm.install(cache, name, [f"{LIBRARY}@{version}", f"{COMPANION}@{npm.peer(LIBRARY, version, COMPANION)}"])
     return cache / name, node
@@ -46,7 +46,7 @@ def langchain_js(version: str | None = None, cache_dir: Path | None = None,
     if given is not None:
         return given
     folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
-    return SubprocessAdapter(shim_command(folder, node), timeout=timeout)
+    return launch.started(shim_command(folder, node), folder, timeout)
 
 
 langchain_js.takes_release = True  # --version and --cache-dir go to it

@@ -11,7 +11,7 @@ from pathlib import Path
 from harness.adapters.js import npm
 from harness.adapters.subprocess import SubprocessAdapter
 
-__all__ = ["given_folder", "shim_command", "shipped"]
+__all__ = ["given_folder", "shim_command", "shipped", "started"]
 
 
 def shipped(name: str) -> Path:
@@ -33,4 +33,12 @@ def given_folder(env: str, shim: str, entry: str, timeout: float) -> SubprocessA
     node = shutil.which("node")
     if node is None:
         raise npm.NpmError(f"node is not installed (or not on the PATH): the {shim} shim runs on Node.js")
-    return SubprocessAdapter(shim_command(shim, entry, Path(given), node), timeout=timeout)
+    return started(shim_command(shim, entry, Path(given), node), Path(given), timeout)
+
+
+def started(command: list[str], folder: Path, timeout: float) -> SubprocessAdapter:
+    """The shim ``command`` started, naming the packages it runs on (``npm.installed(folder)``: what the reports say
+    ran, e.g. the release, ``ai`` and zod)."""
+    adapter = SubprocessAdapter(command, timeout=timeout)
+    adapter.packages = npm.installed(folder)
+    return adapter

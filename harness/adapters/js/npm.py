@@ -18,8 +18,8 @@ from pathlib import Path
 
 from harness.adapters.registry import AdapterLoadError
 
-__all__ = ["NpmError", "default_cache", "find_node", "install", "minimum_node", "newest", "npm", "paired", "peer",
-           "releases", "run_npm"]
+__all__ = ["NpmError", "default_cache", "find_node", "install", "installed", "minimum_node", "newest", "npm", "paired",
+           "peer", "releases", "run_npm"]
 
 _READY = ".bedrock-harness-ready"
 _TAIL = 4  # lines of npm's output kept in an error
@@ -105,9 +105,11 @@ def peer(library: str, version: str, companion: str) -> str:
     raise NpmError(f"{library} {version} does not depend on {companion}: cannot pick the {companion} release for it")
 
 
-def minimum_node(package: str, version: str) -> int:
-    """The Node major ``package@version`` declares in engines.node (``>=22`` -> 22; 20 when it says nothing)."""
-    engines = _view(f"{package}@{version}", "engines")
+def minimum_node(package: str, version: str, folder: Path | None = None) -> int:
+    """The Node major ``package@version`` declares in engines.node (``>=22`` -> 22; 20 when it says nothing), read
+    from its install in ``folder`` when there is one, else asked of the registry."""
+    installed = _manifest(folder / "node_modules" / package / "package.json") if folder else {}
+    engines = installed.get("engines") if installed.get("version") == version else _view(f"{package}@{version}", "engines")
     found = re.search(r">=\s*v?(\d+)", (engines or {}).get("node", "") if isinstance(engines, dict) else "")
     return max(20, int(found.group(1))) if found else 20
 
@@ -150,6 +152,27 @@ def install(cache: Path, name: str, specs: list[str]) -> Path:
     return folder
 
 
+def _manifest(path: Path) -> dict:
+    """A package.json's fields ({} when it is missing or unreadable)."""
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def installed(folder: Path) -> dict[str, str]:
+    """What ran: each package ``folder``'s package.json depends on, and each peer dependency of theirs, with the
+    version its package.json in ``folder/node_modules`` states (``{"@ai-sdk/amazon-bedrock": "5.0.101", "ai": ...,
+    "zod": ...}``); a package that is not there is left out."""
+    wanted = list(_manifest(folder / "package.json").get("dependencies") or {})
+    for name in list(wanted):
+        wanted += [peer for peer in _manifest(folder / "node_modules" / name / "package.json").get("peerDependencies")
+                   or {} if peer not in wanted]
+    found = {name: _manifest(folder / "node_modules" / name / "package.json").get("version") for name in wanted}
+    return {name: str(version) for name, version in found.items() if version}
+
+
 def _build(folder: Path, specs: list[str], what: str) -> None:
     """npm-install ``specs`` into a temporary folder, then rename it to ``folder``."""
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -161,7 +184,8 @@ def _build(folder: Path, specs: list[str], what: str) -> None:
         run_npm(["install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *specs], what,
                 cwd=building)
         (building / _READY).write_text("\n".join(specs) + "\n")
-        shutil.rmtree(folder, ignore_errors=True)  # a half folder left by a crash before this change
-        building.rename(folder)
+        if not (folder / _READY).is_file():  # else another install finished first, and its folder may be in use
+            shutil.rmtree(folder, ignore_errors=True)  # a half folder left by a crash before this change
+            building.rename(folder)
     finally:
         shutil.rmtree(building, ignore_errors=True)

@@ -41,8 +41,11 @@ def printable(text: Any, multiline: bool = True) -> str:
 def shown_info(adapter: Any) -> dict:
     """``adapter_info`` as a human report shows it: name, version and capabilities each one printable line."""
     info = adapter_info(adapter)
-    return {**info, "name": printable(info["name"], False), "version": printable(info["version"], False),
-            "capabilities": [printable(c, False) for c in info["capabilities"]]}
+    shown = {**info, "name": printable(info["name"], False), "version": printable(info["version"], False),
+             "capabilities": [printable(c, False) for c in info["capabilities"]]}
+    if "packages" in info:
+        shown["packages"] = {printable(k, False): printable(v, False) for k, v in info["packages"].items()}
+    return shown
 
 
 def code(text: str) -> str:
@@ -59,11 +62,15 @@ def fence(text: str) -> list[str]:
 
 
 def adapter_info(adapter: Any) -> dict:
-    """``{name, version, capabilities}`` of an adapter object or mapping (None: all empty)."""
+    """``{name, version, capabilities}`` of an adapter object or mapping (None: all empty), and ``packages`` (name:
+    version of each package that ran, as a JavaScript shim reads them from its install) when it states them."""
     def get(key: str) -> Any:
         return adapter.get(key) if isinstance(adapter, Mapping) else getattr(adapter, key, None)
-    return {"name": str(get("name") or ""), "version": str(get("version") or ""),
+    info = {"name": str(get("name") or ""), "version": str(get("version") or ""),
             "capabilities": sorted(get("capabilities") or ())}
+    packages = get("packages")
+    return {**info, "packages": {str(k): str(v) for k, v in packages.items()}} if isinstance(packages, Mapping) \
+        and packages else info
 
 
 def versions() -> dict[str, str]:
