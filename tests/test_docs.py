@@ -94,8 +94,8 @@ def test_the_readme_is_short_and_links_every_audience_page():
 def test_the_readme_keeps_its_two_commands_as_ci_runs_them():
     text = (REPO / "README.md").read_text()
     assert "\npip install -e . && bedrock-harness run   " in text
-    assert "\npip install -e '.[test]' && pytest   " in text
-    assert "pip install -e '.[test]' && pytest\n" in (REPO / ".ci" / "run").read_text()
+    assert "\npip install -e '.[test]' && pytest -n auto   " in text
+    assert "pip install -e '.[test]' && pytest -n auto\n" in (REPO / ".ci" / "run").read_text()
 
 
 @pytest.mark.parametrize("heading, page", MOVED.items())
