@@ -16,9 +16,10 @@ from pathlib import Path
 from harness.adapters.js import launch, npm
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
-__all__ = ["LIBRARY", "MODULES_ENV", "modules_folder", "shim_command", "strands_ts"]
+__all__ = ["FLOOR", "LIBRARY", "MODULES_ENV", "modules_folder", "shim_command", "strands_ts"]
 
 LIBRARY = "@strands-agents/sdk"
+FLOOR = "0.7.0"  # the oldest release certified (certification/strands-ts.floor.json); older ones run, uncertified
 MODULES_ENV = "BEDROCK_HARNESS_STRANDS_TS_MODULES"
 _SHIM = "strands_ts.mjs"
 _ENTRY = "bedrock-harness-strands-ts.mjs"  # re-exports the packages from the folder that holds them
