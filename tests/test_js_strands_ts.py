@@ -219,6 +219,7 @@ def test_strands_ts_resolves_to_the_shim_on_the_folder_the_environment_names(tmp
     adapter = load_adapter("strands-ts", timeout=12.0)
     try:
         assert (adapter.name, adapter.version, adapter.timeout) == ("strands-ts", "9.9.9-fake", 12.0)
+        assert adapter.packages == {"@strands-agents/sdk": "9.9.9-fake"}  # what its reports name
         assert adapter.argv[1].endswith("strands_ts.mjs")
     finally:
         adapter.close()

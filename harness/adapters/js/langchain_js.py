@@ -15,9 +15,10 @@ from pathlib import Path
 from harness.adapters.js import launch, npm
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
-__all__ = ["COMPANION", "LIBRARY", "MODULES_ENV", "langchain_js", "modules_folder", "shim_command"]
+__all__ = ["COMPANION", "FLOOR", "LIBRARY", "MODULES_ENV", "langchain_js", "modules_folder", "shim_command"]
 
 LIBRARY = "@langchain/aws"
+FLOOR = "0.1.4"  # the oldest release certified (certification/langchain-js.floor.json); older ones uncertified
 COMPANION = "@langchain/core"  # a peer dependency: the application installs it beside @langchain/aws
 MODULES_ENV = "BEDROCK_HARNESS_LANGCHAIN_JS_MODULES"
 _SHIM = "langchain_js.mjs"

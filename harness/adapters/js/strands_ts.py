@@ -11,23 +11,18 @@ the offline tests point it at a fake of the SDK's surface.
 
 from __future__ import annotations
 
-import os
-import shutil
-from importlib.resources import files
 from pathlib import Path
 
-from harness.adapters.js import npm
+from harness.adapters.js import launch, npm
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
-__all__ = ["LIBRARY", "MODULES_ENV", "modules_folder", "shim_command", "strands_ts"]
+__all__ = ["FLOOR", "LIBRARY", "MODULES_ENV", "modules_folder", "shim_command", "strands_ts"]
 
 LIBRARY = "@strands-agents/sdk"
+FLOOR = "0.7.0"  # the oldest release certified (certification/strands-ts.floor.json); older ones run, uncertified
 MODULES_ENV = "BEDROCK_HARNESS_STRANDS_TS_MODULES"
+_SHIM = "strands_ts.mjs"
 _ENTRY = "bedrock-harness-strands-ts.mjs"  # re-exports the packages from the folder that holds them
-
-
-def _shipped(name: str) -> Path:
-    return Path(str(files("harness.adapters.js").joinpath(name)))
 
 
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
@@ -40,21 +35,17 @@ def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
 
 def shim_command(folder: Path, node: str) -> list[str]:
     """The command running the shim on the packages in ``folder`` (the entry module refreshed beside them)."""
-    shutil.copyfile(_shipped(_ENTRY), folder / _ENTRY)
-    return [node, str(_shipped("strands_ts.mjs")), "--modules", str(folder)]
+    return launch.shim_command(_SHIM, _ENTRY, folder, node)
 
 
 def strands_ts(version: str | None = None, cache_dir: Path | None = None,
                timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
     """The ``strands-ts`` adapter: the release ``version`` of @strands-agents/sdk (default: newest), started."""
-    given = os.environ.get(MODULES_ENV)
-    if given:
-        node = shutil.which("node")
-        if node is None:
-            raise npm.NpmError("node is not installed (or not on the PATH): the strands-ts shim runs on Node.js")
-        return SubprocessAdapter([node, str(_shipped("strands_ts.mjs")), "--modules", given], timeout=timeout)
+    given = launch.given_folder(MODULES_ENV, _SHIM, _ENTRY, timeout)
+    if given is not None:
+        return given
     folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
-    return SubprocessAdapter(shim_command(folder, node), timeout=timeout)
+    return launch.started(shim_command(folder, node), folder, timeout)
 
 
 strands_ts.takes_release = True  # --version and --cache-dir go to it
