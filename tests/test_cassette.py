@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from harness.cassettes import cassette as cs
 from harness.wire import eventstream as es
-from harness.cassettes import scrub
+from harness.cassettes import scrub, secrets
 from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc
 from realworld import ids, requires_realworld, streams
 
@@ -114,6 +114,7 @@ json_values = st.recursive(
        st.none() | st.integers(0, 61))
 def test_any_json_event_survives_the_yaml_file_byte_for_byte(body, pad):
     data = es.encode_event("contentBlockDelta", body, pad)
+    assume(not secrets.scan_text(data, environ={}))  # a drawn 'AKIA' + 16 characters is refused, rightly
     loaded = round_trip(make(stream_interaction([data])))
     assert loaded.interactions[0].response_body() == data
 
