@@ -36,17 +36,18 @@ FINISH = {"type": "finish", "finishReason": "tool-calls", "rawFinishReason": "to
 
 @pytest.fixture
 def shim(tmp_path, monkeypatch):
-    """run(turns, calls) -> (each turn's answer lines, the fake's logged calls): the shim on a copy of the fake."""
+    """run(turns, calls, **fake_env) -> (each turn's answer lines, the fake's logged calls): the shim on a copy of the
+    fake (FAKE_AI_SDK_OLD="1": ai 4's surface)."""
     folder = tmp_path / "modules"
     shutil.copytree(FAKE, folder)
     monkeypatch.delenv(MODULES_ENV, raising=False)
 
-    def run(turns: list[dict], calls: list[dict]) -> tuple[list[list[dict]], list[dict]]:
+    def run(turns: list[dict], calls: list[dict], **fake: str) -> tuple[list[list[dict]], list[dict]]:
         (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
         lines = [{"type": "hello", "protocol": 3}] + [
             {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
         env = {"PATH": str(Path(NODE).parent), "FAKE_AI_SDK_SCRIPT": str(tmp_path / "script.json"),
-               "FAKE_AI_SDK_LOG": str(tmp_path / "log.jsonl")}
+               "FAKE_AI_SDK_LOG": str(tmp_path / "log.jsonl"), **fake}
         done = subprocess.run(shim_command(folder, NODE), input="".join(json.dumps(m) + "\n" for m in lines),
                               capture_output=True, text=True, env=env, timeout=60)
         assert done.returncode == 0, done.stderr
@@ -187,3 +188,77 @@ def test_opening_assistant_blocks_and_json_results_convert_to_model_messages(shi
         {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "tu_9", "toolName": "read_file",
                                       "output": {"type": "json", "value": [1]}}]},
         {"role": "user", "content": [{"type": "text", "text": "and?"}]}]
+
+
+# ai 4 (the @ai-sdk/amazon-bedrock 2.x line): its stream parts and CoreMessage shapes
+OLD = {"FAKE_AI_SDK_OLD": "1"}
+OLD_ASSISTANT = {"role": "assistant", "content": [
+    {"type": "reasoning", "text": "Think.", "signature": "c2ln"}, {"type": "redacted-reasoning", "data": "cmVk"},
+    {"type": "tool-call", "toolCallId": "tu_1", "toolName": "read_file", "args": {"path": "/tmp/a"}}]}
+OLD_PARTS = [{"type": "reasoning", "textDelta": "Think."}, {"type": "reasoning-signature", "signature": "c2ln"},
+             {"type": "redacted-reasoning", "data": "cmVk"}, {"type": "text-delta", "textDelta": "Reading."},
+             {"type": "tool-call-streaming-start", "toolCallId": "tu_1", "toolName": "read_file"},
+             {"type": "tool-call-delta", "toolCallId": "tu_1", "toolName": "read_file", "argsTextDelta": '{"path": '},
+             {"type": "tool-call-delta", "toolCallId": "tu_1", "toolName": "read_file", "argsTextDelta": '"/tmp/a"}'},
+             {"type": "tool-call", "toolCallId": "tu_1", "toolName": "read_file", "args": {"path": "/tmp/a"}},
+             {"type": "step-finish", "finishReason": "tool-calls",
+              "providerMetadata": {"bedrock": {"usage": {"cacheReadInputTokens": 4, "cacheWriteInputTokens": 6}}}},
+             {"type": "finish", "finishReason": "tool-calls", "usage": {"promptTokens": 30, "completionTokens": 7}}]
+
+
+def test_ai_4_declares_bedrocks_own_input_tokens_and_its_per_call_message_ids(shim):
+    (hello,), _ = shim([], [], **OLD)
+    assert "usage_input_includes_cache" not in hello[0]["capabilities"]
+    assert set(hello[0]["native_differences"]) == {"[*].id"}
+
+
+def test_ai_4_stream_parts_map_to_chunks_as_they_are(shim):
+    (_, answer), (call,) = shim([turn([{"role": "user", "content": "Read /tmp/a"}])],
+                                [{"parts": OLD_PARTS, "messages": [OLD_ASSISTANT]}], **OLD)
+    assert call["toolCallStreaming"] is True  # else ai 4 streams no tool input parts
+    assert chunks(answer) == [
+        {"type": "reasoning", "index": None, "text": "Think."}, {"type": "reasoning", "index": None, "signature": "c2ln"},
+        {"type": "redacted_reasoning", "index": None, "data": "cmVk"}, {"type": "text", "index": None, "text": "Reading."},
+        {"type": "tool_call", "index": "tu_1", "id": "tu_1", "name": "read_file", "input_delta": ""},
+        {"type": "tool_call", "index": "tu_1", "input_delta": '{"path": '},
+        {"type": "tool_call", "index": "tu_1", "input_delta": '"/tmp/a"}'},
+        {"type": "stop", "reason": "tool-calls"},
+        {"type": "usage", "input_tokens": 30, "output_tokens": 7, "cache_read_input_tokens": 4,
+         "cache_write_input_tokens": 6},
+        {"type": "message", "message": {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "Think.", "signature": "c2ln"}, {"type": "redacted_thinking", "data": "cmVk"},
+            {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}}]}}]
+
+
+def test_ai_4_history_takes_its_message_shapes(shim):
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},
+                                                 {"type": "redacted_thinking", "data": "cmVk"},
+                                                 {"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [{"json": [1]}]},
+                                            {"type": "text", "text": "and?"}]}]
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "42 lines",
+                                           "is_error": True}]}
+    _, (first, second) = shim([turn(opening), turn([result])],
+                              [{"parts": OLD_PARTS, "messages": [OLD_ASSISTANT]}, {"parts": [], "messages": []}], **OLD)
+    assert first["messages"][1:] == [
+        {"role": "assistant", "content": [
+            {"type": "reasoning", "text": "T", "signature": "c2ln"}, {"type": "redacted-reasoning", "data": "cmVk"},
+            {"type": "tool-call", "toolCallId": "tu_9", "toolName": "read_file", "args": {}}]},
+        {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "tu_9", "toolName": "read_file",
+                                      "result": [1]}]},
+        {"role": "user", "content": [{"type": "text", "text": "and?"}]}]
+    assert second["messages"][len(opening) + 1:] == [OLD_ASSISTANT, {"role": "tool", "content": [
+        {"type": "tool-result", "toolCallId": "tu_1", "toolName": "read_file", "result": "42 lines", "isError": True}]}]
+
+
+def test_ai_4_tool_results_with_parts_go_as_experimental_content(shim):
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "look", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [
+                   {"type": "text", "text": "a"},
+                   {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}]}]}]
+    _, (call,) = shim([turn(opening)], [{"parts": [], "messages": []}], **OLD)
+    (result,) = call["messages"][2]["content"]
+    assert result["experimental_content"] == [{"type": "text", "text": "a"},
+                                              {"type": "image", "data": "iVBO", "mimeType": "image/png"}]

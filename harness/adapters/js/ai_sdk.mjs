@@ -13,7 +13,8 @@
 // are, nothing repaired; the SDK's assembled assistant message closes the turn (`message`), and a turn asking for
 // streaming parity also reports `response.messages` of streamText and of generateText on the same input (`native`).
 
-import { anthropicMessage, callOptions, converted, errorChunk, jsonSafe, load, partChunks, serve } from "./ai_sdk_common.mjs";
+import { anthropicMessage, callOptions, capabilities, converted, errorChunk, jsonSafe, load, NATIVE_DIFFERENCES,
+  olderMessages, partChunks, serve } from "./ai_sdk_common.mjs";
 
 const packages = await load("ai_sdk.mjs");
 const { ai } = packages;
@@ -34,7 +35,7 @@ class Conversation {
       this.messages.push(...this.assistant);
     }
     this.assistant = [];
-    this.messages.push(...converted(turn.messages ?? [], this.messages));
+    this.messages.push(...converted(turn.messages ?? [], this.messages, olderMessages(ai)));
     return this.messages;
   }
 
@@ -77,4 +78,5 @@ async function whole(options) {
   }
 }
 
-await serve({ name: "ai-sdk", version: packages.version, capabilities: CAPABILITIES }, new Conversation());
+await serve({ name: "ai-sdk", version: packages.version, capabilities: capabilities(CAPABILITIES, packages.bedrock),
+  native_differences: NATIVE_DIFFERENCES }, new Conversation());

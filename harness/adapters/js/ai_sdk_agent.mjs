@@ -16,8 +16,8 @@
 // assistant message of its response.messages. A loop that finishes while the scenario goes on (results sent, no
 // next model call) is the turn error `agent_loop_ended`; user content between model calls is a skip.
 
-import { anthropicMessage, callOptions, converted, errorChunk, load, partChunks, resultOutput, serve, Skip,
-  toolChoice } from "./ai_sdk_common.mjs";
+import { anthropicMessage, callOptions, capabilities, converted, errorChunk, load, olderMessages, partChunks,
+  resultOutput, serve, Skip, toolChoice } from "./ai_sdk_common.mjs";
 
 const packages = await load("ai_sdk_agent.mjs");
 const { ai } = packages;
@@ -87,7 +87,7 @@ class AgentRun {
     this.queue = new Queue(); this.steps = []; this.seen = 0; this.pausedTurn = -1;
     this.waiting = new Map(); this.results = new Map(); this.gate = null;
     this.failed = false; this.finished = false; this.abort = new AbortController();
-    const options = callOptions(packages, turn, endpoint, converted(turn.messages ?? [], []));
+    const options = callOptions(packages, turn, endpoint, converted(turn.messages ?? [], [], olderMessages(ai)));
     const tools = Object.fromEntries(Object.entries(options.tools ?? {}).map(([name, tool]) => [name, { ...tool,
       execute: (input, { toolCallId }) => this.result(toolCallId),
       toModelOutput: ({ output }) => resultOutput(output) }]));
@@ -229,4 +229,5 @@ class Agent {
   }
 }
 
-await serve({ name: "ai-sdk-agent", version: packages.version, capabilities: CAPABILITIES }, new Agent());
+await serve({ name: "ai-sdk-agent", version: packages.version,
+  capabilities: capabilities(CAPABILITIES, packages.bedrock) }, new Agent());

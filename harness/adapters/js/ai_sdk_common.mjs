@@ -52,7 +52,28 @@ export function model(bedrock, turn, endpoint) {
   return provider(turn.model_id);
 }
 
+// ---- what the release declares ----
+
+// From provider specification v3 (@ai-sdk/amazon-bedrock 4.x) inputTokens is the total with the cache reads and
+// writes (convertAmazonBedrockUsage); the v1 and v2 lines (2.x, 3.x) pass on Bedrock's own inputTokens. The model
+// says which specification it speaks; building one sends nothing.
+export function capabilities(declared, bedrock) {
+  const probe = bedrock.createAmazonBedrock({ region: "us-east-1", accessKeyId: "unused", secretAccessKey: "unused" });
+  const older = ["v1", "v2"].includes(probe("probe").specificationVersion);
+  return older ? declared.filter((name) => name !== "usage_input_includes_cache") : declared;
+}
+
+// ai 4 gives each message of response.messages an id of its own per call (generateMessageId: 'msg-' and 24 random
+// characters); ai 5 dropped it
+export const NATIVE_DIFFERENCES = { "[*].id": "ai 4's response.messages carry a message id generated per call "
+  + "(generateMessageId, 'msg-' and 24 random characters): streamText and generateText each make their own" };
+
 // ---- the scenario's Anthropic-format messages -> the SDK's ModelMessages ----
+
+// ai 5 renamed the message parts (tool-call `args` -> `input`, tool-result `result` -> `output`, `redacted-reasoning`
+// -> `reasoning` with providerOptions, `mimeType` -> `mediaType`) in the release that added stepCountIs: without it,
+// the messages take ai 4's shapes (CoreMessage: the @ai-sdk/amazon-bedrock 2.x line).
+export const olderMessages = (ai) => typeof ai.stepCountIs !== "function";
 
 const toolNames = (history) => new Map(history.flatMap((m) => Array.isArray(m.content) ? m.content : [])
   .filter((part) => part.type === "tool-call").map((part) => [part.toolCallId, part.toolName]));
@@ -82,12 +103,41 @@ function resultPart(part) {
   throw new Error(`unsupported tool result part ${JSON.stringify(part.type)}`);
 }
 
-function userPart(block) {
+// ai 4's tool-result part: `result` (the provider sends it JSON.stringify'd), `experimental_content` for parts
+function olderResult(block) {
+  const content = block.content, flag = block.is_error ? { isError: true } : {};
+  if (!Array.isArray(content)) return { result: content ?? "", ...flag };
+  if (content.length === 1 && content[0] !== null && typeof content[0] === "object" && "json" in content[0]) {
+    return { result: content[0].json, ...flag };
+  }
+  return { result: content, experimental_content: content.map(olderResultPart), ...flag };
+}
+
+function olderResultPart(part) {
+  if (part.type === "image") return { type: "image", data: part.source.data, mimeType: part.source.media_type };
+  const { text } = resultPart(part);
+  return { type: "text", text };
+}
+
+function userPart(block, older) {
   if (block.type === "text") return { type: "text", text: block.text };
+  const { data, media_type: mimeType } = block.source ?? {};
+  if (older && block.type === "image") return { type: "image", image: data, mimeType };
+  if (older && block.type === "document") return { type: "file", data, mimeType };
   if (block.type === "image" || block.type === "document") {
     return { type: "file", mediaType: block.source.media_type, data: block.source.data };
   }
   throw new Error(`unsupported user content block ${JSON.stringify(block.type)}`);
+}
+
+function olderAssistantPart(block) {
+  switch (block.type) {
+    case "thinking":
+      return { type: "reasoning", text: block.thinking ?? "", ...(block.signature ? { signature: block.signature } : {}) };
+    case "redacted_thinking": return { type: "redacted-reasoning", data: block.data };
+    case "tool_use": return { type: "tool-call", toolCallId: block.id, toolName: block.name, args: block.input ?? {} };
+    default: return assistantPart(block);
+  }
 }
 
 function assistantPart(block) {
@@ -103,18 +153,19 @@ function assistantPart(block) {
 }
 
 // A user message holding tool results becomes a `tool` message (the results) and a user message (the rest).
-export function converted(messages, history) {
+export function converted(messages, history, older = false) {
   const out = [];
   for (const message of messages) {
     const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
     if (message.role === "assistant") {
-      out.push({ role: "assistant", content: blocks.map(assistantPart).filter(Boolean) });
+      out.push({ role: "assistant", content: blocks.map(older ? olderAssistantPart : assistantPart).filter(Boolean) });
       continue;
     }
     const names = toolNames([...history, ...out]);
     const results = blocks.filter((b) => b.type === "tool_result").map((b) => ({ type: "tool-result",
-      toolCallId: b.tool_use_id, toolName: names.get(b.tool_use_id) ?? "", output: resultOutput(b) }));
-    const rest = blocks.filter((b) => b.type !== "tool_result").map(userPart);
+      toolCallId: b.tool_use_id, toolName: names.get(b.tool_use_id) ?? "",
+      ...(older ? olderResult(b) : { output: resultOutput(b) }) }));
+    const rest = blocks.filter((b) => b.type !== "tool_result").map((b) => userPart(b, older));
     if (results.length) out.push({ role: "tool", content: results });
     if (rest.length) out.push({ role: "user", content: typeof message.content === "string" ? message.content : rest });
   }
@@ -135,8 +186,9 @@ export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
   const tools = Object.fromEntries((turn.tools ?? []).map((t) => [t.name, {
     description: t.description, inputSchema: ai.jsonSchema(t.input_schema), parameters: ai.jsonSchema(t.input_schema) }]));
   const budget = options.thinking_budget;
+  // toolCallStreaming: ai 4 streams a call's input parts only when asked (ai 5 always does)
   return { model: model(bedrock, turn, endpoint), messages: [...messages], maxOutputTokens: options.max_tokens,
-    maxTokens: options.max_tokens, ...(turn.system ? { system: turn.system } : {}),
+    maxTokens: options.max_tokens, toolCallStreaming: true, ...(turn.system ? { system: turn.system } : {}),
     ...(options.temperature != null ? { temperature: options.temperature } : {}),
     ...(turn.tools?.length ? { tools, toolChoice: toolChoice(options.tool_choice) } : {}),
     ...(budget ? { providerOptions: { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: budget } } } } : {}) };
@@ -153,10 +205,13 @@ export function errorChunk(error) {
   return { type: "error", code, message: String(cause?.message ?? cause) };
 }
 
+// ai 4 counts promptTokens/completionTokens and leaves the cache counts in the provider's metadata
 export function usageChunk(usage, metadata) {
   const details = usage?.inputTokenDetails ?? {};
-  return { type: "usage", input_tokens: usage?.inputTokens ?? null, output_tokens: usage?.outputTokens ?? null,
-    cache_read_input_tokens: details.cacheReadTokens ?? usage?.cachedInputTokens ?? 0,
+  return { type: "usage", input_tokens: usage?.inputTokens ?? usage?.promptTokens ?? null,
+    output_tokens: usage?.outputTokens ?? usage?.completionTokens ?? null,
+    cache_read_input_tokens: details.cacheReadTokens ?? usage?.cachedInputTokens ?? metadata?.usage?.cacheReadInputTokens
+      ?? 0,
     cache_write_input_tokens: details.cacheWriteTokens ?? metadata?.usage?.cacheWriteInputTokens ?? 0 };
 }
 
@@ -174,17 +229,32 @@ export function* partChunks(part, state) {
       if (meta(part).redactedData != null) yield { type: "redacted_reasoning", index: part.id ?? null, data: meta(part).redactedData };
       break;
     }
+    case "reasoning": // ai 4's reasoning parts: text, then the signature or the redacted data as parts of their own
+      if (part.textDelta) yield { type: "reasoning", index: null, text: part.textDelta };
+      break;
+    case "reasoning-signature":
+      yield { type: "reasoning", index: null, signature: part.signature };
+      break;
+    case "redacted-reasoning":
+      yield { type: "redacted_reasoning", index: null, data: part.data };
+      break;
     case "reasoning-end":
       if (meta(part).redactedContent != null) {
         yield { type: "redacted_reasoning", index: part.id ?? null, data: meta(part).redactedContent };
       }
       break;
     case "tool-input-start":
-      state.started.add(part.id);
-      yield { type: "tool_call", index: part.id, id: part.id, name: part.toolName, input_delta: "" };
+    case "tool-call-streaming-start": { // ai 4 (with toolCallStreaming): toolCallId, argsTextDelta
+      const id = part.id ?? part.toolCallId;
+      state.started.add(id);
+      yield { type: "tool_call", index: id, id, name: part.toolName, input_delta: "" };
       break;
+    }
     case "tool-input-delta":
       yield { type: "tool_call", index: part.id, input_delta: part.delta ?? part.inputTextDelta };
+      break;
+    case "tool-call-delta":
+      yield { type: "tool_call", index: part.toolCallId, input_delta: part.argsTextDelta };
       break;
     case "tool-call": // streamed already, unless the release streams no input parts
       if (!state.started.has(part.toolCallId)) {
@@ -192,6 +262,7 @@ export function* partChunks(part, state) {
       }
       break;
     case "finish-step":
+    case "step-finish": // ai 4
       state.metadata = meta(part);
       break;
     case "finish":
@@ -214,7 +285,9 @@ export function anthropicBlock(part) {
     ?? part.providerMetadata?.bedrock ?? part.providerMetadata?.amazonBedrock ?? {};
   switch (part.type) {
     case "text": return { type: "text", text: part.text };
+    case "redacted-reasoning": return { type: "redacted_thinking", data: part.data }; // ai 4
     case "reasoning":
+      if (part.signature != null) return { type: "thinking", thinking: part.text, signature: part.signature }; // ai 4
       if (options.redactedData != null) return { type: "redacted_thinking", data: options.redactedData };
       if (options.redactedContent != null) return { type: "redacted_thinking", data: options.redactedContent };
       return { type: "thinking", thinking: part.text, ...(options.signature != null ? { signature: options.signature } : {}) };
