@@ -47,17 +47,18 @@ TEXT_STEP = {"provider": [{"type": "finish", "finishReason": {"unified": "stop",
 
 @pytest.fixture
 def shim(tmp_path, monkeypatch):
-    """run(turns, calls) -> (each answer's lines, the fake's logged model calls): the agent shim on a copy of the fake."""
+    """run(turns, calls, **fake_env) -> (each answer's lines, the fake's logged model calls): the agent shim on a copy
+    of the fake (FAKE_AI_SDK_V5="1": ai 5's toModelOutput)."""
     folder = tmp_path / "modules"
     shutil.copytree(FAKE, folder)
     monkeypatch.delenv(MODULES_ENV, raising=False)
 
-    def run(turns: list[dict], calls: list[dict]) -> tuple[list[list[dict]], list[dict]]:
+    def run(turns: list[dict], calls: list[dict], **fake: str) -> tuple[list[list[dict]], list[dict]]:
         (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
         lines = [{"type": "hello", "protocol": 3}] + [
             {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
         env = {"PATH": str(Path(NODE).parent), "FAKE_AI_SDK_SCRIPT": str(tmp_path / "script.json"),
-               "FAKE_AI_SDK_LOG": str(tmp_path / "log.jsonl")}
+               "FAKE_AI_SDK_LOG": str(tmp_path / "log.jsonl"), **fake}
         done = subprocess.run(shim_command(folder, NODE, AGENT_PROGRAM), capture_output=True, text=True, env=env,
                               input="".join(json.dumps(m) + "\n" for m in lines), timeout=60)
         assert done.returncode == 0, done.stderr
@@ -116,6 +117,12 @@ def test_the_harness_results_flow_into_execute_and_the_next_model_call(shim):
     assert second["messages"][2] == {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "tu_1",
                                       "toolName": "read_file", "output": {"type": "error-text", "value": "no such file"}}]}
     assert second["toolChoice"] == "required"  # the later turn's own tool choice, given by prepareStep
+
+
+def test_under_ai_5_tomodeloutput_gets_the_output_alone_and_the_results_still_flow(shim):
+    _, (_, second) = shim([turn([OPENING]), turn([RESULT])], [tool_step(), TEXT_STEP], FAKE_AI_SDK_V5="1")
+    assert second["messages"][2] == {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "tu_1",
+                                      "toolName": "read_file", "output": {"type": "text", "value": "42 lines"}}]}
 
 
 def test_a_loop_that_stops_after_running_the_tools_is_agent_loop_ended(shim):

@@ -66,6 +66,10 @@ function closing(finish) {
     cache_write_input_tokens: input.cacheWrite ?? finish.providerMetadata?.bedrock?.usage?.cacheWriteInputTokens ?? 0 }];
 }
 
+// ai 5 calls toModelOutput with the output alone (execute's value: the tool_result block), ai 6 with
+// { toolCallId, input, output }
+const resultBlock = (given) => given?.type === "tool_result" ? given : given?.output;
+
 const unanswered = (id) => ({ type: "tool_result", tool_use_id: id, is_error: true,
   content: "the harness sent no result for this call" });
 
@@ -90,7 +94,7 @@ class AgentRun {
     const options = callOptions(packages, turn, endpoint, converted(turn.messages ?? [], [], olderMessages(ai)));
     const tools = Object.fromEntries(Object.entries(options.tools ?? {}).map(([name, tool]) => [name, { ...tool,
       execute: (input, { toolCallId }) => this.result(toolCallId),
-      toModelOutput: ({ output }) => resultOutput(output) }]));
+      toModelOutput: (given) => resultOutput(resultBlock(given)) }]));
     const result = ai.streamText({ ...options, model: this.watched(options.model), ...(options.tools ? { tools } : {}),
       ...loopUntil(STEPS), abortSignal: this.abort.signal, onError: () => {},
       prepareStep: ({ stepNumber }) => this.prepare(stepNumber),
