@@ -30,10 +30,11 @@ def test_certify_ai_sdk_passes_the_core_suite_on_the_newest_release(tmp_path):
     assert any(Path(cache).glob("@ai-sdk+amazon-bedrock@*/node_modules/ai/package.json"))
 
 
-def _certify(tmp_path, adapter: str, cache: str, env: dict | None = None) -> dict:
+def _certify(tmp_path, adapter: str, cache: str, env: dict | None = None, version: str | None = None) -> dict:
     report = tmp_path / f"{adapter}.json"
     done = subprocess.run([sys.executable, "-m", "harness.cli", "certify", "--adapter", adapter, "--suite", "core",
-                           "--cache-dir", cache, "--format", "json", "--output", str(report)],
+                           "--cache-dir", cache, "--format", "json", "--output", str(report),
+                           *(["--version", version] if version else [])],
                           cwd=tmp_path, capture_output=True, text=True, timeout=1200, env={**os.environ, **(env or {})})
     assert done.returncode in (0, 1) and report.exists(), done.stderr
     return json.loads(report.read_text())
@@ -57,3 +58,17 @@ def test_the_agent_loop_passes_the_core_suite_and_catches_a_planted_defect(tmp_p
     broken = _certify(tmp_path, "ai-sdk-agent", cache, {"BEDROCK_HARNESS_AI_SDK_MODULES": str(planted),
                                                          "PATH": f"{Path(node).parent}{os.pathsep}{os.environ['PATH']}"})
     assert broken["summary"]["fail"] >= 1
+
+
+def test_the_2_x_line_runs_on_ai_4_and_differs_only_in_the_sdks_unified_stop_reason(tmp_path):
+    """@ai-sdk/amazon-bedrock 2.2.12 runs on ai 4 (its stream parts, message shapes and token counts detected): over
+    the core suite every turn matches but its stop reason, which provider specification v1 gives only unified."""
+    cache = os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or str(tmp_path / "npm")
+    report = _certify(tmp_path, "ai-sdk", cache, version="2.2.12")
+    assert report["adapter"]["packages"]["ai"].startswith("4.")
+    assert "usage_input_includes_cache" not in report["adapter"]["capabilities"]
+    for result in report["results"]:
+        for turn in result["turns"]:
+            found = [line for line in (turn.get("diff") or "").split("\n\n")[0].splitlines() if line]
+            assert all("(stop): expected reason" in line for line in found), (result["scenario"], found)
+            assert not turn["request_diffs"] and not turn["request_problems"], result["scenario"]
