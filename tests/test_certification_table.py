@@ -185,11 +185,14 @@ def test_each_committed_floor_is_the_lower_bound_of_its_extra():
 
 
 def test_a_javascript_floor_report_is_checked_against_the_shims_floor(monkeypatch):
-    """The check above reads the shim's FLOOR: a stated floor other than the report's is caught."""
+    """The check above reads the shim's FLOOR: a stated floor other than the report's is caught (first in
+    ai-sdk-agent.floor.json, whose factory lives in the same module and states the same FLOOR)."""
     from harness.adapters.js import ai_sdk
 
     assert _js_floor("ai-sdk") == ai_sdk.FLOOR == json.loads((ROOT / "certification/ai-sdk.floor.json").read_text())[
         "adapter"]["version"]
     monkeypatch.setattr(ai_sdk, "FLOOR", "4.0.101")
-    with pytest.raises(AssertionError, match="ai-sdk.floor.json: certifies 4.0.159, but the shim's FLOOR is '4.0.101'"):
+    assert _js_floor("ai-sdk-agent") == "4.0.101"
+    with pytest.raises(AssertionError, match="ai-sdk-agent.floor.json: certifies 4.0.159, but the shim's FLOOR is "
+                                             "'4.0.101'"):
         test_each_committed_floor_is_the_lower_bound_of_its_extra()
