@@ -33,13 +33,14 @@ REASONING = [{"content": [{"type": "reasoning", "reasoning": "Think.", "index": 
 
 @pytest.fixture
 def shim(tmp_path, monkeypatch):
-    """run(turns, calls) -> (each turn's answer lines, the fake's logged calls): the shim on a copy of the fake."""
+    """run(turns, calls, **script) -> (each turn's answer lines, the fake's logged calls): the shim on a copy of the
+    fake, ``script`` the fake's other settings."""
     folder = tmp_path / "modules"
     shutil.copytree(FAKE, folder)
     monkeypatch.delenv(MODULES_ENV, raising=False)
 
-    def run(turns: list[dict], calls: list[dict]) -> tuple[list[list[dict]], list[dict]]:
-        (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
+    def run(turns: list[dict], calls: list[dict], **script) -> tuple[list[list[dict]], list[dict]]:
+        (tmp_path / "script.json").write_text(json.dumps({"calls": calls, **script}))
         lines = [{"type": "hello", "protocol": 3}] + [
             {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
         env = {"PATH": str(Path(NODE).parent), "FAKE_LANGCHAIN_JS_SCRIPT": str(tmp_path / "script.json"),
@@ -114,6 +115,20 @@ def test_the_model_is_bound_to_the_tools_on_a_loopback_client(shim):
     assert "kwargs" not in call  # tool_choice auto: Bedrock's default, written as nothing
     assert call["maxTokens"] == 512 and "temperature" not in call
     assert call["additionalModelRequestFields"] == {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+
+
+def test_a_release_ignoring_the_client_field_gets_it_through_its_public_client(shim):
+    # 0.0.x builds its own BedrockRuntimeClient (HTTP/2, no endpoint, no guard); the shim sets its `client` field
+    (_, answer), (call,) = shim([turn([{"role": "user", "content": "Hi"}])], [{"chunks": [STOP]}], ignores_client=True)
+    assert call["endpoint"] == ENDPOINT["endpoint_url"] and call["requestHandler"] == "NodeHttpHandler"
+    assert chunks(answer)[0] == {"type": "stop", "reason": "tool_use"}
+
+
+def test_a_release_ignoring_the_client_field_is_still_refused_another_host(shim):
+    foreign = "https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse-stream"
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}])], [{"request": foreign, "chunks": [STOP]}],
+                          ignores_client=True)
+    assert chunks(answer)[0]["code"] == "EndpointRefused"
 
 
 def test_a_named_tool_choice_is_the_tools_name(shim):

@@ -81,9 +81,14 @@ function model(turn, endpoint) {
     credentials, requestHandler: new http.NodeHttpHandler() }), endpoint.endpoint_url);
   const options = turn.options ?? {};
   const budget = options.thinking_budget;
-  return new aws.ChatBedrockConverse({ model: turn.model_id, region: endpoint.region, credentials, client,
+  const chat = new aws.ChatBedrockConverse({ model: turn.model_id, region: endpoint.region, credentials, client,
     maxTokens: options.max_tokens, ...(options.temperature != null && !budget ? { temperature: options.temperature } : {}),
     ...(budget ? { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}) });
+  // 0.0.x takes no `client` field: its constructor builds its own BedrockRuntimeClient from region and credentials
+  // (dist/chat_models.js:131 in 0.0.4, :146 in 0.0.9), on the runtime client's default HTTP/2 handler and without the
+  // guard; `client` is a public field there (chat_models.d.ts), set as an application on those releases sets it.
+  if (chat.client !== client) chat.client = client;
+  return chat;
 }
 
 // `auto` is Bedrock's default and written by an app as nothing; `any` as it is; one tool by its name.
