@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import cProfile
 import json
 import pstats
@@ -132,7 +133,8 @@ def measure(scenarios: Sequence[Any], root: Path, repetitions: int) -> dict:
 
     session, cassettes = boto3.session.Session(), [cassette_path(root, s) for s in scenarios]
     backoff = [s for s in scenarios if any("http_error" in fault for fault in s.faults)]
-    warm = harness_run(scenarios, root), bare_replay(cassettes, session)
+    with _counted_calls() as calls:
+        warm = harness_run(scenarios, root), bare_replay(cassettes, session)
     samples: dict[str, list] = {"harness": [], "bare": [], "per_scenario": [], "harness_rest": [], "bare_rest": []}
     for _ in range(repetitions):
         seconds, results = timed(harness_run, scenarios, root)
@@ -145,7 +147,30 @@ def measure(scenarios: Sequence[Any], root: Path, repetitions: int) -> dict:
         samples["harness_rest"].append(seconds - sum(durations[s.id] for s in backoff))
         samples["bare_rest"].append(bare_s - sum(per_cassette[cassette_path(root, s)] for s in backoff))
     bad = [f"{r.scenario}: {r.status}" for r in warm[0] if r.status != "pass"]
-    return {**samples, "events": warm[1], "not_passing": bad, "backoff": [s.id for s in backoff]}
+    return {**samples, "events": warm[1], "not_passing": bad, "backoff": [s.id for s in backoff], "calls": calls}
+
+
+@contextlib.contextmanager
+def _counted_calls():
+    """{"harness": requests the loopback endpoint answered, "bare": requests vcrpy replayed} while inside."""
+    from harness.endpoint import server
+    from vcr.cassette import Cassette
+
+    counts, answer, play = {"harness": 0, "bare": 0}, server._Session.answer, Cassette.play_response
+
+    def counted_answer(self, request):
+        counts["harness"] += 1
+        return answer(self, request)
+
+    def counted_play(self, request):
+        counts["bare"] += 1
+        return play(self, request)
+
+    server._Session.answer, Cassette.play_response = counted_answer, counted_play
+    try:
+        yield counts
+    finally:
+        server._Session.answer, Cassette.play_response = answer, play
 
 
 def cli_times(scenarios: Sequence[Any], root: Path, runs: int) -> list[float]:
@@ -221,6 +246,11 @@ def _report(result: dict, scenarios: Sequence[Any], cli: list[float], repetition
                  ("without SDK-backoff scenarios: bare", *(f"{bare_rest[k]:.3f} s" for k in ("median", "min", "max"))),
                  ("without SDK-backoff scenarios: ratio", f"{rest['median'] / bare_rest['median']:.2f}x",
                   f"{rest['min'] / bare_rest['min']:.2f}x", "")]
+    calls = result["calls"]
+    if calls["harness"] and calls["bare"]:
+        per_call = (harness["median"] / calls["harness"]) / (bare["median"] / calls["bare"])
+        rows.append((f"ratio per Bedrock call ({calls['harness']} harness, {calls['bare']} bare)",
+                     f"{per_call:.2f}x", "", ""))
     if cli:
         rows.append(("bedrock-harness run (CLI, end to end)", *(f"{summary(cli)[k]:.3f} s" for k in ("median", "min", "max"))))
     lines = [f"machine: {machine()}",
