@@ -4,22 +4,14 @@ native results, offline. Skipped when ``node`` is absent. The real packages run 
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-from pathlib import Path
-
 import pytest
+
+import js_shim
+from js_shim import ENDPOINT, NODE, TOOLS, chunks, needs_node, runner
 
 from harness.adapters.js.ai_sdk import MODULES_ENV, shim_command
 
-FAKE = Path(__file__).resolve().parent / "js_fake" / "ai-sdk"
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the ai-sdk shim runs on Node.js")
-ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_access_key_id": "AKIAFAKE",
-            "aws_secret_access_key": "fake"}
-TOOLS = [{"name": "read_file", "description": "Read a file.",
-          "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+pytestmark = needs_node("ai-sdk")
 OPTIONS = {"max_tokens": 512, "thinking_budget": 1024, "tool_choice": "auto"}
 SIGNED = {"bedrock": {"signature": "c2ln"}}
 CALL = [{"type": "tool-input-start", "id": "tu_1", "toolName": "read_file"},
@@ -38,38 +30,16 @@ FINISH = {"type": "finish", "finishReason": "tool-calls", "rawFinishReason": "to
 def shim(tmp_path, monkeypatch):
     """run(turns, calls, **fake_env) -> (each turn's answer lines, the fake's logged calls): the shim on a copy of the
     fake (FAKE_AI_SDK_OLD="1": ai 4's surface)."""
-    folder = tmp_path / "modules"
-    shutil.copytree(FAKE, folder)
     monkeypatch.delenv(MODULES_ENV, raising=False)
+    run_shim = runner(tmp_path, "ai-sdk", "FAKE_AI_SDK", lambda folder: shim_command(folder, NODE))
 
     def run(turns: list[dict], calls: list[dict], **fake: str) -> tuple[list[list[dict]], list[dict]]:
-        (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
-        lines = [{"type": "hello", "protocol": 3}] + [
-            {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
-        env = {"PATH": str(Path(NODE).parent), "FAKE_AI_SDK_SCRIPT": str(tmp_path / "script.json"),
-               "FAKE_AI_SDK_LOG": str(tmp_path / "log.jsonl"), **fake}
-        done = subprocess.run(shim_command(folder, NODE), input="".join(json.dumps(m) + "\n" for m in lines),
-                              capture_output=True, text=True, env=env, timeout=60)
-        assert done.returncode == 0, done.stderr
-        answers, turn = [], []
-        for message in map(json.loads, done.stdout.splitlines()):
-            turn.append(message)
-            if message["type"] in ("hello", "done", "error", "skip"):
-                answers.append(turn)
-                turn = []
-        log = tmp_path / "log.jsonl"
-        return answers, [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        return run_shim(turns, calls, env=fake)
     return run
 
 
-def turn(messages, conversation="s", **extra) -> dict:
-    return {"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "system": "Be brief.", "messages": messages,
-            "tools": TOOLS, "options": OPTIONS, "conversation": conversation, **extra}
-
-
-def chunks(answer: list[dict]) -> list[dict]:
-    assert answer[-1] == {"type": "done"}, answer[-1]
-    return [m["chunk"] for m in answer[:-1]]
+def turn(messages, conversation="s", options=OPTIONS, **extra) -> dict:
+    return js_shim.turn(messages, options, conversation, **extra)
 
 
 def test_hello_names_the_release_and_declares_conversation_mode(shim):

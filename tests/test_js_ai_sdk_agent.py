@@ -5,22 +5,14 @@ Skipped when ``node`` is absent; the real packages run in test_js_ai_sdk_real.py
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-from pathlib import Path
-
 import pytest
+
+import js_shim
+from js_shim import NODE, chunks, needs_node, runner
 
 from harness.adapters.js.ai_sdk import AGENT_PROGRAM, MODULES_ENV, shim_command
 
-FAKE = Path(__file__).resolve().parent / "js_fake" / "ai-sdk"
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the ai-sdk-agent shim runs on Node.js")
-ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_access_key_id": "AKIAFAKE",
-            "aws_secret_access_key": "fake"}
-TOOLS = [{"name": "read_file", "description": "Read a file.",
-          "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+pytestmark = needs_node("ai-sdk-agent")
 SIGNED = {"bedrock": {"signature": "c2ln"}}
 CALL_PART = {"type": "tool-call", "toolCallId": "tu_1", "toolName": "read_file", "input": {"path": "/tmp/a"}}
 REASONING = {"type": "reasoning", "text": "Think.", "providerMetadata": SIGNED}
@@ -49,38 +41,16 @@ TEXT_STEP = {"provider": [{"type": "finish", "finishReason": {"unified": "stop",
 def shim(tmp_path, monkeypatch):
     """run(turns, calls, **fake_env) -> (each answer's lines, the fake's logged model calls): the agent shim on a copy
     of the fake (FAKE_AI_SDK_V5="1": ai 5's toModelOutput)."""
-    folder = tmp_path / "modules"
-    shutil.copytree(FAKE, folder)
     monkeypatch.delenv(MODULES_ENV, raising=False)
+    run_shim = runner(tmp_path, "ai-sdk", "FAKE_AI_SDK", lambda folder: shim_command(folder, NODE, AGENT_PROGRAM))
 
     def run(turns: list[dict], calls: list[dict], **fake: str) -> tuple[list[list[dict]], list[dict]]:
-        (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
-        lines = [{"type": "hello", "protocol": 3}] + [
-            {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
-        env = {"PATH": str(Path(NODE).parent), "FAKE_AI_SDK_SCRIPT": str(tmp_path / "script.json"),
-               "FAKE_AI_SDK_LOG": str(tmp_path / "log.jsonl"), **fake}
-        done = subprocess.run(shim_command(folder, NODE, AGENT_PROGRAM), capture_output=True, text=True, env=env,
-                              input="".join(json.dumps(m) + "\n" for m in lines), timeout=60)
-        assert done.returncode == 0, done.stderr
-        answers, answer = [], []
-        for message in map(json.loads, done.stdout.splitlines()):
-            answer.append(message)
-            if message["type"] in ("hello", "done", "error", "skip"):
-                answers.append(answer)
-                answer = []
-        log = tmp_path / "log.jsonl"
-        return answers, [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        return run_shim(turns, calls, env=fake)
     return run
 
 
 def turn(messages, conversation="s", tool_choice="auto") -> dict:
-    return {"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "system": "Be brief.", "messages": messages,
-            "tools": TOOLS, "options": {"max_tokens": 512, "tool_choice": tool_choice}, "conversation": conversation}
-
-
-def chunks(answer: list[dict]) -> list[dict]:
-    assert answer[-1] == {"type": "done"}, answer[-1]
-    return [m["chunk"] for m in answer[:-1]]
+    return js_shim.turn(messages, {"max_tokens": 512, "tool_choice": tool_choice}, conversation)
 
 
 STOP_USAGE = [{"type": "usage", "input_tokens": 30, "output_tokens": 7, "cache_read_input_tokens": 4,

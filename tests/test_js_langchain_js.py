@@ -4,22 +4,16 @@ native results, offline. Skipped when ``node`` is absent. The real packages run 
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
+import js_shim
+from js_shim import ENDPOINT, FAKES, NODE, TOOLS, chunks, needs_node, runner
+
 from harness.adapters.js.langchain_js import MODULES_ENV, langchain_js, shim_command
 
-FAKE = Path(__file__).resolve().parent / "js_fake" / "langchain-js"
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the langchain-js shim runs on Node.js")
-ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_access_key_id": "AKIAFAKE",
-            "aws_secret_access_key": "fake"}
-TOOLS = [{"name": "read_file", "description": "Read a file.",
-          "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+pytestmark = needs_node("langchain-js")
 OPTIONS = {"max_tokens": 512, "thinking_budget": 1024, "tool_choice": "auto"}
 CALL = [{"tool_call_chunks": [{"name": "read_file", "id": "tu_1", "index": 1}]},
         {"tool_call_chunks": [{"args": '{"path": ', "index": 1}]},
@@ -35,38 +29,16 @@ REASONING = [{"content": [{"type": "reasoning", "reasoning": "Think.", "index": 
 def shim(tmp_path, monkeypatch):
     """run(turns, calls, **script) -> (each turn's answer lines, the fake's logged calls): the shim on a copy of the
     fake, ``script`` the fake's other settings."""
-    folder = tmp_path / "modules"
-    shutil.copytree(FAKE, folder)
     monkeypatch.delenv(MODULES_ENV, raising=False)
+    run_shim = runner(tmp_path, "langchain-js", "FAKE_LANGCHAIN_JS", lambda folder: shim_command(folder, NODE))
 
     def run(turns: list[dict], calls: list[dict], **script) -> tuple[list[list[dict]], list[dict]]:
-        (tmp_path / "script.json").write_text(json.dumps({"calls": calls, **script}))
-        lines = [{"type": "hello", "protocol": 3}] + [
-            {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
-        env = {"PATH": str(Path(NODE).parent), "FAKE_LANGCHAIN_JS_SCRIPT": str(tmp_path / "script.json"),
-               "FAKE_LANGCHAIN_JS_LOG": str(tmp_path / "log.jsonl")}
-        done = subprocess.run(shim_command(folder, NODE), input="".join(json.dumps(m) + "\n" for m in lines),
-                              capture_output=True, text=True, env=env, timeout=60)
-        assert done.returncode == 0, done.stderr
-        answers, turn = [], []
-        for message in map(json.loads, done.stdout.splitlines()):
-            turn.append(message)
-            if message["type"] in ("hello", "done", "error", "skip"):
-                answers.append(turn)
-                turn = []
-        log = tmp_path / "log.jsonl"
-        return answers, [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        return run_shim(turns, calls, script=script)
     return run
 
 
-def turn(messages, conversation="s", **extra) -> dict:
-    return {"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "system": "Be brief.", "messages": messages,
-            "tools": TOOLS, "options": OPTIONS, "conversation": conversation, **extra}
-
-
-def chunks(answer: list[dict]) -> list[dict]:
-    assert answer[-1] == {"type": "done"}, answer[-1]
-    return [m["chunk"] for m in answer[:-1]]
+def turn(messages, conversation="s", options=OPTIONS, **extra) -> dict:
+    return js_shim.turn(messages, options, conversation, **extra)
 
 
 def test_hello_names_the_release_and_declares_its_native_differences(shim):
@@ -226,7 +198,7 @@ def test_a_failed_non_streaming_call_is_its_native_result(shim):
 
 
 def test_the_modules_variable_runs_the_shim_on_that_folder(tmp_path, monkeypatch):
-    shutil.copytree(FAKE, tmp_path / "fake")
+    shutil.copytree(FAKES / "langchain-js", tmp_path / "fake")
     monkeypatch.setenv(MODULES_ENV, str(tmp_path / "fake"))
     adapter = langchain_js()
     try:

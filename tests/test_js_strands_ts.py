@@ -5,23 +5,17 @@ package runs in test_js_strands_ts_real.py."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
+
+import js_shim
+from js_shim import FAKES, NODE, TOOLS, chunks, needs_node, runner
 
 from harness.adapters.js.strands_ts import MODULES_ENV, shim_command
 from harness.adapters import load_adapter
 
-FAKE = Path(__file__).resolve().parent / "js_fake" / "strands-ts"
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the strands-ts shim runs on Node.js")
-ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_access_key_id": "AKIAFAKE",
-            "aws_secret_access_key": "fake"}
-TOOLS = [{"name": "read_file", "description": "Read a file.",
-          "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+pytestmark = needs_node("strands-ts")
 OPTIONS = {"max_tokens": 512, "thinking_budget": 1024, "temperature": 0.5}
 OPENING = [{"role": "user", "content": "Hi."}, {"role": "assistant", "content": [{"type": "text", "text": "Hello."}]},
            {"role": "user", "content": [{"type": "text", "text": "Read /tmp/a."}]}]
@@ -49,39 +43,18 @@ RESULT = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu
 
 @pytest.fixture
 def shim(tmp_path, monkeypatch):
-    """run(turns, calls) -> (each turn's answer lines, the fake's logged model calls): the shim on a copy of the fake."""
-    folder = tmp_path / "modules"
-    shutil.copytree(FAKE, folder)
+    """run(turns, calls) -> (each turn's answer lines, the fake's logged model calls): the shim on a copy of the
+    fake."""
     monkeypatch.delenv(MODULES_ENV, raising=False)
+    run_shim = runner(tmp_path, "strands-ts", "FAKE_STRANDS", lambda folder: shim_command(folder, NODE))
 
     def run(turns: list[dict], calls: list[dict], **extra: str) -> tuple[list[list[dict]], list[dict]]:
-        (tmp_path / "script.json").write_text(json.dumps({"calls": calls}))
-        lines = [{"type": "hello", "protocol": 3}] + [
-            {"type": "turn", "scenario": "s", "index": i, "endpoint": ENDPOINT, "turn": t} for i, t in enumerate(turns)]
-        env = {"PATH": str(Path(NODE).parent), "FAKE_STRANDS_SCRIPT": str(tmp_path / "script.json"),
-               "FAKE_STRANDS_LOG": str(tmp_path / "log.jsonl"), **extra}
-        done = subprocess.run(shim_command(folder, NODE), input="".join(json.dumps(m) + "\n" for m in lines),
-                              capture_output=True, text=True, env=env, timeout=60)
-        assert done.returncode == 0, done.stderr
-        answers, turn = [], []
-        for message in map(json.loads, done.stdout.splitlines()):
-            turn.append(message)
-            if message["type"] in ("hello", "done", "error", "skip"):
-                answers.append(turn)
-                turn = []
-        log = tmp_path / "log.jsonl"
-        return answers, [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        return run_shim(turns, calls, env=extra)
     return run
 
 
-def turn(messages, conversation="s", **extra) -> dict:
-    return {"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "system": "Be brief.", "messages": messages,
-            "tools": TOOLS, "options": OPTIONS, "conversation": conversation, **extra}
-
-
-def chunks(answer: list[dict]) -> list[dict]:
-    assert answer[-1] == {"type": "done"}, answer[-1]
-    return [m["chunk"] for m in answer[:-1]]
+def turn(messages, conversation="s", options=OPTIONS, **extra) -> dict:
+    return js_shim.turn(messages, options, conversation, **extra)
 
 
 def test_hello_names_the_release_and_declares_conversation_mode_without_parity(shim):
@@ -213,7 +186,7 @@ def test_a_forced_tool_choice_and_user_content_between_calls_are_skips(shim):
 
 def test_strands_ts_resolves_to_the_shim_on_the_folder_the_environment_names(tmp_path, monkeypatch):
     folder = tmp_path / "modules"
-    shutil.copytree(FAKE, folder)
+    shutil.copytree(FAKES / "strands-ts", folder)
     shim_command(folder, NODE)  # puts the shipped entry module beside the packages
     monkeypatch.setenv(MODULES_ENV, str(folder))
     adapter = load_adapter("strands-ts", timeout=12.0)

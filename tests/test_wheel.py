@@ -102,7 +102,8 @@ def test_the_javascript_shims_ship_in_the_wheel(installed, tmp_path):
     assert out == ["harness.adapters.js.ai_sdk:ai_sdk harness.adapters.js.ai_sdk:ai_sdk_agent "
                    "harness.adapters.js.langchain_js:langchain_js harness.adapters.js.strands_ts:strands_ts",
                    "ai_sdk.mjs ai_sdk_agent.mjs ai_sdk_common.mjs bedrock-harness-ai-sdk.mjs "
-                   "bedrock-harness-langchain-js.mjs bedrock-harness-strands-ts.mjs langchain_js.mjs strands_ts.mjs"]
+                   "bedrock-harness-langchain-js.mjs bedrock-harness-strands-ts.mjs langchain_js.mjs protocol.mjs "
+                   "strands_ts.mjs"]
 
 
 def test_serve_emulate_from_any_folder(installed, tmp_path):

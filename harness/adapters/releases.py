@@ -28,8 +28,7 @@ from pathlib import Path
 from harness.adapters.installer import Installer, InstallError, PipOptions, choose, pip
 from harness.adapters.registry import AdapterLoadError, resolve, shim_extra
 from harness.adapters.subprocess import SubprocessAdapter
-from harness.suite import certify, report
-from harness.suite.matrix import Row
+from harness.suite.matrix import Row, measured
 from harness.suite.protocol import AdapterFailure
 
 __all__ = ["PipOptions", "ReleaseError", "available", "default_cache", "environment", "requirement_for",
@@ -180,8 +179,4 @@ def run_release(spec: str, requirement: str, version: str, scenarios: Sequence, 
         adapter = start(spec, environment(requirement, version, cache, options, companions, installer), timeout)
     except ReleaseError as exc:
         return Row(version, why=str(exc))
-    try:
-        results = certify.run(scenarios, adapter, root)
-    finally:
-        adapter.close()
-    return Row(version, tuple(results), adapter=report.adapter_info(adapter))
+    return measured(version, adapter, scenarios, root)

@@ -12,12 +12,12 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from harness.suite import report
+from harness.suite import certify, report
 from harness.suite.report.common import code, one_line, printable
 from harness.suite.results import Result
 from harness.version import __version__
 
-__all__ = ["FORMATS", "Bisection", "Row", "bisect", "describe", "render", "side_by_side", "verdict_of"]
+__all__ = ["FORMATS", "Bisection", "Row", "bisect", "describe", "measured", "render", "side_by_side", "verdict_of"]
 
 FORMATS = ("text", "markdown", "json")
 NOT_RUN = "not run"  # the verdict of a release that could not run
@@ -34,6 +34,15 @@ class Row:
 
     def status(self, scenario: str) -> str:
         return verdict_of(self, scenario)[0]
+
+
+def measured(release: str, adapter, scenarios: Sequence, root) -> Row:
+    """The row of ``release``: the started ``adapter`` (closed afterwards) run over ``scenarios``."""
+    try:
+        results = certify.run(scenarios, adapter, root)
+    finally:
+        adapter.close()
+    return Row(release, tuple(results), adapter=report.adapter_info(adapter))
 
 
 def verdict_of(row: Row, scenario: str) -> tuple[str, str]:

@@ -30,15 +30,13 @@ PROGRAM = "ai_sdk.mjs"
 AGENT_PROGRAM = "ai_sdk_agent.mjs"
 
 
+def _companions(version: str) -> list[str]:
+    return [f"{COMPANION}@{npm.paired(LIBRARY, version, COMPANION, SPECIFICATION)}"]
+
+
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
-    version = version or npm.newest(LIBRARY)
-    folder = cache / f"{LIBRARY.replace('/', '+')}@{version}"
-    node = npm.find_node(npm.minimum_node(LIBRARY, version, folder), cache)
-    if not (folder / _ENTRY).is_file():
-        companion = npm.paired(LIBRARY, version, COMPANION, SPECIFICATION)
-        folder = npm.install(cache, folder.name, [f"{LIBRARY}@{version}", f"{COMPANION}@{companion}"])
-    return folder, node
+    return launch.release_folder(LIBRARY, version, cache, _companions)
 
 
 def shim_command(folder: Path, node: str, program: str = PROGRAM) -> list[str]:
@@ -46,24 +44,16 @@ def shim_command(folder: Path, node: str, program: str = PROGRAM) -> list[str]:
     return launch.shim_command(program, _ENTRY, folder, node)
 
 
-def _started(program: str, version: str | None, cache_dir: Path | None, timeout: float) -> SubprocessAdapter:
-    given = launch.given_folder(MODULES_ENV, program, _ENTRY, timeout)
-    if given is not None:
-        return given
-    folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
-    return launch.started(shim_command(folder, node, program), folder, timeout)
-
-
 def ai_sdk(version: str | None = None, cache_dir: Path | None = None,
            timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
     """The ``ai-sdk`` adapter: the release ``version`` of @ai-sdk/amazon-bedrock (default: newest), started."""
-    return _started(PROGRAM, version, cache_dir, timeout)
+    return launch.adapter(LIBRARY, PROGRAM, _ENTRY, MODULES_ENV, version, cache_dir, timeout, _companions)
 
 
 def ai_sdk_agent(version: str | None = None, cache_dir: Path | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
     """The ``ai-sdk-agent`` adapter: the SDK's own tool loop on the release ``version`` (default: newest), started."""
-    return _started(AGENT_PROGRAM, version, cache_dir, timeout)
+    return launch.adapter(LIBRARY, AGENT_PROGRAM, _ENTRY, MODULES_ENV, version, cache_dir, timeout, _companions)
 
 
 ai_sdk.takes_release = True  # --version and --cache-dir go to it

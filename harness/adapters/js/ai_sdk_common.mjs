@@ -1,28 +1,15 @@
 // What the AI SDK shims share (ai_sdk.mjs: streamText turn by turn; ai_sdk_agent.mjs: the SDK's own tool loop):
 // loading the installed packages, the loopback-only provider, the scenario's messages as ModelMessages, the stream
-// parts as chunks (nothing repaired), the SDK's assistant message as an Anthropic-format message, and the protocol loop.
+// parts as chunks (nothing repaired), the SDK's assistant message as an Anthropic-format message; the protocol loop
+// is protocol.mjs's, re-exported.
 
-import { createInterface } from "node:readline";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { loadEntry, Skip, send, serve } from "./protocol.mjs";
+
+export { Skip, send, serve };
 
 // The packages, through the entry module beside them: `--modules DIR` (or BEDROCK_HARNESS_AI_SDK_MODULES).
-export async function load(program) {
-  const argv = process.argv.slice(2);
-  const modules = process.env.BEDROCK_HARNESS_AI_SDK_MODULES || (argv.includes("--modules") ? argv[argv.indexOf("--modules") + 1] : undefined);
-  if (!modules) {
-    console.error(`usage: node ${program} --modules DIR (the folder holding the AI SDK's node_modules)`);
-    process.exit(2);
-  }
-  return import(pathToFileURL(join(resolve(modules), "bedrock-harness-ai-sdk.mjs")).href);
-}
-
-// A turn the shim declines to run (the harness skips the scenario with this reason).
-export class Skip extends Error {
-  constructor(reason) { super(reason); this.name = "Skip"; }
-}
-
-export const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
+export const load = (program) =>
+  loadEntry(program, "BEDROCK_HARNESS_AI_SDK_MODULES", "bedrock-harness-ai-sdk.mjs", "the AI SDK's");
 
 // ---- never a real AWS host ----
 
@@ -304,24 +291,3 @@ export function anthropicMessage(messages) {
 
 export const jsonSafe = (value) => JSON.parse(JSON.stringify(value, (key, v) =>
   v instanceof Uint8Array ? Buffer.from(v).toString("base64") : v instanceof URL ? v.href : v));
-
-// ---- the protocol loop ----
-
-// hello -> hello; each turn -> its chunks from `handler.turn(turn, endpoint)` (an async generator), then done.
-export async function serve(hello, handler) {
-  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-    if (!line.trim()) continue;
-    const message = JSON.parse(line);
-    if (message.type === "hello") {
-      send({ type: "hello", ...hello });
-    } else if (message.type === "turn") {
-      try {
-        for await (const chunk of handler.turn(message.turn, message.endpoint)) send({ type: "chunk", chunk });
-        send({ type: "done" });
-      } catch (error) { // a turn the shim cannot express: say so, keep serving
-        send(error instanceof Skip ? { type: "skip", reason: error.message }
-          : { type: "error", message: `${error.name}: ${error.message}`, traceback: String(error.stack ?? "") });
-      }
-    }
-  }
-}

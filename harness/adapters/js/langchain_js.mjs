@@ -16,19 +16,10 @@
 // reports both calls' messages as LangChain.js stores them (mapChatMessagesToStoredMessages of `.stream`'s
 // concatenation and of `.invoke`'s AIMessage: `native`).
 
-import { createInterface } from "node:readline";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { loadEntry, serve } from "./protocol.mjs";
 
-const ENV = "BEDROCK_HARNESS_LANGCHAIN_JS_MODULES";
-const argv = process.argv.slice(2);
-const modules = process.env[ENV] || (argv.includes("--modules") ? argv[argv.indexOf("--modules") + 1] : undefined);
-if (!modules) {
-  console.error("usage: node langchain_js.mjs --modules DIR (the folder holding @langchain/aws's node_modules)");
-  process.exit(2);
-}
-const { aws, messages: lc, runtime, http, version } =
-  await import(pathToFileURL(join(resolve(modules), "bedrock-harness-langchain-js.mjs")).href);
+const { aws, messages: lc, runtime, http, version } = await loadEntry("langchain_js.mjs",
+  "BEDROCK_HARNESS_LANGCHAIN_JS_MODULES", "bedrock-harness-langchain-js.mjs", "@langchain/aws's");
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
@@ -281,23 +272,5 @@ async function whole(bound, history) {
   }
 }
 
-async function main() {
-  const conversation = new Conversation();
-  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-    if (!line.trim()) continue;
-    const message = JSON.parse(line);
-    if (message.type === "hello") {
-      send({ type: "hello", name: "langchain-js", version, capabilities: CAPABILITIES,
-        native_differences: NATIVE_DIFFERENCES });
-    } else if (message.type === "turn") {
-      try {
-        for await (const chunk of conversation.turn(message.turn, message.endpoint)) send({ type: "chunk", chunk });
-        send({ type: "done" });
-      } catch (error) { // a turn the shim cannot express: say so, keep serving
-        send({ type: "error", message: `${error.name}: ${error.message}`, traceback: String(error.stack ?? "") });
-      }
-    }
-  }
-}
-
-await main();
+await serve({ name: "langchain-js", version, capabilities: CAPABILITIES, native_differences: NATIVE_DIFFERENCES },
+  new Conversation());

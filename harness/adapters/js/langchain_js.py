@@ -25,14 +25,13 @@ _SHIM = "langchain_js.mjs"
 _ENTRY = "bedrock-harness-langchain-js.mjs"  # re-exports the packages from the folder that holds them
 
 
+def _companions(version: str) -> list[str]:
+    return [f"{COMPANION}@{npm.peer(LIBRARY, version, COMPANION)}"]
+
+
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
-    version = version or npm.newest(LIBRARY)
-    name = f"{LIBRARY.replace('/', '+')}@{version}"
-    node = npm.find_node(npm.minimum_node(LIBRARY, version, cache / name), cache)
-    if not (cache / name / "node_modules").is_dir():
-        npm.install(cache, name, [f"{LIBRARY}@{version}", f"{COMPANION}@{npm.peer(LIBRARY, version, COMPANION)}"])
-    return cache / name, node
+    return launch.release_folder(LIBRARY, version, cache, _companions)
 
 
 def shim_command(folder: Path, node: str) -> list[str]:
@@ -43,11 +42,7 @@ def shim_command(folder: Path, node: str) -> list[str]:
 def langchain_js(version: str | None = None, cache_dir: Path | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
     """The ``langchain-js`` adapter: the release ``version`` of @langchain/aws (default: newest), started."""
-    given = launch.given_folder(MODULES_ENV, _SHIM, _ENTRY, timeout)
-    if given is not None:
-        return given
-    folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
-    return launch.started(shim_command(folder, node), folder, timeout)
+    return launch.adapter(LIBRARY, _SHIM, _ENTRY, MODULES_ENV, version, cache_dir, timeout, _companions)
 
 
 langchain_js.takes_release = True  # --version and --cache-dir go to it

@@ -1,17 +1,19 @@
 """Starting a JavaScript shim: its Node program and entry module (package data beside this file) run on the
-packages of one cache folder, or on a folder an environment variable names (the offline tests' fakes)."""
+packages of one cache folder (a library release, installed on first use), or on a folder an environment variable
+names (the offline tests' fakes)."""
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
 
 from harness.adapters.js import npm
 from harness.adapters.subprocess import SubprocessAdapter
 
-__all__ = ["given_folder", "shim_command", "shipped", "started"]
+__all__ = ["adapter", "given_folder", "release_folder", "shim_command", "shipped", "started"]
 
 
 def shipped(name: str) -> Path:
@@ -42,3 +44,27 @@ def started(command: list[str], folder: Path, timeout: float) -> SubprocessAdapt
     adapter = SubprocessAdapter(command, timeout=timeout)
     adapter.packages = npm.installed(folder)
     return adapter
+
+
+def release_folder(library: str, version: str | None, cache: Path,
+                   companions: Callable[[str], list[str]] = lambda version: []) -> tuple[Path, str]:
+    """(the folder holding ``library``'s release ``version`` (default: the newest) with ``companions(version)``
+    beside it, the node to run it with); installed on first use, when the companions are asked for."""
+    version = version or npm.newest(library)
+    folder = cache / f"{library.replace('/', '+')}@{version}"
+    node = npm.find_node(npm.minimum_node(library, version, folder), cache)
+    if not npm.ready(folder):
+        npm.install(cache, folder.name, [f"{library}@{version}", *companions(version)])
+    return folder, node
+
+
+def adapter(library: str, program: str, entry: str, env: str, version: str | None, cache_dir: Path | None,
+            timeout: float, companions: Callable[[str], list[str]] = lambda version: []) -> SubprocessAdapter:
+    """The shim ``program`` started on the folder ``$env`` names, else on ``library``'s release ``version`` installed
+    in ``cache_dir`` (default: ``npm.default_cache()``)."""
+    given = given_folder(env, program, entry, timeout)
+    if given is not None:
+        return given
+    cache = Path(cache_dir) if cache_dir else npm.default_cache()
+    folder, node = release_folder(library, version, cache, companions)
+    return started(shim_command(program, entry, folder, node), folder, timeout)

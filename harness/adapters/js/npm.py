@@ -19,7 +19,7 @@ from pathlib import Path
 from harness.adapters.registry import AdapterLoadError
 
 __all__ = ["NpmError", "default_cache", "find_node", "install", "installed", "minimum_node", "newest", "npm", "paired",
-           "peer", "releases", "run_npm"]
+           "peer", "ready", "releases", "run_npm"]
 
 _READY = ".bedrock-harness-ready"
 _TAIL = 4  # lines of npm's output kept in an error
@@ -133,7 +133,7 @@ def find_node(minimum: int, cache: Path) -> str:
         return system
     folder = cache / f"node@{minimum}"
     binary = folder / "node_modules" / ".bin" / ("node.cmd" if os.name == "nt" else "node")
-    if not (folder / _READY).is_file():
+    if not ready(folder):
         if shutil.which("npm") is None:
             found = f"Node {have} at {system}" if have else "no Node"
             raise NpmError(f"the JavaScript shim needs Node.js >= {minimum} (found {found}) and npm to fetch one "
@@ -144,10 +144,15 @@ def find_node(minimum: int, cache: Path) -> str:
     return str(binary)
 
 
+def ready(folder: Path) -> bool:
+    """Whether ``folder`` holds a finished install (npm succeeded and the folder was renamed into place)."""
+    return (folder / _READY).is_file()
+
+
 def install(cache: Path, name: str, specs: list[str]) -> Path:
     """The folder ``cache/name`` holding ``node_modules`` of ``specs`` (``pkg@version`` each), installed once."""
     folder = cache / name
-    if not (folder / _READY).is_file():
+    if not ready(folder):
         _build(folder, specs, f"installing {' '.join(specs)}")
     return folder
 
@@ -184,7 +189,7 @@ def _build(folder: Path, specs: list[str], what: str) -> None:
         run_npm(["install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *specs], what,
                 cwd=building)
         (building / _READY).write_text("\n".join(specs) + "\n")
-        if not (folder / _READY).is_file():  # else another install finished first, and its folder may be in use
+        if not ready(folder):  # else another install finished first, and its folder may be in use
             shutil.rmtree(folder, ignore_errors=True)  # a half folder left by a crash before this change
             building.rename(folder)
     finally:

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from harness.adapters.js import npm
 from harness.adapters.registry import AdapterLoadError, load_adapter, resolve
-from harness.suite import certify, report
-from harness.suite.matrix import Row
+from harness.suite.matrix import Row, measured
 
 __all__ = ["available", "library", "run_release"]
 
@@ -47,8 +46,4 @@ def run_release(spec: str, version: str, scenarios: Sequence, root: Path, *, cac
         adapter = load_adapter(spec, version=version, cache_dir=cache, timeout=timeout)
     except AdapterLoadError as exc:  # npm or Node missing, an install that failed, a shim that did not start
         return Row(version, why=str(exc))
-    try:
-        results = certify.run(scenarios, adapter, root)
-    finally:
-        adapter.close()
-    return Row(version, tuple(results), adapter=report.adapter_info(adapter))
+    return measured(version, adapter, scenarios, root)

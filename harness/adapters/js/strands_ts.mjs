@@ -16,26 +16,15 @@
 // are; the `modelMessageEvent` (the assistant message the agent appends to `agent.messages`) closes each model call as
 // the `message` chunk. Results for a loop that already ended are an `agent_loop_ended` error, as in the Python shims.
 
-import { createInterface } from "node:readline";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { loadEntry, serve, Skip } from "./protocol.mjs";
 
-const argv = process.argv.slice(2);
-const modules = process.env.BEDROCK_HARNESS_STRANDS_TS_MODULES || argv[argv.indexOf("--modules") + 1];
-if (!modules || argv.indexOf("--modules") < 0 && !process.env.BEDROCK_HARNESS_STRANDS_TS_MODULES) {
-  console.error("usage: node strands_ts.mjs --modules DIR (the folder holding the Strands SDK's node_modules)");
-  process.exit(2);
-}
 console.log = console.info = console.debug = console.error; // stdout is the protocol's: a library's prints go to stderr
-const entry = pathToFileURL(join(resolve(modules), "bedrock-harness-strands-ts.mjs")).href;
-const { strands, NodeHttpHandler, version } = await import(entry);
+const { strands, NodeHttpHandler, version } = await loadEntry("strands_ts.mjs", "BEDROCK_HARNESS_STRANDS_TS_MODULES",
+  "bedrock-harness-strands-ts.mjs", "the Strands SDK's");
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history"];
 const LOOP_ENDED = "agent_loop_ended";
-const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
-
-class Skip extends Error {}
 
 // ---- never a real AWS host ----
 
@@ -293,24 +282,7 @@ async function* turnChunks(state, turn, endpoint) {
   yield* state.loop.untilPause();
 }
 
-async function main() {
-  const state = { loop: null };
-  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-    if (!line.trim()) continue;
-    const message = JSON.parse(line);
-    if (message.type === "hello") {
-      send({ type: "hello", name: "strands-ts", version, capabilities: CAPABILITIES });
-    } else if (message.type === "turn") {
-      try {
-        for await (const chunk of turnChunks(state, message.turn, message.endpoint)) send({ type: "chunk", chunk });
-        send({ type: "done" });
-      } catch (error) { // a turn the shim cannot express: say so, keep serving
-        if (error instanceof Skip) send({ type: "skip", reason: error.message });
-        else send({ type: "error", message: `${error.name}: ${error.message}`, traceback: String(error.stack ?? "") });
-      }
-    }
-  }
-  process.exit(0); // a loop abandoned mid-conversation still waits on its tools: nothing more to serve
-}
-
-await main();
+const state = { loop: null };
+await serve({ name: "strands-ts", version, capabilities: CAPABILITIES },
+  { turn: (turn, endpoint) => turnChunks(state, turn, endpoint) });
+process.exit(0); // a loop abandoned mid-conversation still waits on its tools: nothing more to serve

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.adapters.js import launch, npm
+from harness.adapters.js import launch
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
 __all__ = ["FLOOR", "LIBRARY", "MODULES_ENV", "modules_folder", "shim_command", "strands_ts"]
@@ -27,10 +27,7 @@ _ENTRY = "bedrock-harness-strands-ts.mjs"  # re-exports the packages from the fo
 
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     """(the folder holding the release's node_modules, the node to run it with), installed on first use."""
-    version = version or npm.newest(LIBRARY)
-    node = npm.find_node(npm.minimum_node(LIBRARY, version), cache)
-    folder = npm.install(cache, f"{LIBRARY.replace('/', '+')}@{version}", [f"{LIBRARY}@{version}"])
-    return folder, node
+    return launch.release_folder(LIBRARY, version, cache)
 
 
 def shim_command(folder: Path, node: str) -> list[str]:
@@ -41,11 +38,7 @@ def shim_command(folder: Path, node: str) -> list[str]:
 def strands_ts(version: str | None = None, cache_dir: Path | None = None,
                timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
     """The ``strands-ts`` adapter: the release ``version`` of @strands-agents/sdk (default: newest), started."""
-    given = launch.given_folder(MODULES_ENV, _SHIM, _ENTRY, timeout)
-    if given is not None:
-        return given
-    folder, node = modules_folder(version, Path(cache_dir) if cache_dir else npm.default_cache())
-    return launch.started(shim_command(folder, node), folder, timeout)
+    return launch.adapter(LIBRARY, _SHIM, _ENTRY, MODULES_ENV, version, cache_dir, timeout)
 
 
 strands_ts.takes_release = True  # --version and --cache-dir go to it
