@@ -23,8 +23,9 @@ main()
 
 @pytest.mark.parametrize("event, what, args", [
     ("import", "botocore", ["list"]),  # while the command modules import boto3 and botocore
-    ("socket.connect", "", ["run", "--scenario", "core/smoke-text"]),  # an adapter reaching the endpoint
-], ids=["start-up", "mid-run"])
+    ("open", "cassettes/core/smoke-text", ["run", "--scenario", "core/smoke-text"]),  # the run reading the cassette
+    ("socket.connect", "", ["run", "--loopback", "http", "--scenario", "core/smoke-text"]),  # reaching the endpoint
+], ids=["start-up", "mid-run", "mid-run-over-http"])
 def test_sigint_is_one_line_and_exit_130(event, what, args):
     child = subprocess.run([sys.executable, "-c", _CHILD.format(event=event, what=what, args=args)],
                            capture_output=True, text=True, timeout=120)

@@ -16,9 +16,9 @@ from harness.suite import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
-from harness.cli.common import (BadUsage, child_options, default_region, every_id, load, named_folder, one_root_option,
-                                release_args, release_options, root_option, scenarios, selection_options, shard_option,
-                                sharded, strict_option, timeout_option)
+from harness.cli.common import (BadUsage, child_options, default_region, every_id, load, loopback_option, named_folder,
+                                one_root_option, release_args, release_options, root_option, scenarios,
+                                selection_options, shard_option, sharded, strict_option, timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cassettes.files import write_atomic
@@ -102,10 +102,10 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @strict_option
 @shard_option
 @jobs_option
+@loopback_option
 @root_option
 def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, version, cache_dir, progress, live,
-            attempts,
-            upstream, region, profile, model, keep_failures, verbose, strict, shard, jobs, root):
+            attempts, upstream, region, profile, model, keep_failures, verbose, strict, shard, jobs, loopback, root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
@@ -130,7 +130,8 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
     given, (root, selected) = root, scenarios(root, suites, ids)
     if jobs > 1:
         adapter = ("--adapter", spec) if spec is not None else ("--command", command)
-        options = child_options(adapter, suites, ids, baseline, timeout, given) + release_args(version, cache_dir)
+        options = child_options(adapter, suites, ids, baseline, timeout, given, loopback) + release_args(version,
+                                                                                                      cache_dir)
         merged = run_in_children("certify", options, jobs,
                                  len(selected), sys.stderr.isatty() if progress is None else progress)
         _emit(certification.from_json(merged), fmt, output, output_dir, verbose)
@@ -143,7 +144,7 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
                          fmt=fmt, output=output, progress=_progress(progress))
     known = _baseline(baseline)
     with _adapter(spec, command, timeout, (version, cache_dir)) as adapter:
-        results = certification.run(selected, adapter, root, _progress(progress))
+        results = certification.run(selected, adapter, root, _progress(progress), loopback == "in-process")
     if baseline:
         results = report.apply_baseline(results, known, every_id(root, given), strict)
     _emit(certification.build(results, adapter, selected, root, spec, shard), fmt, output, output_dir, verbose)

@@ -17,7 +17,7 @@ import click
 from harness.suite.protocol import TURN_TIMEOUT
 from harness.suite.shard import Shard, ShardError, parse_shard
 
-__all__ = ["BadUsage", "Finite", "adapter_option", "child_options", "default_region", "every_id", "live_credentials", "load",
+__all__ = ["BadUsage", "Finite", "adapter_option", "child_options", "default_region", "every_id", "live_credentials", "load", "loopback_option",
            "named_folder", "one_root_option", "region_option", "release_args", "release_options", "root_option", "scenarios", "selection_options",
            "shard_option", "sharded", "strict_option", "timeout_option"]
 
@@ -100,6 +100,17 @@ def timeout_option(fn=None, *, help: str = "Seconds one turn of the adapter may 
     return option(fn) if fn is not None else option
 
 
+LOOPBACKS = ("in-process", "http")
+
+
+def loopback_option(fn):
+    return click.option("--loopback", type=click.Choice(LOOPBACKS), default=LOOPBACKS[0], show_default=True,
+                        envvar="BEDROCK_HARNESS_LOOPBACK", show_envvar=True,
+                        help="How an in-process adapter's botocore calls reach the loopback endpoint: handed to it "
+                             "in-process (no socket: the same requests, rules, faults and reply bytes) or over HTTP "
+                             "on 127.0.0.1. A --command adapter and other HTTP clients always connect over HTTP.")(fn)
+
+
 class _ShardType(click.ParamType):
     name = "K/N"
 
@@ -127,9 +138,9 @@ def sharded(scenarios: list, shard: Shard | None) -> list:
     return kept
 
 
-def child_options(adapter: tuple[str, str], suites, ids, baseline, timeout, roots) -> list[str]:
+def child_options(adapter: tuple[str, str], suites, ids, baseline, timeout, roots, loopback: str) -> list[str]:
     """The options a ``--jobs`` child of run or certify takes from its parent (paths made absolute)."""
-    options = [*adapter, "--timeout", repr(timeout)]
+    options = [*adapter, "--timeout", repr(timeout), "--loopback", loopback]
     options += [arg for suite in suites for arg in ("--suite", suite)] + [arg for sid in ids for arg in ("--scenario", sid)]
     options += ["--baseline", str(Path(baseline).absolute())] if baseline else []
     return options + [arg for root in roots for arg in ("--root", root if root == "shipped" else str(Path(root).absolute()))]

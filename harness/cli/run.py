@@ -9,9 +9,9 @@ import click
 
 from harness.suite import merge as merging
 from harness.suite import report
-from harness.cli.common import (BadUsage, adapter_option, child_options, every_id, load, release_args, release_options,
-                                root_option, scenarios, selection_options, shard_option, sharded, strict_option,
-                                timeout_option)
+from harness.cli.common import (BadUsage, adapter_option, child_options, every_id, load, loopback_option, release_args,
+                                release_options, root_option, scenarios, selection_options, shard_option, sharded,
+                                strict_option, timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
 from harness.suite.runner import run as run_scenarios
@@ -41,23 +41,24 @@ def _progress(enabled: bool):
 @strict_option
 @shard_option
 @jobs_option
+@loopback_option
 @root_option
 def run(spec, suites, ids, fmt, output, baseline, timeout, version, cache_dir, progress, verbose, strict, shard, jobs,
-        root):
+        loopback, root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
     given, (root, selected) = root, scenarios(root, suites, ids)
     show = sys.stderr.isatty() if progress is None else progress
     if jobs > 1:
         _in_children(spec, suites, ids, baseline, timeout, shard, given, jobs, len(selected), show, fmt, verbose,
-                     output, release_args(version, cache_dir))
+                     output, release_args(version, cache_dir), loopback)
     selected = sharded(selected, shard)
     adapter = load(spec, timeout, version, cache_dir)
     try:
         known = report.load_baseline(baseline) if baseline else {}
     except report.BaselineError as exc:
         raise click.UsageError(str(exc)) from None
-    results = run_scenarios(selected, adapter, root, _progress(show))
+    results = run_scenarios(selected, adapter, root, _progress(show), loopback == "in-process")
     if baseline:
         results = report.apply_baseline(results, known, every_id(root, given), strict)
     write_output(report.render(results, adapter, fmt, cassettes=report.cassette_files(selected, root),
@@ -65,11 +66,12 @@ def run(spec, suites, ids, fmt, output, baseline, timeout, version, cache_dir, p
     sys.exit(report.exit_code(results, strict))
 
 
-def _in_children(spec, suites, ids, baseline, timeout, shard, roots, jobs, total, show, fmt, verbose, output, release):
+def _in_children(spec, suites, ids, baseline, timeout, shard, roots, jobs, total, show, fmt, verbose, output, release,
+                 loopback):
     """The run as ``jobs`` child processes, one shard each, the reports joined; exits as the run would."""
     if shard is not None:
         raise BadUsage("--jobs splits the run into shards itself: give --jobs or --shard, not both")
-    options = child_options(("--adapter", spec), suites, ids, baseline, timeout, roots) + release
+    options = child_options(("--adapter", spec), suites, ids, baseline, timeout, roots, loopback) + release
     merged = run_in_children("run", options, jobs, total, show)
     write_output(merging.render(merged, fmt, verbose), output)
     sys.exit(report.exit_code(merging.results_of(merged)))

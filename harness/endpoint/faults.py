@@ -154,6 +154,13 @@ class Faults:
         """Faults from a scenario's ``faults:`` list (see docs of the scenario format)."""
         return cls(tuple(_fault_from_dict(item, f"faults[{i}]") for i, item in enumerate(items or ())), **settings)
 
+    @property
+    def needs_socket(self) -> bool:
+        """Whether a client sees these faults only over a real connection: a drop (a reset mid-reply) or a
+        delivery that waits (a client's read timeout runs on its socket)."""
+        waits = (self.delay > 0 or self.recorded_timing) and self.scale > 0
+        return waits or any(fault.drop_after_byte is not None for fault in self.faults)
+
     def http_error(self, turn: int, attempt: int) -> HttpError | None:
         """The HTTP error for this turn's ``attempt``-th try (0-based), or None to serve the turn."""
         for fault in self.faults:

@@ -18,12 +18,13 @@ import threading
 import time
 import uuid
 from collections import Counter, deque
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
 from harness.cassettes.masking import MaskingFilter
-from harness.endpoint import framing
+from harness.endpoint import framing, inprocess
 from harness.endpoint.deadlines import Deadlines
 from harness.endpoint.exchange import (INVALID_MODEL, MALFORMED_INPUT, MAX_BODY_BYTES, MAX_JSON_DEPTH,
                                        CapturedRequest, Reply, RequestError, Responder, error_reply, too_large)
@@ -197,6 +198,13 @@ def _route(path: str) -> tuple[str, str]:
     return OPERATIONS.get(suffix, ""), unquote(model)
 
 
+def _log_reply(request: CapturedRequest, reply: Reply) -> None:
+    """The reply's log line, then the request's rule warnings and acceptances as recorded."""
+    shape = " (streamed)" if reply.stream is not None else "" if reply.frames is None else f" {len(reply.frames)} frames"
+    log.info("%s %s turn=%s -> %d%s", request.method, request.path, request.turn, reply.status, shape)
+    _log_notes(request)
+
+
 def _log_notes(request: CapturedRequest) -> None:
     """Rule warnings and acceptances as recorded, beside the request's log line (``serve`` shows INFO on stderr)."""
     for note in [*request.warnings, *request.notes]:
@@ -337,9 +345,7 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.stream is not None:
             return self._write_stream(request, reply)
         delivery = self.server.session.delivery(request, reply)
-        frames = "" if reply.frames is None else f" {len(reply.frames)} frames"
-        log.info("%s %s turn=%s -> %d%s", request.method, request.path, request.turn, reply.status, frames)
-        _log_notes(request)
+        _log_reply(request, reply)
         self._send_head(reply, delivery, request.operation)
         if reply.frames is None:
             self._write_plain(delivery)
@@ -355,8 +361,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _write_stream(self, request: CapturedRequest, reply: Reply) -> None:
         """A body that is still arriving: each piece goes out as its own HTTP chunk the moment it is there."""
-        log.info("%s %s turn=%s -> %d (streamed)", request.method, request.path, request.turn, reply.status)
-        _log_notes(request)
+        _log_reply(request, reply)
         self._send_head(reply, Delivery(()), request.operation)
         try:
             for piece in reply.stream:
@@ -372,15 +377,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._started = True
         self.log_request(reply.status)
         self.send_response_only(reply.status)  # Bedrock sends Date but no Server header
-        self.send_header("Date", self.date_time_string())
-        headers = _response_headers(reply, operation)
-        if reply.frames is None and reply.stream is None:
-            headers["Content-Length"] = str(len(reply.body if delivery is None or delivery.drop else delivery.body))
-        else:
-            headers["Transfer-Encoding"] = "chunked"
-        if self.close_connection:
-            headers["Connection"] = "close"
-        for name, value in headers.items():
+        length = len(reply.body if delivery is None or delivery.drop else delivery.body)
+        for name, value in _head(reply, length, operation, self.close_connection).items():
             self.send_header(name, value)
         self.end_headers()
         if delivery is None and self.command != "HEAD":
@@ -421,6 +419,19 @@ def _declared_length(headers) -> int:
 
 
 _FRAMING = {"content-length", "transfer-encoding", "connection", "date", "server", "keep-alive"}
+
+
+def _head(reply: Reply, length: int, operation: str, close: bool) -> dict[str, str]:
+    """The reply's HTTP head fields: Date, the reply's headers with Bedrock's defaults, and the body's framing
+    (``length`` bytes of a JSON body; an event stream is chunked)."""
+    head = {"Date": formatdate(usegmt=True), **_response_headers(reply, operation)}
+    if reply.frames is None and reply.stream is None:
+        head["Content-Length"] = str(length)
+    else:
+        head["Transfer-Encoding"] = "chunked"
+    if close:
+        head["Connection"] = "close"
+    return head
 
 
 def _response_headers(reply: Reply, operation: str) -> dict[str, str]:
@@ -488,8 +499,11 @@ class BedrockServer:
 
     def __init__(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True, port: int = 0,
                  keep_requests: int | None = None, max_body: int = MAX_BODY_BYTES, loop: bool = False,
-                 pairs: bool = False, idle_timeout: float = IDLE_TIMEOUT):
+                 pairs: bool = False, idle_timeout: float = IDLE_TIMEOUT, in_process: bool = False):
+        """``in_process``: botocore clients in this process reach the server without a socket
+        (harness.endpoint.inprocess) while it is started; other clients and processes still connect over TCP."""
         self._keep, self._max_body, self._loop, self._idle_timeout = keep_requests, max_body, loop, idle_timeout
+        self._in_process = in_process
         self._session = _Session(responder, faults or Faults(), validate, keep_requests, loop, pairs)
         self._port = port
         self._httpd: _HTTPServer | None = None
@@ -553,9 +567,36 @@ class BedrockServer:
         # A short poll interval keeps close() quick (one scenario = one server: it adds up over a suite).
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.005,), daemon=True)
         self._thread.start()
+        if self._in_process:
+            inprocess.register(self)
         return self
 
+    def answer_in_process(self, method: str, target: str, headers: dict[str, str],
+                          raw: bytes) -> tuple[int, dict[str, str], Iterator[bytes]] | None:
+        """A request made in this process without a socket, answered as the HTTP handler answers it: (status,
+        head fields, body pieces); None, before anything is answered, when the session's faults show only on a
+        real connection (a dropped one, or a delivery that waits, which the client's read timeout measures)."""
+        session = self._session
+        if session.faults.needs_socket:
+            return None
+        if len(raw) > self._max_body:
+            reply = too_large(self._max_body)
+            return reply.status, _head(reply, len(reply.body), "", True), iter((reply.body,))
+        operation, model_id = _route(target)
+        body, malformed = _parse_json(raw)
+        request = CapturedRequest(method, target, operation, model_id, headers, body, raw, malformed)
+        reply = session.answer(request)
+        request.release()
+        _log_reply(request, reply)
+        if reply.stream is not None:
+            return reply.status, _head(reply, 0, operation, False), reply.stream
+        delivery = session.delivery(request, reply)
+        # needs_socket is False: no chunk waits and none drops, so the chunks are the whole reply at once
+        return reply.status, _head(reply, len(delivery.body), operation, False), (c for _, c in delivery.chunks)
+
     def close(self) -> None:
+        if self._in_process:
+            inprocess.unregister(self)
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.close_connections()

@@ -49,12 +49,12 @@ class Certification:
 
 
 def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
-        progress: Callable[[int, int, Result], None] | None = None) -> list[Result]:
+        progress: Callable[[int, int, Result], None] | None = None, in_process: bool = True) -> list[Result]:
     """harness.suite.runner.run; an adapter offering ``follow`` (the subprocess adapter: its turn messages carry
     the scenario id) is told each scenario's id. Duck-typed: the suite never imports the adapters room."""
     if hasattr(adapter, "follow"):
         progress = adapter.follow(scenarios, progress)
-    return run_scenarios(scenarios, adapter, root, progress)
+    return run_scenarios(scenarios, adapter, root, progress, in_process)
 
 
 def build(results: Sequence[Result], adapter: Any, scenarios: Sequence[Scenario], root: str | Path,

@@ -401,19 +401,20 @@ def _text_deltas(loaded: cassette.Cassette, run_: Run) -> list[int | None]:
 
 
 def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
-        progress: Callable[[int, int, Result], None] | None = None) -> list[Result]:
-    """Every scenario's verdict, in order; ``progress(done, total, result)`` after each."""
+        progress: Callable[[int, int, Result], None] | None = None, in_process: bool = True) -> list[Result]:
+    """Every scenario's verdict, in order; ``progress(done, total, result)`` after each. ``in_process``: botocore
+    clients of this process reach the endpoint without a socket (harness.endpoint.inprocess), others over HTTP."""
     results = []
     # One endpoint for the whole run, a new session per scenario: adapters keep one client and its connections.
     # A turn abandoned past the per-turn timeout (``abandoned``, harness.adapters.deadline) may still call that
     # endpoint later: the scenarios after it get a new one, on another port, so its calls cannot become theirs.
-    server = BedrockServer(_Idle()).start()
+    server = BedrockServer(_Idle(), in_process=in_process).start()
     try:
         for done, scenario in enumerate(scenarios, 1):
             abandoned = getattr(adapter, "abandoned", 0)
             results.append(run_scenario(scenario, adapter, root, server))
             if getattr(adapter, "abandoned", 0) != abandoned:
-                server, stale = BedrockServer(_Idle()).start(), server
+                server, stale = BedrockServer(_Idle(), in_process=in_process).start(), server
                 stale.close()
             if progress:
                 progress(done, len(scenarios), results[-1])
@@ -426,7 +427,7 @@ def iter_runs(scenarios: Sequence[Scenario], adapter: Any,
               root: str | Path) -> Iterator[tuple[Scenario, Run | cassette.CassetteError]]:
     """(scenario, raw run) for each scenario with a cassette: what `golden update` writes goldens from; a broken
     cassette gives its CassetteError in place of the run, and the next scenario follows."""
-    with BedrockServer(_Idle()) as server:
+    with BedrockServer(_Idle(), in_process=True) as server:
         for scenario in scenarios:
             try:
                 loaded = cassette.load_checked(cassette_path(root, scenario))
