@@ -3,9 +3,10 @@
     python benchmarks/bench_run.py                  # 7 interleaved repetitions + 3 end-to-end CLI runs
     python benchmarks/bench_run.py --profile        # also: where the harness's time goes
 
-The harness side is ``harness.suite.runner.run`` with the reference adapter, in-process: per scenario a loopback
-server replays the cassette (with the scenario's faults), the adapter streams every turn through boto3, and
-the runner normalizes, diffs against the golden and checks the request rules. The bare side replays the
+The harness side is ``harness.suite.runner.run`` with the reference adapter, in-process: per scenario the run's
+loopback server replays the cassette (with the scenario's faults), the adapter streams every turn through boto3
+(whose calls reach the server without a socket, as ``run`` does by default; ``--loopback http`` measures them
+over TCP), and the runner normalizes, diffs against the golden and checks the request rules. The bare side replays the
 same cassettes with plain vcrpy (the project's serializer) and one boto3 client: each recorded request is
 sent again with ``converse_stream`` and every event is iterated; no server, no normalizing, no judging. The
 two alternate (harness, bare, harness, bare, ...) in one process after one untimed warm-up of each, so
@@ -46,7 +47,9 @@ STAGES = (
     ("runner.run (total)", "harness/suite/runner.py", "run"),
     ("  replay: adapter streams every turn", "harness/suite/runner.py", "replay"),
     ("    botocore client creation", "botocore/session.py", "create_client"),
-    ("    HTTP round trips (urllib3 send)", "botocore/httpsession.py", "send"),
+    ("    HTTP round trips (urllib3 send; --loopback http)", "botocore/httpsession.py", "send"),
+    ("    loopback answers without a socket (in-process)", "harness/endpoint/server.py", "answer_in_process"),
+    ("      request rules", "harness/endpoint/server.py", "_check_rules"),
     ("    retry backoff sleep (429)", "~", "<built-in method time.sleep>"),
     ("    event-stream parsing (botocore)", "botocore/eventstream.py", "__iter__"),
     ("    chunk schema check (contract)", "harness/suite/contract.py", "chunk_problem"),
@@ -118,15 +121,15 @@ def bare_replay(cassettes: Sequence[Path], session: Any, seconds: dict | None = 
     return events
 
 
-def harness_run(scenarios: Sequence[Any], root: Path) -> list:
+def harness_run(scenarios: Sequence[Any], root: Path, in_process: bool = True) -> list:
     """``bedrock-harness run`` in-process: a fresh reference adapter, every scenario judged."""
     from harness.converse import ConverseAdapter
     from harness.suite.runner import run
 
-    return run(scenarios, ConverseAdapter(), root)
+    return run(scenarios, ConverseAdapter(), root, in_process=in_process)
 
 
-def measure(scenarios: Sequence[Any], root: Path, repetitions: int) -> dict:
+def measure(scenarios: Sequence[Any], root: Path, repetitions: int, in_process: bool = True) -> dict:
     """Interleaved wall times of both sides, per-scenario harness durations, and what each side did."""
     import boto3
     from harness.suite.runner import cassette_path
@@ -134,10 +137,10 @@ def measure(scenarios: Sequence[Any], root: Path, repetitions: int) -> dict:
     session, cassettes = boto3.session.Session(), [cassette_path(root, s) for s in scenarios]
     backoff = [s for s in scenarios if any("http_error" in fault for fault in s.faults)]
     with _counted_calls() as calls:
-        warm = harness_run(scenarios, root), bare_replay(cassettes, session)
+        warm = harness_run(scenarios, root, in_process), bare_replay(cassettes, session)
     samples: dict[str, list] = {"harness": [], "bare": [], "per_scenario": [], "harness_rest": [], "bare_rest": []}
     for _ in range(repetitions):
-        seconds, results = timed(harness_run, scenarios, root)
+        seconds, results = timed(harness_run, scenarios, root, in_process)
         durations = {r.scenario: r.duration_s for r in results}
         per_cassette: dict = {}
         bare_s = timed(bare_replay, cassettes, session, per_cassette)[0]
@@ -173,12 +176,12 @@ def _counted_calls():
         server._Session.answer, Cassette.play_response = answer, play
 
 
-def cli_times(scenarios: Sequence[Any], root: Path, runs: int) -> list[float]:
+def cli_times(scenarios: Sequence[Any], root: Path, runs: int, loopback: str = "in-process") -> list[float]:
     """Wall time of ``bedrock-harness run`` over ``scenarios`` as a user types it (a fresh interpreter each)."""
     exe = shutil.which("bedrock-harness")
     command = [exe] if exe else [sys.executable, "-m", "harness.cli"]
     chosen = [arg for s in scenarios for arg in ("--scenario", s.id)]
-    argv = [*command, "run", "--no-progress", "--root", str(root), *chosen]
+    argv = [*command, "run", "--no-progress", "--loopback", loopback, "--root", str(root), *chosen]
     return [timed(lambda: subprocess.run(argv, capture_output=True))[0] for _ in range(runs)]
 
 
@@ -211,10 +214,10 @@ def stage_costs(scenarios: Sequence[Any], root: Path) -> list[tuple[str, float]]
     ]
 
 
-def profile(scenarios: Sequence[Any], root: Path, top: int = 25) -> str:
+def profile(scenarios: Sequence[Any], root: Path, top: int = 25, in_process: bool = True) -> str:
     """cProfile of one harness run (main thread): the named stages, then the top functions by own time."""
     profiler = cProfile.Profile()
-    profiler.runcall(harness_run, scenarios, root)
+    profiler.runcall(harness_run, scenarios, root, in_process)
     stats = pstats.Stats(profiler)
     rows = []
     for label, suffix, name in STAGES:
@@ -232,7 +235,7 @@ def _top(stats: pstats.Stats, top: int) -> str:
     return table(("function", "calls", "own", "cumulative"), body)
 
 
-def _report(result: dict, scenarios: Sequence[Any], cli: list[float], repetitions: int) -> str:
+def _report(result: dict, scenarios: Sequence[Any], cli: list[float], repetitions: int, loopback: str) -> str:
     harness, bare = summary(result["harness"]), summary(result["bare"])
     turns = sum(len(s.turns) for s in scenarios)
     rows = [("harness run (in-process)", *(f"{harness[k]:.3f} s" for k in ("median", "min", "max"))),
@@ -255,7 +258,8 @@ def _report(result: dict, scenarios: Sequence[Any], cli: list[float], repetition
         rows.append(("bedrock-harness run (CLI, end to end)", *(f"{summary(cli)[k]:.3f} s" for k in ("median", "min", "max"))))
     lines = [f"machine: {machine()}",
              f"suite: {len(scenarios)} scenarios, {turns} turns, {result['events']} events per bare replay; "
-             f"{repetitions} interleaved repetitions" + (f", {len(cli)} CLI runs" if cli else ""),
+             f"{repetitions} interleaved repetitions" + (f", {len(cli)} CLI runs" if cli else "") +
+             f"; loopback {loopback}",
              "", table(("", "median", "min", "max"), rows),
              *([f"(SDK-backoff scenarios: {', '.join(result['backoff'])}: an HTTP-error fault makes boto3 sleep a "
                 "random 0-1 s before its retry; the bare replay's cassette holds only the success)"]
@@ -294,17 +298,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N scenarios (0: all)")
     parser.add_argument("--cli-runs", type=int, default=3, help="end-to-end `bedrock-harness run` timings")
     parser.add_argument("--profile", action="store_true", help="also profile one harness run")
+    parser.add_argument("--loopback", choices=("in-process", "http"), default="in-process",
+                        help="how the reference's calls reach the loopback server (run's --loopback)")
     args = parser.parse_args(argv)
     fake_aws_env()
     from harness.suite.scenario import discover
 
     scenarios = discover(args.root / "suites")[: args.limit or None]
-    print(_report(measure(scenarios, args.root, args.repetitions), scenarios,
-                  cli_times(scenarios, args.root, args.cli_runs), args.repetitions))
+    print(_report(measure(scenarios, args.root, args.repetitions, args.loopback == "in-process"), scenarios,
+                  cli_times(scenarios, args.root, args.cli_runs, args.loopback), args.repetitions, args.loopback))
     if args.profile:
         print("\n" + table(("stage alone, whole suite (no profiler)", "wall"),
                            [(label, f"{s:.3f} s") for label, s in stage_costs(scenarios, args.root)]))
-        print("\n" + profile(scenarios, args.root))
+        print("\n" + profile(scenarios, args.root, in_process=args.loopback == "in-process"))
     return 0
 
 

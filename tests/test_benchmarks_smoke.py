@@ -27,6 +27,11 @@ def test_bench_run_compares_the_harness_with_the_bare_replay(benchmarks, capsys)
                 "BedrockServer start + close", "runner.run (total)"):
         assert row in out
     assert "WARNING" not in out  # both scenarios passed under the harness
+    assert "loopback in-process" in out
+    answered = next(line for line in out.splitlines() if "loopback answers without a socket" in line)
+    assert int(answered.split()[-3]) > 0  # calls: the reference's requests were answered in-process
+    assert bench_run.main(["--limit", "1", "--repetitions", "1", "--cli-runs", "1", "--loopback", "http"]) == 0
+    assert "loopback http" in capsys.readouterr().out
 
 
 def test_bare_replay_reads_every_recorded_event(benchmarks):

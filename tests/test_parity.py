@@ -99,6 +99,12 @@ def test_the_two_requests_are_compared_as_the_golden_request_is():
     other["messages"][0]["content"][0]["text"] = "hello"
     diff = check_parity(natives(MESSAGE, MESSAGE), requests=(body, other))
     assert diff.changes == ("request messages[0].content[0].text: streamed 'hi' / non-streamed 'hello'",)
+    assert check_parity(natives(MESSAGE, MESSAGE), requests=(body, copy.deepcopy(body))) is None
+    typed = copy.deepcopy(body)
+    typed["messages"][0]["content"] = [{"toolResult": {"toolUseId": "t", "content": [{"json": {"ok": True}}]}}]
+    ones = copy.deepcopy(typed)
+    ones["messages"][0]["content"][0]["toolResult"]["content"][0]["json"]["ok"] = 1  # equal in Python, not in JSON
+    assert check_parity(natives(MESSAGE, MESSAGE), requests=(typed, ones)) is not None
 
 
 class InputStringWhenWhole(ConverseAdapter):

@@ -519,3 +519,25 @@ def test_any_json_object_gives_problems_never_an_exception(body):
     assert all(isinstance(p, Problem) and p.rule and p.message for p in problems)
     if problems:
         assert validation_message(problems)
+
+
+def test_a_body_checked_again_at_once_gets_its_own_findings_each_time():
+    """The rules' findings are reused for the same body sent again (the Converse twin), and only for it: a body that
+    differs only in a value's JSON type, or in between, is read afresh."""
+    user = {"role": "user", "content": [{"text": "hi"}]}
+    call = {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]}
+
+    def answered(json_value):
+        return {"messages": [user, call, {"role": "user", "content": [
+            {"toolResult": {"toolUseId": "t1", "content": [{"json": json_value}]}}]}],
+            "toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {"type": "object"}}}}]}}
+
+    good, bad = answered({"ok": 1}), answered([1])
+    model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+    first = check_request(good, "ConverseStream", model)
+    first.append("changed by a caller")
+    assert check_request(good, "Converse", model) == [] and first != []
+    assert [p.rule for p in check_request(bad, "Converse", model)] == ["tool-result-json-object"]
+    assert check_request(answered({"ok": True}), "Converse", model) == []
+    assert [p.rule for p in check_request(bad, "ConverseStream", model)] == ["tool-result-json-object"]
+    assert check_request({}, "ConverseStream") != []
