@@ -1,5 +1,6 @@
 import base64
 import binascii
+import dataclasses
 import json
 import os
 import re
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from harness.cassettes import cassette as cs
 from harness.wire import eventstream as es
-from harness.cassettes import scrub, secrets
+from harness.cassettes import parsed, scrub, secrets
 from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc
 from realworld import ids, requires_realworld, streams
 
@@ -351,3 +352,31 @@ def test_load_checked_checks_the_same_clean_bytes_once_and_a_broken_file_every_t
     good.write_bytes(good.read_bytes().replace(b"\n", b"\n\n", 1))  # other bytes: checked afresh
     cs.load_checked(good)
     assert len(checked) == 4
+
+
+def test_a_clean_cassette_is_read_back_as_it_was_built(tmp_path, monkeypatch):
+    """The second load_checked of clean bytes reads what the first built (frames, raw frames, bytes) from the cache,
+    without building it again; a form it cannot read is built from the file instead."""
+    monkeypatch.setenv("BEDROCK_HARNESS_PARSED_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "mixed.yaml"
+    corrupt = RawFrame((), b"", raw=b"\x00\x00\x00\x30garbage", note="cut on purpose")
+    stream = stream_interaction(GOOD_STREAM)
+    cs.save(path, cs.Cassette(None, {"format_version": cs.FORMAT_VERSION, "note": [1, True, None]},
+                              (stream, dataclasses.replace(stream, frames=(*stream.frames, corrupt)),
+                               cs.Interaction("POST", stream.uri.replace("converse-stream", "converse"), {}, b"{}",
+                                              400, "Bad Request", {"x-amzn-ErrorType": "ValidationException"},
+                                              body=b'{"message": "no"}'))))
+    monkeypatch.setattr(cs, "problems", lambda loaded: [])  # the corrupt frame is deliberate here
+    first = cs.load_checked(path)
+    built = []
+    real = cs.from_document
+    monkeypatch.setattr(cs, "from_document", lambda *a: built.append(1) or real(*a))
+    again = cs.load_checked(path)
+    assert built == [] and again == first and again.path == path
+    assert [type(f) for f in again.interactions[1].frames] == [type(f) for f in first.interactions[1].frames]
+    assert again.interactions[1].frames[-1].note == "cut on purpose"
+    assert [it.response_body() for it in again.interactions] == [it.response_body() for it in first.interactions]
+    assert again.interactions[0].wire is not None and first.interactions[0].wire is None
+    data = cs.read_bytes(path)
+    parsed.mark_clean(data, ("not", "a", "form"))
+    assert cs.load_checked(path) == first and built == [1]

@@ -82,6 +82,7 @@ def test_wrong_types_are_reported_first_with_botocores_words(path, value, where)
 def test_unknown_members_are_reported_and_nulls_are_absent_members():
     problems = input_problems({**ROUND_TRIP, "foo": 1}, "ConverseStream", MODEL)
     assert [p.rule for p in problems] == ["input-shape"] and 'Unknown parameter in input: "foo"' in problems[0].message
+    assert problems[0].path == "foo"
     assert input_problems({**ROUND_TRIP, "system": None, "guardrailConfig": None}, "ConverseStream", MODEL) == []
 
 
@@ -99,3 +100,18 @@ def test_any_wrong_type_anywhere_gives_problems_never_an_exception(value):
             assert all(p.rule and p.message for p in problems)
             if problems:
                 assert validation_message(problems)
+
+
+def test_the_twin_of_a_request_is_validated_against_its_own_operation():
+    """Findings are reused for the same body sent to the other Converse operation only where the two input shapes
+    agree: a guardrail setting only the streaming operation has is found on the other, each time."""
+    streamed = {**ROUND_TRIP, "guardrailConfig": {"guardrailIdentifier": "g", "guardrailVersion": "1",
+                                                  "streamProcessingMode": "async"}}
+    for _ in range(2):
+        assert input_problems(streamed, "ConverseStream", MODEL) == []
+        problems = input_problems(streamed, "Converse", MODEL)
+        assert [p.path for p in problems] == ["guardrailConfig.streamProcessingMode"]
+    wrong = _replaced(ROUND_TRIP, ("inferenceConfig", "maxTokens"), "512")
+    found = input_problems(wrong, "ConverseStream", MODEL)
+    found.append("changed by a caller")
+    assert len(input_problems(wrong, "Converse", MODEL)) == 1 and input_problems(ROUND_TRIP, "Converse", MODEL) == []

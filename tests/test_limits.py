@@ -188,6 +188,23 @@ def test_read_file_refuses_a_file_past_the_limit_by_its_size(tmp_path, monkeypat
         _in_time(lambda: limits.read_file(tmp_path / "sparse.yaml"))
 
 
+def test_read_file_reads_what_a_file_grew_by_after_its_size_was_taken(tmp_path, monkeypatch):
+    """The size fstat gave sizes the first read; bytes written since are read on, and past the limit refused."""
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
+    real = os.fstat
+
+    def earlier(fd):  # the file as it was when its size was taken: 10 bytes
+        found = real(fd)
+        return os.stat_result((*found[:6], min(found.st_size, 10), *found[7:]))
+
+    monkeypatch.setattr(limits.os, "fstat", earlier)
+    (tmp_path / "grown.yaml").write_bytes(b"y" * 900)
+    assert limits.read_file(tmp_path / "grown.yaml") == b"y" * 900
+    (tmp_path / "past.yaml").write_bytes(b"y" * 1500)
+    with pytest.raises(limits.LimitError, match=r"^a file of more than 1000 bytes, over the limit$"):
+        limits.read_file(tmp_path / "past.yaml")
+
+
 def test_a_file_is_decompressed_by_its_magic_every_member_within_one_limit(monkeypatch):
     assert views.plain(gzip.compress(b"one ") + gzip.compress(b"two") + b"\0" * 8) == b"one two"
     assert views.plain(bz2.compress(b"one ") + bz2.compress(b"two")) == b"one two"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -83,6 +84,7 @@ class CassetteError(ValueError):
         return self if str(self).startswith(f"{path}:") else CassetteError(f"{path}: {self}")
 
 
+@functools.lru_cache(maxsize=4096)  # read for every request a replay answers
 def _operation_and_model(uri: str) -> tuple[str, str]:
     path = urlsplit(uri).path  # the path never raises: a bad host or port is refused when the cassette loads
     rest = path.split("/model/", 1)[1] if "/model/" in path else ""
@@ -123,6 +125,8 @@ class Interaction:
     response_headers: dict = field(default_factory=dict)
     frames: tuple | None = None
     body: bytes = b""  # the response body when it is not an event stream
+    # Each frame's bytes, when the cassette was read back from its clean check (``load_checked``); else encoded anew
+    wire: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def operation(self) -> str:
@@ -140,9 +144,13 @@ class Interaction:
     def response_json(self) -> Any:
         return None if self.frames is not None else _json_or_none(self.body)
 
+    def frame_bytes(self) -> list[bytes]:
+        """Each frame's bytes as replayed (re-encoded with valid CRCs); the interaction must hold frames."""
+        return list(self.wire) if self.wire is not None else [f.encode() for f in self.frames]
+
     def response_body(self) -> bytes:
         """The response body bytes as replayed (frames re-encoded with valid CRCs)."""
-        return b"".join(f.encode() for f in self.frames) if self.frames is not None else self.body
+        return b"".join(self.frame_bytes()) if self.frames is not None else self.body
 
 
 @dataclass(frozen=True)
@@ -464,8 +472,15 @@ def problems(cassette: Cassette) -> list[str]:
 
 def load_checked(path) -> Cassette:
     """``load``, and a CassetteError too for the first problem ``verify`` would report (grammar included); the
-    same bytes found clean before by the same code are not checked again (``parsed.checked_clean``)."""
+    same bytes found clean before by the same code are not checked again, and what was built from them then is
+    read back instead of being built again (``parsed.clean_form``)."""
     data = read_bytes(path)
+    kept = parsed.clean_form(data)
+    if kept is not None:
+        try:
+            return _from_form(kept, path)
+        except (TypeError, ValueError):  # a form written by hand into the cache: build it from the file instead
+            pass
     loaded = _loaded(data, path)
     if parsed.checked_clean(data):
         return loaded
@@ -473,8 +488,31 @@ def load_checked(path) -> Cassette:
     if found:
         more = f" (and {len(found) - 1} more; see `bedrock-harness cassette verify`)" if len(found) > 1 else ""
         raise CassetteError(found[0] + more)
-    parsed.mark_clean(data)
+    parsed.mark_clean(data, _form(loaded))
     return loaded
+
+
+def _form(cassette: Cassette) -> tuple:
+    """A checked cassette in core types only (what marshal holds), each frame with its bytes: ``_from_form``'s
+    input. The clean mark it is kept in names this module's source, so a changed form is never read."""
+    return cassette.metadata, tuple(
+        (it.method, it.uri, it.request_headers, it.request_body, it.status, it.reason, it.response_headers, it.body,
+         None if it.frames is None else tuple((f.headers, f.payload, getattr(f, "raw", None), getattr(f, "note", ""))
+                                              for f in it.frames),
+         None if it.frames is None else tuple(it.frame_bytes()))
+        for it in cassette.interactions)
+
+
+def _from_form(form: tuple, path) -> Cassette:
+    metadata, items = form
+    interactions = []
+    for method, uri, request_headers, request_body, status, reason, response_headers, body, frames, wire in items:
+        built = None if frames is None else tuple(
+            Frame(headers, payload) if raw is None else RawFrame(headers, payload, raw=raw, note=note)
+            for headers, payload, raw, note in frames)
+        interactions.append(Interaction(method, uri, request_headers, request_body, status, reason, response_headers,
+                                        built, body, wire))
+    return Cassette(Path(path) if path else None, metadata, tuple(interactions))
 
 
 def verify(path) -> list[str]:

@@ -251,7 +251,9 @@ def read_file(path) -> bytes:
         if info.st_size > MAX_FILE_BYTES:
             raise LimitError(f"a file of {info.st_size} bytes, over the limit of {MAX_FILE_BYTES}")
         with open(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)  # it may have grown since
+            data = handle.read(info.st_size + 1)  # a buffer of the size found, not of the limit
+            if len(data) > info.st_size:  # it grew since: read on, up to the limit
+                data += handle.read(MAX_FILE_BYTES + 1 - len(data))
     finally:
         os.close(fd)
     if len(data) > MAX_FILE_BYTES:

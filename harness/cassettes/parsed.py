@@ -8,9 +8,10 @@ folder, or ``off`` turns it off. Deleting it is always safe. A cache that cannot
 silently: it only ever saves time. A document ``marshal`` cannot hold (a ``!!timestamp``) is parsed each time.
 
 The same folder remembers which cassette files were checked and found clean (``checked_clean``, ``mark_clean``):
-an empty mark under a key that also names the source of the code that checks them (``harness/wire``,
+a mark under a key that also names the source of the code that checks and reads them (``harness/wire``,
 ``harness/cassettes``) and botocore's version, so a changed checker, or a botocore that parses differently,
-checks afresh. Only a clean verdict is kept; a file with problems is checked each time it is read.
+checks afresh. The mark holds what the reader built from the file (``clean_form``), read back instead of building
+it again. Only a clean verdict is kept; a file with problems is checked each time it is read.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 from harness.cassettes.limits import load_yaml
 from harness.version import __version__
 
-__all__ = ["cache_folder", "checked_clean", "load_yaml_bytes", "mark_clean"]
+__all__ = ["cache_folder", "checked_clean", "clean_form", "load_yaml_bytes", "mark_clean"]
 
 _FORMAT = 1  # of the cached files: marshal of the document, under a key naming it
 _OFF = ("off", "0", "no", "false")
@@ -34,12 +35,17 @@ _OFF = ("off", "0", "no", "false")
 
 def cache_folder() -> Path | None:
     """Where parsed documents are kept, or None when the cache is turned off."""
-    named = os.environ.get("BEDROCK_HARNESS_PARSED_CACHE")
+    environ = os.environ
+    return _folder(environ.get("BEDROCK_HARNESS_PARSED_CACHE"), environ.get("XDG_CACHE_HOME"), environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=16)  # asked for every file read; the answer changes only with these variables
+def _folder(named: str | None, xdg: str | None, home: str | None) -> Path | None:
     if named is not None and named.strip().lower() in _OFF:
         return None
     if named:
         return Path(named)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "bedrock-harness" / "parsed"
+    return Path(xdg or Path(home or Path.home()) / ".cache") / "bedrock-harness" / "parsed"
 
 
 def _entry(data: bytes, folder: Path) -> Path:
@@ -50,13 +56,20 @@ def _entry(data: bytes, folder: Path) -> Path:
 def _keep(entry: Path, document: Any) -> None:
     """Write ``document`` atomically into ``entry``; any failure leaves the cache as it was."""
     try:
-        blob = marshal.dumps(document)
+        _write(entry, marshal.dumps(document))
+    except ValueError:  # a value marshal cannot hold
+        return
+
+
+def _write(entry: Path, blob: bytes) -> None:
+    """``blob`` into ``entry``, atomically (a temporary file renamed); a cache that cannot be written is skipped."""
+    try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=entry.parent, prefix=".", suffix=".tmp")
         with os.fdopen(fd, "wb") as out:
             out.write(blob)
         os.replace(temp, entry)
-    except (OSError, ValueError):  # ValueError: a value marshal cannot hold
+    except OSError:
         return
 
 
@@ -100,14 +113,27 @@ def checked_clean(data: bytes) -> bool:
     return folder is not None and _mark(data, folder).is_file()
 
 
-def mark_clean(data: bytes) -> None:
-    """Remember that these bytes were checked and found clean; a cache that cannot be written is skipped."""
+def mark_clean(data: bytes, form: Any = None) -> None:
+    """Remember that these bytes were checked and found clean, with ``form`` beside the verdict when given (what
+    the reader built from them, as marshal holds it; ``clean_form`` gives it back); a cache that cannot be written,
+    or a form marshal cannot hold, keeps the verdict alone or nothing."""
     folder = cache_folder()
     if folder is None:
         return
-    mark = _mark(data, folder)
     try:
-        mark.parent.mkdir(parents=True, exist_ok=True)
-        mark.touch()
-    except OSError:
-        return
+        blob = b"" if form is None else marshal.dumps(form)
+    except ValueError:
+        blob = b""
+    _write(_mark(data, folder), blob)
+
+
+def clean_form(data: bytes) -> Any:
+    """The form ``mark_clean`` kept with these bytes' clean verdict; None without a verdict or a form."""
+    folder = cache_folder()
+    if folder is None:
+        return None
+    try:
+        blob = _mark(data, folder).read_bytes()
+        return marshal.loads(blob) if blob else None
+    except (OSError, EOFError, ValueError, TypeError):
+        return None

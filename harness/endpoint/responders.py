@@ -167,7 +167,7 @@ class CassetteResponder:
         if recorded.frames is None or reply.frames is None:
             return False
         ours = delivered(reply.frames, request.operation, cut)
-        return ours == delivered([frame.encode() for frame in recorded.frames], recorded.operation, cut)
+        return ours == delivered(recorded.frame_bytes(), recorded.operation, cut)
 
     def _note(self, request: CapturedRequest, recorded, lost: str) -> None:
         """Log a rendering once per turn (a refused call retried by the SDK is the same rendering)."""
@@ -189,7 +189,7 @@ def _as_recorded(recorded) -> Reply:
                for k, v in recorded.response_headers.items()}
     if recorded.frames is None:
         return Reply(recorded.status, headers, body=recorded.body)
-    return Reply(recorded.status, headers, frames=[frame.encode() for frame in recorded.frames])
+    return Reply(recorded.status, headers, frames=recorded.frame_bytes())
 
 
 class EmulatorResponder:

@@ -12,6 +12,7 @@ left out first, as Bedrock's JSON reader treats a null member as absent.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import Any
 
@@ -28,7 +29,8 @@ _LINE_STARTS = ("Missing required parameter", "Unknown parameter", "Invalid type
                 "Invalid length for", "Invalid parameter", "Invalid number of parameters", "Must set one of")
 _REPORTED = ("Unknown parameter", "Invalid type for")
 _SPLIT = re.compile(r"\n(?=(?:" + "|".join(map(re.escape, _LINE_STARTS)) + "))")
-_NAME = re.compile(r"(?:parameter|structure|in) ([A-Za-z0-9_.\[\]]+)")
+_NAME = re.compile(r"(?:parameter|structure) ([A-Za-z0-9_.\[\]]+)")
+_UNKNOWN = re.compile(r'Unknown parameter in ([A-Za-z0-9_.\[\]]+): "([^"]*)"')
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,8 +64,12 @@ def _without_nulls(value: Any) -> Any:
 
 
 def _problem(line: str) -> Problem:
-    found = _NAME.search(line)
-    path = re.sub(r"\[(\d+)\]", r".\1", found.group(1)) if found else ""
+    unknown, found = _UNKNOWN.match(line), _NAME.search(line)
+    if unknown:  # the path of the unknown member itself: its container's, then its name
+        path = ".".join(p for p in ("" if unknown.group(1) == "input" else unknown.group(1), unknown.group(2)) if p)
+    else:
+        path = found.group(1) if found else ""
+    path = re.sub(r"\[(\d+)\]", r".\1", path)
     shown = line if len(line) <= MAX_SHOWN else line[: MAX_SHOWN - 3] + "..."
     return Problem("input-shape", "" if path == "input" else path, CORAL_PREFIX + shown)
 
@@ -73,8 +79,27 @@ def input_problems(body: dict, operation: str, model_id: str | None = None) -> l
     does not fit its shape; ``model_id`` None: not known (it travels in the URI), not checked."""
     if model_id is not None and not valid_model_id(model_id, operation):
         return [Problem("model-id", "modelId", INVALID_MODEL)]
-    from botocore.validate import ParamValidator
-
     params = {**_without_nulls(body), "modelId": model_id or "model"}
-    report = ParamValidator().validate(params, _operation(operation).input_shape).generate_report()
-    return [_problem(line) for line in _SPLIT.split(report) if line.startswith(_REPORTED)] if report else []
+    return list(_validated(params, _operation(operation).input_shape))
+
+
+_last: tuple[tuple, list[Problem]] = ((), [])  # what the validator read last, and what it found
+
+
+def _validated(params: dict, shape) -> list[Problem]:
+    """The validator's problems with ``params`` against the input ``shape``. What it reports depends only on the
+    params, the shape's member names and required ones, and the shapes of the members present, so the same body
+    sent again at once to the other Converse operation (the streaming-parity twin, whose input shape differs only
+    in members such as ``guardrailConfig``) reuses the findings unless it holds a member whose shape differs."""
+    global _last
+    members = shape.members
+    key = (json.dumps(params, ensure_ascii=False, default=repr), tuple(members), tuple(shape.required_members),
+           tuple(members[k].name for k in params if k in members))
+    seen, found = _last
+    if key != seen:
+        from botocore.validate import ParamValidator
+
+        report = ParamValidator().validate(params, shape).generate_report()
+        found = [_problem(line) for line in _SPLIT.split(report) if line.startswith(_REPORTED)] if report else []
+        _last = (key, found)
+    return found

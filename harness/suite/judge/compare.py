@@ -64,6 +64,8 @@ def diff_chunks(expected: Sequence[dict], actual: Sequence[dict], *, scenario: s
                 turn: int | None = None) -> Diff | None:
     """Differences between two normalized chunk lists, or None when they match."""
     expected, actual = list(expected), list(actual)
+    if _key(expected) == _key(actual):  # the same JSON, chunk for chunk: nothing to align
+        return None
     rows = _align(expected, actual, _chunk_kind)
     where = _where(scenario, turn)
     changes = [line for i, j in rows for line in _row_changes(where, i, j, expected, actual)]
@@ -78,6 +80,8 @@ def diff_request(expected: dict | None, actual: dict | None, *, scenario: str = 
     """Differences between two normalized requests (field paths), with their messages listed side by side."""
     where = _prefixed(_where(scenario, turn), "request")
     expected, actual = expected or {}, actual or {}
+    if _key(expected) == _key(actual):
+        return None
     changes = _field_changes(expected, actual, f"{where} ")
     if not changes:
         return None
