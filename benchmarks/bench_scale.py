@@ -3,6 +3,7 @@
     python benchmarks/bench_scale.py                       # 1000 scenarios, sizes 100,250,500,1000
     python benchmarks/bench_scale.py --n 300 --sizes 100,300 --tracemalloc --workdir /tmp/scale
     python benchmarks/bench_scale.py --n 10000 --sizes 1000,10000 --jobs 1,2 --other-python /old/venv/bin/python
+    python benchmarks/bench_scale.py --n 2000 --sizes 2000 --floor   # and the Bedrock calls alone, nothing judged
 
 Preparation (reported apart, never counted as run time): scenario files are generated into a temporary
 root (half are the shipped scenarios with a varied prompt, half are built from a small grammar: 1-4 turns,
@@ -36,7 +37,7 @@ import yaml
 
 from _common import PROJECT, fake_aws_env, machine, memory_mb, table, timed
 
-__all__ = ["generate", "grammar_scenario", "main", "measure_size", "prepare", "variant"]
+__all__ = ["generate", "grammar_scenario", "main", "measure_floor", "measure_size", "prepare", "variant"]
 
 SUITE = "gen"
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
@@ -169,6 +170,60 @@ def measure_size(root: Path, size: int, trace: bool = False, jobs: int = 1) -> d
             "jobs": jobs, "child_peak": children}
 
 
+def measure_floor(root: Path, size: int) -> dict:
+    """The floor under ``run``'s time: the same Bedrock calls the reference makes for the first ``size``
+    scenarios, and nothing else. Each recorded request is sent again through one boto3 client and its stream read
+    to the end, then once more through ``converse`` (the reference's streaming-parity twin), answered in-process
+    by one loopback server from the cassette as ``run``'s server answers them (its request rules included): no
+    adapter, no faults, no retries, nothing normalized or judged. Same shape of result as ``measure_size``."""
+    import boto3
+    from bench_run import wire_to_params
+    from botocore.config import Config
+    from harness.cassettes.cassette import load_checked
+    from harness.endpoint.responders import CassetteResponder
+    from harness.endpoint.server import BedrockServer
+    from harness.suite.runner import cassette_path
+    from harness.suite.scenario import discover
+
+    scenarios = discover(root / "suites")[:size]
+    with BedrockServer(CassetteResponder(load_checked(cassette_path(root, scenarios[0]))), in_process=True) as server:
+        client = boto3.session.Session().client(  # one attempt: a recorded error is read once, never slept on
+            "bedrock-runtime", region_name="us-east-1", endpoint_url=server.endpoint_url,
+            aws_access_key_id="AKIAFAKEBENCHMARK000", aws_secret_access_key="fake-benchmark-secret",
+            config=Config(retries={"mode": "standard", "total_max_attempts": 1}))
+        replay = lambda s: _floor_scenario(client, server, load_checked(cassette_path(root, s)), wire_to_params)  # noqa: E731
+        replay(scenarios[0])  # warm-up, as measure_size's
+        before = memory_mb()
+        seconds, failures = timed(lambda: [f for s in scenarios for f in replay(s)])
+    return {"size": len(scenarios), "seconds": seconds, "passed": len(scenarios) - len(failures),
+            "not_passing": failures[:5], "rss_before": before["rss"], **memory_mb(),
+            "threads": threading.active_count(), "traced_peak": None, "jobs": 1, "child_peak": None}
+
+
+def _floor_scenario(client, server, loaded, to_params) -> list[str]:
+    """Send a cassette's requests again (each ConverseStream also as Converse); what failed, as lines."""
+    from harness.endpoint.responders import CassetteResponder
+
+    server.reset(CassetteResponder(loaded), pairs=True)
+    failures = []
+    for it in loaded.interactions:
+        if it.operation != "ConverseStream":
+            continue
+        params = to_params(json.loads(it.request_body),
+                           client.meta.service_model.operation_model("ConverseStream").input_shape)
+        params.pop("modelId", None)
+        try:
+            for _ in client.converse_stream(modelId=it.model_id, **params)["stream"]:
+                pass
+        except Exception as error:  # noqa: BLE001 -- a recorded failure is what the stream holds: read, not judged
+            failures += [] if it.status >= 300 or "EventStreamError" in type(error).__name__ else [repr(error)]
+        try:
+            client.converse(modelId=it.model_id, **params)
+        except Exception:  # noqa: BLE001,S110 -- the twin of a failed stream fails too, as it does under run
+            pass
+    return failures
+
+
 def _in_children(scenarios: Sequence, root: Path, jobs: int) -> list:
     """``bedrock-harness run --jobs`` over ``scenarios``: its children discover, run and report; this joins them."""
     from harness.cli.jobs import run_in_children
@@ -180,9 +235,10 @@ def _in_children(scenarios: Sequence, root: Path, jobs: int) -> list:
     return merge.results_of(merged)
 
 
-def _measure_in_child(root: Path, size: int, trace: bool, python: str = sys.executable, jobs: int = 1) -> dict:
+def _measure_in_child(root: Path, size: int, trace: bool, python: str = sys.executable, jobs: int = 1,
+                      floor: bool = False) -> dict:
     argv = [python, __file__, "--child", str(root), "--sizes", str(size), "--jobs", str(jobs),
-            *(["--tracemalloc"] if trace else [])]
+            *(["--tracemalloc"] if trace else []), *(["--floor"] if floor else [])]
     with tempfile.TemporaryDirectory(prefix="bench-scale-cold-") as cold:
         env = dict(os.environ)
         if env.get("BEDROCK_HARNESS_PARSED_CACHE") == "cold":
@@ -246,19 +302,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parsed-cache", choices=("warm", "cold", "off"), default="warm",
                         help="the parsed-YAML cache (harness.cassettes.parsed) when each size runs: filled beforehand "
                              "(untimed), empty for each run, or off")
+    parser.add_argument("--floor", action="store_true",
+                        help="also measure the floor: the reference's Bedrock calls alone, answered in-process, "
+                             "nothing judged (measure_floor)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # internal: measure one size, print JSON
     args = parser.parse_args(argv)
     fake_aws_env()
     if args.child:
-        print(json.dumps(measure_size(args.child, int(args.sizes), args.tracemalloc, int(args.jobs))))
+        measured = measure_floor(args.child, int(args.sizes)) if args.floor else \
+            measure_size(args.child, int(args.sizes), args.tracemalloc, int(args.jobs))
+        print(json.dumps(measured))
         return 0
     root = args.workdir or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
         prep = _prepare_root(root, args)
         plan = [("this", sys.executable, int(j)) for j in args.jobs.split(",")]
         plan += [("other", args.other_python, 1)] if args.other_python else []
+        plan += [("floor", sys.executable, 1)] if args.floor else []
         with _parsed_cache(args.parsed_cache, root):
-            rows = [{**_measure_in_child(root, size, args.tracemalloc, python, jobs), "label": label}
+            rows = [{**_measure_in_child(root, size, args.tracemalloc, python, jobs, label == "floor"), "label": label}
                     for size in _sizes(args.sizes, args.n) for label, python, jobs in plan]
         print(_report(rows, args.n, prep, args.tracemalloc) + f"\nparsed-YAML cache: {args.parsed_cache}")
     finally:

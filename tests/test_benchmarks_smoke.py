@@ -50,13 +50,15 @@ def test_bare_replay_reads_every_recorded_event(benchmarks):
 
 def test_bench_scale_generates_records_and_runs(benchmarks, tmp_path, capsys):
     _, bench_scale = benchmarks
-    assert bench_scale.main(["--n", "2", "--sizes", "2", "--workdir", str(tmp_path), "--jobs", "1,2"]) == 0
+    assert bench_scale.main(["--n", "2", "--sizes", "2", "--workdir", str(tmp_path), "--jobs", "1,2", "--floor"]) == 0
     out = capsys.readouterr().out
     assert "prepared 2 scenarios" in out and "NOT PASSING" not in out
     assert len(list((tmp_path / "cassettes" / "gen").glob("*.yaml"))) == 2
     assert len(list((tmp_path / "suites" / "gen").glob("*.golden.yaml"))) == 2
     rows = [line.split() for line in out.splitlines() if line.startswith("this ")]
     assert [row[1] for row in rows] == ["1", "2"] and all("2/2" in row for row in rows)  # in-process and --jobs 2
+    floor = [line.split() for line in out.splitlines() if line.startswith("floor ")]
+    assert len(floor) == 1 and "2/2" in floor[0] and "size 2: floor jobs 1 / this jobs 1 = " in out
     assert "size 2: this jobs 2 / this jobs 1 = " in out and out.rstrip().endswith("parsed-YAML cache: warm")
 
 

@@ -55,11 +55,11 @@ class Frame:
     def header_map(self) -> dict[str, Any]:
         return dict(self.headers)
 
-    @property
+    @functools.cached_property  # read for every frame by every check and rendering; a frame never changes
     def message_type(self) -> str:
         return self.header_map.get(":message-type", "event")
 
-    @property
+    @functools.cached_property
     def type(self) -> str:
         """The event type, exception type or error code this frame carries."""
         h = self.header_map

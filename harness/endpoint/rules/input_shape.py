@@ -46,6 +46,7 @@ def load_model() -> None:
         _operation(operation)
 
 
+@functools.lru_cache(maxsize=1024)  # asked twice for every request a session answers
 def valid_model_id(model_id: str, operation: str) -> bool:
     """Whether ``model_id`` fits the operation's modelId shape (its length bounds and pattern)."""
     shape = _operation(operation).input_shape.members["modelId"].metadata
