@@ -18,7 +18,8 @@ import time
 import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from harness.cassettes import cassette
 from harness.converse.stream import traceback_tail

@@ -110,8 +110,12 @@ class Scenario:
 
 def scenario_id(path: str | Path, root: str | Path = "suites") -> str:
     """``<suite>/<name>`` for ``<root>/<suite>/<name>.yaml``."""
+    return _scenario_id(path, root, Path(root).resolve())
+
+
+def _scenario_id(path: str | Path, root: str | Path, resolved_root: Path) -> str:
     try:
-        parts = Path(path).resolve().relative_to(Path(root).resolve()).parts
+        parts = Path(path).resolve().relative_to(resolved_root).parts
     except ValueError:
         parts = ()
     if len(parts) != 2 or not parts[1].endswith(".yaml"):
@@ -119,10 +123,10 @@ def scenario_id(path: str | Path, root: str | Path = "suites") -> str:
     return f"{parts[0]}/{parts[1][: -len('.yaml')]}"
 
 
-def load_scenario(path: str | Path, root: str | Path = "suites") -> Scenario:
-    """Load and validate one scenario file."""
+def load_scenario(path: str | Path, root: str | Path = "suites", sid: str | None = None) -> Scenario:
+    """Load and validate one scenario file (``sid``: its id, when the caller has it already)."""
     path = Path(path)
-    sid = scenario_id(path, root)
+    sid = sid or scenario_id(path, root)
     try:
         data = load_yaml_bytes(read_file(path))
     except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
@@ -149,7 +153,7 @@ def _validate_parts(scenario: Scenario) -> None:
 def discover(root: str | Path = "suites", suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Scenario]:
     """The scenarios under ``root`` sorted by id: all, or those in ``suites`` plus those named in ``ids``."""
     paths = _scenario_paths(root)
-    return [load_scenario(paths[sid], root) for sid in sorted(_select(paths, suites, ids))]
+    return [load_scenario(paths[sid], root, sid) for sid in sorted(_select(paths, suites, ids))]
 
 
 def scenario_ids(root: str | Path = "suites") -> list[str]:
@@ -168,7 +172,8 @@ def _scenario_paths(root: str | Path) -> dict[str, Path]:
     if not root.is_dir():
         raise ScenarioError(f"{root}: no such scenario directory (--root / --bedrock-root DIR names a folder "
                             "holding suites/ and cassettes/)")
-    return {scenario_id(p, root): p for p in root.glob("*/*.yaml") if not p.name.endswith(GOLDEN_SUFFIX)}
+    resolved = root.resolve()
+    return {_scenario_id(p, root, resolved): p for p in root.glob("*/*.yaml") if not p.name.endswith(GOLDEN_SUFFIX)}
 
 
 def _select(known: Mapping[str, Any], suites: Sequence[str], ids: Sequence[str]) -> set[str]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["AUTO", "BLOCK_KINDS", "STOP_REASONS", "EXCEPTIONS", "Block", "Usage", "StreamException", "Script",
            "EmulatorScriptError", "parse_script"]

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Iterable, Sequence
 
 from harness.suite.judge.excerpt import pair
 from harness.suite.judge.compare import Diff

@@ -16,7 +16,8 @@ requests of both calls are compared as the golden request is.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Sequence
 
 from harness.suite.judge.compare import Diff, compile_pattern, diff_pair
 from harness.suite.judge.normalize_request import normalize_request
