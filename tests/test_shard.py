@@ -1,7 +1,12 @@
 """``--shard K/N``: a split by scenario id that every machine computes alike, covering every scenario once."""
 
-import pytest
+import shutil
+from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
 from harness.suite.shard import Shard, ShardError, parse_shard
 
 IDS = [f"{suite}/scenario-{n}" for suite in ("core", "edge", "faults", "mine") for n in range(40)]
@@ -38,3 +43,31 @@ def test_k_of_n_parses(text, shard):
 def test_anything_else_is_refused_naming_it(text, says):
     with pytest.raises(ShardError, match=says):
         parse_shard(text)
+
+
+def _root_with_a_broken_file(tmp_path):
+    """A root of four runnable copies of core/smoke-text and one scenario file that does not parse."""
+    repo = Path(__file__).resolve().parents[1]
+    for name in ("a", "b", "c", "d"):
+        for kind, suffix in (("suites", ".yaml"), ("suites", ".golden.yaml"), ("cassettes", ".yaml")):
+            target = tmp_path / kind / "mine" / f"{name}{suffix}"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(repo / kind / "core" / f"smoke-text{suffix}", target)
+    (tmp_path / "suites" / "mine" / "broken.yaml").write_text("title: [unclosed\n")
+    return tmp_path
+
+
+def test_a_shard_reads_only_its_own_scenario_files(tmp_path):
+    """Another shard's file is never read (a run of 10,000 scenarios over N machines parses 10,000 / N each); the
+    count on stderr is of every selected scenario."""
+    root = _root_with_a_broken_file(tmp_path)
+    owner = next(k for k in (1, 2) if Shard(k, 2).owns("mine/broken"))
+    other = 3 - owner
+    mine = sum(Shard(other, 2).owns(f"mine/{n}") for n in "abcd")
+    done = CliRunner().invoke(main, ["run", "--root", str(root), "--shard", f"{other}/2", "--no-progress"])
+    assert done.exit_code == 0, done.output
+    assert f"shard {other}/2: {mine} of 5 scenarios" in done.stderr
+    failed = CliRunner().invoke(main, ["run", "--root", str(root), "--shard", f"{owner}/2", "--no-progress"])
+    assert failed.exit_code == 2 and "broken.yaml" in failed.stderr
+    jobs = CliRunner().invoke(main, ["run", "--root", str(root), "--jobs", "2", "--no-progress"])
+    assert jobs.exit_code == 2 and "broken.yaml" in jobs.stderr and len(jobs.stderr.strip().splitlines()) == 1

@@ -18,7 +18,7 @@ from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
 from harness.cli.common import (BadUsage, child_options, default_region, every_id, load, loopback_option, named_folder,
                                 one_root_option, release_args, release_options, root_option, scenarios,
-                                selection_options, shard_option, sharded, strict_option, timeout_option)
+                                selection, selection_options, shard_option, strict_option, timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cassettes.files import write_atomic
@@ -127,16 +127,16 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         named_folder(output_dir, "--output-dir")
     if keep_failures is not None:
         named_folder(keep_failures, "--keep-failures", create=False)  # made on the first failed attempt
-    given, (root, selected) = root, scenarios(root, suites, ids)
-    if jobs > 1:
+    given = root
+    if jobs > 1:  # the children read the scenarios, each its own shard's
         adapter = ("--adapter", spec) if spec is not None else ("--command", command)
         options = child_options(adapter, suites, ids, baseline, timeout, given, loopback) + release_args(version,
                                                                                                       cache_dir)
-        merged = run_in_children("certify", options, jobs,
-                                 len(selected), sys.stderr.isatty() if progress is None else progress)
+        merged = run_in_children("certify", options, jobs, len(selection(given, suites, ids)),
+                                 sys.stderr.isatty() if progress is None else progress)
         _emit(certification.from_json(merged), fmt, output, output_dir, verbose)
         sys.exit(report.exit_code(merging.results_of(merged)))
-    selected = sharded(selected, shard)
+    root, selected = scenarios(given, suites, ids, shard)
     if live:
         forward = live_upstream(upstream, region, profile)  # no credentials: refused before any adapter starts
         with _adapter(spec, command, timeout, (version, cache_dir)) as adapter:

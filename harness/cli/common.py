@@ -18,8 +18,8 @@ from harness.suite.protocol import TURN_TIMEOUT
 from harness.suite.shard import Shard, ShardError, parse_shard
 
 __all__ = ["BadUsage", "Finite", "adapter_option", "child_options", "default_region", "every_id", "live_credentials", "load", "loopback_option",
-           "named_folder", "one_root_option", "region_option", "release_args", "release_options", "root_option", "scenarios", "selection_options",
-           "shard_option", "sharded", "strict_option", "timeout_option"]
+           "named_folder", "one_root_option", "region_option", "release_args", "release_options", "root_option", "scenarios", "selection", "selection_options",
+           "shard_option", "strict_option", "timeout_option"]
 
 
 class BadUsage(click.ClickException):
@@ -129,15 +129,6 @@ def shard_option(fn):
                              "(`report merge` joins the shards' JSON reports).")(fn)
 
 
-def sharded(scenarios: list, shard: Shard | None) -> list:
-    """``scenarios``, or the part of them ``shard`` keeps (said on stderr)."""
-    if shard is None:
-        return scenarios
-    kept = shard.select(scenarios)
-    click.echo(f"shard {shard}: {len(kept)} of {len(scenarios)} scenarios", err=True)
-    return kept
-
-
 def child_options(adapter: tuple[str, str], suites, ids, baseline, timeout, roots, loopback: str) -> list[str]:
     """The options a ``--jobs`` child of run or certify takes from its parent (paths made absolute)."""
     options = [*adapter, "--timeout", repr(timeout), "--loopback", loopback]
@@ -164,13 +155,32 @@ def named_folder(path: Path, option: str, create: bool = True) -> Path:
     return path
 
 
-def scenarios(root, suites=(), ids=()) -> tuple[Path | None, list]:
+def scenarios(root, suites=(), ids=(), shard: Shard | None = None) -> tuple[Path | None, list]:
     """(root, selected scenarios) for one ``--root`` (a path or None) or several (a tuple: layered, root None);
-    a bad scenario file or unknown id is a usage error (exit 2)."""
+    a bad scenario file or unknown id is a usage error (exit 2). With ``shard``, only the scenarios it owns are
+    read, and stderr says how many of the selected ones that is."""
     from harness.suite import roots
 
-    found = roots.resolve(root if isinstance(root, tuple) else [root] if root is not None else [])
-    return roots.single(found), _usage(roots.load, found, suites, ids)
+    found = _roots(root)
+    if shard is None:
+        return roots.single(found), _usage(roots.load, found, suites, ids)
+    total = len(_usage(roots.selected, found, suites, ids))
+    kept = _usage(roots.load, found, suites, ids, shard.owns)
+    click.echo(f"shard {shard}: {len(kept)} of {total} scenarios", err=True)
+    return roots.single(found), kept
+
+
+def selection(root, suites=(), ids=()) -> list[str]:
+    """The ids ``scenarios`` would read, from the file names alone; an unknown name is a usage error (exit 2)."""
+    from harness.suite import roots
+
+    return _usage(roots.selected, _roots(root), suites, ids)
+
+
+def _roots(root) -> list[Path]:
+    from harness.suite import roots
+
+    return roots.resolve(root if isinstance(root, tuple) else [root] if root is not None else [])
 
 
 def every_id(root, given=()) -> list[str]:

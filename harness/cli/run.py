@@ -10,7 +10,7 @@ import click
 from harness.suite import merge as merging
 from harness.suite import report
 from harness.cli.common import (BadUsage, adapter_option, child_options, every_id, load, loopback_option, release_args,
-                                release_options, root_option, scenarios, selection_options, shard_option, sharded,
+                                release_options, root_option, scenarios, selection, selection_options, shard_option,
                                 strict_option, timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
@@ -47,12 +47,11 @@ def run(spec, suites, ids, fmt, output, baseline, timeout, version, cache_dir, p
         loopback, root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
-    given, (root, selected) = root, scenarios(root, suites, ids)
-    show = sys.stderr.isatty() if progress is None else progress
-    if jobs > 1:
-        _in_children(spec, suites, ids, baseline, timeout, shard, given, jobs, len(selected), show, fmt, verbose,
-                     output, release_args(version, cache_dir), loopback)
-    selected = sharded(selected, shard)
+    given, show = root, sys.stderr.isatty() if progress is None else progress
+    if jobs > 1:  # the children read the scenarios, each its own shard's
+        _in_children(spec, suites, ids, baseline, timeout, shard, given, jobs, len(selection(given, suites, ids)),
+                     show, fmt, verbose, output, release_args(version, cache_dir), loopback)
+    root, selected = scenarios(given, suites, ids, shard)
     adapter = load(spec, timeout, version, cache_dir)
     try:
         known = report.load_baseline(baseline) if baseline else {}

@@ -10,12 +10,12 @@ cassette and golden are found under the root it came from (``harness.suite.runne
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
-from harness.suite.scenario import Scenario, discover, scenario_ids, select
+from harness.suite.scenario import Scenario, discover, scenario_ids, selected_ids
 
 __all__ = ["READ_ONLY", "SHIPPED", "SHIPPED_ROOT", "installed", "layered_ids", "load", "owner", "project_root",
-           "resolve", "shipped_root", "single"]
+           "resolve", "selected", "shipped_root", "single"]
 
 SHIPPED = "shipped"  # the --root value naming the suite that comes with bedrock-harness
 SHIPPED_ROOT = Path(__file__).resolve().parents[1] / "shipped"  # the wheel's copy of suites/ and cassettes/ (setup.py)
@@ -54,14 +54,24 @@ def _owners(roots: Sequence[Path]) -> dict[str, Path]:
     return owners
 
 
-def load(roots: Sequence[Path], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Scenario]:
-    """The selected scenarios of ``roots``, sorted by id (ScenarioError for a bad file or an unknown name)."""
+def load(roots: Sequence[Path], suites: Sequence[str] = (), ids: Sequence[str] = (),
+         keep: Callable[[str], bool] | None = None) -> list[Scenario]:
+    """The selected scenarios of ``roots``, sorted by id (ScenarioError for a bad file or an unknown name); with
+    ``keep`` (a shard's ``owns``), only the selected ids it keeps are read."""
     if len(roots) == 1:
-        return discover(roots[0] / "suites", suites, ids)
+        return discover(roots[0] / "suites", suites, ids, keep)
     owners = _owners(roots)
-    every = [s for root in dict.fromkeys(owners.values())
-             for s in discover(root / "suites", [name for name, owner in owners.items() if owner == root])]
-    return select(sorted(every, key=lambda s: s.id), suites, ids)
+    wanted = [sid for sid in selected(roots, suites, ids) if keep is None or keep(sid)]
+    mine = {root: [sid for sid in wanted if owners[sid.split("/", 1)[0]] == root] for root in dict.fromkeys(owners.values())}
+    return sorted((s for root, chosen in mine.items() if chosen for s in discover(root / "suites", ids=chosen)),
+                  key=lambda s: s.id)
+
+
+def selected(roots: Sequence[Path], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[str]:
+    """The ids ``load`` would read for ``suites`` and ``ids``, from the file names alone (ScenarioError for an
+    unknown name)."""
+    every = scenario_ids(roots[0] / "suites") if len(roots) == 1 else layered_ids(roots)
+    return selected_ids(every, suites, ids)
 
 
 def layered_ids(roots: Sequence[Path]) -> list[str]:

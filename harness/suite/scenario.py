@@ -15,7 +15,7 @@ import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
@@ -46,6 +46,7 @@ __all__ = [
     "scenario_id",
     "scenario_ids",
     "select",
+    "selected_ids",
     "turn_dict",
 ]
 
@@ -150,10 +151,19 @@ def _validate_parts(scenario: Scenario) -> None:
         raise ScenarioError(str(exc)) from None
 
 
-def discover(root: str | Path = "suites", suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[Scenario]:
-    """The scenarios under ``root`` sorted by id: all, or those in ``suites`` plus those named in ``ids``."""
+def discover(root: str | Path = "suites", suites: Sequence[str] = (), ids: Sequence[str] = (),
+             keep: Callable[[str], bool] | None = None) -> list[Scenario]:
+    """The scenarios under ``root`` sorted by id: all, or those in ``suites`` plus those named in ``ids``; with
+    ``keep``, only the ids it keeps (one shard's) are read at all."""
     paths = _scenario_paths(root)
-    return [load_scenario(paths[sid], root, sid) for sid in sorted(_select(paths, suites, ids))]
+    chosen = sorted(sid for sid in _select(paths, suites, ids) if keep is None or keep(sid))
+    return [load_scenario(paths[sid], root, sid) for sid in chosen]
+
+
+def selected_ids(known: Iterable[str], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[str]:
+    """The ids of ``known`` that ``discover`` would pick for ``suites`` and ``ids``, sorted (ScenarioError for an
+    unknown name), without reading a file."""
+    return sorted(_select(dict.fromkeys(known), suites, ids))
 
 
 def scenario_ids(root: str | Path = "suites") -> list[str]:

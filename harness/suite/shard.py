@@ -10,11 +10,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
-
-if TYPE_CHECKING:
-    from harness.suite.scenario import Scenario
-
 __all__ = ["Shard", "ShardError", "parse_shard"]
 
 
@@ -35,10 +30,6 @@ class Shard:
     def owns(self, scenario_id: str) -> bool:
         digest = hashlib.sha256(scenario_id.encode("utf-8")).digest()
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
-
-    def select(self, scenarios: Sequence[Scenario]) -> list[Scenario]:
-        """The scenarios of this shard, in their order."""
-        return [s for s in scenarios if self.owns(s.id)]
 
     def as_json(self) -> dict:
         return {"index": self.index, "count": self.count}
