@@ -3,7 +3,8 @@
     python benchmarks/bench_run.py                  # 7 interleaved repetitions + 3 end-to-end CLI runs
     python benchmarks/bench_run.py --profile        # also: where the harness's time goes
 
-The harness side is ``harness.suite.runner.run`` with the reference adapter, in-process: per scenario the run's
+The harness side is ``harness.suite.runner.run`` with the reference adapter as ``run`` loads it (under the per-turn
+timeout), in-process: per scenario the run's
 loopback server replays the cassette (with the scenario's faults), the adapter streams every turn through boto3
 (whose calls reach the server without a socket, as ``run`` does by default; ``--loopback http`` measures them
 over TCP), and the runner normalizes, diffs against the golden and checks the request rules. The bare side replays the
@@ -121,12 +122,15 @@ def bare_replay(cassettes: Sequence[Path], session: Any, seconds: dict | None = 
     return events
 
 
-def harness_run(scenarios: Sequence[Any], root: Path, in_process: bool = True) -> list:
-    """``bedrock-harness run`` in-process: a fresh reference adapter, every scenario judged."""
-    from harness.converse import ConverseAdapter
+def harness_run(scenarios: Sequence[Any], root: Path, in_process: bool = True, bounded: bool = True) -> list:
+    """``bedrock-harness run`` in-process: the reference adapter loaded as the command loads it (each turn in a
+    worker thread under the default per-turn timeout; ``bounded=False``: on this thread, for cProfile, which
+    sees only the thread it runs on), every scenario judged."""
+    from harness.cli.common import load
+    from harness.suite.protocol import TURN_TIMEOUT
     from harness.suite.runner import run
 
-    return run(scenarios, ConverseAdapter(), root, in_process=in_process)
+    return run(scenarios, load("reference", TURN_TIMEOUT if bounded else None), root, in_process=in_process)
 
 
 def measure(scenarios: Sequence[Any], root: Path, repetitions: int, in_process: bool = True) -> dict:
@@ -215,9 +219,10 @@ def stage_costs(scenarios: Sequence[Any], root: Path) -> list[tuple[str, float]]
 
 
 def profile(scenarios: Sequence[Any], root: Path, top: int = 25, in_process: bool = True) -> str:
-    """cProfile of one harness run (main thread): the named stages, then the top functions by own time."""
+    """cProfile of one harness run, its turns on the main thread (no per-turn timeout: cProfile sees one thread):
+    the named stages, then the top functions by own time."""
     profiler = cProfile.Profile()
-    profiler.runcall(harness_run, scenarios, root, in_process)
+    profiler.runcall(harness_run, scenarios, root, in_process, False)
     stats = pstats.Stats(profiler)
     rows = []
     for label, suffix, name in STAGES:

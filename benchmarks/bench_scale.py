@@ -149,17 +149,18 @@ def prepare(root: Path) -> dict[str, float]:
 def measure_size(root: Path, size: int, trace: bool = False, jobs: int = 1) -> dict:
     """``run`` over the first ``size`` scenarios in this process (``jobs`` > 1: ``bedrock-harness run --jobs``, its
     children included): seconds, verdicts, memory."""
-    from harness.converse import ConverseAdapter
+    from harness.cli.common import load
+    from harness.suite.protocol import TURN_TIMEOUT
     from harness.suite.runner import run
     from harness.suite.scenario import discover
 
     load_s, scenarios = timed(discover, root / "suites")
     scenarios = scenarios[:size]
-    run(scenarios[:1], ConverseAdapter(), root)  # warm-up: imports, botocore's service model, first server
+    run(scenarios[:1], load("reference", TURN_TIMEOUT), root)  # warm-up: imports, botocore's model, first server
     before = memory_mb()
     if trace:
         tracemalloc.start()
-    adapter = ConverseAdapter()  # kept alive until measured, as it is until `bedrock-harness run` exits
+    adapter = load("reference", TURN_TIMEOUT)  # as `bedrock-harness run` loads it, kept alive until measured
     seconds, results = timed(run, scenarios, adapter, root) if jobs == 1 else timed(_in_children, scenarios, root, jobs)
     traced = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
     statuses = [r.status for r in results]

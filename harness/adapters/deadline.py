@@ -49,7 +49,7 @@ class Deadline:
         """The adapter's chunks for ``turn``; TurnTimeout when it has not finished in time."""
         __tracebackhide__ = True  # left out of an adapter exception's traceback tail (runner.exception_chunk)
         index = self._turn_index(endpoint)
-        items: queue.Queue = queue.Queue()
+        items: queue.SimpleQueue = queue.SimpleQueue()
         stop = threading.Event()
         threading.Thread(target=_pump, args=(self.adapter, turn, endpoint, items, stop), daemon=True,
                          name=f"bedrock-harness turn {index}").start()
@@ -60,7 +60,7 @@ class Deadline:
         finally:
             stop.set()
 
-    def _next(self, items: queue.Queue, deadline: float, index: int) -> Any:
+    def _next(self, items: queue.SimpleQueue, deadline: float, index: int) -> Any:
         """The worker's next chunk or _DONE; its exception is raised here, a hang past ``deadline`` too."""
         __tracebackhide__ = True
         try:
@@ -80,7 +80,7 @@ class Deadline:
         return self._index
 
 
-def _pump(adapter: Any, turn: dict, endpoint: Mapping, items: queue.Queue, stop: threading.Event) -> None:
+def _pump(adapter: Any, turn: dict, endpoint: Mapping, items: queue.SimpleQueue, stop: threading.Event) -> None:
     """Run one turn in the worker: ("chunk", c)... then ("chunk", _DONE), or ("error", exception)."""
     __tracebackhide__ = True
     try:
