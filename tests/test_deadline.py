@@ -1,5 +1,6 @@
 """The per-turn timeout of in-process adapters: a hung turn is an error naming the turn and the limit, the run goes on."""
 
+import gc
 import json
 import threading
 import time
@@ -127,3 +128,29 @@ def test_an_abandoned_turn_that_wakes_later_cannot_answer_for_the_next_scenario(
     by_id = {r["scenario"]: r for r in json.loads(done.stdout)["results"]}
     assert STRAY_DONE.is_set() and by_id["core/smoke-text"]["status"] == "error"
     assert by_id["edge/zero-arg-tool"]["status"] == "pass", by_id["edge/zero-arg-tool"]["reason"]
+
+
+def test_turns_share_one_worker_until_one_hangs_and_it_ends_with_the_adapter():
+    class Where:
+        name, version, capabilities = "where", "1", frozenset({"text"})
+
+        def stream(self, turn, endpoint):
+            if turn == "hang":
+                RELEASE.wait(60)
+            yield {"type": "text", "text": str(threading.get_ident())}
+
+    before = threading.active_count()
+    bounded = Deadline(Where(), 0.3)
+    first = {list(bounded.stream(n, {}))[0]["text"] for n in range(5)}
+    assert len(first) == 1 and threading.active_count() == before + 1
+    with pytest.raises(TurnTimeout):
+        list(bounded.stream("hang", {}))
+    after = list(bounded.stream(0, {}))[0]["text"]
+    assert after not in first and bounded.abandoned == 1
+    RELEASE.set()  # the hung call returns: its worker ends instead of taking turns
+    del bounded
+    gc.collect()
+    deadline = time.monotonic() + 10
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert threading.active_count() == before

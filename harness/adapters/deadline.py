@@ -1,10 +1,15 @@
 """A per-turn time limit for in-process adapters (the subprocess adapter has its own, and kills its process).
 
-``Deadline(adapter, timeout)`` runs each turn's ``stream`` in a worker thread and hands its chunks on as they
-come; a turn that has not finished ``timeout`` seconds after it started raises ``AdapterFailure`` naming the turn
-and the limit, so the scenario's verdict is ``error`` and the run goes on. Python cannot kill a thread: the hung
-turn is left behind as a daemon thread (it ends with the process, or when its call returns) and told to stop at
-its next chunk. Everything else (name, version, capabilities, ...) is the wrapped adapter's.
+``Deadline(adapter, timeout)`` runs each turn's ``stream`` in a worker thread and hands its chunks on when the
+turn ends; a turn that has not finished ``timeout`` seconds after it started gives the chunks it yielded so far,
+then raises ``AdapterFailure`` naming the turn and the limit, so the scenario's verdict is ``error`` and the run
+goes on. Python cannot kill a thread: the hung turn is left behind in its daemon thread (it ends with the process,
+or when its call returns) and told to stop at its next chunk; the next turn gets a new worker. Everything else
+(name, version, capabilities, ...) is the wrapped adapter's.
+
+One worker runs the turns one after another (a new thread per turn cost a run of the shipped suite about a tenth of
+its time: a fresh stack and thread state each turn), and the caller waits for the whole turn, not for each chunk
+(a handover per chunk cost as much again in GIL switches).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import math
 import queue
 import threading
-import time
+import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -20,8 +25,6 @@ from harness.adapters.subprocess import SubprocessAdapter
 from harness.suite.protocol import AdapterFailure
 
 __all__ = ["Deadline", "TurnTimeout", "with_deadline"]
-
-_DONE = object()  # the worker's last queue item after the adapter's stream ended
 
 
 class TurnTimeout(AdapterFailure):
@@ -32,12 +35,13 @@ class Deadline:
     """``adapter`` with each turn bounded by ``timeout`` seconds (``option``: the setting a message names)."""
 
     def __init__(self, adapter: Any, timeout: float, option: str = "--timeout"):
-        if not (math.isfinite(timeout) and timeout > 0):  # inf overflows the queue's wait; nan never times out
+        if not (math.isfinite(timeout) and timeout > 0):  # inf overflows the wait; nan never times out
             raise ValueError(f"{option} {timeout!r}: a per-turn timeout is a finite number of seconds above 0")
         self.adapter, self.timeout, self.option = adapter, timeout, option
         self.abandoned = 0  # turns left running past the timeout: they may still call their endpoint
         self._endpoint: Mapping | None = None
         self._index = 0
+        self._jobs: queue.SimpleQueue | None = None  # the worker's turns to run; None: start a worker
 
     def __getattr__(self, name: str) -> Any:  # name, version, capabilities, close, ...
         return getattr(self.adapter, name)
@@ -46,32 +50,31 @@ class Deadline:
         return f"<Deadline {self.timeout:g}s {self.adapter!r}>"
 
     def stream(self, turn: dict, endpoint: Mapping) -> Iterator[dict]:
-        """The adapter's chunks for ``turn``; TurnTimeout when it has not finished in time."""
+        """The adapter's chunks for ``turn``; TurnTimeout, after the chunks yielded by then, when it has not
+        finished in time."""
         __tracebackhide__ = True  # left out of an adapter exception's traceback tail (runner.exception_chunk)
         index = self._turn_index(endpoint)
-        items: queue.SimpleQueue = queue.SimpleQueue()
-        stop = threading.Event()
-        threading.Thread(target=_pump, args=(self.adapter, turn, endpoint, items, stop), daemon=True,
-                         name=f"bedrock-harness turn {index}").start()
-        deadline = time.monotonic() + self.timeout
-        try:
-            while (item := self._next(items, deadline, index)) is not _DONE:
-                yield item
-        finally:
-            stop.set()
-
-    def _next(self, items: queue.SimpleQueue, deadline: float, index: int) -> Any:
-        """The worker's next chunk or _DONE; its exception is raised here, a hang past ``deadline`` too."""
-        __tracebackhide__ = True
-        try:
-            kind, value = items.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            self.abandoned += 1
+        outcome = _Outcome()
+        self._worker().put((self.adapter, turn, endpoint, outcome))
+        if not outcome.done.wait(self.timeout):
+            outcome.stop.set()
+            self._jobs.put(None)  # the hung worker ends when its call returns; the next turn gets a new one
+            self._jobs = None
+            self.abandoned += 1  # counted first: the runner moves to a new endpoint however far this is read
+            yield from list(outcome.chunks)  # what it yielded before it hung
             raise TurnTimeout(f"timed out: turn {index} did not finish within the {self.timeout:g}s per-turn timeout "
-                              f"({self.option}); the hung call was abandoned") from None
-        if kind == "error":
-            raise value
-        return value
+                              f"({self.option}); the hung call was abandoned")
+        yield from outcome.chunks
+        if outcome.error is not None:
+            raise outcome.error
+
+    def _worker(self) -> queue.SimpleQueue:
+        """The running worker's queue of turns, a new worker's when there is none (it ends with this object)."""
+        if self._jobs is None:
+            self._jobs = queue.SimpleQueue()
+            threading.Thread(target=_serve, args=(self._jobs,), daemon=True, name="bedrock-harness turns").start()
+            weakref.finalize(self, self._jobs.put, None)
+        return self._jobs
 
     def _turn_index(self, endpoint: Mapping) -> int:
         """0 on a new endpoint dict (the runner makes one per scenario), else the next turn."""
@@ -80,19 +83,35 @@ class Deadline:
         return self._index
 
 
-def _pump(adapter: Any, turn: dict, endpoint: Mapping, items: queue.SimpleQueue, stop: threading.Event) -> None:
-    """Run one turn in the worker: ("chunk", c)... then ("chunk", _DONE), or ("error", exception)."""
+class _Outcome:
+    """One turn as the worker ran it: its chunks, the exception that ended it, and whether it ended."""
+
+    def __init__(self) -> None:
+        self.chunks: list = []
+        self.error: BaseException | None = None
+        self.done, self.stop = threading.Event(), threading.Event()
+
+
+def _serve(jobs: queue.SimpleQueue) -> None:
+    """A worker: the turns put on ``jobs``, one after another, until a None."""
+    while (job := jobs.get()) is not None:
+        _pump(*job)
+
+
+def _pump(adapter: Any, turn: dict, endpoint: Mapping, outcome: _Outcome) -> None:
+    """Run one turn in the worker; stop at the next chunk once told to (the turn was abandoned)."""
     __tracebackhide__ = True
     try:
         stream = adapter.stream(turn, endpoint)
         for chunk in stream:
-            if stop.is_set():
+            if outcome.stop.is_set():
                 getattr(stream, "close", lambda: None)()
                 return
-            items.put(("chunk", chunk))
-        items.put(("chunk", _DONE))
+            outcome.chunks.append(chunk)
     except BaseException as exc:  # noqa: BLE001 - handed to the runner's thread, which judges it
-        items.put(("error", exc))
+        outcome.error = exc
+    finally:
+        outcome.done.set()
 
 
 def with_deadline(adapter: Any, timeout: float | None, option: str = "--timeout") -> Any:
