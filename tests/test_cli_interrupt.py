@@ -7,9 +7,11 @@ import sys
 
 import pytest
 
-# The child sends itself SIGINT on the first audit event ``event`` naming ``what``: a point reached for sure.
+# The child sends itself SIGINT on the first audit event ``event`` naming ``what``: a point reached for sure. A
+# shell's background job inherits SIGINT ignored, so the child puts Python's own handler back first.
 _CHILD = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even when started from one ignoring it
 def hook(event, args):
     if event == {event!r} and {what!r} in str(args[0]) and not getattr(hook, "sent", False):
         hook.sent = True
