@@ -7,9 +7,10 @@ goes on. Python cannot kill a thread: the hung turn is left behind in its daemon
 or when its call returns) and told to stop at its next chunk; the next turn gets a new worker. Everything else
 (name, version, capabilities, ...) is the wrapped adapter's.
 
-One worker runs the turns one after another (a new thread per turn cost a run of the shipped suite about a tenth of
-its time: a fresh stack and thread state each turn), and the caller waits for the whole turn, not for each chunk
-(a handover per chunk cost as much again in GIL switches).
+One worker runs the turns one after another and the caller waits for the whole turn, not for each chunk. Running
+turns off the caller's thread is the price of a timeout that can abandon a hung call: measured over 300 generated
+scenarios, about an eighth of a run's time against turns on the caller's thread, whether a thread is started per
+turn and chunks handed over one by one or not (the difference between the two was within the machine's noise).
 """
 
 from __future__ import annotations
