@@ -33,7 +33,7 @@ from urllib.parse import unquote, urlsplit
 
 from _common import PROJECT, fake_aws_env, machine, summary, table, timed
 
-__all__ = ["bare_replay", "harness_run", "main", "measure", "profile", "stage_costs", "wire_to_params"]
+__all__ = ["bare_replay", "harness_run", "main", "measure", "params_of", "profile", "stage_costs", "wire_to_params"]
 
 BARE_ENDPOINT = "https://bedrock-runtime.us-east-1.amazonaws.com"  # never reached: vcrpy answers in-process
 CALLS = {  # URI suffix -> (boto3 method, streaming member or None)
@@ -77,7 +77,7 @@ def wire_to_params(value: Any, shape: Any) -> Any:
     return value
 
 
-def _params(client: Any, method: str, body: bytes) -> dict:
+def params_of(client: Any, method: str, body: bytes) -> dict:
     """The boto3 parameters (besides modelId) that send ``body`` again."""
     if method == "invoke_model_with_response_stream":
         return {"body": body}
@@ -91,7 +91,7 @@ def _call(client: Any, request: Any) -> int:
 
     model, _, suffix = unquote(urlsplit(request.uri).path).removeprefix("/model/").rpartition("/")
     method, member = CALLS[suffix]
-    response = getattr(client, method)(modelId=model, **_params(client, method, request.body))
+    response = getattr(client, method)(modelId=model, **params_of(client, method, request.body))
     if member is None:
         return 1
     events = 0

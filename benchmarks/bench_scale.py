@@ -178,7 +178,6 @@ def measure_floor(root: Path, size: int) -> dict:
     by one loopback server from the cassette as ``run``'s server answers them (its request rules included): no
     adapter, no faults, no retries, nothing normalized or judged. Same shape of result as ``measure_size``."""
     import boto3
-    from bench_run import wire_to_params
     from botocore.config import Config
     from harness.cassettes.cassette import load_checked
     from harness.endpoint.responders import CassetteResponder
@@ -192,7 +191,7 @@ def measure_floor(root: Path, size: int) -> dict:
             "bedrock-runtime", region_name="us-east-1", endpoint_url=server.endpoint_url,
             aws_access_key_id="AKIAFAKEBENCHMARK000", aws_secret_access_key="fake-benchmark-secret",
             config=Config(retries={"mode": "standard", "total_max_attempts": 1}))
-        replay = lambda s: _floor_scenario(client, server, load_checked(cassette_path(root, s)), wire_to_params)  # noqa: E731
+        replay = lambda s: _floor_scenario(client, server, load_checked(cassette_path(root, s)))  # noqa: E731
         replay(scenarios[0])  # warm-up, as measure_size's
         before = memory_mb()
         seconds, failures = timed(lambda: [f for s in scenarios for f in replay(s)])
@@ -201,8 +200,9 @@ def measure_floor(root: Path, size: int) -> dict:
             "threads": threading.active_count(), "traced_peak": None, "jobs": 1, "child_peak": None}
 
 
-def _floor_scenario(client, server, loaded, to_params) -> list[str]:
+def _floor_scenario(client, server, loaded) -> list[str]:
     """Send a cassette's requests again (each ConverseStream also as Converse); what failed, as lines."""
+    from bench_run import params_of
     from harness.endpoint.responders import CassetteResponder
 
     server.reset(CassetteResponder(loaded), pairs=True)
@@ -210,9 +210,7 @@ def _floor_scenario(client, server, loaded, to_params) -> list[str]:
     for it in loaded.interactions:
         if it.operation != "ConverseStream":
             continue
-        params = to_params(json.loads(it.request_body),
-                           client.meta.service_model.operation_model("ConverseStream").input_shape)
-        params.pop("modelId", None)
+        params = params_of(client, "converse_stream", it.request_body)
         try:
             for _ in client.converse_stream(modelId=it.model_id, **params)["stream"]:
                 pass

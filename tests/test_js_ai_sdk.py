@@ -24,6 +24,19 @@ ASSISTANT = {"role": "assistant", "content": [
 FINISH = {"type": "finish", "finishReason": "tool-calls", "rawFinishReason": "tool_use",
           "totalUsage": {"inputTokens": 30, "outputTokens": 7,
                          "inputTokenDetails": {"cacheReadTokens": 4, "cacheWriteTokens": 6}}}
+# A history opening with every assistant block kind and a JSON tool result, as the harness sends it.
+OPENING = [{"role": "user", "content": "Hi"},
+           {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},
+                                             {"type": "redacted_thinking", "data": "cmVk"},
+                                             {"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+           {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [{"json": [1]}]},
+                                        {"type": "text", "text": "and?"}]}]
+# What CALL and FINISH's usage become, on ai 4 as on ai 5 and later.
+CALL_CHUNKS = [{"type": "tool_call", "index": "tu_1", "id": "tu_1", "name": "read_file", "input_delta": ""},
+               {"type": "tool_call", "index": "tu_1", "input_delta": '{"path": '},
+               {"type": "tool_call", "index": "tu_1", "input_delta": '"/tmp/a"}'}]
+USAGE_CHUNK = {"type": "usage", "input_tokens": 30, "output_tokens": 7, "cache_read_input_tokens": 4,
+               "cache_write_input_tokens": 6}
 
 
 @pytest.fixture
@@ -57,12 +70,9 @@ def test_stream_parts_map_to_chunks_as_they_are(shim):
     assert chunks(answer) == [
         {"type": "reasoning", "index": "0", "text": "Think."}, {"type": "reasoning", "index": "0", "signature": "c2ln"},
         {"type": "redacted_reasoning", "index": "1", "data": "cmVk"}, {"type": "text", "index": "2", "text": "Reading."},
-        {"type": "tool_call", "index": "tu_1", "id": "tu_1", "name": "read_file", "input_delta": ""},
-        {"type": "tool_call", "index": "tu_1", "input_delta": '{"path": '},
-        {"type": "tool_call", "index": "tu_1", "input_delta": '"/tmp/a"}'},
+        *CALL_CHUNKS,
         {"type": "stop", "reason": "tool_use"},
-        {"type": "usage", "input_tokens": 30, "output_tokens": 7, "cache_read_input_tokens": 4,
-         "cache_write_input_tokens": 6},
+        USAGE_CHUNK,
         {"type": "message", "message": {"role": "assistant", "content": [
             {"type": "thinking", "thinking": "Think.", "signature": "c2ln"},
             {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}}]}}]
@@ -143,13 +153,7 @@ def test_a_failed_non_streaming_call_is_its_native_result(shim):
 
 
 def test_opening_assistant_blocks_and_json_results_convert_to_model_messages(shim):
-    opening = [{"role": "user", "content": "Hi"},
-               {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},
-                                                 {"type": "redacted_thinking", "data": "cmVk"},
-                                                 {"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
-               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [{"json": [1]}]},
-                                            {"type": "text", "text": "and?"}]}]
-    _, (call,) = shim([turn(opening)], [{"parts": [FINISH], "messages": []}])
+    _, (call,) = shim([turn(OPENING)], [{"parts": [FINISH], "messages": []}])
     assert call["messages"][1:] == [
         {"role": "assistant", "content": [
             {"type": "reasoning", "text": "T", "providerOptions": SIGNED},
@@ -189,27 +193,18 @@ def test_ai_4_stream_parts_map_to_chunks_as_they_are(shim):
     assert chunks(answer) == [
         {"type": "reasoning", "index": None, "text": "Think."}, {"type": "reasoning", "index": None, "signature": "c2ln"},
         {"type": "redacted_reasoning", "index": None, "data": "cmVk"}, {"type": "text", "index": None, "text": "Reading."},
-        {"type": "tool_call", "index": "tu_1", "id": "tu_1", "name": "read_file", "input_delta": ""},
-        {"type": "tool_call", "index": "tu_1", "input_delta": '{"path": '},
-        {"type": "tool_call", "index": "tu_1", "input_delta": '"/tmp/a"}'},
+        *CALL_CHUNKS,
         {"type": "stop", "reason": "tool-calls"},
-        {"type": "usage", "input_tokens": 30, "output_tokens": 7, "cache_read_input_tokens": 4,
-         "cache_write_input_tokens": 6},
+        USAGE_CHUNK,
         {"type": "message", "message": {"role": "assistant", "content": [
             {"type": "thinking", "thinking": "Think.", "signature": "c2ln"}, {"type": "redacted_thinking", "data": "cmVk"},
             {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}}]}}]
 
 
 def test_ai_4_history_takes_its_message_shapes(shim):
-    opening = [{"role": "user", "content": "Hi"},
-               {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},
-                                                 {"type": "redacted_thinking", "data": "cmVk"},
-                                                 {"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
-               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [{"json": [1]}]},
-                                            {"type": "text", "text": "and?"}]}]
     result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "42 lines",
                                            "is_error": True}]}
-    _, (first, second) = shim([turn(opening), turn([result])],
+    _, (first, second) = shim([turn(OPENING), turn([result])],
                               [{"parts": OLD_PARTS, "messages": [OLD_ASSISTANT]}, {"parts": [], "messages": []}], **OLD)
     assert first["messages"][1:] == [
         {"role": "assistant", "content": [
@@ -218,7 +213,7 @@ def test_ai_4_history_takes_its_message_shapes(shim):
         {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "tu_9", "toolName": "read_file",
                                       "result": [1]}]},
         {"role": "user", "content": [{"type": "text", "text": "and?"}]}]
-    assert second["messages"][len(opening) + 1:] == [OLD_ASSISTANT, {"role": "tool", "content": [
+    assert second["messages"][len(OPENING) + 1:] == [OLD_ASSISTANT, {"role": "tool", "content": [
         {"type": "tool-result", "toolCallId": "tu_1", "toolName": "read_file", "result": "42 lines", "isError": True}]}]
 
 

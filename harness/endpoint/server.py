@@ -169,6 +169,13 @@ def _unknown_operation(request: CapturedRequest) -> Reply:
     return error_reply(404, "UnknownOperationException", f"The harness serves no operation at {request.path}")
 
 
+def _captured(method: str, target: str, headers: dict[str, str], raw: bytes | None) -> CapturedRequest:
+    """A request as the session reads it, routed and parsed; ``raw`` None: a body whose framing was unreadable."""
+    operation, model_id = _route(target)
+    body, malformed = _parse_json(raw or b"")
+    return CapturedRequest(method, target, operation, model_id, headers, body, raw or b"", malformed or raw is None)
+
+
 def _parse_json(raw: bytes) -> tuple[Any, bool]:
     """(parsed body, whether it is malformed); an empty body parses to None, one nested too deep is malformed."""
     try:
@@ -302,13 +309,10 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), format % args)
 
     def _capture(self) -> CapturedRequest:
-        operation, model_id = _route(self.path)
         raw = self._read_body()
         if raw is None:  # an unreadable length leaves the connection out of step
             self.close_connection = True
-        body, malformed = _parse_json(raw or b"")
-        return CapturedRequest(self.command, self.path, operation, model_id, dict(self.headers.items()), body,
-                               raw or b"", malformed or raw is None)
+        return _captured(self.command, self.path, dict(self.headers.items()), raw)
 
     def _read_body(self) -> bytes | None:
         """The body, None when its framing is unreadable; BodyTooLarge over the limit (nothing more is read)."""
@@ -582,17 +586,16 @@ class BedrockServer:
         if len(raw) > self._max_body:
             reply = too_large(self._max_body)
             return reply.status, _head(reply, len(reply.body), "", True), iter((reply.body,))
-        operation, model_id = _route(target)
-        body, malformed = _parse_json(raw)
-        request = CapturedRequest(method, target, operation, model_id, headers, body, raw, malformed)
+        request = _captured(method, target, headers, raw)
         reply = session.answer(request)
         request.release()
         _log_reply(request, reply)
         if reply.stream is not None:
-            return reply.status, _head(reply, 0, operation, False), reply.stream
+            return reply.status, _head(reply, 0, request.operation, False), reply.stream
         delivery = session.delivery(request, reply)
         # needs_socket is False: no chunk waits and none drops, so the chunks are the whole reply at once
-        return reply.status, _head(reply, len(delivery.body), operation, False), (c for _, c in delivery.chunks)
+        return reply.status, _head(reply, len(delivery.body), request.operation, False), \
+            (c for _, c in delivery.chunks)
 
     def close(self) -> None:
         if self._in_process:

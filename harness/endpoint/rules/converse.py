@@ -12,7 +12,6 @@ reports it, so no rule raises on a body of the wrong shape.
 
 from __future__ import annotations
 
-import json
 
 from collections import Counter
 from collections.abc import Iterable
@@ -23,6 +22,7 @@ from harness.endpoint.rules.shape import (
     SHAPE_RULES,
     Problem,
     blocks,
+    body_text,
     kind,
     messages,
     prompt_arn,
@@ -326,21 +326,20 @@ def check_request(body: dict, operation: str = "ConverseStream", model_id: str |
                         f"{type(body).__name__}")
     if model_id is not None:  # modelId is a member of the request, carried in the URI
         body = {**body, "modelId": model_id}
-    found = input_problems(body, operation, model_id) + _rule_problems(body)
+    text = body_text(body)
+    found = input_problems(body, operation, model_id, text=text) + _rule_problems(body, text)
     # A problem the model's family was seen to accept is none (scope.py); the rest: rejected, or a warning there.
     return [p for p in found if verdict(p, body.get("modelId")) != "accept"]
 
 
-_last: tuple[str, list[Problem]] = ("", [])  # the last body the rules read (as JSON text), and what they found
+_last: tuple[str, list[Problem]] = ("", [])  # the last body the rules read (``body_text``), and what they found
 
 
-def _rule_problems(body: dict) -> list[Problem]:
-    """What RULES find in ``body``. They read the body alone, so the same body sent again at once (the Converse
-    twin of a ConverseStream call, streaming parity) reuses their findings; the operation's input shape differs
-    between the two and is always checked. The body is compared as JSON text, where ``1``, ``1.0`` and ``true``
-    and the order of members differ as they do on the wire."""
+def _rule_problems(body: dict, text: str) -> list[Problem]:
+    """What RULES find in ``body`` (``text``: its ``body_text``). They read the body alone, so the same body sent
+    again at once (the Converse twin of a ConverseStream call, streaming parity) reuses their findings; the
+    operation's input shape differs between the two and is checked apart (``input_problems``)."""
     global _last
-    text = json.dumps(body, ensure_ascii=False, default=repr)
     seen, found = _last
     if text != seen:
         found = [problem for rule in RULES for problem in rule(body)]

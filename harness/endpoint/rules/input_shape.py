@@ -12,11 +12,10 @@ left out first, as Bedrock's JSON reader treats a null member as absent.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from typing import Any
 
-from harness.endpoint.rules.shape import CORAL_PREFIX, Problem
+from harness.endpoint.rules.shape import CORAL_PREFIX, Problem, body_text
 
 __all__ = ["INVALID_MODEL", "MAX_SHOWN", "RULE_IDS", "input_problems", "load_model", "valid_model_id"]
 
@@ -75,31 +74,34 @@ def _problem(line: str) -> Problem:
     return Problem("input-shape", "" if path == "input" else path, CORAL_PREFIX + shown)
 
 
-def input_problems(body: dict, operation: str, model_id: str | None = None) -> list[Problem]:
+def input_problems(body: dict, operation: str, model_id: str | None = None, *, text: str | None = None
+                   ) -> list[Problem]:
     """What botocore's validator finds in ``body`` against the operation's input shape, and a model id that
-    does not fit its shape; ``model_id`` None: not known (it travels in the URI), not checked."""
+    does not fit its shape; ``model_id`` None: not known (it travels in the URI), not checked. ``text``: the
+    body's ``body_text`` when the caller has it."""
     if model_id is not None and not valid_model_id(model_id, operation):
         return [Problem("model-id", "modelId", INVALID_MODEL)]
-    params = {**_without_nulls(body), "modelId": model_id or "model"}
-    return list(_validated(params, _operation(operation).input_shape))
+    return list(_validated(body, model_id, _operation(operation).input_shape, body_text(body) if text is None else text))
 
 
 _last: tuple[tuple, list[Problem]] = ((), [])  # what the validator read last, and what it found
 
 
-def _validated(params: dict, shape) -> list[Problem]:
-    """The validator's problems with ``params`` against the input ``shape``. What it reports depends only on the
-    params, the shape's member names and required ones, and the shapes of the members present, so the same body
-    sent again at once to the other Converse operation (the streaming-parity twin, whose input shape differs only
-    in members such as ``guardrailConfig``) reuses the findings unless it holds a member whose shape differs."""
+def _validated(body: dict, model_id: str | None, shape, text: str) -> list[Problem]:
+    """The validator's problems with ``body`` (``text``: its ``body_text``) against the input ``shape``. What it
+    reports depends only on the body, the model id, the shape's member names and required ones, and the shapes of
+    the members present, so the same body sent again at once to the other Converse operation (the streaming-parity
+    twin, whose input shape differs only in members such as ``guardrailConfig``) reuses the findings unless it
+    holds a member whose shape differs."""
     global _last
     members = shape.members
-    key = (json.dumps(params, ensure_ascii=False, default=repr), tuple(members), tuple(shape.required_members),
-           tuple(members[k].name for k in params if k in members))
+    key = (text, model_id, tuple(members), tuple(shape.required_members),
+           tuple(members[k].name for k in body if k in members))
     seen, found = _last
     if key != seen:
         from botocore.validate import ParamValidator
 
+        params = {**_without_nulls(body), "modelId": model_id or "model"}
         report = ParamValidator().validate(params, shape).generate_report()
         found = [_problem(line) for line in _SPLIT.split(report) if line.startswith(_REPORTED)] if report else []
         _last = (key, found)

@@ -8,11 +8,12 @@ Every other rule names paths 0-based. ``Problem.path`` is always the 0-based dot
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["CORAL_PREFIX", "SHAPE_RULES", "Problem", "blocks", "kind", "messages", "prompt_arn", "string"]
+__all__ = ["CORAL_PREFIX", "SHAPE_RULES", "Problem", "blocks", "body_text", "kind", "messages", "prompt_arn", "string"]
 
 CORAL_PREFIX = "1 validation error detected: "
 CONTENT_MEMBERS = ("text", "image", "document", "video", "audio", "toolUse", "toolResult", "guardContent",
@@ -26,6 +27,12 @@ _MAX_RANGES = (("temperature", 0, 1), ("topP", 0, 1), ("maxTokens", 1, None))
 _PROMPT_ARN = re.compile(r"arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:prompt/")
 _PROMPT_FORBIDDEN = ("system", "inferenceConfig", "toolConfig", "additionalModelRequestFields")
 _POINTER = re.compile(r"(/([^~/]|~[01])*)+")
+
+
+def body_text(body: dict) -> str:
+    """A request body as JSON text, where ``1``, ``1.0`` and ``true`` and the order of members differ as they do on
+    the wire: what the findings kept for a body sent again at once (the streaming-parity twin) are keyed by."""
+    return json.dumps(body, ensure_ascii=False, default=repr)
 
 
 @dataclass(frozen=True)

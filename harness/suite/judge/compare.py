@@ -20,7 +20,7 @@ from harness.suite.judge.excerpt import brief, joined_lines, pair, shown
 
 
 __all__ = ["DEEPDIFF_OPTIONS", "Diff", "compile_pattern", "diff_chunks", "diff_pair", "diff_request", "diff_turn_count",
-           "note"]
+           "note", "same_json"]
 
 # Lists compare in order (stream order is semantic). Types are strict: deepdiff's numeric-type options
 # would also equate True with 1. Keys starting with "__" (the normalizer's "__unparsed__") are data here.
@@ -64,7 +64,7 @@ def diff_chunks(expected: Sequence[dict], actual: Sequence[dict], *, scenario: s
                 turn: int | None = None) -> Diff | None:
     """Differences between two normalized chunk lists, or None when they match."""
     expected, actual = list(expected), list(actual)
-    if _key(expected) == _key(actual):  # the same JSON, chunk for chunk: nothing to align
+    if same_json(expected, actual):  # chunk for chunk: nothing to align
         return None
     rows = _align(expected, actual, _chunk_kind)
     where = _where(scenario, turn)
@@ -80,7 +80,7 @@ def diff_request(expected: dict | None, actual: dict | None, *, scenario: str = 
     """Differences between two normalized requests (field paths), with their messages listed side by side."""
     where = _prefixed(_where(scenario, turn), "request")
     expected, actual = expected or {}, actual or {}
-    if _key(expected) == _key(actual):
+    if same_json(expected, actual):
         return None
     changes = _field_changes(expected, actual, f"{where} ")
     if not changes:
@@ -185,6 +185,12 @@ def _field(path: list) -> str:
     text = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{p!r}]")
                    for p in path)
     return text.lstrip(".") or "value"
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """Whether two values are the same JSON (``1``, ``1.0`` and ``true`` differ; member order does not): then
+    no comparison can find a difference, and none need run."""
+    return _key(left) == _key(right)
 
 
 def _key(value: Any) -> str:

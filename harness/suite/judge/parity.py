@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Sequence
 
-from harness.suite.judge.compare import Diff, compile_pattern, diff_pair
+from harness.suite.judge.compare import Diff, compile_pattern, diff_pair, same_json
 from harness.suite.judge.normalize_request import normalize_request
 from harness.suite.protocol import NATIVE_PATHS
 
@@ -136,14 +136,9 @@ def _error(chunk: Mapping) -> str:
 
 def _requests(requests: tuple, where: str) -> list[str]:
     streamed, other = requests
-    if not isinstance(streamed, Mapping) or not isinstance(other, Mapping) or _same_json(streamed, other):
+    if not isinstance(streamed, Mapping) or not isinstance(other, Mapping) or same_json(streamed, other):
         return []
     return diff_pair(normalize_request(streamed), normalize_request(other), SIDES, f"{_at(where)}request")
-
-
-def _same_json(left: Mapping, right: Mapping) -> bool:
-    """Whether two request bodies are the same JSON (member order and value types included): nothing to compare."""
-    return json.dumps(left, default=repr) == json.dumps(right, default=repr)
 
 
 def _at(where: str) -> str:
