@@ -137,20 +137,21 @@ def test_turns_share_one_worker_until_one_hangs_and_it_ends_with_the_adapter():
         def stream(self, turn, endpoint):
             if turn == "hang":
                 RELEASE.wait(60)
-            yield {"type": "text", "text": str(threading.get_ident())}
+            yield {"type": "text", "text": "", "thread": threading.current_thread()}
 
-    before = threading.active_count()
+    def ends(thread):
+        thread.join(10)
+        return not thread.is_alive()
+
     bounded = Deadline(Where(), 0.3)
-    first = {list(bounded.stream(n, {}))[0]["text"] for n in range(5)}
-    assert len(first) == 1 and threading.active_count() == before + 1
+    first = {list(bounded.stream(n, {}))[0]["thread"] for n in range(5)}
+    assert len(first) == 1 and all(t.is_alive() for t in first)
     with pytest.raises(TurnTimeout):
         list(bounded.stream("hang", {}))
-    after = list(bounded.stream(0, {}))[0]["text"]
+    after = list(bounded.stream(0, {}))[0]["thread"]
     assert after not in first and bounded.abandoned == 1
     RELEASE.set()  # the hung call returns: its worker ends instead of taking turns
+    assert ends(next(iter(first)))
     del bounded
     gc.collect()
-    deadline = time.monotonic() + 10
-    while threading.active_count() > before and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert threading.active_count() == before
+    assert ends(after)
