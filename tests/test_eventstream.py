@@ -168,3 +168,32 @@ def test_a_long_stream_decodes_frame_by_frame():
     body = frame * 20_000
     assert [len(list(es.frame_slices(body))), len(es.decode_frames(body))] == [20_000, 20_000]
     assert sum(1 for _ in es.decode_events(body)) == 20_000
+
+
+# ---- loads: json.loads, faster for the common case ----
+
+@pytest.mark.parametrize("data", [
+    b'{"a":1}', b'{"a": [1, 2.5, true, null, "\\u00e9"]}', "{\"t\": \"h\u00e9llo \u2603\"}".encode(), b"[]", b"0",
+    b'"x"', b" {\"a\": 1}", b"{\"a\": 1} \n", b"\xef\xbb\xbf{\"bom\": true}", "{\"u\": 16}".encode("utf-16"),
+    "{\"u\": 32}".encode("utf-32"), b"NaN", b"-Infinity", b"1" * 400, b'{"a": 1, "a": 2}',
+])
+def test_loads_gives_what_json_loads_gives(data):
+    assert json.dumps(es.loads(data)) == json.dumps(json.loads(data))  # 1, 1.0 and true stay apart; NaN is NaN
+
+
+@pytest.mark.parametrize("data", [b"", b"{", b'{"a": 1} x', b"\xff\xfe\x00", b"{'a': 1}", b"[1,]", b"\xc3("])
+def test_loads_fails_as_json_loads_fails(data):
+    with pytest.raises(ValueError) as expected:
+        json.loads(data)
+    with pytest.raises(ValueError) as got:
+        es.loads(data)
+    assert (type(got.value), str(got.value)) == (type(expected.value), str(expected.value))
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=20),
+       st.sampled_from(["", " ", "\n"]), st.sampled_from(["", " ", "\t\n"]))
+@settings(max_examples=200, deadline=None)
+def test_loads_agrees_with_json_loads_on_any_json(value, before, after):
+    data = (before + json.dumps(value, ensure_ascii=False) + after).encode()
+    assert json.dumps(es.loads(data)) == json.dumps(json.loads(data))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 from hypothesis import given, settings
@@ -541,3 +542,20 @@ def test_a_body_checked_again_at_once_gets_its_own_findings_each_time():
     assert check_request(answered({"ok": True}), "Converse", model) == []
     assert [p.rule for p in check_request(bad, "ConverseStream", model)] == ["tool-result-json-object"]
     assert check_request({}, "ConverseStream") != []
+
+
+def test_findings_kept_by_a_bodys_bytes_are_its_own_and_its_models():
+    """The server keys the kept findings by the request's bytes and model id (``raw``): the same bytes to another
+    model (a prompt ARN, which changes what the rules ask) and other bytes are read afresh, and every answer is the
+    one the JSON text key gives."""
+    prompt = "arn:aws:bedrock:us-east-1:123456789012:prompt/PROMPT12345:1"
+    model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+    bodies = [{"inferenceConfig": {"maxTokens": 10}}, {"messages": [{"role": "user", "content": [{"text": "hi"}]}]},
+              {"messages": [{"role": "assistant", "content": [{"text": "hi"}]}]}]
+    for body in bodies:
+        raw = json.dumps(body).encode()
+        for model_id in (model, prompt, model):
+            for operation in ("ConverseStream", "Converse"):
+                assert check_request(body, operation, model_id, raw=raw) == check_request(body, operation, model_id)
+    raw = json.dumps(bodies[0]).encode()
+    assert check_request(bodies[0], "Converse", model, raw=raw) != check_request(bodies[0], "Converse", prompt, raw=raw)

@@ -6,14 +6,16 @@ harness.wire.eventstream.decode_events yields over the bytes the server sent (re
 
 from __future__ import annotations
 
-import http.client
 import dataclasses
+import email.utils
+import http.client
 import json
 import logging
 import socket
 import threading
 import time
 import tracemalloc
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
@@ -290,6 +292,19 @@ def test_stream_reply_headers():
     assert headers["content-type"] == "application/vnd.amazon.eventstream"
     assert headers["transfer-encoding"] == "chunked" and len(headers["x-amzn-requestid"]) == 36
     assert invoke_headers["x-amzn-bedrock-content-type"] == "application/json"
+
+
+def test_each_reply_has_its_own_request_id_and_the_date_of_now():
+    with BedrockServer(Canned()) as server:
+        before = time.time()
+        heads = [raw_post(server.endpoint_url, "/model/m/converse-stream", converse_body())[1] for _ in range(3)]
+        after = time.time()
+    ids_ = [uuid.UUID(head["x-amzn-requestid"]) for head in heads]
+    assert len(set(ids_)) == 3 and {i.version for i in ids_} == {4} and all(i.variant == uuid.RFC_4122 for i in ids_)
+    assert [str(i) for i in ids_] == [head["x-amzn-requestid"] for head in heads]
+    for head in heads:
+        date = email.utils.parsedate_to_datetime(head["date"])
+        assert head["date"].endswith(" GMT") and int(before) <= date.timestamp() <= after
 
 
 def test_every_request_is_captured_with_its_turn():

@@ -8,8 +8,8 @@ Bedrock's error shapes, request rules, pre-stream HTTP faults, and delivery faul
 
 from __future__ import annotations
 
-import json
 import logging
+import random
 import re
 import socket
 import struct
@@ -33,6 +33,7 @@ from harness.endpoint.responders import CassetteResponder, EmulatorResponder
 from harness.endpoint.rules import converse as rules
 from harness.endpoint.rules import scope
 from harness.endpoint.rules.input_shape import valid_model_id
+from harness.wire.eventstream import loads
 
 __all__ = ["IDLE_TIMEOUT", "OPERATIONS", "BedrockServer"]
 
@@ -54,7 +55,7 @@ PAIRED = frozenset({"ConverseStream", "Converse"})  # a paired session serves ea
 
 def _check_rules(request: CapturedRequest) -> None:
     """The request's problems Bedrock rejects for its model; those no evidence settles for it become warnings."""
-    found = rules.check_request(request.body_json, request.operation, request.model_id)
+    found = rules.check_request(request.body_json, request.operation, request.model_id, raw=request.raw_body or None)
     request.problems, request.warnings = scope.split(found, request.model_id)
 
 
@@ -179,7 +180,7 @@ def _captured(method: str, target: str, headers: dict[str, str], raw: bytes | No
 def _parse_json(raw: bytes) -> tuple[Any, bool]:
     """(parsed body, whether it is malformed); an empty body parses to None, one nested too deep is malformed."""
     try:
-        body = json.loads(raw) if raw else None
+        body = loads(raw) if raw else None
     except (ValueError, RecursionError):
         return None, True
     return (None, True) if _deeper_than(body, MAX_JSON_DEPTH) else (body, False)
@@ -428,7 +429,7 @@ _FRAMING = {"content-length", "transfer-encoding", "connection", "date", "server
 def _head(reply: Reply, length: int, operation: str, close: bool) -> dict[str, str]:
     """The reply's HTTP head fields: Date, the reply's headers with Bedrock's defaults, and the body's framing
     (``length`` bytes of a JSON body; an event stream is chunked)."""
-    head = {"Date": formatdate(usegmt=True), **_response_headers(reply, operation)}
+    head = {"Date": _date(), **_response_headers(reply, operation)}
     if reply.frames is None and reply.stream is None:
         head["Content-Length"] = str(length)
     else:
@@ -438,11 +439,24 @@ def _head(reply: Reply, length: int, operation: str, close: bool) -> dict[str, s
     return head
 
 
+_REQUEST_IDS = random.Random()  # a request id is no secret: not uuid4's system call for every reply
+_dates: tuple[int, str] = (0, "")  # the last second a Date field was written for, and its text
+
+
+def _date() -> str:
+    """The HTTP Date field for now, written once a second."""
+    global _dates
+    second = int(time.time())
+    if _dates[0] != second:
+        _dates = (second, formatdate(second, usegmt=True))
+    return _dates[1]
+
+
 def _response_headers(reply: Reply, operation: str) -> dict[str, str]:
     """The reply's headers without framing ones (the server frames the body), plus Bedrock's defaults."""
     headers = {k: v for k, v in reply.headers.items() if k.lower() not in _FRAMING}
     present = {k.lower() for k in headers}
-    defaults = {"x-amzn-RequestId": str(uuid.uuid4())}
+    defaults = {"x-amzn-RequestId": str(uuid.UUID(int=_REQUEST_IDS.getrandbits(128), version=4))}
     if reply.frames is not None or reply.stream is not None:
         defaults["Content-Type"] = EVENT_STREAM
         if operation == "InvokeModelWithResponseStream":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 
 from harness.endpoint.rules.input_shape import RULE_IDS as INPUT_RULE_IDS, input_problems
 from harness.endpoint.rules.shape import (
@@ -316,9 +316,12 @@ RULES = (*SHAPE_RULES, *CONVERSATION_RULES, *THINKING_RULES)
 RULE_IDS = (*INPUT_RULE_IDS, *(rule.__name__.replace("_", "-") for rule in RULES))
 
 
-def check_request(body: dict, operation: str = "ConverseStream", model_id: str | None = None) -> list[Problem]:
+def check_request(body: dict, operation: str = "ConverseStream", model_id: str | None = None, *,
+                  raw: bytes | None = None) -> list[Problem]:
     """Every problem Bedrock would find in a Converse/ConverseStream request body to this model, in rule order
-    (``harness.endpoint.rules.scope.split`` tells the ones its evidence shows rejected from the unsettled)."""
+    (``harness.endpoint.rules.scope.split`` tells the ones its evidence shows rejected from the unsettled).
+    ``raw``: the bytes ``body`` was parsed from, when the caller has them; with the model id they key the findings
+    kept for a body sent again at once (the twin), and the body need not be written out as JSON text for that."""
     if operation not in OPERATIONS:
         raise ValueError(f"check_request: operation {operation!r} is not one of {', '.join(OPERATIONS)}")
     if not isinstance(body, dict):
@@ -326,17 +329,18 @@ def check_request(body: dict, operation: str = "ConverseStream", model_id: str |
                         f"{type(body).__name__}")
     if model_id is not None:  # modelId is a member of the request, carried in the URI
         body = {**body, "modelId": model_id}
-    text = body_text(body)
+    text = body_text(body) if raw is None else (raw, model_id)
     found = input_problems(body, operation, model_id, text=text) + _rule_problems(body, text)
     # A problem the model's family was seen to accept is none (scope.py); the rest: rejected, or a warning there.
     return [p for p in found if verdict(p, body.get("modelId")) != "accept"]
 
 
-_last: tuple[str, list[Problem]] = ("", [])  # the last body the rules read (``body_text``), and what they found
+_last: tuple[Hashable, list[Problem]] = ("", [])  # the last body the rules read (its key), and what they found
 
 
-def _rule_problems(body: dict, text: str) -> list[Problem]:
-    """What RULES find in ``body`` (``text``: its ``body_text``). They read the body alone, so the same body sent
+def _rule_problems(body: dict, text: Hashable) -> list[Problem]:
+    """What RULES find in ``body`` (``text``: its ``body_text``, or its bytes and model id: a key that only the
+    same body has). They read the body alone, so the same body sent
     again at once (the Converse twin of a ConverseStream call, streaming parity) reuses their findings; the
     operation's input shape differs between the two and is checked apart (``input_problems``)."""
     global _last

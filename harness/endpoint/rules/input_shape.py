@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Hashable
 from typing import Any
 
 from harness.endpoint.rules.shape import CORAL_PREFIX, Problem, body_text
@@ -74,11 +75,11 @@ def _problem(line: str) -> Problem:
     return Problem("input-shape", "" if path == "input" else path, CORAL_PREFIX + shown)
 
 
-def input_problems(body: dict, operation: str, model_id: str | None = None, *, text: str | None = None
+def input_problems(body: dict, operation: str, model_id: str | None = None, *, text: Hashable | None = None
                    ) -> list[Problem]:
     """What botocore's validator finds in ``body`` against the operation's input shape, and a model id that
     does not fit its shape; ``model_id`` None: not known (it travels in the URI), not checked. ``text``: the
-    body's ``body_text`` when the caller has it."""
+    body's ``body_text`` when the caller has it, or another key only this body has (its bytes and model id)."""
     if model_id is not None and not valid_model_id(model_id, operation):
         return [Problem("model-id", "modelId", INVALID_MODEL)]
     return list(_validated(body, model_id, _operation(operation).input_shape, body_text(body) if text is None else text))
@@ -87,8 +88,8 @@ def input_problems(body: dict, operation: str, model_id: str | None = None, *, t
 _last: tuple[tuple, list[Problem]] = ((), [])  # what the validator read last, and what it found
 
 
-def _validated(body: dict, model_id: str | None, shape, text: str) -> list[Problem]:
-    """The validator's problems with ``body`` (``text``: its ``body_text``) against the input ``shape``. What it
+def _validated(body: dict, model_id: str | None, shape, text: Hashable) -> list[Problem]:
+    """The validator's problems with ``body`` (``text``: its key) against the input ``shape``. What it
     reports depends only on the body, the model id, the shape's member names and required ones, and the shapes of
     the members present, so the same body sent again at once to the other Converse operation (the streaming-parity
     twin, whose input shape differs only in members such as ``guardrailConfig``) reuses the findings unless it
