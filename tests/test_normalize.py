@@ -278,6 +278,19 @@ def test_incremental_text_when_streaming_is_declared():
     assert count_text_deltas([text("a"), text(""), text("b"), STOP]) == 2
 
 
+def test_incremental_text_counts_the_recorded_deltas_only_when_it_needs_them():
+    asked = []
+
+    def recorded(count):
+        return lambda: asked.append(count) or count
+    one_chunk, streamed = [text("I'll read all three files."), STOP], [text("I'll read "), text("all three."), STOP]
+    assert laws(one_chunk, ALL, text_deltas=recorded(4)) == [
+        "incremental_text: chunk 0 (text) holds all the text that Bedrock sent in 4 deltas"]
+    assert laws(one_chunk, ALL, text_deltas=recorded(None)) == [] and laws(one_chunk, ALL, recorded(1)) == []
+    assert laws(streamed, ALL, text_deltas=recorded(5)) == [] and laws(one_chunk, ALL - {"streaming"}, recorded(6)) == []
+    assert asked == [4, None, 1]
+
+
 # ---- the normalized request ----
 
 RAW_REQUEST = {

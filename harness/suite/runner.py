@@ -13,6 +13,7 @@ An adapter on another operation than the recorded one is served a rendering of t
 
 from __future__ import annotations
 
+import functools
 import shlex
 import time
 import weakref
@@ -231,7 +232,8 @@ def _traceback_lines(text: Any) -> tuple[str, ...]:
 
 
 def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
-          text_deltas: Sequence[int | None] = (), declared: Mapping[str, str] | None = None) -> list[TurnResult]:
+          text_deltas: Sequence[int | Callable[[], int | None] | None] = (),
+          declared: Mapping[str, str] | None = None) -> list[TurnResult]:
     """Golden diffs, assembled-message disagreements, streaming parity (``non_streaming``; ``declared``: the
     adapter's documented native differences), stream-law violations and request problems, per turn;
     ``text_deltas``: recorded, per turn."""
@@ -394,11 +396,12 @@ def _served_run(scenario: Scenario, adapter: Any, loaded: cassette.Cassette, ser
         server.reset(_Idle())
 
 
-def _text_deltas(loaded: cassette.Cassette, run_: Run) -> list[int | None]:
-    """Per turn, the text deltas Bedrock sent in the interaction that served it (for the incremental_text law)."""
+def _text_deltas(loaded: cassette.Cassette, run_: Run) -> list[Callable[[], int | None] | None]:
+    """Per turn, what counts the text deltas Bedrock sent in the interaction that served it (for the incremental_text
+    law, which counts them only for a turn that streamed its text in one chunk or none)."""
     items = loaded.interactions
-    return [recorded_text_deltas(items[t["served"]]) if t.get("served") is not None and t["served"] < len(items)
-            else None for t in run_.turns]
+    return [functools.partial(recorded_text_deltas, items[t["served"]])
+            if t.get("served") is not None and t["served"] < len(items) else None for t in run_.turns]
 
 
 def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,

@@ -8,7 +8,7 @@ streaming laws on an OpenAI-format adapter's native chunks (harness.suite.judge.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from harness.suite.judge.normalize import ALL, CONTENT, UNPARSED, call_keys, parse_input
 from harness.suite.judge.openai_laws import openai_laws
@@ -108,17 +108,23 @@ def count_text_deltas(chunks: Iterable[Mapping]) -> int:
     return sum(1 for chunk in chunks if chunk.get("type") == "text" and chunk.get("text"))
 
 
-def incremental_text(chunks: Sequence[Mapping], capabilities: frozenset[str], text_deltas: int | None) -> list[str]:
-    """An adapter declaring ``streaming`` yields text in more than one chunk when Bedrock sent several deltas."""
-    if "streaming" not in capabilities or text_deltas is None or text_deltas < 2 or count_text_deltas(chunks) > 1:
+def incremental_text(chunks: Sequence[Mapping], capabilities: frozenset[str],
+                     text_deltas: int | Callable[[], int | None] | None) -> list[str]:
+    """An adapter declaring ``streaming`` yields text in more than one chunk when Bedrock sent several deltas
+    (``text_deltas``: their recorded count, or a function that counts them, called only when the law needs it)."""
+    if "streaming" not in capabilities or text_deltas is None or count_text_deltas(chunks) > 1:
+        return []
+    text_deltas = text_deltas() if callable(text_deltas) else text_deltas
+    if text_deltas is None or text_deltas < 2:
         return []
     where = next((_label(i, c) for i, c in enumerate(chunks) if c.get("type") == "text" and c.get("text")), "no chunk")
     return [f"incremental_text: {where} holds all the text that Bedrock sent in {text_deltas} deltas"]
 
 
-def laws(chunks: Iterable[Mapping], capabilities: Iterable[str] = ALL, text_deltas: int | None = None) -> list[str]:
-    """Every law violated by a raw chunk stream (OpenAI laws included); ``text_deltas`` (the recorded count) enables
-    incremental_text."""
+def laws(chunks: Iterable[Mapping], capabilities: Iterable[str] = ALL,
+         text_deltas: int | Callable[[], int | None] | None = None) -> list[str]:
+    """Every law violated by a raw chunk stream (OpenAI laws included); ``text_deltas`` (the recorded count, or a
+    function counting it) enables incremental_text."""
     chunks, capabilities = list(chunks), frozenset(capabilities)
     problems = [problem for law in LAWS for problem in law(chunks, capabilities)]
     return problems + incremental_text(chunks, capabilities, text_deltas) + openai_laws(chunks)
