@@ -1097,3 +1097,23 @@ def test_a_reply_streaming_longer_than_the_idle_timeout_is_not_cut():
         began = time.monotonic()
         assert outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)
         assert time.monotonic() - began > 0.6  # the reply took twice the idle timeout, and arrived whole
+
+
+def test_the_accepting_thread_sleeps_until_a_client_comes_and_ends_when_closed(monkeypatch):
+    """No poll interval: the accept loop waits without a timeout (it does not wake, nor take the GIL, while idle),
+    and close() ends it at once through its wake-up socket, leaving no thread and no socket behind."""
+    import selectors
+
+    timeouts = []
+    select = selectors.DefaultSelector.select
+    monkeypatch.setattr(selectors.DefaultSelector, "select",
+                        lambda self, timeout=None: timeouts.append(timeout) or select(self, timeout))
+    server = BedrockServer(Canned()).start()
+    try:
+        status, _, _, terminated = raw_post(server.endpoint_url, "/model/m/converse-stream", converse_body())
+        assert status == 200 and terminated
+    finally:
+        thread, httpd = server._thread, server._httpd
+        server.close()
+    assert not thread.is_alive() and timeouts and set(timeouts) == {None}
+    assert httpd.fileno() == -1 and httpd._wake.fileno() == -1 and httpd._waker.fileno() == -1
