@@ -4,15 +4,15 @@
     python benchmarks/bench_run.py --profile        # also: where the harness's time goes
 
 The harness side is ``harness.suite.runner.run`` with the reference adapter as ``run`` loads it (under the per-turn
-timeout), in-process: per scenario the run's
-loopback server replays the cassette (with the scenario's faults), the adapter streams every turn through boto3
-(whose calls reach the server without a socket, as ``run`` does by default; ``--loopback http`` measures them
-over TCP), and the runner normalizes, diffs against the golden and checks the request rules. The bare side replays the
-same cassettes with plain vcrpy (the project's serializer) and one boto3 client: each recorded request is
-sent again with ``converse_stream`` and every event is iterated; no server, no normalizing, no judging. The
-two alternate (harness, bare, harness, bare, ...) in one process after one untimed warm-up of each, so
-imports and botocore's service model are loaded before timing on both sides. The CLI rows are the
-end-to-end cost a user sees (interpreter start and imports included). Run on demand only, never in CI.
+timeout), in-process: per scenario the run's loopback server replays the cassette (with the scenario's faults),
+the adapter streams every turn through boto3 (whose calls reach the server without a socket, as ``run`` does by
+default; ``--loopback http`` measures them over TCP), and the runner normalizes, diffs against the golden and
+checks the request rules. The bare side replays the same cassettes with plain vcrpy (the project's serializer)
+and one boto3 client: each recorded request is sent again with ``converse_stream`` and every event is iterated;
+no server, no normalizing, no judging. The two alternate (harness, bare, harness, bare, ...) in one process after
+one untimed warm-up of each, so imports and botocore's service model are loaded before timing on both sides. The
+CLI rows are the end-to-end cost a user sees (interpreter start and imports included). Run on demand only, never
+in CI.
 """
 
 from __future__ import annotations

@@ -213,6 +213,21 @@ def test_discover_sorts_by_id_skips_goldens_and_filters(suites):
     assert [s.id for s in discover(suites, ids=["core/smoke-text"])] == ["core/smoke-text"]
 
 
+def test_listed_ids_are_what_each_resolved_path_names(suites, tmp_path):
+    """Files and suite folders that are no links take their ids from their names; links are resolved, so a file
+    linked from another suite, a linked suite folder and a link leading out of the root read as before."""
+    write(suites, "edge/zero-args", parallel_data())
+    (suites / "edge/alias.yaml").symlink_to(suites / "core/parallel-calls.yaml")
+    (suites / "mirror").symlink_to(suites / "edge", target_is_directory=True)
+    ids = scenario_module.scenario_ids(suites)
+    assert "edge/alias" not in ids and "mirror/zero-args" not in ids
+    assert ids == sorted({scenario_id(p, suites) for p in suites.glob("*/*.yaml")})
+    outside = write(tmp_path / "elsewhere", "core/out", parallel_data())
+    (suites / "core/out.yaml").symlink_to(outside)
+    with pytest.raises(ScenarioError, match="a scenario lives at"):
+        scenario_module.scenario_ids(suites)
+
+
 def test_discover_unknown_names(suites):
     with pytest.raises(ScenarioError, match=r"^unknown scenario 'core/nope' \(known: core/parallel-calls\)$"):
         discover(suites, ids=["core/nope"])

@@ -11,6 +11,7 @@ import email.utils
 import http.client
 import json
 import logging
+import selectors
 import socket
 import threading
 import time
@@ -1102,8 +1103,6 @@ def test_a_reply_streaming_longer_than_the_idle_timeout_is_not_cut():
 def test_the_accepting_thread_sleeps_until_a_client_comes_and_ends_when_closed(monkeypatch):
     """No poll interval: the accept loop waits without a timeout (it does not wake, nor take the GIL, while idle),
     and close() ends it at once through its wake-up socket, leaving no thread and no socket behind."""
-    import selectors
-
     timeouts = []
     select = selectors.DefaultSelector.select
     monkeypatch.setattr(selectors.DefaultSelector, "select",

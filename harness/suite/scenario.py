@@ -182,8 +182,17 @@ def _scenario_paths(root: str | Path) -> dict[str, Path]:
     if not root.is_dir():
         raise ScenarioError(f"{root}: no such scenario directory (--root / --bedrock-root DIR names a folder "
                             "holding suites/ and cassettes/)")
-    resolved = root.resolve()
-    return {_scenario_id(p, root, resolved): p for p in root.glob("*/*.yaml") if not p.name.endswith(GOLDEN_SUFFIX)}
+    resolved, plain, paths = root.resolve(), {}, {}
+    for path in root.glob("*/*.yaml"):
+        if path.name.endswith(GOLDEN_SUFFIX):
+            continue
+        suite = path.parent.name
+        if suite not in plain:  # a suite folder that is no symbolic link: its files resolve under the root as named
+            plain[suite] = not path.parent.is_symlink()
+        # A file that is no link, in such a folder, has the id its name says; a link is resolved (it may lead out)
+        plainly = plain[suite] and not path.is_symlink()
+        paths[f"{suite}/{path.name[:-len('.yaml')]}" if plainly else _scenario_id(path, root, resolved)] = path
+    return paths
 
 
 def _select(known: Mapping[str, Any], suites: Sequence[str], ids: Sequence[str]) -> set[str]:
@@ -456,7 +465,7 @@ _BLOCKS = {
     "redacted_reasoning": lambda item: {"type": "redacted_thinking", "data": item["data"]},
     "text": lambda item: {"type": "text", "text": item["text"]},
     "tool_call": lambda item: {"type": "tool_use", "id": item["id"], "name": item["name"],
-                               "input": copy.deepcopy(item.get("input", {}))},
+                               "input": fresh(item.get("input", {}))},
 }
 
 
@@ -531,7 +540,7 @@ def _render(value: Any, call: Mapping, template: _Template) -> Any:
         return [_render(item, call, template) for item in value]
     if isinstance(value, dict):
         return {key: _render(item, call, template) for key, item in value.items()}
-    return copy.deepcopy(value)
+    return fresh(value)
 
 
 def _turn_at(scenario: Scenario, index: int) -> Turn:

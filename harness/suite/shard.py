@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+
 __all__ = ["Shard", "ShardError", "parse_shard"]
 
 

@@ -12,7 +12,6 @@ reports it, so no rule raises on a body of the wrong shape.
 
 from __future__ import annotations
 
-
 from collections import Counter
 from collections.abc import Hashable, Iterable
 
@@ -339,10 +338,10 @@ _last: tuple[Hashable, list[Problem]] = ("", [])  # the last body the rules read
 
 
 def _rule_problems(body: dict, text: Hashable) -> list[Problem]:
-    """What RULES find in ``body`` (``text``: its ``body_text``, or its bytes and model id: a key that only the
-    same body has). They read the body alone, so the same body sent
-    again at once (the Converse twin of a ConverseStream call, streaming parity) reuses their findings; the
-    operation's input shape differs between the two and is checked apart (``input_problems``)."""
+    """What RULES find in ``body`` (``text``: its ``body_text``, or its bytes and model id: a key only the same body
+    has). They read the body alone, so the same body sent again at once (the Converse twin of a ConverseStream call,
+    streaming parity) reuses their findings; the operation's input shape differs between the two and is checked
+    apart (``input_problems``)."""
     global _last
     seen, found = _last
     if text != seen:
