@@ -127,7 +127,7 @@ def harness_run(scenarios: Sequence[Any], root: Path, in_process: bool = True, b
     worker thread under the default per-turn timeout; ``bounded=False``: on this thread, for cProfile, which
     sees only the thread it runs on), every scenario judged."""
     from harness.cli.common import load
-    from harness.suite.protocol import TURN_TIMEOUT
+    from harness.judge.protocol import TURN_TIMEOUT
     from harness.suite.runner import run
 
     return run(scenarios, load("reference", TURN_TIMEOUT if bounded else None), root, in_process=in_process)

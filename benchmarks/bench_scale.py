@@ -150,7 +150,7 @@ def measure_size(root: Path, size: int, trace: bool = False, jobs: int = 1) -> d
     """``run`` over the first ``size`` scenarios in this process (``jobs`` > 1: ``bedrock-harness run --jobs``, its
     children included): seconds, verdicts, memory."""
     from harness.cli.common import load
-    from harness.suite.protocol import TURN_TIMEOUT
+    from harness.judge.protocol import TURN_TIMEOUT
     from harness.suite.runner import run
     from harness.suite.scenario import discover
 
@@ -226,7 +226,7 @@ def _floor_scenario(client, server, loaded) -> list[str]:
 def _in_children(scenarios: Sequence, root: Path, jobs: int) -> list:
     """``bedrock-harness run --jobs`` over ``scenarios``: its children discover, run and report; this joins them."""
     from harness.cli.jobs import run_in_children
-    from harness.suite import merge
+    from harness.studies import merge
 
     chosen = [arg for s in scenarios for arg in ("--scenario", s.id)]
     merged = run_in_children("run", ["--adapter", "reference", "--root", str(root), *chosen], jobs, len(scenarios),

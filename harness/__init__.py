@@ -1,8 +1,9 @@
 """bedrock-harness: record/replay and conformance for Bedrock ConverseStream tool calling.
 
 The rooms, in pipeline order (a lower room never imports a higher one; ``tests/test_layering.py`` holds the
-table): ``wire`` <- ``cassettes`` <- ``endpoint`` <- ``suite`` <- ``adapters`` <- ``cli`` / ``pytest``, with the
-reference adapter ``converse`` beside ``wire`` (it imports nothing else of the harness).
+table): ``wire`` <- ``cassettes`` <- ``endpoint`` <- ``judge`` <- ``suite`` <- ``report`` <- ``studies`` <-
+``adapters`` <- ``cli`` / ``pytest``, with the reference adapter ``converse`` beside ``cassettes`` (it imports
+nothing of the harness but wire helpers) and ``evidence`` beside ``wire``.
 """
 
 from harness.version import __version__

@@ -7,7 +7,7 @@ from __future__ import annotations
 from harness.cassettes import cassette
 from harness.endpoint.responders import CassetteResponder
 from harness.endpoint.server import BedrockServer
-from harness.suite.report import render_text
+from harness.report import render_text
 from harness.suite.runner import cassette_path, loopback_endpoint, replay, run_scenario
 
 from shim_verdicts import ROOT, SCENARIOS

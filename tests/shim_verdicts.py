@@ -6,7 +6,7 @@ import importlib.metadata
 import re
 from pathlib import Path
 
-from harness.suite.report import apply_baseline, load_baseline, render_text
+from harness.report import apply_baseline, load_baseline, render_text
 from harness.suite.runner import run_scenario
 from harness.suite.scenario import discover
 

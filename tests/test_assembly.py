@@ -1,11 +1,11 @@
-"""The assembled message an adapter reports, judged against what it streamed (harness/suite/judge/assembly.py)."""
+"""The assembled message an adapter reports, judged against what it streamed (harness/judge/assembly.py)."""
 
 from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from harness.suite.judge.assembly import assembled_items, check_assembly, layout
-from harness.suite.judge.normalize import ALL
+from harness.judge.assembly import assembled_items, check_assembly, layout
+from harness.judge.normalize import ALL
 
 SIG1, SIG2 = "U0lHMQ==", "U0lHMg=="
 STREAM = [

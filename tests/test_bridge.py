@@ -16,7 +16,7 @@ from broken_adapters import VARIANTS
 
 from harness.adapters import AdapterFailure, AdapterSkip, bridge
 from harness.adapters.subprocess import SubprocessAdapter
-from harness.suite.certify import run
+from harness.studies.certify import run
 from harness.converse import ConverseAdapter, conversation_reference
 from harness.suite.scenario import discover
 

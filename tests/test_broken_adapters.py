@@ -22,9 +22,9 @@ from broken_adapters import CONVERSATION, OPENAI, VARIANTS, OpenAIFormat
 from harness import load_adapter
 from harness.converse import ConverseAdapter
 from harness.suite.golden import load_golden
-from harness.suite.judge.excerpt import brief, pair
-from harness.suite.report import render_text
-from harness.suite.report.recurring import generic
+from harness.judge.excerpt import brief, pair
+from harness.report import render_text
+from harness.report.recurring import generic
 from harness.suite.runner import NO_REQUEST, run
 from harness.suite.scenario import discover
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from harness.adapters import registry
 from harness.cli import main
-from harness.suite import certification_table as tables
+from harness.studies import certification_table as tables
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "certification" / "third-party.md"

@@ -1,4 +1,4 @@
-"""`bedrock-harness certify` and its reports (harness/suite/certify.py, harness/cli/certify.py): the run engine on an
+"""`bedrock-harness certify` and its reports (harness/studies/certify.py, harness/cli/certify.py): the run engine on an
 in-process or subprocess adapter, markdown / JSON / JUnit with versions and cassette hashes, exit codes."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from harness import __version__
-from harness.suite import certify as certify_module
-from harness.suite.certify import build, cassette_sha256, render
+from harness.studies import certify as certify_module
+from harness.studies.certify import build, cassette_sha256, render
 from harness.cli import main
 from harness.suite.results import Result
 from harness.suite.scenario import discover

@@ -168,7 +168,7 @@ def test_register_check_adds_a_named_plugin():
 
 
 def test_the_unparsed_mark_is_the_normalizers():
-    from harness.suite.judge.normalize import parse_input
+    from harness.judge.normalize import parse_input
 
     assert set(parse_input('{"path": "/tm')) == {checks.UNPARSED}
 

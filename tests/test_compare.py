@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 import harness
-from harness.suite.judge import compare as compare_module
-from harness.suite.judge.excerpt import pair
-from harness.suite.judge.compare import Diff, diff_chunks, diff_pair, diff_request, diff_turn_count, note
+from harness.judge import compare as compare_module
+from harness.judge.excerpt import pair
+from harness.judge.compare import Diff, diff_chunks, diff_pair, diff_request, diff_turn_count, note
 
 TEXT = {"type": "text", "text": "I'll read all three files."}
 STOP = {"type": "stop", "reason": "tool_use"}

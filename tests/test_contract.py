@@ -21,8 +21,8 @@ from harness.adapters.subprocess import SubprocessAdapter
 from harness.converse import ConverseAdapter, InvokeAdapter, conversation_reference, conversation_reference_invoke
 from harness.suite import runner
 from harness.suite.contract import SCHEMAS, _plain_check, chunk_problem, problem, schema, schema_text
-from harness.suite.judge.normalize import BESIDE, CLOSING, CONTENT
-from harness.suite.protocol import CAPABILITIES, NATIVE_PATHS, NON_STREAMING, OWN_HISTORY
+from harness.judge.normalize import BESIDE, CLOSING, CONTENT
+from harness.judge.protocol import CAPABILITIES, NATIVE_PATHS, NON_STREAMING, OWN_HISTORY
 from harness.suite.scenario import discover
 
 ROOT = Path(__file__).resolve().parents[1]

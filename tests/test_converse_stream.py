@@ -20,7 +20,7 @@ from harness.wire.eventstream import decode_events, encode_event, encode_excepti
 # --- test-side folding: adapter chunks -> normalized items (DESIGN.md "Normalized chunks") ----------------
 
 def fold(chunks) -> list[dict]:
-    """Fold adapter chunks the way DESIGN.md describes, independently of harness.suite.judge.normalize."""
+    """Fold adapter chunks the way DESIGN.md describes, independently of harness.judge.normalize."""
     items, tools, reasoning = [], {}, {}
     for c in chunks:
         kind = c["type"]

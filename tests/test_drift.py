@@ -1,4 +1,4 @@
-"""Drift detection (harness.suite.drift and ``bedrock-harness drift``) over the emulator standing in for Bedrock."""
+"""Drift detection (harness.studies.drift and ``bedrock-harness drift``) over the emulator standing in for Bedrock."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from harness.cli import main
 from harness.endpoint.exchange import error_reply
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream
-from harness.suite import drift
+from harness.studies import drift
 from harness.suite.scenario import load_scenario
-from harness.suite.shape import Difference
+from harness.studies.shape import Difference
 from harness.wire import eventstream as es
 from live_upstream import PROXY_CREDENTIALS, HistoryEmulator
 

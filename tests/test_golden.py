@@ -5,7 +5,7 @@ from hostile import laughs
 
 from harness.suite import golden as golden_module
 from harness.suite.golden import GoldenError, check, golden_path, load_golden, unused_goldens, write_golden
-from harness.suite.judge.normalize import ALL
+from harness.judge.normalize import ALL
 from harness.suite.scenario import discover, load_scenario
 
 SCENARIO = """\

@@ -1,13 +1,13 @@
-"""Grades (harness/suite/judge/grade.py): a finding fails on evidence and is a warning where only a judgement
+"""Grades (harness/judge/grade.py): a finding fails on evidence and is a warning where only a judgement
 supports it; each judgement's counterfactual, and how a whole turn is graded."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.suite.judge.compare import Diff
-from harness.suite.judge.grade import JUDGEMENTS, Context, applicable, grade_turn
-from harness.suite.judge.normalize import ALL
+from harness.judge.compare import Diff
+from harness.judge.grade import JUDGEMENTS, Context, applicable, grade_turn
+from harness.judge.normalize import ALL
 from harness.suite.results import TurnResult, verdict
 
 EVERYWHERE = applicable(())

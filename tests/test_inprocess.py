@@ -19,7 +19,7 @@ from harness.converse import ConverseAdapter
 from harness.endpoint import inprocess
 from harness.endpoint.faults import Fault, Faults, HttpError
 from harness.endpoint.server import BedrockServer
-from harness.suite import report
+from harness import report
 from harness.suite.runner import run
 from harness.suite.scenario import discover
 

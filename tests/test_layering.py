@@ -19,17 +19,20 @@ LEVELS = {
     "harness.converse": 1,  # the reference adapter: wire-level helpers or nothing of the harness
     "harness.cassettes": 1,
     "harness.endpoint": 2,
-    "harness.suite": 3,
-    "harness.adapters": 4,
-    "harness.cli": 5,
-    "harness.pytest": 5,
-    "harness": 6,  # the package's own __init__: the public short paths
+    "harness.judge": 3,  # what makes a verdict, and the protocol it judges
+    "harness.suite": 4,  # scenarios, goldens, the runner, results, recording
+    "harness.report": 5,
+    "harness.studies": 6,  # certify, matrix and bisect, drift, live, tables, shard and merge
+    "harness.adapters": 7,
+    "harness.cli": 8,
+    "harness.pytest": 8,
+    "harness": 9,  # the package's own __init__: the public short paths
 }
-# Rooms inside a room: the endpoint's emulator and rules sit below its server and responders; the suite's judge
-# (what makes a verdict) below the runner, scenarios and reports, above only the protocol it judges.
+# Rooms inside a room: the endpoint's emulator and rules sit below its server and responders; the judge's protocol
+# (what it judges) below the rest of the judge.
 SUBLEVELS = {
     "harness.endpoint": {"harness.endpoint.emulator": 0, "harness.endpoint.rules": 0, "harness.endpoint": 1},
-    "harness.suite": {"harness.suite.protocol": 0, "harness.suite.judge": 1, "harness.suite": 2},
+    "harness.judge": {"harness.judge.protocol": 0, "harness.judge": 1},
 }
 
 
@@ -95,7 +98,8 @@ def test_every_room_states_what_it_is_for():
 
 def test_ls_harness_shows_the_rooms():
     rooms = sorted(p.name for p in HARNESS.iterdir() if p.is_dir() and not p.name.startswith("__"))
-    assert rooms == ["adapters", "cassettes", "cli", "converse", "endpoint", "evidence", "pytest", "suite", "wire"]
+    assert rooms == ["adapters", "cassettes", "cli", "converse", "endpoint", "evidence", "judge", "pytest", "report",
+                     "studies", "suite", "wire"]
     flat = sorted(p.name for p in HARNESS.glob("*.py"))
     assert flat == ["__init__.py", "version.py"]
 
@@ -106,7 +110,11 @@ def test_ls_harness_shows_the_rooms():
     ("suite/runner.py", "from harness.adapters import AdapterFailure"),
     ("converse/stream.py", "from harness.cassettes import cassette"),
     ("endpoint/rules/shape.py", "from harness.endpoint import server"),
-    ("suite/judge/laws.py", "from harness.suite import runner"),
+    ("judge/laws.py", "from harness.suite import runner"),
+    ("judge/protocol.py", "from harness.judge import laws"),
+    ("suite/golden.py", "from harness.report import render"),
+    ("report/as_text.py", "from harness.studies import certify"),
+    ("studies/matrix.py", "from harness.adapters import releases"),
     ("endpoint/server.py", "from harness import cli"),
 ])
 def test_a_deliberate_upward_import_is_caught(tmp_path, source, target):

@@ -1,4 +1,4 @@
-"""Live certification (harness.suite.live) with the emulator standing in for Bedrock behind the recording proxy."""
+"""Live certification (harness.studies.live) with the emulator standing in for Bedrock behind the recording proxy."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ from harness.cassettes import cassette
 from harness.cli import main
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream
-from harness.suite import checks, live
-from harness.suite.judge.normalize import normalize
+from harness.suite import checks
+from harness.studies import live
+from harness.judge.normalize import normalize
 from harness.suite.runner import loopback_endpoint, replay
 from harness.suite.scenario import load_scenario
 from live_upstream import PROXY_CREDENTIALS, HistoryEmulator

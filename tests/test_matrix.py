@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.suite import matrix
+from harness.studies import matrix
 from harness.suite.results import Result
 
 ROOT = Path(__file__).resolve().parents[1]

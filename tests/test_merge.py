@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.suite import merge
+from harness.studies import merge
 from harness.suite.scenario import scenario_ids
 
 REPO = Path(__file__).resolve().parents[1]

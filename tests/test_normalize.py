@@ -5,11 +5,11 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.suite.judge import normalize as normalize_module
+from harness.judge import normalize as normalize_module
 from harness.wire.eventstream import decode_events
-from harness.suite.judge.laws import LAWS, count_text_deltas, laws
-from harness.suite.judge.normalize import ALL, COMPARISON, RESTRICTIONS, fold, normalize, parse_input, restrict
-from harness.suite.judge.normalize_request import PINNABLE, REQUEST_STEPS, blobs_as_base64, normalize_request
+from harness.judge.laws import LAWS, count_text_deltas, laws
+from harness.judge.normalize import ALL, COMPARISON, RESTRICTIONS, fold, normalize, parse_input, restrict
+from harness.judge.normalize_request import PINNABLE, REQUEST_STEPS, blobs_as_base64, normalize_request
 from realworld import ids, interactions, requires_realworld, streams
 
 SIG = "EqQBCkgIBhABGAIiQL+/9x==/sig"

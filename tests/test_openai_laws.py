@@ -1,12 +1,12 @@
-"""OpenAI streaming laws on the native chunks an OpenAI-format adapter reports (harness/suite/judge/openai_laws.py)."""
+"""OpenAI streaming laws on the native chunks an OpenAI-format adapter reports (harness/judge/openai_laws.py)."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.suite.judge.laws import laws
-from harness.suite.judge.openai_laws import OPENAI_LAWS, openai_calls, openai_laws
+from harness.judge.laws import laws
+from harness.judge.openai_laws import OPENAI_LAWS, openai_calls, openai_laws
 
 
 def native(delta=None, finish=None, index=0, choices=None):

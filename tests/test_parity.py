@@ -1,4 +1,4 @@
-"""Streaming parity (harness/suite/judge/parity.py): the library's message from the stream against the one its
+"""Streaming parity (harness/judge/parity.py): the library's message from the stream against the one its
 non-streaming call built, path by path, through the runner in-process and over the subprocess protocol."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.converse import ConverseAdapter
-from harness.suite.judge.parity import check_parity
+from harness.judge.parity import check_parity
 from harness.suite.runner import PARITY_HTTP_FAULT, run
 from harness.suite.scenario import discover
 

@@ -4,9 +4,9 @@ every human format and left out of each scenario's own findings; the JSON keeps 
 import json
 import xml.etree.ElementTree as ET
 
-from harness.suite.judge.compare import diff_chunks
-from harness.suite.report import render
-from harness.suite.report.recurring import common_findings, generic, without
+from harness.judge.compare import diff_chunks
+from harness.report import render
+from harness.report.recurring import common_findings, generic, without
 from harness.suite.results import Result, TurnResult
 
 STOP = {"type": "stop", "reason": "end_turn"}
@@ -77,7 +77,7 @@ def test_the_json_keeps_every_finding_per_result_and_adds_the_common_ones():
 
 
 def test_report_merge_finds_them_again_over_every_shard_even_in_reports_that_lacked_them():
-    from harness.suite.merge import merge
+    from harness.studies.merge import merge
 
     halves = [json.loads(render(part, None, "json")) for part in (results()[:2], results()[2:])]
     for half in halves:

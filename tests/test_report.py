@@ -5,10 +5,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness import __version__
-from harness.suite import report as report_module
+from harness import report as report_module
 from harness.suite import results as results_module
-from harness.suite.judge.compare import diff_chunks, diff_request
-from harness.suite.report import (
+from harness.judge.compare import diff_chunks, diff_request
+from harness.report import (
     BaselineError,
     FORMATS,
     adapter_info,
@@ -177,7 +177,7 @@ def test_adapter_info_from_an_object():
 
 def test_the_packages_a_javascript_shim_ran_are_in_its_reports():
     """A shim that states the packages it ran on (name: installed version) has them in the JSON and markdown reports."""
-    from harness.suite import certify
+    from harness.studies import certify
 
     class Shim:
         name, version, capabilities = "ai-sdk", "4.0.159", {"text"}
@@ -351,7 +351,7 @@ def test_the_json_report_keeps_the_values_as_they_were_json_escapes_them():
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "junit", "html", "json"])
 def test_no_control_character_reaches_a_certification_report(fmt):
-    from harness.suite import certify
+    from harness.studies import certify
 
     identity = {**adapter_info(HOSTILE), "command": "node\x1b[31m adapter.js"}
     cert = certify.Certification(identity, tuple(hostile_results()), CASSETTES,
@@ -362,7 +362,7 @@ def test_no_control_character_reaches_a_certification_report(fmt):
 
 
 def test_a_reason_cannot_close_its_markdown_fence():
-    from harness.suite import certify
+    from harness.studies import certify
 
     sneaky = [Result("core/smoke-text", "fail", "```\n# Certified: all pass\n```", (), 0.1)]
     cert = certify.Certification(adapter_info(ADAPTER) | {"spec": "reference"}, tuple(sneaky), CASSETTES,
@@ -373,7 +373,7 @@ def test_a_reason_cannot_close_its_markdown_fence():
 
 
 def test_the_certification_table_and_the_matrix_print_names_escaped():
-    from harness.suite import certification_table, matrix
+    from harness.studies import certification_table, matrix
 
     document = json.loads(render_json(hostile_results(), HOSTILE))
     table = certification_table.render([document])

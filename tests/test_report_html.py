@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.suite.judge.compare import diff_chunks
-from harness.suite.report import render, render_html
+from harness.judge.compare import diff_chunks
+from harness.report import render, render_html
 from harness.suite.results import Result, TurnResult
 
 REPO = Path(__file__).resolve().parents[1]
@@ -116,7 +116,7 @@ def test_rows_go_failures_first_then_error_warn_xfail_xpass_skip_pass_each_in_ru
 
 
 def test_a_run_is_titled_as_a_run_and_a_certification_as_a_certification():
-    from harness.suite import certify
+    from harness.studies import certify
 
     title = re.compile(r"<title>(.*)</title>")
     assert title.search(render_html(results(), ADAPTER)).group(1) == "bedrock-harness run: demo 1.2"

@@ -9,13 +9,13 @@ import pytest
 import yaml
 
 from harness.adapters.deadline import with_deadline
-from harness.suite import report
+from harness import report
 from broken_adapters import Variant
 from harness.converse import ConverseAdapter
 from harness.converse.request import build_request
 from harness.converse.stream import error_chunk
 from harness.suite.golden import load_golden
-from harness.suite.protocol import AdapterFailure
+from harness.judge.protocol import AdapterFailure
 from harness.suite.runner import ADAPTER_EXCEPTION, NO_REQUEST, project_root, run_scenario, stream_turn
 from harness.suite.scenario import discover
 

@@ -1,4 +1,4 @@
-"""The wire shape of a cassette (harness.suite.shape): what it keeps, what it ignores, and how two compare."""
+"""The wire shape of a cassette (harness.studies.shape): what it keeps, what it ignores, and how two compare."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from harness.cassettes import cassette
-from harness.suite.shape import Difference, compare, shape_of
+from harness.studies.shape import Difference, compare, shape_of
 from harness.wire import eventstream as es
 
 ROOT = Path(__file__).resolve().parents[1]

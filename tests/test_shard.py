@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.suite.shard import Shard, ShardError, parse_shard
+from harness.studies.shard import Shard, ShardError, parse_shard
 
 IDS = [f"{suite}/scenario-{n}" for suite in ("core", "edge", "faults", "mine") for n in range(40)]
 

@@ -14,7 +14,7 @@ from harness.adapters.shims.agent_loop import LOOP_ENDED, AgentLoop, AgentShim
 from harness.adapters.shims.common import message_chunk
 from harness.converse import ConverseAdapter
 from harness.converse.conversation import assemble_message
-from harness.suite.report import render_text
+from harness.report import render_text
 from harness.suite.runner import run_scenario
 
 from shim_verdicts import ROOT, SCENARIOS

@@ -14,7 +14,7 @@ from harness.adapters.shims.litellm_format import (
     to_openai,
     tool_choice,
 )
-from harness.suite.judge.assembly import check_assembly
+from harness.judge.assembly import check_assembly
 
 NATIVE = "EtkECkgIBhABGAIiq6BPHcZQ"  # Claude's own redacted data, as LiteLLM holds it from 1.108.0
 WRAPPED = base64.b64encode(NATIVE.encode()).decode()  # Converse's redactedContent: what the harness carries

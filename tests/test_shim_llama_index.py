@@ -35,7 +35,7 @@ from harness.suite.scenario import first_turn
 from harness.cassettes import cassette
 from harness.endpoint.responders import CassetteResponder
 from harness.endpoint.server import BedrockServer
-from harness.suite.report import render_text
+from harness.report import render_text
 from harness.suite.runner import cassette_path, loopback_endpoint, run_scenario
 
 from shim_parity import assert_found, natives, paired_turns  # noqa: E402

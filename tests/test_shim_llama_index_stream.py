@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from harness.adapters.shims.common import message_chunk
 from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, tool_choice
-from harness.suite.judge.assembly import check_assembly
+from harness.judge.assembly import check_assembly
 
 
 def text(value):

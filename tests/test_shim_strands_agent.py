@@ -15,7 +15,7 @@ import strands.models.bedrock
 from harness import load_adapter
 from harness.adapters import CAPABILITIES, OWN_HISTORY
 from harness.adapters.shims.agent_loop import LOOP_ENDED
-from harness.suite.report import render_text
+from harness.report import render_text
 from harness.suite.runner import run_scenario
 
 from shim_verdicts import ROOT, SCENARIOS, assert_baseline_lists, assert_refused, assert_verdict  # noqa: E402

@@ -19,7 +19,7 @@ from harness.adapters.subprocess import (
     SubprocessAdapter,
     child_env,
 )
-from harness.suite.certify import run
+from harness.studies.certify import run
 from harness.suite.runner import ADAPTER_EXCEPTION, run_scenario
 from harness.suite.scenario import discover, first_turn
 

@@ -16,9 +16,9 @@ from harness.converse.stream import chunks_from_events
 from harness.endpoint.emulator.plan import STYLES
 from harness.endpoint.emulator.render import render_stream
 from harness.wire.eventstream import TruncatedStream, decode_events, decode_frames
-from harness.suite.judge.normalize import normalize
+from harness.judge.normalize import normalize
 from harness.endpoint.rules.converse import check_request
-from harness.suite.protocol import CAPABILITIES
+from harness.judge.protocol import CAPABILITIES
 from harness.suite.scenario import discover, first_turn, next_turn
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"

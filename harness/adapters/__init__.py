@@ -1,12 +1,12 @@
 """adapters: the adapter protocol as adapter authors import it, lookup by name (``load_adapter``), the
 subprocess protocol (``subprocess``, ``child``, ``relay``), the bridge that serves an in-process adapter over it,
-and the third-party shims. It may import every room below it (wire, cassettes, endpoint, suite) and the
-reference adapter ``harness.converse``; the protocol itself is defined where the runner drives it
-(``harness.suite.protocol``) and re-exported here.
+and the third-party shims. It may import every room below it (wire, cassettes, endpoint, judge, suite, report,
+studies) and the reference adapter ``harness.converse``; the protocol itself is defined where it is judged
+(``harness.judge.protocol``) and re-exported here.
 """
 
 from harness.adapters.registry import ENTRY_POINT_GROUP, AdapterLoadError, known_adapters, load_adapter
-from harness.suite.protocol import (
+from harness.judge.protocol import (
     CAPABILITIES,
     DECLARATIONS,
     FEATURES,

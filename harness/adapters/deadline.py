@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from harness.adapters.subprocess import SubprocessAdapter
-from harness.suite.protocol import AdapterFailure
+from harness.judge.protocol import AdapterFailure
 
 __all__ = ["Deadline", "TurnTimeout", "with_deadline"]
 

@@ -9,7 +9,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from harness.adapters.shims.common import EXTRAS, install_hint
-from harness.suite.protocol import CAPABILITIES
+from harness.judge.protocol import CAPABILITIES
 
 __all__ = ["ENTRY_POINT_GROUP", "AdapterLoadError", "known_adapters", "load_adapter", "resolve", "shim_extra"]
 

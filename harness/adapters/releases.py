@@ -28,8 +28,8 @@ from pathlib import Path
 from harness.adapters.installer import Installer, InstallError, PipOptions, choose, pip
 from harness.adapters.registry import AdapterLoadError, resolve, shim_extra
 from harness.adapters.subprocess import SubprocessAdapter
-from harness.suite.matrix import Row, measured
-from harness.suite.protocol import AdapterFailure
+from harness.studies.matrix import Row, measured
+from harness.judge.protocol import AdapterFailure
 
 __all__ = ["PipOptions", "ReleaseError", "available", "default_cache", "environment", "requirement_for",
            "run_release", "start"]

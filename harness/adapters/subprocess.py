@@ -26,7 +26,7 @@ from harness.adapters import AdapterFailure, AdapterLoadError, AdapterSkip
 from harness.adapters.child import EOF, TAIL_LINES, Child, TooLong, tail_text
 from harness.cassettes.limits import MAX_ERROR_CHARS, MAX_TRACEBACK_CHARS, clip
 from harness.suite.contract import chunk_problem, problem
-from harness.suite.protocol import TURN_TIMEOUT
+from harness.judge.protocol import TURN_TIMEOUT
 from harness.adapters.relay import Relay
 from harness.suite.runner import ADAPTER_EXCEPTION, DUMMY_KEYS
 

@@ -1,6 +1,6 @@
 """cli: the ``bedrock-harness`` command line: one click group, one module per command family. A face of the
-harness: it may import every room below it (wire, cassettes, endpoint, suite, converse, adapters), never the
-pytest plugin.
+harness: it may import every room below it (wire, cassettes, endpoint, judge, suite, report, studies, converse,
+adapters), never the pytest plugin.
 
 Command modules load on first use (``COMMANDS``), so ``--version`` and ``--help`` import neither botocore nor the
 suite. Every usage error is one ``Error:`` line and exit 2, whoever raises it (click's parser or a command).

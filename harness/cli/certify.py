@@ -9,10 +9,10 @@ from pathlib import Path
 
 import click
 
-from harness.suite import certify as certification
-from harness.suite import certification_table as certification_tables
-from harness.suite import merge as merging
-from harness.suite import report
+from harness.studies import certify as certification
+from harness.studies import certification_table as certification_tables
+from harness.studies import merge as merging
+from harness import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream

@@ -12,7 +12,7 @@ import click
 from harness.cli.output import write_output
 from harness.cli.serve import recording_upstream
 from harness.endpoint.upstream import Upstream
-from harness.suite import live
+from harness.studies import live
 
 __all__ = ["LIVE_FORMATS", "certify_live", "live_upstream"]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import click
 
-from harness.suite.protocol import TURN_TIMEOUT
-from harness.suite.shard import Shard, ShardError, parse_shard
+from harness.judge.protocol import TURN_TIMEOUT
+from harness.studies.shard import Shard, ShardError, parse_shard
 
 __all__ = ["BadUsage", "Finite", "adapter_option", "child_options", "default_region", "every_id", "live_credentials", "load", "loopback_option",
            "named_folder", "one_root_option", "region_option", "release_args", "release_options", "root_option", "scenarios", "selection", "selection_options",

@@ -10,7 +10,7 @@ import click
 from harness.cli.common import BadUsage, default_region, load, one_root_option, scenarios
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cli.serve import recording_upstream
-from harness.suite import drift as drifting
+from harness.studies import drift as drifting
 
 __all__ = ["drift"]
 

@@ -11,7 +11,7 @@ import click
 from harness.cli.common import BadUsage, root_option, scenarios
 from harness.evidence import CatalogError, ClaimError
 from harness.cli.output import choose_format, output_option, write_output
-from harness.suite.judge.evidence import Evidence, gather
+from harness.judge.evidence import Evidence, gather
 
 __all__ = ["evidence"]
 

@@ -18,8 +18,8 @@ from typing import IO, Sequence
 import click
 
 from harness.cli.common import BadUsage
-from harness.suite import merge
-from harness.suite.shard import Shard
+from harness.studies import merge
+from harness.studies.shard import Shard
 
 __all__ = ["jobs_option", "run_in_children"]
 

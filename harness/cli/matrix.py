@@ -15,7 +15,7 @@ from harness.adapters.js import npm
 from harness.adapters.js import releases as npm_releases
 from harness.cli.common import BadUsage, named_folder, one_root_option, scenarios, selection_options, timeout_option
 from harness.cli.output import choose_format, output_option, write_output
-from harness.suite import matrix
+from harness.studies import matrix
 
 __all__ = ["bisect", "matrix_command"]
 

@@ -9,8 +9,8 @@ import click
 
 from harness.cli.common import BadUsage
 from harness.cli.output import choose_format, output_option, write_output
-from harness.suite import merge as merging
-from harness.suite import report
+from harness.studies import merge as merging
+from harness import report
 
 __all__ = ["report_group"]
 

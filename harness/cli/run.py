@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from harness.suite import merge as merging
-from harness.suite import report
+from harness.studies import merge as merging
+from harness import report
 from harness.cli.common import (BadUsage, adapter_option, child_options, every_id, load, loopback_option, release_args,
                                 release_options, root_option, scenarios, selection, selection_options, shard_option,
                                 strict_option, timeout_option)

@@ -37,8 +37,8 @@ __all__ = ["NON_STREAMING", "OWN_HISTORY", "ConverseAdapter", "InvokeAdapter", "
 PRE_STREAM_ERRORS = (ClientError, HTTPClientError, ConnectionError)
 _LOCK = threading.Lock()
 KEPT_CLIENTS = 4
-OWN_HISTORY = "own_history"  # the capability of conversation mode (harness.suite.protocol.OWN_HISTORY)
-NON_STREAMING = "non_streaming"  # each turn through both calls (harness.suite.protocol.NON_STREAMING)
+OWN_HISTORY = "own_history"  # the capability of conversation mode (harness.judge.protocol.OWN_HISTORY)
+NON_STREAMING = "non_streaming"  # each turn through both calls (harness.judge.protocol.NON_STREAMING)
 
 
 @functools.cache
@@ -65,7 +65,7 @@ class _BedrockAdapter:
 
     name = "?"
     version = __version__
-    # Every feature of the protocol (harness.suite.protocol.FEATURES; a test holds them equal): this is the full
+    # Every feature of the protocol (harness.judge.protocol.FEATURES; a test holds them equal): this is the full
     # implementation. Spelled out because the reference imports nothing of the harness but wire helpers.
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from harness.suite import report
+from harness import report
 from harness.adapters import AdapterLoadError, load_adapter
 from harness.adapters.deadline import with_deadline
 from harness.suite.record import Target, record_scenario

@@ -31,7 +31,7 @@ __all__ = ["DEFAULT_TIMEOUT", "SCENARIO_S", "WORKER_START_S", "bedrock_cassette"
            "pytest_collection_modifyitems", "pytest_configure", "pytest_ignore_collect", "pytest_recording_configure",
            "pytest_report_header", "pytest_xdist_auto_num_workers", "seconds", "workers_for"]
 
-DEFAULT_TIMEOUT = 60.0  # seconds per turn, as the CLI's --timeout (harness.suite.protocol.TURN_TIMEOUT)
+DEFAULT_TIMEOUT = 60.0  # seconds per turn, as the CLI's --timeout (harness.judge.protocol.TURN_TIMEOUT)
 _OFFLINE = pytest.StashKey[dict]()  # what _offline_session added to the environment
 # What a worker costs and a scenario takes, in seconds of one core (benchmarks/bench_xdist.py, 2 cores): starting a
 # worker means an interpreter, pytest, botocore and the harness; a replayed scenario is tens of milliseconds.

@@ -18,7 +18,7 @@ from typing import Any, Callable
 __all__ = ["CHECKS", "Check", "CheckError", "CheckOutcome", "register_check", "validate", "evaluate"]
 
 SECTIONS = ("hard", "soft")
-UNPARSED = "__unparsed__"  # harness.suite.judge.normalize's mark for a tool input that never became valid JSON
+UNPARSED = "__unparsed__"  # harness.judge.normalize's mark for a tool input that never became valid JSON
 
 
 class CheckError(ValueError):

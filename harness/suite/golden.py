@@ -2,7 +2,7 @@
 
 A golden holds, per turn, the normalized chunk list and the normalized Bedrock request the reference
 implementation produced: ``{"turns": [{"index": 0, "chunks": [...], "request": {...}}]}``. Goldens are
-written atomically as safe, block-style YAML and compared through harness.suite.judge.compare.
+written atomically as safe, block-style YAML and compared through harness.judge.compare.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import yaml
 from harness.cassettes.files import write_atomic
 from harness.cassettes.limits import LimitError, read_file
 from harness.cassettes.parsed import load_yaml_bytes
-from harness.suite.judge.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
-from harness.suite.judge.normalize import ALL, comparable
-from harness.suite.judge.normalize_request import wrapped_values
+from harness.judge.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
+from harness.judge.normalize import ALL, comparable
+from harness.judge.normalize_request import wrapped_values
 from harness.suite.scenario import GOLDEN_SUFFIX, Scenario
 
 __all__ = ["GoldenError", "accept_stop_reasons", "check", "compared", "golden_path", "load_golden", "unused_goldens",

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 from harness.suite import checks, roots
 from harness.endpoint.faults import Faults
-from harness.suite.judge.normalize import normalize
+from harness.judge.normalize import normalize
 from harness.cassettes.files import replace_keeping_mode
 from harness.cassettes.secrets import SecretFound
 from harness.cassettes.vcr import use_cassette

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from harness.suite.judge.compare import Diff
-from harness.suite.judge.grade import Warned
+from harness.judge.compare import Diff
+from harness.judge.grade import Warned
 
 __all__ = ["FAILING", "STATUSES", "STRICT_FAILING", "Result", "TurnResult", "Warned", "failing", "verdict"]
 

@@ -26,18 +26,18 @@ from harness.cassettes import cassette
 from harness.converse.stream import traceback_tail
 from harness.cassettes.limits import MAX_ERROR_CHARS, MAX_TRACEBACK_CHARS, clip
 from harness.suite import golden
-from harness.suite.judge.assembly import check_assembly
+from harness.judge.assembly import check_assembly
 from harness.suite.contract import chunk_problem, schema
 from harness.endpoint.rules import scope
-from harness.suite.judge.grade import Context, applicable, grade_turn
-from harness.suite.judge.parity import check_parity, declared_paths, natives
-from harness.suite.protocol import NON_STREAMING, OWN_HISTORY, AdapterFailure
+from harness.judge.grade import Context, applicable, grade_turn
+from harness.judge.parity import check_parity, declared_paths, natives
+from harness.judge.protocol import NON_STREAMING, OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import recorded_text_deltas
 from harness.endpoint.faults import Faults
-from harness.suite.judge.compare import note
-from harness.suite.judge.laws import laws
-from harness.suite.judge.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, normalize
-from harness.suite.judge.normalize_request import normalize_request
+from harness.judge.compare import note
+from harness.judge.laws import laws
+from harness.judge.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, normalize
+from harness.judge.normalize_request import normalize_request
 from harness.endpoint.responders import CassetteResponder
 from harness.suite.results import Result, TurnResult, verdict
 from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_messages, next_turn, turn_dict

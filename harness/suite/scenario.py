@@ -23,8 +23,8 @@ from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, read_file
 from harness.cassettes.parsed import load_yaml_bytes
 from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
-from harness.suite.judge.grade import JUDGEMENTS
-from harness.suite.protocol import CAPABILITIES
+from harness.judge.grade import JUDGEMENTS
+from harness.judge.protocol import CAPABILITIES
 from harness.endpoint.emulator.plan import STYLES
 from harness.endpoint.emulator.script import EmulatorScriptError, parse_script
 
@@ -94,7 +94,7 @@ class Scenario:
     checks: dict
     faults: tuple[dict, ...]
     claims: tuple[Claim, ...] = ()  # what it says of Bedrock, with sources (harness.evidence)
-    judgements: tuple[str, ...] = ()  # judgements of harness.suite.judge.grade it names besides the general ones
+    judgements: tuple[str, ...] = ()  # judgements of harness.judge.grade it names besides the general ones
     robustness: str = ""  # why its stream is a shape no real recording shows: every finding is then a warning
 
     def __hash__(self) -> int:  # the generated hash would fail on the nested dicts

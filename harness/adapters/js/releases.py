@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness.adapters.js import npm
 from harness.adapters.registry import AdapterLoadError, load_adapter, resolve
-from harness.suite.matrix import Row, measured
+from harness.studies.matrix import Row, measured
 
 __all__ = ["available", "library", "run_release"]
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from harness.adapters.shims.common import Shim
-from harness.suite.protocol import AdapterFailure, AdapterSkip
+from harness.judge.protocol import AdapterFailure, AdapterSkip
 
 __all__ = ["AgentLoop", "AgentShim", "Cancelled", "LOOP_ENDED", "TIMEOUT_S", "tool_results"]
 

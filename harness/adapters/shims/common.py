@@ -9,7 +9,7 @@ import importlib.metadata
 from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit
 
-from harness.suite.protocol import FEATURES, OWN_HISTORY, AdapterFailure
+from harness.judge.protocol import FEATURES, OWN_HISTORY, AdapterFailure
 
 __all__ = ["EXTRAS", "EndpointRefused", "History", "Shim", "assert_endpoint", "boto_endpoint", "install_hint",
            "installed_version", "jsonable", "message_chunk", "native_chunk", "same_endpoint"]

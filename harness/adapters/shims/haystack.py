@@ -38,7 +38,7 @@ from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, 
 from harness.adapters.shims.haystack_messages import REASONING_IN_EXTRA, anthropic_content, make_tools, to_haystack
 from harness.adapters.shims.haystack_releases import close_generator, meta_reasoning_chunks, warmed
 from harness.converse.stream import error_chunk
-from harness.suite.protocol import NON_STREAMING, OWN_HISTORY
+from harness.judge.protocol import NON_STREAMING, OWN_HISTORY
 
 __all__ = ["NATIVE_DIFFERENCES", "STOP_REASONS", "HaystackAdapter", "HaystackPersistedAdapter",
            "chunks_from_streaming_chunk", "generation_kwargs", "make_generator", "stored"]

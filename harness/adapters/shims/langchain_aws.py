@@ -31,7 +31,7 @@ from harness.adapters.shims import langchain_aws_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import system_texts, thinking_budget
 from harness.converse.stream import error_chunk
-from harness.suite.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
 __all__ = ["DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsPersistedAdapter", "assembled", "counts_cache_in_input",
            "from_chunk", "to_langchain", "usage"]

@@ -37,7 +37,7 @@ from harness.adapters.shims.litellm_format import (
     tool_choice,
 )
 from harness.adapters.shims.litellm_offline import offline, offline_environment
-from harness.suite.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
 __all__ = ["NATIVE_DIFFERENCES", "REDACTED_NATIVE", "STOP_REASONS", "LiteLLMAdapter", "LiteLLMPersistedAdapter",
            "completion_kwargs", "error_chunk", "guarded_client", "stored"]

@@ -39,7 +39,7 @@ from pydantic import BaseModel
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, tool_choice
 from harness.converse.stream import STREAM_ERRORS, error_chunk
-from harness.suite.protocol import NON_STREAMING, OWN_HISTORY
+from harness.judge.protocol import NON_STREAMING, OWN_HISTORY
 
 __all__ = ["NATIVE_DIFFERENCES", "LlamaIndexAdapter", "LlamaIndexPersistedAdapter", "make_llm", "make_tools", "stored",
            "to_llama_index"]

@@ -31,7 +31,7 @@ from harness.adapters.shims.pydantic_ai_history import to_pydantic_ai
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import thinking_budget
 from harness.converse.stream import error_chunk
-from harness.suite.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "PydanticAiPersistedAdapter", "error", "from_event",
            "from_response", "importable", "parameters", "parsed_args", "settings", "usage"]

@@ -27,7 +27,7 @@ from harness.adapters.shims import pydantic_ai_history, pydantic_ai_native
 from harness.adapters.shims.agent_loop import AgentLoop, AgentShim
 from harness.adapters.shims.common import message_chunk
 from harness.converse.request import system_texts
-from harness.suite.protocol import USAGE_INCLUDES_CACHE
+from harness.judge.protocol import USAGE_INCLUDES_CACHE
 
 __all__ = ["PydanticAiAgentAdapter", "tool_return"]
 

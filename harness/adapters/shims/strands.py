@@ -32,7 +32,7 @@ from harness.adapters.shims import strands_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import system_texts, thinking_budget
 from harness.converse.stream import error_chunk
-from harness.suite.protocol import FEATURES, NON_STREAMING, OWN_HISTORY
+from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY
 
 __all__ = ["StrandsAdapter", "StrandsPersistedAdapter", "chunks_from_events", "error", "final_message", "to_strands"]
 

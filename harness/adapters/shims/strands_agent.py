@@ -30,7 +30,7 @@ from harness.adapters.shims import strands_native
 from harness.adapters.shims.agent_loop import TIMEOUT_S, AgentLoop, AgentShim
 from harness.adapters.shims.common import message_chunk
 from harness.converse.request import system_texts
-from harness.suite.protocol import AdapterSkip
+from harness.judge.protocol import AdapterSkip
 
 __all__ = ["StrandsAgentAdapter", "LastCallFirst", "ModelCall", "no_retries"]
 

@@ -14,7 +14,7 @@ from typing import Collection, Mapping, Sequence
 import yaml
 
 from harness.cassettes.limits import LimitError, load_yaml, read_file
-from harness.suite.report.common import one_line
+from harness.report.common import one_line
 from harness.suite.results import Result
 
 __all__ = ["BaselineError", "apply_baseline", "load_baseline"]

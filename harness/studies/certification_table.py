@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.cassettes.limits import read_file
-from harness.suite.report.baseline import BaselineError, load_baseline
-from harness.suite.report.common import code, one_line, printable
+from harness.report.baseline import BaselineError, load_baseline
+from harness.report.common import code, one_line, printable
 
 __all__ = ["BEGIN", "END", "FLOOR_BEGIN", "FLOOR_END", "FLOOR_SUFFIX", "Floor", "TableError", "differences",
            "load_floors", "load_reports", "render", "render_floors", "replace_block", "table_block"]

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from harness.suite.judge.ast_lock import AST_LOCK
-from harness.suite.judge.excerpt import brief, joined_lines, pair, shown
+from harness.judge.ast_lock import AST_LOCK
+from harness.judge.excerpt import brief, joined_lines, pair, shown
 
 
 __all__ = ["DEEPDIFF_OPTIONS", "Diff", "compile_pattern", "diff_chunks", "diff_pair", "diff_request", "diff_turn_count",
@@ -144,7 +144,7 @@ def _changes(expected: Any, actual: Any, label: str, sides: tuple[str, str] | No
         return []
     from deepdiff import DeepDiff  # imported on first use: it costs more start-up time than the rest together
 
-    with AST_LOCK:  # deepdiff parses every path key it renders (harness/suite/judge/ast_lock.py)
+    with AST_LOCK:  # deepdiff parses every path key it renders (harness/judge/ast_lock.py)
         tree = DeepDiff(expected, actual, **DEEPDIFF_OPTIONS)
         levels = [(kind, level) for kind, found in tree.items() for level in found]
         levels.sort(key=lambda pair: [(isinstance(p, str), p if isinstance(p, int) else str(p))

@@ -19,9 +19,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, Sequence
 
-from harness.suite.judge.compare import Diff, compile_pattern, diff_pair, same_json
-from harness.suite.judge.normalize_request import normalize_request
-from harness.suite.protocol import NATIVE_PATHS
+from harness.judge.compare import Diff, compile_pattern, diff_pair, same_json
+from harness.judge.normalize_request import normalize_request
+from harness.judge.protocol import NATIVE_PATHS
 
 __all__ = ["EQUIVALENCES", "SIDES", "check_parity", "declared_paths", "natives"]
 

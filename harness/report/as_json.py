@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from harness.suite.judge.compare import Diff
-from harness.suite.report.common import adapter_info, summary
-from harness.suite.report.recurring import common_findings
+from harness.judge.compare import Diff
+from harness.report.common import adapter_info, summary
+from harness.report.recurring import common_findings
 from harness.suite.results import Result, TurnResult, Warned
 from harness.version import __version__
 
@@ -31,7 +31,7 @@ def render_json(results: Sequence[Result], adapter: Any = None, cassettes: Mappi
                 shard: Any = None) -> str:
     """DESIGN.md's ``--format json`` object (every finding per result, and ``common_findings``: those in most failing
     scenarios); ``cassettes`` (id -> path, sha256) adds both to every result, ``shard`` (a
-    ``harness.suite.shard.Shard``) says which part of a split run it is."""
+    ``harness.studies.shard.Shard``) says which part of a split run it is."""
     report = {"harness_version": __version__, "adapter": adapter_info(adapter),
               "results": [_result_json(r, cassettes) for r in results], "summary": summary(results),
               "common_findings": [c.as_json() for c in common_findings(results)]}

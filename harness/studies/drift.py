@@ -1,5 +1,5 @@
 """Drift detection: record each scenario afresh through the recording proxy and compare its wire shape
-(harness.suite.shape) with the shipped cassette's.
+(harness.studies.shape) with the shipped cassette's.
 
 The fresh recording is made by the same adapter that recorded the shipped cassettes (the reference adapter), into
 a temporary folder that is removed afterwards. A scenario is ``changed`` when any shape difference is found,
@@ -21,11 +21,11 @@ from typing import Any, Callable, Sequence
 from harness.cassettes import cassette
 from harness.cassettes.cassette import Cassette
 from harness.endpoint.upstream import Upstream
-from harness.suite.live import EMULATOR_ONLY, live_session, proxy_server
-from harness.suite.protocol import AdapterFailure
+from harness.studies.live import EMULATOR_ONLY, live_session, proxy_server
+from harness.judge.protocol import AdapterFailure
 from harness.suite.runner import cassette_path
 from harness.suite.scenario import Scenario
-from harness.suite.shape import Difference, compare, shape_of
+from harness.studies.shape import Difference, compare, shape_of
 from harness.version import __version__
 
 __all__ = ["DriftResult", "drift", "exit_code", "render_json", "render_text"]

@@ -2,7 +2,7 @@
 
 The split depends on the scenario id alone (sha256 of the id, modulo N), so every machine computes the same one
 without talking to the others, a scenario stays in its shard when scenarios are added or removed, and the N shards
-together hold every scenario exactly once. ``harness.suite.merge`` joins the shards' JSON reports again.
+together hold every scenario exactly once. ``harness.studies.merge`` joins the shards' JSON reports again.
 """
 
 from __future__ import annotations

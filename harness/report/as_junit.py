@@ -12,8 +12,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping, Sequence
 
-from harness.suite.report.common import details, one_line, printable, shown_info, summary
-from harness.suite.report.recurring import common_findings, without
+from harness.report.common import details, one_line, printable, shown_info, summary
+from harness.report.recurring import common_findings, without
 from harness.suite.results import Result
 from harness.version import __version__
 

@@ -26,10 +26,10 @@ from harness.endpoint.proxy import RecordingProxy, Tape, source_of
 from harness.endpoint.server import BedrockServer
 from harness.endpoint.upstream import Upstream
 from harness.suite import checks
-from harness.suite.judge.laws import laws
-from harness.suite.judge.normalize import normalize
-from harness.suite.protocol import AdapterFailure, AdapterSkip
-from harness.suite.report import adapter_info
+from harness.judge.laws import laws
+from harness.judge.normalize import normalize
+from harness.judge.protocol import AdapterFailure, AdapterSkip
+from harness.report import adapter_info
 from harness.suite.runner import Run, loopback_endpoint, replay
 from harness.suite.scenario import Scenario
 from harness.version import __version__

@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from harness.suite.judge.assembly import check_assembly
-from harness.suite.judge.compare import Diff, diff_request
-from harness.suite.judge.normalize_request import normalize_request, wrapped_values
-from harness.suite.judge.parity import check_parity
+from harness.judge.assembly import check_assembly
+from harness.judge.compare import Diff, diff_request
+from harness.judge.normalize_request import normalize_request, wrapped_values
+from harness.judge.parity import check_parity
 
 __all__ = ["JUDGEMENTS", "Context", "Judgement", "Warned", "applicable", "grade_turn"]
 

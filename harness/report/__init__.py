@@ -2,21 +2,22 @@
 
 The JSON report is DESIGN.md's ``--format json`` object. Every format takes the results and the adapter;
 ``render`` also hands the cassettes (scenario id -> path and sha256) to the formats that show them (JSON,
-JUnit, HTML) and ``verbose`` to the text table. Reports may import the rest of the suite (results, the runner's
-cassette paths, the judge), never adapters or the CLI.
+JUnit, HTML) and ``verbose`` to the text table. A room above the suite: reports may import ``harness.suite``
+(results, the runner's cassette paths), ``harness.judge`` and the rooms below them, never studies, adapters or the
+CLI.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from harness.suite.report.as_html import render_html
-from harness.suite.report.as_json import render_json, results_from_json
-from harness.suite.report.as_junit import render_junit
-from harness.suite.report.as_markdown import render_markdown
-from harness.suite.report.as_text import render_text
-from harness.suite.report.baseline import BaselineError, apply_baseline, load_baseline
-from harness.suite.report.common import adapter_info, cassette_files, exit_code, summary
+from harness.report.as_html import render_html
+from harness.report.as_json import render_json, results_from_json
+from harness.report.as_junit import render_junit
+from harness.report.as_markdown import render_markdown
+from harness.report.as_text import render_text
+from harness.report.baseline import BaselineError, apply_baseline, load_baseline
+from harness.report.common import adapter_info, cassette_files, exit_code, summary
 from harness.suite.results import Result
 
 __all__ = [

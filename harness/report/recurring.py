@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from harness.suite.judge.compare import Diff
-from harness.suite.report.common import unprefixed
+from harness.judge.compare import Diff
+from harness.report.common import unprefixed
 from harness.suite.results import Result, TurnResult
 
 __all__ = ["Common", "common_findings", "generic", "heading", "without"]

@@ -2,7 +2,7 @@
 
 The claims come from their owners: the request rules (harness/endpoint/rules/evidence.yaml), the emulator styles
 (harness/endpoint/emulator/styles.yaml) and the scenarios (their ``claims:``); beside them, the judgements
-(harness.suite.judge.grade) findings rest on when no claim does. ``problems`` is what ``--check`` fails on: a claim
+(harness.judge.grade) findings rest on when no claim does. ``problems`` is what ``--check`` fails on: a claim
 without a source, with an unknown one or with only the service model; a rule of the code without evidence (or
 evidence for no rule); a style or a scenario that says nothing of what it rests on; a recording whose bytes changed.
 """
@@ -19,7 +19,7 @@ from harness.endpoint.rules.converse import RULE_IDS
 from harness.endpoint.rules.scope import EVIDENCE
 from harness.evidence import Claim, Source, catalog, claim_problems, recording_problems
 from harness.evidence.claims import resolve
-from harness.suite.judge.grade import JUDGEMENTS, Judgement
+from harness.judge.grade import JUDGEMENTS, Judgement
 
 __all__ = ["Evidence", "gather", "rule_claims"]
 

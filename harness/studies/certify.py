@@ -19,12 +19,12 @@ from typing import Any
 
 from harness.version import __version__
 
-from harness.suite import report
+from harness import report
 from harness.cassettes.files import write_through
-from harness.suite.report.as_junit import add_properties
-from harness.suite.report.as_markdown import common_lines
-from harness.suite.report.common import cassette_sha256, code, fence, one_line, printable, shown_info, versions
-from harness.suite.report.recurring import common_findings, without
+from harness.report.as_junit import add_properties
+from harness.report.as_markdown import common_lines
+from harness.report.common import cassette_sha256, code, fence, one_line, printable, shown_info, versions
+from harness.report.recurring import common_findings, without
 from harness.suite.results import Result
 from harness.suite.runner import run as run_scenarios
 from harness.suite.scenario import Scenario
@@ -45,7 +45,7 @@ class Certification:
     cassettes: dict  # scenario id -> {"path": relative path, "sha256": hex or None when missing}
     versions: dict  # harness, botocore, boto3, python
     date: str  # UTC, ISO 8601, seconds
-    shard: Any = None  # the harness.suite.shard.Shard of a split run
+    shard: Any = None  # the harness.studies.shard.Shard of a split run
 
 
 def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,

@@ -12,8 +12,9 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from harness.suite import certify, report
-from harness.suite.report.common import code, one_line, printable
+from harness.studies import certify
+from harness import report
+from harness.report.common import code, one_line, printable
 from harness.suite.results import Result
 from harness.version import __version__
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from harness.suite.report.common import code, one_line, printable, shown_info, summary_line
-from harness.suite.report.recurring import Common, common_findings, without
+from harness.report.common import code, one_line, printable, shown_info, summary_line
+from harness.report.recurring import Common, common_findings, without
 from harness.suite.results import Result
 from harness.version import __version__
 

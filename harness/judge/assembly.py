@@ -16,9 +16,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 
-from harness.suite.judge.excerpt import pair
-from harness.suite.judge.compare import Diff
-from harness.suite.judge.normalize import ALL, CONTENT, comparable, fold
+from harness.judge.excerpt import pair
+from harness.judge.compare import Diff
+from harness.judge.normalize import ALL, CONTENT, comparable, fold
 
 __all__ = ["FIELDS", "assembled_items", "check_assembly", "layout", "streamed_items"]
 

@@ -3,15 +3,15 @@
 Each law is ``(chunks, capabilities) -> violation messages`` naming the chunk index (DESIGN.md, Normalized
 chunks: tool-call deltas arrive before the stream ends, text arrives incrementally, nothing follows an error,
 ids never change or go empty, a broken stream never presents partial JSON as a complete call), plus the OpenAI
-streaming laws on an OpenAI-format adapter's native chunks (harness.suite.judge.openai_laws).
+streaming laws on an OpenAI-format adapter's native chunks (harness.judge.openai_laws).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from harness.suite.judge.normalize import ALL, CONTENT, UNPARSED, call_keys, parse_input
-from harness.suite.judge.openai_laws import openai_laws
+from harness.judge.normalize import ALL, CONTENT, UNPARSED, call_keys, parse_input
+from harness.judge.openai_laws import openai_laws
 
 __all__ = ["LAWS", "count_text_deltas", "incremental_text", "laws"]
 

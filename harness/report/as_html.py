@@ -13,8 +13,8 @@ import re
 import html
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness.suite.report.common import counted, printable, shown_info, summary, unprefixed, versions
-from harness.suite.report.recurring import Common, common_findings, without
+from harness.report.common import counted, printable, shown_info, summary, unprefixed, versions
+from harness.report.recurring import Common, common_findings, without
 from harness.suite.results import Result, TurnResult
 
 __all__ = ["render_html"]

@@ -3,7 +3,7 @@
 ``normalize(chunks, capabilities)`` folds the chunk vocabulary of DESIGN.md into its normalized list, then
 keeps only the fields the adapter's declared capabilities make comparable; ``comparable`` also removes what two
 correct adapters may differ on. Every removal of variance is a named step (STYLE 4, 6). The stream-level laws
-live in harness.suite.judge.laws and the normalized request in harness.suite.judge.normalize_request.
+live in harness.judge.laws and the normalized request in harness.judge.normalize_request.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from harness.suite.protocol import FEATURES, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import FEATURES, USAGE_INCLUDES_CACHE
 
 __all__ = [
     "ALL",
@@ -34,7 +34,7 @@ __all__ = [
 ALL = FEATURES  # every comparable field; the declarations (own_history, the usage convention) are not fields
 CONTENT = ("text", "reasoning", "redacted_reasoning", "tool_call")
 CLOSING = ("stop", "usage", "error")
-# Reports beside the stream, judged on their own (harness.suite.judge.assembly, .openai_laws, .parity): the
+# Reports beside the stream, judged on their own (harness.judge.assembly, .openai_laws, .parity): the
 # assembled assistant message, an OpenAI-format adapter's native chunks and the library's own message from each
 # call say nothing new about the content.
 BESIDE = ("message", "openai_chunk", "native")

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Sequence
 
 from harness.cassettes.limits import read_file
-from harness.suite import certify, report
-from harness.suite.report.recurring import common_findings
+from harness.studies import certify
+from harness import report
+from harness.report.recurring import common_findings
 from harness.suite.results import Result
 
 __all__ = ["MergeError", "is_certification", "load_report", "merge", "render", "results_of"]

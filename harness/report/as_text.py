@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from harness.suite.report.common import details, one_line, printable, shown_info, summary_line, unprefixed
-from harness.suite.report.recurring import common_findings, heading, without
+from harness.report.common import details, one_line, printable, shown_info, summary_line, unprefixed
+from harness.report.recurring import common_findings, heading, without
 from harness.suite.results import Result
 
 __all__ = ["REASON_WIDTH", "render_text"]
