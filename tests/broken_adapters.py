@@ -23,7 +23,7 @@ from harness.converse import (
 )
 from harness.converse.adapter import native_chunk
 from harness.converse.conversation import Conversation
-from harness.converse.stream import chunks_from_response
+from harness.converse.stream import INCOMPLETE, chunks_from_response
 from harness.converse.request import status_supported
 
 __all__ = [
@@ -32,6 +32,8 @@ __all__ = [
     "VARIANTS",
     "AgentLoopStopsOnEndTurn",
     "ConversationVariant",
+    "CutStreamAsComplete",
+    "GenericErrorCode",
     "OpenAIFormat",
     "OpenAIIndexFromContentBlockIndex",
     "OpenAISecondChoiceIndex",
@@ -51,6 +53,7 @@ __all__ = [
     "EmptyZeroArgInput",
     "HistoryDropsFunctionToolCallId",
     "MissingIdAsEmpty",
+    "MissingIdAsEmptyWithoutErrors",
     "NoToolCallsWhileStreaming",
     "SeparateToolResultMessages",
     "SignatureNotSentBack",
@@ -59,6 +62,7 @@ __all__ = [
     "StatusForEveryModel",
     "SwallowedStreamError",
     "Variant",
+    "WithoutErrors",
 ]
 
 
@@ -192,6 +196,21 @@ class MissingIdAsEmpty(Variant):
             yield {**chunk, "id": ""} if chunk.get("id") == _NO_ID else chunk
 
 
+class MissingIdAsEmptyWithoutErrors(MissingIdAsEmpty):
+    """The same bug in an adapter declaring no ``errors``: not compared on the error, held to the id law all the same
+    (kept out of VARIANTS, whose members claim what the reference does)."""
+
+    name = "broken-missing-id-as-empty-no-errors"
+    capabilities = ConverseAdapter.capabilities - {"errors"}
+
+
+class WithoutErrors(ConverseAdapter):
+    """The reference declaring no ``errors`` capability: what it raises is not compared, and it passes."""
+
+    name = "reference-without-errors"
+    capabilities = ConverseAdapter.capabilities - {"errors"}
+
+
 # ---- 5. reasoning signature dropped (stream side, and history side) --------------------------------------
 
 class DroppedSignature(Variant):
@@ -301,6 +320,34 @@ class SwallowedStreamError(Variant):
     def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
         # ``except Exception: break`` around the event loop, and no check that messageStop ever came.
         return (chunk for chunk in chunks_from_events(events) if chunk["type"] != "error")
+
+
+# ---- 8b. a cut stream surfaced as a complete answer (strands' process_stream: issue 29) ----------------------
+
+class CutStreamAsComplete(Variant):
+    """A stream that ends before messageStop ends as a normal reply: stop end_turn, no error."""
+
+    name = "broken-cut-stream-as-complete"
+    bug = "a truncated stream surfaced as a complete end_turn answer"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        # The stop reason starts as end_turn and nothing checks that messageStop ever came.
+        for chunk in chunks_from_events(events):
+            yield {"type": "stop", "reason": "end_turn"} if chunk == INCOMPLETE else chunk
+
+
+# ---- 8c. Bedrock's error code replaced by a generic one (issue 29) -----------------------------------------
+
+class GenericErrorCode(Variant):
+    """Every error Bedrock sends in the stream surfaces under one generic code, its text without Bedrock's code."""
+
+    name = "broken-generic-error-code"
+    bug = "Bedrock's error code replaced by a generic one"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        # ``raise ProviderError(str(exc))``: throttling and a model error become the same exception.
+        return ({**chunk, "code": "provider_error"} if chunk["type"] == "error" and chunk != INCOMPLETE else chunk
+                for chunk in chunks_from_events(events))
 
 
 # ---- 9b. unsigned reasoning sent back with an empty "" signature (gpt-oss, DeepSeek, Kimi: issue 13) ---------
@@ -700,6 +747,8 @@ VARIANTS: dict[str, type[Variant]] = {
     "separate_tool_results": SeparateToolResultMessages,
     "zero_arg_input_empty_string": EmptyZeroArgInput,
     "swallowed_stream_error": SwallowedStreamError,
+    "cut_stream_as_complete": CutStreamAsComplete,
+    "generic_error_code": GenericErrorCode,
     "empty_signature_for_unsigned_reasoning": EmptySignatureForUnsignedReasoning,
     "status_for_every_model": StatusForEveryModel,
     "assembly_concatenated_signatures": SignaturesConcatenatedAtAssembly,

@@ -35,6 +35,8 @@ FOCUS = {
     "separate_tool_results": ["edge/parallel-results-round-trip"],
     "zero_arg_input_empty_string": ["edge/zero-arg-tool"],
     "swallowed_stream_error": ["faults/throttling-mid-tool", "faults/truncated-stream"],
+    "cut_stream_as_complete": ["faults/truncated-stream"],
+    "generic_error_code": ["faults/throttling-mid-tool", "faults/model-stream-error-mid-tool"],
     "empty_signature_for_unsigned_reasoning": ["edge/unsigned-reasoning-round-trip"],
     "status_for_every_model": ["edge/tool-result-no-status"],
     "assembly_concatenated_signatures": ["edge/two-signed-reasoning-blocks"],

@@ -152,6 +152,38 @@ def test_a_baseline_entry_that_passes_is_an_xpass_and_fails_the_run(tmp_path):
     assert done.exit_code == 1 and "xpass" in done.stdout
 
 
+# ---- issue 29: what an application cannot do without fails certify, in-process and over the protocol -----
+
+ISSUE_29 = {  # broken adapter (tests/broken_adapters.py) -> (its scenario, what the report names)
+    "MissingIdAsEmpty": ("faults/missing-tool-use-id", "tool_call_ids_present: chunk 3 (tool_call) has an empty id"),
+    "MissingIdAsEmptyWithoutErrors": ("faults/missing-tool-use-id", "tool_call_ids_present: chunk 3 (tool_call) has "
+                                                                    "an empty id"),
+    "CutStreamAsComplete": ("faults/truncated-stream", 'actual stop {"reason": "end_turn"}'),
+    "GenericErrorCode": ("faults/throttling-mid-tool", "expected code 'throttlingException' / actual 'adapter_error'"),
+}
+
+
+# Over the protocol for the missing id; tests/test_bridge.py shows every variant gets the same findings that way.
+@pytest.mark.parametrize("name, how", [("MissingIdAsEmpty", "subprocess"), *((n, "in-process") for n in ISSUE_29)])
+def test_a_call_passed_on_without_its_id_a_cut_stream_or_a_lost_error_code_makes_certify_exit_1(name, how):
+    scenario, finding = ISSUE_29[name]
+    adapter = (["--adapter", f"broken_adapters:{name}"] if how == "in-process"
+               else ["--command", f"{BRIDGE} tests.broken_adapters:{name}"])
+    done = certify(*adapter, "--scenario", scenario, "--scenario", "core/smoke-text", "--format", "json")
+    assert done.exit_code == 1, done.output
+    results = {r["scenario"]: r for r in json.loads(done.stdout)["results"]}
+    assert results[scenario]["status"] == "fail" and results["core/smoke-text"]["status"] == "pass"
+    assert finding in "\n".join([results[scenario]["reason"]] + [t["diff"] for t in results[scenario]["turns"]])
+
+
+def test_an_adapter_without_the_errors_capability_runs_the_missing_id_scenario_and_a_correct_one_passes():
+    done = certify("--adapter", "broken_adapters:WithoutErrors", "--scenario", "faults/missing-tool-use-id",
+                   "--format", "json")
+    assert done.exit_code == 0, done.output
+    (result,) = json.loads(done.stdout)["results"]
+    assert result["status"] == "pass", result
+
+
 # ---- capabilities: an adapter is not judged on what it does not declare ---------------------------------
 
 HELLO_ONLY = textwrap.dedent('''

@@ -3,10 +3,13 @@ supports it; each judgement's counterfactual, and how a whole turn is graded."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from harness.judge.compare import Diff
-from harness.judge.grade import JUDGEMENTS, Context, applicable, grade_turn
+from harness.judge.grade import FORM_ONLY
+from harness.judge.grade import DECLARED, JUDGEMENTS, Context, applicable, grade_turn, vocabulary_of
 from harness.judge.normalize import ALL
 from harness.suite.results import TurnResult, verdict
 
@@ -25,29 +28,49 @@ STOP = {"type": "stop", "reason": "guardrail_intervened"}
 TEXT = {"type": "text", "text": "Sure."}
 
 
-@pytest.mark.parametrize("expected, actual, judgement", [
-    ([TEXT, STOP], [TEXT, {**STOP, "reason": "content_filtered"}], "guardrail-as-content-filter"),
+GUARDRAIL = {"guardrail-as-content-filter": "FinishReason = Literal['stop', 'content_filter']"}
+RAISED = [{"type": "error", "code": "adapter_exception", "message": "RateLimitError: Bedrock throttlingException"}]
+
+
+@pytest.mark.parametrize("expected, actual, judgement, extra", [
+    ([TEXT, STOP], [TEXT, {**STOP, "reason": "content_filtered"}], "guardrail-as-content-filter",
+     {"vocabulary": GUARDRAIL}),
     ([TEXT, {"type": "error", "code": "throttlingException"}], [TEXT, {"type": "error", "code": "adapter_error"}],
-     "error-vocabulary"),
-    ([TEXT, {"type": "error", "code": "adapter_error"}], [TEXT], "incomplete-stream-raises"),
+     "error-vocabulary", {"chunks": RAISED}),
     ([TEXT], [TEXT, {"type": "usage", "input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0,
-                     "cache_write_input_tokens": 0}], "zero-usage-is-none"),
+                     "cache_write_input_tokens": 0}], "zero-usage-is-none", {}),
 ])
-def test_a_chunk_difference_resting_on_a_judgement_is_a_warning_naming_it(expected, actual, judgement):
-    result = graded(chunks_diff(), Context(EVERYWHERE, expected_chunks=expected, actual_chunks=actual))
+def test_a_chunk_difference_resting_on_a_judgement_is_a_warning_naming_it(expected, actual, judgement, extra):
+    result = graded(chunks_diff(), Context(EVERYWHERE, expected_chunks=expected, actual_chunks=actual, **extra))
     assert result.ok and len(result.warnings) == 1
     assert result.warnings[0].reason.startswith(f"judgement {judgement}: ")
     assert verdict([result])[0] == "warn"
 
 
-@pytest.mark.parametrize("expected, actual", [
-    ([TEXT, STOP], [TEXT, {**STOP, "reason": "end_turn"}]),  # a stop reason the stream never said
-    ([TEXT, {"type": "error", "code": "throttlingException"}], [TEXT]),  # Bedrock's error lost
-    ([TEXT], [TEXT, {"type": "usage", "input_tokens": 3, "output_tokens": 0}]),  # usage invented
-    ([TEXT, {"type": "error", "code": "adapter_error"}], [TEXT, {"type": "stop", "reason": "end_turn"}]),
+def test_a_declared_judgement_cites_the_library_and_without_a_citation_the_difference_fails():
+    expected, actual = [TEXT, STOP], [TEXT, {**STOP, "reason": "content_filtered"}]
+    cited = graded(chunks_diff(), Context(EVERYWHERE, expected_chunks=expected, actual_chunks=actual,
+                                          vocabulary=GUARDRAIL))
+    assert cited.warnings[0].reason.endswith("the library declares FinishReason = Literal['stop', 'content_filter'])")
+    uncited = graded(chunks_diff(), Context(EVERYWHERE, expected_chunks=expected, actual_chunks=actual))
+    assert not uncited.ok and not uncited.warnings
+    assert uncited.diffs[0].changes[-1] == (
+        "not excused by judgement guardrail-as-content-filter: it applies only where the adapter cites its library's "
+        "own type that cannot hold it (vocabulary), and none is cited, so the stream is the evidence")
+
+
+@pytest.mark.parametrize("expected, actual, chunks", [
+    ([TEXT, STOP], [TEXT, {**STOP, "reason": "end_turn"}], []),  # a stop reason the stream never said
+    ([TEXT, {"type": "error", "code": "throttlingException"}], [TEXT], []),  # Bedrock's error lost
+    ([TEXT], [TEXT, {"type": "usage", "input_tokens": 3, "output_tokens": 0}], []),  # usage invented
+    ([TEXT, {"type": "error", "code": "adapter_error"}], [TEXT, {"type": "stop", "reason": "end_turn"}], []),
+    ([TEXT, {"type": "error", "code": "adapter_error"}], [TEXT], []),  # a cut stream surfaced as a complete answer
+    # Bedrock's code replaced by a generic error whose text names no code: the application cannot tell throttling
+    ([TEXT, {"type": "error", "code": "throttlingException"}], [TEXT, {"type": "error", "code": "adapter_error"}],
+     [{"type": "error", "code": "adapter_exception", "message": "Error: Too many requests, please wait"}]),
 ])
-def test_a_difference_the_stream_is_evidence_for_stays_a_failure(expected, actual):
-    result = graded(chunks_diff(), Context(EVERYWHERE, expected_chunks=expected, actual_chunks=actual))
+def test_a_difference_the_stream_is_evidence_for_stays_a_failure(expected, actual, chunks):
+    result = graded(chunks_diff(), Context(EVERYWHERE, expected_chunks=expected, actual_chunks=actual, chunks=chunks))
     assert not result.ok and not result.warnings and verdict([result])[0] == "fail"
 
 
@@ -123,8 +146,53 @@ def test_an_object_result_sent_as_its_json_text_is_a_warning_a_changed_value_fai
     for changed in ('[{"lines": 42}]', '{"lines": 41}'):
         ctx.actual_request = results({"text": changed})
         assert not graded(request_diff(), ctx).ok
+    # A scalar as json is the same value in another form: Bedrock's rejection of it (rule 26) is the failure.
     ctx = Context(EVERYWHERE, expected_request=results({"text": "310"}), actual_request=results({"json": 310}))
-    assert not graded(request_diff(), ctx).ok  # a scalar as json is what Bedrock rejects
+    assert graded(request_diff(), ctx).warnings[0].reason == FORM_ONLY
+    rejected = TurnResult(0, (request_diff(),), request_problems=("The format of the value at messages.2.content.0."
+                                                                  "toolResult.content.0.json is invalid.",))
+    assert not grade_turn(rejected, ctx).ok
+
+
+def test_an_array_result_sent_as_text_blocks_is_a_warning_naming_the_difference():
+    """pydantic-ai's content_items: ["a.txt", "b.txt"] goes as two text blocks; no rule or evidence says Bedrock must
+    be sent the array as one value, and the model reads the same items."""
+    ctx = Context(EVERYWHERE, expected_request=results({"text": '["a.txt", "b.txt"]'}),
+                  actual_request=results({"text": "a.txt"}, {"text": "b.txt"}))
+    result = graded(request_diff(), ctx)
+    assert result.ok and result.warnings[0].reason == FORM_ONLY
+    assert result.warnings[0].finding == request_diff().render()
+    for changed in (results({"text": "a.txt"}), results({"text": "a.txt"}, {"text": "c.txt"})):
+        ctx.actual_request = changed  # an item lost or changed: other content
+        assert not graded(request_diff(), ctx).ok
+
+
+def test_parallel_results_in_another_order_are_a_warning_a_result_paired_with_another_call_fails():
+    calls = {"role": "assistant", "content": [{"toolUse": {"toolUseId": i, "name": "f", "input": {}}}
+                                              for i in ("t1", "t2")]}
+
+    def answered(*pairs) -> dict:
+        return {"messages": [USER, calls, {"role": "user", "content": [
+            {"toolResult": {"toolUseId": i, "content": [{"text": t}]}} for i, t in pairs]}]}
+    ctx = Context(EVERYWHERE, expected_request=answered(("t1", "a"), ("t2", "b")),
+                  actual_request=answered(("t2", "b"), ("t1", "a")))
+    assert graded(request_diff(), ctx).warnings[0].reason == FORM_ONLY
+    ctx.actual_request = answered(("t1", "b"), ("t2", "a"))
+    assert not graded(request_diff(), ctx).ok
+
+
+def test_a_reply_split_into_two_messages_is_a_warning_where_no_rule_rejects_it():
+    split = [{"role": "assistant", "content": ASSISTANT["content"][:2]},
+             {"role": "assistant", "content": ASSISTANT["content"][2:]}]
+    ctx = Context(EVERYWHERE, expected_request=request(ASSISTANT), actual_request=request(*split))
+    assert graded(request_diff(), ctx).warnings[0].reason == FORM_ONLY
+
+
+def test_a_form_difference_beside_one_a_judgement_excuses_names_both():
+    ctx = Context(EVERYWHERE, expected_request=results({"json": {"lines": 42}}, {"text": '["a", "b"]'}),
+                  actual_request=results({"text": '{"lines":42}'}, {"text": "a"}, {"text": "b"}))
+    reason = graded(request_diff(), ctx).warnings[0].reason
+    assert reason.startswith(FORM_ONLY + "; judgement object-result-as-json: ")
 
 
 def test_an_error_text_wrapped_in_an_error_object_is_a_warning_a_changed_text_fails():
@@ -144,10 +212,8 @@ def test_an_object_result_sent_as_its_json_text_is_a_warning_a_changed_value_or_
     ctx = Context(EVERYWHERE, expected_request=expected, actual_request=results({"text": '{"lines": 42}'},
                                                                                 {"text": "310"}))
     assert graded(request_diff(), ctx).warnings[0].reason.startswith("judgement object-result-as-json")
-    for actual in (results({"text": '{"lines": 43}'}, {"text": "310"}), results({"json": {"lines": 42}},
-                                                                                {"json": 310})):
-        ctx.actual_request = actual
-        assert not graded(request_diff(), ctx).ok
+    ctx.actual_request = results({"text": '{"lines": 43}'}, {"text": "310"})
+    assert not graded(request_diff(), ctx).ok
 
 
 def tools(schema: dict) -> dict:
@@ -169,18 +235,34 @@ STREAMED = [{"type": "tool_call", "index": 0, "id": "t1", "name": "read", "input
             {"type": "stop", "reason": "tool_use"}]
 
 
-def assembled(input_value, stop="tool_use"):
-    chunks = [STREAMED[0], {"type": "stop", "reason": stop},
-              {"type": "message", "message": {"role": "assistant", "content": [
-                  {"type": "tool_use", "id": "t1", "name": "read", "input": input_value}]}}]
+def assembled_chunks(input_value, stop="tool_use"):
+    return [STREAMED[0], {"type": "stop", "reason": stop},
+            {"type": "message", "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "t1", "name": "read", "input": input_value}]}}]
+
+
+def assembled(input_value, stop="tool_use", vocabulary=None):
     return grade_turn(TurnResult(0, (Diff("assembled", ("turn 0 assembled message ...",)),)),
-                      Context(EVERYWHERE, chunks=chunks, capabilities=ALL))
+                      Context(EVERYWHERE, chunks=assembled_chunks(input_value, stop), capabilities=ALL,
+                              vocabulary=vocabulary or {}))
 
 
-def test_arguments_held_as_json_text_are_a_warning_garbled_ones_fail():
-    assert assembled('{"path": "/a"}').warnings[0].reason.startswith("judgement arguments-as-object")
-    assert not assembled('{"path": "/b"}').ok  # other arguments
-    assert not assembled('{"path": "/a').ok  # partial JSON, and the stream ended well
+TEXT_ARGUMENTS = {"arguments-as-object": "ToolCallPart.args: str | dict[str, Any] | None"}
+
+
+def test_arguments_held_as_json_text_are_a_warning_where_the_library_types_them_so_garbled_ones_fail():
+    warned = assembled('{"path": "/a"}', vocabulary=TEXT_ARGUMENTS)
+    assert warned.ok and warned.warnings[0].reason.startswith("judgement arguments-as-object")
+    assert "the library declares ToolCallPart.args: str | dict[str, Any] | None" in warned.warnings[0].reason
+    assert not assembled('{"path": "/b"}', vocabulary=TEXT_ARGUMENTS).ok  # other arguments
+    assert not assembled('{"path": "/a', vocabulary=TEXT_ARGUMENTS).ok  # partial JSON, and the stream ended well
+
+
+def test_arguments_handed_over_as_text_where_no_library_type_holds_text_fail():
+    result = assembled('{"path": "/a"}')
+    assert not result.ok and not result.warnings
+    assert result.diffs[0].changes[-1].startswith("not excused by judgement arguments-as-object: it applies only "
+                                                  "where the adapter cites its library's own type")
 
 
 def native(path, blocks):
@@ -230,19 +312,55 @@ def test_a_law_is_a_warning_only_where_a_scenario_names_its_judgement():
     assert not grade_turn(TurnResult(0, laws=(law,)), Context(EVERYWHERE)).ok
 
 
-def test_robustness_makes_every_finding_a_warning_and_rule_warnings_are_warnings():
-    turn = TurnResult(0, (chunks_diff(),), ("nothing_after_error: chunk 2",), ("Expected toolResult blocks",))
+def test_robustness_makes_a_finding_of_the_stream_a_warning_but_not_a_request_a_rule_rejects():
+    turn = TurnResult(0, (chunks_diff(),), ("nothing_after_error: chunk 2",))
     result = grade_turn(turn, Context(EVERYWHERE, robustness="no recording shows it"), ("warning text-blank (...)",))
-    assert result.ok and len(result.warnings) == 4
+    assert result.ok and len(result.warnings) == 3
     assert {w.reason for w in result.warnings[1:]} == {"robustness: no recording shows it"}
     assert result.warnings[0].reason == "no evidence shows Bedrock rejecting this for the model's family"
+    rejected = grade_turn(replace(turn, request_problems=("Expected toolResult blocks",)),
+                          Context(EVERYWHERE, robustness="no recording shows it"))
+    assert rejected.request_problems == ("Expected toolResult blocks",) and verdict([rejected])[0] == "fail"
 
 
-def test_every_judgement_says_what_and_why_and_grades_a_kind_of_finding():
+def test_robustness_does_not_excuse_arguments_handed_over_as_text_where_no_library_type_holds_text():
+    robust = {"robustness": "no recording shows it"}
+    typed = grade_turn(TurnResult(0, (Diff("assembled", ("turn 0 assembled message ...",)),)),
+                       Context(EVERYWHERE, chunks=assembled_chunks('{"path": "/a"}'), capabilities=ALL, **robust))
+    assert not typed.ok and typed.diffs[0].changes[-1].startswith("not excused by judgement arguments-as-object")
+    garbled = grade_turn(TurnResult(0, (Diff("assembled", ("turn 0 assembled message ...",)),)),
+                         Context(EVERYWHERE, chunks=assembled_chunks('{"path": "/b"}'), capabilities=ALL, **robust))
+    assert garbled.ok and garbled.warnings[0].reason == "robustness: no recording shows it"
+
+
+@pytest.mark.parametrize("law", ["tool_call_ids_present: chunk 3 (tool_call) has an empty id",
+                                 "tool_call_names_present: chunk 3 (tool_call) passes a call on without a name"])
+def test_a_contract_law_fails_in_a_robustness_scenario_too(law):
+    turn = TurnResult(0, (chunks_diff(),), (law, "tool_call_ids_stable: chunk 4"))
+    result = grade_turn(turn, Context(EVERYWHERE, robustness="no recording shows it"))
+    assert result.laws == (law,) and not result.diffs and verdict([result])[0] == "fail"
+    assert [w.finding for w in result.warnings] == [chunks_diff().render(), "tool_call_ids_stable: chunk 4"]
+
+
+def test_every_judgement_says_what_why_and_why_the_application_can_do_without_it():
     for judgement in JUDGEMENTS.values():
         assert judgement.says and judgement.reason and judgement.subject in ("chunks", "request", "assembled",
                                                                              "parity", "laws")
+        assert judgement.application, judgement.id
         assert (judgement.step is not None) != bool(judgement.laws)
+    assert "incomplete-stream-raises" not in JUDGEMENTS  # a cut stream surfaced as complete: the stream says so
+    assert {j.id for j in JUDGEMENTS.values() if j.declared} == set(DECLARED) == {"guardrail-as-content-filter",
+                                                                                  "arguments-as-object"}
+
+
+def test_an_adapter_vocabulary_citing_no_declared_judgement_is_refused():
+    class Adapter:
+        vocabulary = {"zero-usage-is-none": "Usage | None"}
+
+    with pytest.raises(ValueError, match="cites 'zero-usage-is-none', which is no declared judgement"):
+        vocabulary_of(Adapter())
+    Adapter.vocabulary = dict(GUARDRAIL)
+    assert vocabulary_of(Adapter()) == GUARDRAIL and vocabulary_of(object()) == {}
 
 
 @pytest.mark.parametrize("content", [True, 3, "text", {"text": "hi"}])

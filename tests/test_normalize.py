@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 
 from harness.judge import normalize as normalize_module
 from harness.wire.eventstream import decode_events
-from harness.judge.laws import LAWS, count_text_deltas, laws
+from harness.judge.laws import CONTRACT_LAWS, LAWS, count_text_deltas, laws
 from harness.judge.normalize import ALL, COMPARISON, RESTRICTIONS, fold, normalize, parse_input, restrict
 from harness.judge.normalize_request import PINNABLE, REQUEST_STEPS, blobs_as_base64, normalize_request
 from realworld import ids, interactions, requires_realworld, streams
@@ -214,6 +214,9 @@ def test_all_capabilities_keep_everything_and_restrict_is_idempotent():
 
 # ---- laws ----
 
+NAMELESS = ("tool_call_names_present: chunk {} (tool_call) passes a call on without a name (a missing tool name must be "
+            "reported, not passed on as {})")
+
 GOOD = [text("I'll "), text("read."), tc(id="A", name="f", input_delta=""), tc(id="A", input_delta='{"p": 1}'),
         STOP, usage()]
 
@@ -231,11 +234,15 @@ def test_a_clean_stream_breaks_no_law():
      ["tool_call_ids_present: chunk 0 (tool_call) has an empty id (a missing toolUseId must be reported, not passed on as '')"]),
     ([tc(name="f", input_delta="{}"), STOP], ["tool_call_ids_present: chunk 0 (tool_call) has neither an id nor an index"]),
     ([tc(id="A", name="f", index=0, input_delta="{"), tc(id="B", index=0, input_delta="}"), STOP],
-     ["tool_call_ids_stable: chunk 1 (tool_call) carries id 'B' for index 0, which had id 'A'"]),
+     [NAMELESS.format(1, None), "tool_call_ids_stable: chunk 1 (tool_call) carries id 'B' for index 0, which had id 'A'"]),
     ([tc(id="A", name="f", input_delta="{"), tc(id="A2", input_delta="}"), STOP],
-     ["tool_call_ids_stable: chunk 1 (tool_call) starts call 'A2' without a name (did the id change mid-call?)"]),
+     [NAMELESS.format(1, None),
+      "tool_call_ids_stable: chunk 1 (tool_call) starts call 'A2' without a name (did the id change mid-call?)"]),
     ([tc(index=3, input_delta="{}"), STOP],
-     ["tool_call_ids_stable: chunk 0 (tool_call) is a delta for index 3 before any chunk gave that call an id"]),
+     ["tool_call_ids_present: chunk 0 (tool_call) passes a call on without an id (a missing toolUseId must be reported, "
+      "not passed on as null)", NAMELESS.format(0, None),
+      "tool_call_ids_stable: chunk 0 (tool_call) is a delta for index 3 before any chunk gave that call an id"]),
+    ([tc(id="A", name="", index=1, input_delta="{}"), STOP], [NAMELESS.format(0, "''")]),
     ([tc(id="A", name="f", input_delta='{"p": "/tm'), tc(id="A", input={"p": "/tm"}),
       {"type": "error", "code": "modelStreamErrorException", "message": "boom"}],
      ["no_partial_input_as_complete: chunk 1 (tool_call) presents call 'A' as complete although the stream ended "
@@ -247,9 +254,19 @@ def test_a_clean_stream_breaks_no_law():
      ["no_partial_input_as_complete: chunk 1 (tool_call) presents call 'A' as complete although the stream ended "
       "badly with partial JSON '{\"p\"'"]),
 ], ids=["content-after-stop", "after-error", "empty-id", "no-id-no-index", "id-changes-by-index", "id-changes-unnamed",
-        "unbound-index", "partial-after-error", "partial-no-stop", "partial-max-tokens"])
+        "unbound-index", "empty-name", "partial-after-error", "partial-no-stop", "partial-max-tokens"])
 def test_each_law_names_the_violating_chunk(chunks, expected):
     assert laws(chunks) == expected
+
+
+def test_a_call_without_id_or_name_is_the_adapter_s_to_report_and_one_that_reports_it_breaks_no_law():
+    reported = [text("Let me read."), tc(index=1, name="f", input_delta="{}"),
+                {"type": "error", "code": "adapter_exception", "message": "toolUse has no toolUseId"}]
+    assert [p for p in laws(reported) if not p.startswith("tool_call_ids_stable")] == []
+    passed_on = reported[:2] + [STOP]
+    assert laws(passed_on)[0] == ("tool_call_ids_present: chunk 1 (tool_call) passes a call on without an id (a "
+                                  "missing toolUseId must be reported, not passed on as null)")
+    assert set(CONTRACT_LAWS) == {"tool_call_ids_present", "tool_call_names_present"}
 
 
 def test_partial_input_laws_pass_clean_variants():

@@ -11,7 +11,7 @@ import pytest
 
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.converse import ConverseAdapter
-from harness.judge.parity import check_parity
+from harness.judge.parity import EMPTY_ALIKE, check_parity, empty_alike
 from harness.suite.runner import PARITY_HTTP_FAULT, run
 from harness.suite.scenario import discover
 
@@ -49,6 +49,43 @@ def test_json_text_compares_by_value_and_against_an_object_still_differs():
     assert diff.changes == ("native tool_calls[0].function.arguments: streamed '{\"path\": \"/a\"}' / non-streamed "
                             "'{\"path\": \"/b\"}'",)
     assert check_parity(natives(call('{"path": "/a"}'), call({"path": "/a"}))) is not None
+
+
+def sent(chunks, stream_sent, converse_sent):
+    """The chunks with each native one carrying what its library would send back (``sent``)."""
+    return [chunks[0], {**chunks[1], "sent": stream_sent}, {**chunks[2], "sent": converse_sent}]
+
+
+REASONING = {"type": "reasoning", "reasoning_content": {"text": "Hm."}}
+SENT = {"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "Hm."}}}]}
+
+
+def test_empty_against_absent_that_the_library_sends_alike_is_no_finding_only_a_note():
+    """langchain-aws: invoke's reasoning block holds signature "" where the stream's holds none, and the library's
+    formatter drops the empty signature when it sends the message back: same bytes, same "no signature"."""
+    empty = {"type": "reasoning", "reasoning_content": {"text": "Hm.", "signature": ""}}
+    chunks = sent(natives({"content": [REASONING]}, {"content": [empty]}), SENT, copy.deepcopy(SENT))
+    assert check_parity(chunks) is None
+    assert empty_alike(chunks, scenario="edge/x", turn=0) == [
+        f"{EMPTY_ALIKE}: edge/x turn 0 native content[0].reasoning_content.signature: streamed nothing / "
+        "non-streamed ''"]
+    nulled = {"type": "reasoning", "reasoning_content": {"text": "Hm.", "signature": None}}
+    assert check_parity(sent(natives({"content": [empty]}, {"content": [nulled]}), SENT, SENT)) is None
+
+
+@pytest.mark.parametrize("why, chunks", [
+    ("the library sends them differently", sent(natives({"content": [REASONING]}, {"content": [
+        {"type": "reasoning", "reasoning_content": {"text": "Hm.", "signature": ""}}]}), SENT,
+        {"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "Hm.", "signature": ""}}}]})),
+    ("only one path says what it sends", natives({"content": [REASONING]}, {"content": [
+        {"type": "reasoning", "reasoning_content": {"text": "Hm.", "signature": ""}}]})),
+    ("a value, not an empty one, differs", sent(natives({"content": [REASONING]}, {"content": [
+        {"type": "reasoning", "reasoning_content": {"text": "Hm!", "signature": ""}}]}), SENT, SENT)),
+])
+def test_empty_against_absent_stays_a_finding_unless_both_paths_send_it_alike(why, chunks):
+    if why == "only one path says what it sends":
+        chunks = [chunks[0], {**chunks[1], "sent": SENT}, chunks[2]]
+    assert check_parity(chunks) is not None and empty_alike(chunks) == [], why
 
 
 def test_a_declared_equivalence_hides_one_form_of_difference_and_shows_the_rest():

@@ -413,6 +413,7 @@ class FoldsGuardrail(CacheInInputTokens):
     including the cache counts (declared)."""
 
     name = "folds-guardrail"
+    vocabulary = {"guardrail-as-content-filter": "finish_reason: Literal['stop', 'length', 'content_filter']"}
 
     def stream(self, turn, endpoint=None):
         for chunk in super().stream(turn, endpoint):
@@ -428,6 +429,24 @@ def test_a_judgement_grades_the_chunks_as_the_golden_diff_read_them(sid):
     (warned,) = result.turns[0].warnings
     assert "expected reason 'guardrail_intervened' / actual 'content_filtered'" in warned.finding
     assert warned.reason.startswith("judgement guardrail-as-content-filter")
+    assert warned.reason.endswith("the library declares finish_reason: Literal['stop', 'length', 'content_filter'])")
+
+
+def test_a_guardrail_reported_as_a_content_filter_fails_where_the_adapter_cites_no_vocabulary_without_one():
+    adapter = FoldsGuardrail()
+    adapter.vocabulary = {}
+    result = run_scenario(BY_ID["edge/guardrail-intervened"], adapter, REPO)
+    assert result.status == "fail" and not result.warnings
+    assert "not excused by judgement guardrail-as-content-filter" in report.render_text([result])
+
+
+def test_an_adapter_vocabulary_citing_an_unknown_judgement_is_every_scenario_s_error():
+    adapter = FoldsGuardrail()
+    adapter.vocabulary = {"no-such-judgement": "x"}
+    result = run_scenario(BY_ID["core/smoke-text"], adapter, REPO)
+    assert (result.status, result.reason) == ("error", "adapter vocabulary cites 'no-such-judgement', which is no "
+                                              "declared judgement (known: guardrail-as-content-filter, "
+                                              "arguments-as-object)")
 
 
 def test_the_same_scenario_twice_in_a_row_is_a_new_conversation_each_time():

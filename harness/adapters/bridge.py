@@ -32,9 +32,11 @@ def _jsonable(value: Any) -> Any:
 
 def _hello(adapter: Any) -> dict:
     differences = getattr(adapter, "native_differences", None) or {}
+    vocabulary = getattr(adapter, "vocabulary", None) or {}
     return {"type": "hello", "name": str(adapter.name), "version": str(adapter.version),
             "capabilities": sorted(adapter.capabilities),
-            **({"native_differences": dict(differences)} if differences else {})}
+            **({"native_differences": dict(differences)} if differences else {}),
+            **({"vocabulary": dict(vocabulary)} if vocabulary else {})}
 
 
 def _turn(adapter: Any, message: dict) -> Iterator[dict]:

@@ -35,7 +35,8 @@ __all__ = ["DEFAULT_TIMEOUT", "PROTOCOL", "TAIL_LINES", "AdapterStartError", "Pr
 
 # 2: turns carry ``conversation``; adapters declaring own_history get only the new messages. 3: adapters declaring
 # non_streaming get turns with ``"non_streaming": true`` and answer ``native`` chunks; the hello may carry
-# ``native_differences`` (path pattern -> why the library documents the two results apart).
+# ``native_differences`` (path pattern -> why the library documents the two results apart). Any hello may carry
+# ``vocabulary`` (declared judgement -> the library's own type it cites), which an older harness ignores.
 PROTOCOL = 3
 DEFAULT_TIMEOUT = TURN_TIMEOUT  # seconds per turn, and for start-up with the hello unless start_timeout says otherwise
 _ENDS_TURN = ("done", "error", "skip")
@@ -85,6 +86,7 @@ class SubprocessAdapter:
         self._endpoint: Mapping | None = None
         self._index = 0
         self.native_differences: dict[str, str] = {}
+        self.vocabulary: dict[str, str] = {}
         try:
             self.name, self.version, self.capabilities = self._start()
         except ProcessFailure as exc:
@@ -155,6 +157,7 @@ class SubprocessAdapter:
         if wrong:
             raise self._fail(f"answered the hello with {_short(hello)}: {wrong}")
         self.native_differences = dict(hello.get("native_differences", {}))
+        self.vocabulary = dict(hello.get("vocabulary", {}))
         return hello["name"], hello["version"], frozenset(hello["capabilities"])
 
     def _begin(self, endpoint: Mapping) -> int:

@@ -30,9 +30,12 @@ def _text(found: Evidence) -> str:
     lines.append("judgements (a finding resting only on one of these is a warning, not a failure)")
     for judgement in found.judgements:
         where = "every scenario" if judgement.everywhere else ", ".join(found.named[judgement.id]) or "no scenario"
-        lines.append(f"  {judgement.id} [{where}]: {judgement.says}")
+        declared = "; only where the adapter cites its library's type" if judgement.declared else ""
+        lines.append(f"  {judgement.id} [{where}{declared}]: {judgement.says}")
         lines.append(f"    why a judgement: {judgement.reason}")
-    lines += ["robustness scenarios (a stream shape no real recording shows: every finding is a warning)"]
+        lines.append(f"    why the application can do without it: {judgement.application}")
+    lines += ["robustness scenarios (a stream shape no real recording shows: every finding is a warning but a "
+              "contract law, a value of another type than the library declares, and a rule with evidence)"]
     lines += [f"  {sid}: {why}" for sid, why in found.robustness.items()] or ["  (none)"]
     return "\n".join(lines + ["", _summary(found)]) + "\n"
 
@@ -48,7 +51,8 @@ def _json(found: Evidence) -> str:
     claims = [{"owner": c.owner, "id": c.id, "says": c.says, "sources": [s.as_dict() | {"id": s.id}
                                                                           for s in found.cited(c)]}
               for c in found.claims]
-    judgements = [{"id": j.id, "says": j.says, "reason": j.reason, "applies_to": "every scenario" if j.everywhere
+    judgements = [{"id": j.id, "says": j.says, "reason": j.reason, "application": j.application,
+                   "declared": j.declared, "applies_to": "every scenario" if j.everywhere
                    else list(found.named[j.id])} for j in found.judgements]
     document = {"claims": claims, "judgements": judgements, "robustness": dict(found.robustness),
                 "problems": list(found.problems)}

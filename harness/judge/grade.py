@@ -1,13 +1,21 @@
 """Grades of findings: **fail** where evidence supports a finding, **warn** where only a judgement does.
 
 A finding fails when the stream itself is its evidence (text, calls, ids, arguments, stop reason, usage; a crash;
-an error lost), when the request breaks a rule whose evidence covers the model (harness.endpoint.rules.scope), or
-when the library's streamed and non-streamed results differ. It is a warning when it rests on a judgement: each
-``Judgement`` says what a library is held to, why that is a judgement and not a fact about Bedrock, and how to
-compare without it (``step``, a counterfactual applied to both sides). A diff that disappears under the
-judgements that apply is a warning naming them; one that survives them fails, whole. A robustness scenario (a
-stream shape no real recording shows) makes every finding of it a warning; so is a rule problem no evidence
-settles for the model (``warnings`` of the captured request).
+an error or its code lost), when the request breaks a rule whose evidence covers the model
+(harness.endpoint.rules.scope), when it sends other content than the stream and the turn gave (a call, an
+argument, a tool's result changed, added or lost), or when the library's streamed and non-streamed results differ.
+It is a warning when it rests on a judgement: each ``Judgement`` says what a library is held to, why that is a
+judgement and not a fact about Bedrock, why the application cannot observe the difference or does not need it
+(``application``), and how to compare without it (``step``, a counterfactual applied to both sides). A diff that
+disappears under the judgements that apply is a warning naming them; one that survives them fails, whole, but a
+request that still holds the same content in another form than the golden's (an array's items as text blocks,
+results in another order) is a warning: no rule and no evidence supports the golden's form. A ``declared``
+judgement excuses a difference only where the adapter cites its library's own type that cannot hold what the
+judgement asks (``vocabulary``: judgement id -> the declaration); without one, the failure says so. A robustness
+scenario (a stream shape no real recording shows) makes every finding of it a warning but what is never one: a law of
+the adapter contract (``CONTRACT_LAWS``: a required field missing from the stream passed on as a value), a value
+handed over in another type than the library declares (``TYPES``), and a request a rule with evidence rejects. A rule
+problem no evidence settles for the model (``warnings`` of the captured request) is a warning.
 
 ``JUDGEMENTS`` is the registry: ``everywhere`` ones apply to every scenario, the others where a scenario names
 them (``judgements:`` in its file). ``evidence`` lists them all beside the claims.
@@ -22,10 +30,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from harness.judge.assembly import check_assembly
 from harness.judge.compare import Diff, diff_request
-from harness.judge.normalize_request import normalize_request, wrapped_values
+from harness.judge.laws import CONTRACT_LAWS
+from harness.judge.normalize_request import conversation_content, normalize_request, wrapped_values
 from harness.judge.parity import check_parity
 
-__all__ = ["JUDGEMENTS", "Context", "Judgement", "Warned", "applicable", "grade_turn"]
+__all__ = ["DECLARED", "JUDGEMENTS", "Context", "Judgement", "Warned", "applicable", "grade_turn", "vocabulary_of"]
 
 
 @dataclass(frozen=True)
@@ -51,9 +60,12 @@ class Judgement:
     step: Callable | None = None  # the comparison without it (see the module docstring)
     laws: tuple[str, ...] = ()
     everywhere: bool = True
+    application: str = ""  # why the application cannot observe the difference, or does not need what it loses
+    declared: bool = False  # excuses only where the adapter cites its library's declaration (Context.vocabulary)
 
-    def cite(self) -> str:
-        return f"judgement {self.id}: {self.says} ({self.reason})"
+    def cite(self, declaration: str = "") -> str:
+        cited = f"; the library declares {declaration}" if declaration else ""
+        return f"judgement {self.id}: {self.says} ({self.reason}{cited})"
 
 
 @dataclass
@@ -71,6 +83,7 @@ class Context:
     family_verdicts: Mapping[str, str] = field(default_factory=dict)  # rule id -> reject/accept/warn for the model
     declared: Mapping[str, str] = field(default_factory=dict)  # the adapter's documented native differences
     requests: tuple = (None, None)  # the streamed call's request and its non-streamed twin's
+    vocabulary: Mapping[str, str] = field(default_factory=dict)  # judgement id -> the library's declaration cited
 
 
 def _key(value: Any) -> str:
@@ -88,15 +101,15 @@ def _guardrail_as_content_filter(expected: list, actual: list, ctx: Context) -> 
 
 
 def _error_vocabulary(expected: list, actual: list, ctx: Context) -> tuple[list, list]:
+    """An error whose own text names the code Bedrock sent compares as carrying that code."""
+    said = " ".join(str(c.get("message")) for c in ctx.chunks if c.get("type") == "error").lower()
     codes = iter([i for i in expected if i.get("type") == "error"])
-    return expected, [{**i, **{k: v for k, v in next(codes, i).items() if k != "type"}}
-                      if i.get("type") == "error" else i for i in actual]
 
-
-def _incomplete_not_raised(expected: list, actual: list, ctx: Context) -> tuple[list, list]:
-    if any(i.get("type") == "error" for i in actual):
-        return expected, actual
-    return [i for i in expected if not (i.get("type") == "error" and i.get("code") == "adapter_error")], actual
+    def kept(item: dict) -> dict:
+        wanted = next(codes, None)
+        code = wanted.get("code") if wanted else None
+        return {**item, "code": code} if isinstance(code, str) and code.lower() in said else item
+    return expected, [kept(i) if i.get("type") == "error" else i for i in actual]
 
 
 def _zero_usage(expected: list, actual: list, ctx: Context) -> tuple[list, list]:
@@ -335,57 +348,93 @@ def _cut_call_streamed_only(chunks: list, ctx: Context) -> list:
 
 JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
     Judgement("guardrail-as-content-filter", "guardrail_intervened is reported apart from content_filtered",
-              "the stream says guardrail_intervened; folding both into one filter reason is the OpenAI vocabulary's "
-              "convention, a design choice that loses no content", "chunks", _guardrail_as_content_filter),
-    Judgement("error-vocabulary", "an error keeps Bedrock's code (throttlingException, modelStreamErrorException)",
-              "the error is surfaced; which exception class or code a library raises is its own vocabulary",
-              "chunks", _error_vocabulary),
-    Judgement("incomplete-stream-raises", "a stream that ends without messageStop is reported as an error",
-              "nothing in Bedrock's contract says how a client reports a cut stream; a library that ends quietly but "
-              "invents nothing (no stop reason, no complete call) contradicts no evidence", "chunks",
-              _incomplete_not_raised),
+              "the stream says guardrail_intervened; a library whose stop-reason type has one filter reason for both "
+              "cannot say it", "chunks", _guardrail_as_content_filter, declared=True,
+              application="where the library's own type has a single filter reason, no application of it can tell a "
+                          "guardrail from the model's filter whatever the library does; where the type tells them "
+                          "apart, the application is told the wrong one, so it fails"),
+    Judgement("error-vocabulary", "an error keeps Bedrock's code (throttlingException, modelStreamErrorException) as "
+              "its code", "the error is surfaced, and its text names Bedrock's code; which field carries it is the "
+              "library's own vocabulary", "chunks", _error_vocabulary,
+              application="the application reads the code in the error's text and can still tell throttling from "
+                          "a model error to decide whether to retry; an error that names no code at all fails"),
     Judgement("zero-usage-is-none", "usage is reported only when Bedrock sent it",
               "a usage of all zeros where the stream sent none is how some libraries' types say 'no usage'",
-              "chunks", _zero_usage),
+              "chunks", _zero_usage,
+              application="a count of zero tokens and no count bill and budget the same nothing"),
     Judgement("retry-throttled-request", "a request throttled before the stream (HTTP 429) is retried",
               "the 429 is real (R-429); whether a library retries it by default is a design choice (the AWS SDKs do)",
-              "chunks", _throttled_not_retried, everywhere=False),
+              "chunks", _throttled_not_retried, everywhere=False,
+              application="the application is given the throttling error itself, code and text, and can retry"),
     Judgement("unsigned-reasoning-sent-back", "unsigned reasoning goes back as a reasoningText block before the call",
               "no evidence shows Bedrock rejecting a follow-up that omits unsigned reasoning or sends it as text (a "
-              "Kimi follow-up with <think> text was accepted, R-kimi-rt)", "request", _unsigned_reasoning_optional),
+              "Kimi follow-up with <think> text was accepted, R-kimi-rt)", "request", _unsigned_reasoning_optional,
+              application="the application holds the reasoning as streamed; only what the model re-reads of its own "
+                          "unsigned thoughts changes, which no evidence shows it needs"),
     Judgement("no-placeholder-text", "blank text blocks are left out, not replaced by placeholder punctuation",
               "a placeholder avoids Bedrock's blank-text rejection and leaves the model's words as they were",
-              "request", _placeholder_text),
+              "request", _placeholder_text,
+              application="the application's messages are unchanged; the model reads a punctuation mark where it "
+                          "wrote nothing"),
     Judgement("schema-unchanged", "a tool's input schema goes to Bedrock as the application wrote it",
               "descriptions a library adds to schema properties change no type or constraint; no evidence shows a "
-              "model answering worse for them", "request", _schema_rewritten),
+              "model answering worse for them", "request", _schema_rewritten,
+              application="every argument the application's tool accepts is still asked for in the same type"),
     Judgement("status-where-unknown", "toolResult.status is sent only to families known to accept it",
               "no source says whether this model family accepts or rejects toolResult.status (rule 29)", "request",
-              _status_where_unknown),
+              _status_where_unknown,
+              application="the request went through; whether the family would refuse the flag is unknown"),
     Judgement("error-status-kept", "a failed tool result goes back with toolResult status error",
               "Bedrock accepts a failed result without its status, and the error text still reaches the model; only "
-              "the flag is dropped, information Bedrock does not need", "request", _error_status_dropped),
+              "the flag is dropped, information Bedrock does not need", "request", _error_status_dropped,
+              application="the model still reads the tool's error text, which says it failed"),
     Judgement("error-text-unwrapped", "a failed result's text goes back as the tool wrote it",
               "a library that cannot send toolResult.status may wrap the error text in {\"error\": ...} to say "
-              "the call failed; the whole text still reaches the model", "request", _error_wrapped),
+              "the call failed; the whole text still reaches the model", "request", _error_wrapped,
+              application="the model reads the tool's whole error text, marked as an error"),
     Judgement("object-result-as-json", "a tool result that is a JSON object goes as a json block",
               "Bedrock accepts an object as json or as its JSON text (only a non-object json is rejected, rule 26); "
-              "the model is given the same value either way", "request", _object_as_text),
+              "the model is given the same value either way", "request", _object_as_text,
+              application="the tool's value reaches the model whole, in one of the two forms Bedrock takes"),
     Judgement("arguments-as-object", "a call's arguments are held as a JSON object",
-              "a library may keep arguments as JSON text (the OpenAI format does); Bedrock needs an object only in "
-              "what is sent back, which the follow-up request shows; a cut-off call kept as its partial text is not "
-              "presented as complete", "assembled", _arguments_as_text),
+              "a library whose own type holds arguments as JSON text (the OpenAI format's function.arguments) hands "
+              "them over as that text; Bedrock needs an object only in what is sent back, which the follow-up "
+              "request shows; a cut-off call kept as its partial text is not presented as complete", "assembled",
+              _arguments_as_text, declared=True,
+              application="an application of a library that declares the text form parses the arguments as its "
+                          "type tells it to; where the type says object, text is a value of the wrong type and fails"),
     Judgement("no-empty-text-block", "a library's streamed and non-streamed messages hold the same blocks, empty "
               "text ones included", "an empty text block held on one path only carries no content; sent back, it "
-              "meets Bedrock's blank-text rule, which the request shows", "parity", _empty_text_blocks),
+              "meets Bedrock's blank-text rule, which the request shows", "parity", _empty_text_blocks,
+              application="an empty text block holds nothing for the application to read"),
     Judgement("cut-call-on-both-paths", "a call cut off by max_tokens is held alike by the streamed and non-streamed "
               "messages", "the non-streamed twin is the endpoint's Converse reply, which holds no partial toolUse (no "
               "recording shows what Converse returns for a call cut by max_tokens); a streamed message that keeps the "
-              "call as its unparsed partial text presents nothing as complete", "parity", _cut_call_streamed_only),
+              "call as its unparsed partial text presents nothing as complete", "parity", _cut_call_streamed_only,
+              application="the application is given no complete call on either path, and the stop reason max_tokens "
+                          "on both"),
     Judgement("finish-reason-on-end-turn", "OpenAI chunks finish with tool_calls when a call was made, even after "
               "end_turn", "the stream's own stop reason is end_turn, which finish_reason stop mirrors faithfully",
-              "laws", laws=("openai_finish_reason",), everywhere=False),
+              "laws", laws=("openai_finish_reason",), everywhere=False,
+              application="the tool calls themselves are in the chunks; only the finish reason says end_turn as "
+                          "Bedrock did"),
 )}
+
+
+DECLARED = tuple(j.id for j in JUDGEMENTS.values() if j.declared)  # what an adapter's ``vocabulary`` may cite
+
+
+def vocabulary_of(adapter: Any) -> dict[str, str]:
+    """An adapter's ``vocabulary`` (declared judgement id -> its library's declaration that cannot hold what the
+    judgement asks), or none; a key that is no declared judgement raises ValueError naming the known ones."""
+    value = getattr(adapter, "vocabulary", None)
+    if not isinstance(value, Mapping):
+        return {}
+    unknown = sorted(str(k) for k in value if k not in DECLARED)
+    if unknown:
+        raise ValueError(f"adapter vocabulary cites {unknown[0]!r}, which is no declared judgement (known: "
+                         f"{', '.join(DECLARED)})")
+    return {str(k): str(v) for k, v in value.items()}
 
 
 def applicable(named: Sequence[str]) -> tuple[Judgement, ...]:
@@ -434,30 +483,94 @@ def _vanishes(diff: Diff, ctx: Context) -> list[Judgement] | None:
     return None
 
 
-def _because(judgements: Sequence[Judgement]) -> str:
-    return "; ".join(j.cite() for j in judgements)
+def _because(judgements: Sequence[Judgement], ctx: Context) -> str:
+    return "; ".join(j.cite(ctx.vocabulary.get(j.id, "")) for j in judgements)
+
+
+def _cited(ctx: Context) -> Context:
+    """``ctx`` without the declared judgements the adapter cites no declaration of its library for."""
+    return replace(ctx, judgements=tuple(j for j in ctx.judgements if not j.declared or j.id in ctx.vocabulary))
+
+
+FORM_ONLY = ("the request holds the golden's content in another form (no rule with evidence for the model's family "
+             "rejects it, and neither the stream nor the turn says which form Bedrock is sent)")
+
+
+def _steps_changed(ctx: Context, without: Judgement | None = None) -> tuple[dict, dict]:
+    """The golden's request and the one sent, normalized, after the request steps (all but ``without``)."""
+    kept = replace(ctx, judgements=tuple(j for j in ctx.judgements if j is not without))
+    left, right, _ = _counterfactual("request", kept, ctx.expected_request, ctx.actual_request)
+    return left, wrapped_values(left, normalize_request(right))
+
+
+def _form_only(diff: Diff, ctx: Context) -> str | None:
+    """Why a request diff that survives the judgements is a warning: the content is the golden's, in another form
+    (an array's items as text blocks, results in another order); None when the content differs."""
+    if diff.subject != "request" or ctx.expected_request is None or not isinstance(ctx.actual_request, dict):
+        return None
+    left, right = _steps_changed(ctx)
+    if _key(conversation_content(left)) != _key(conversation_content(right)):
+        return None
+    remaining = diff_request(left, right)
+    count = len(remaining.changes) if remaining else 0
+    used = [j for j in ctx.judgements if j.subject == "request" and j.step is not None
+            and len((diff_request(*_steps_changed(ctx, j)) or Diff("request", ())).changes) > count]
+    return "; ".join([FORM_ONLY] + ([_because(used, ctx)] if used else []))
+
+
+def _uncited(diff: Diff, ctx: Context) -> Diff:
+    """``diff`` with a line naming the declared judgements that would excuse it had the adapter cited its library's
+    declaration for them."""
+    missing = tuple(j for j in ctx.judgements if j.declared and j.id not in ctx.vocabulary)
+    used = _survives(diff, ctx) if missing else None
+    named = [j.id for j in used or () if j in missing]
+    if not named:
+        return diff
+    where = " ".join(p for p in (diff.scenario, "" if diff.turn is None else f"turn {diff.turn}") if p)
+    line = (f"{where} " if where else "") + (
+        f"not excused by judgement {', '.join(named)}: it applies only where the adapter cites its library's own "
+        "type that cannot hold it (vocabulary), and none is cited, so the stream is the evidence")
+    return replace(diff, changes=diff.changes + (line,))
+
+
+def _contract(law: str) -> bool:
+    return law.split(":", 1)[0] in CONTRACT_LAWS
+
+
+TYPES = ("arguments-as-object",)  # a value handed over in another type than the library declares: never a warning
+
+
+def _mistyped(diff: Diff, ctx: Context) -> bool:
+    """Whether ``diff`` is only a value handed over in another type, which the adapter cites no library type for."""
+    judgements = tuple(j for j in ctx.judgements if j.id in TYPES and j.id not in ctx.vocabulary)
+    return bool(judgements) and _survives(diff, replace(ctx, judgements=judgements)) is not None
 
 
 def grade_turn(result: Any, ctx: Context, rule_warnings: Sequence[str] = ()) -> Any:
     """``result`` (a TurnResult) with every finding that rests on a judgement (or on no evidence) moved to its
     warnings."""
     warned = [Warned(w, "no evidence shows Bedrock rejecting this for the model's family") for w in rule_warnings]
-    if ctx.robustness:
+    if ctx.robustness:  # the stream is no evidence, but a contract law, a type and a rule with evidence still are
         why = f"robustness: {ctx.robustness}"
-        warned += [Warned(d.render(), why) for d in result.diffs] + [Warned(f, why) for f in result.laws]
-        warned += [Warned(p, why) for p in result.request_problems]
-        return replace(result, diffs=(), laws=(), request_problems=(), warnings=result.warnings + tuple(warned))
-    diffs = []
+        typed = [d for d in result.diffs if _mistyped(d, ctx)]
+        warned += [Warned(d.render(), why) for d in result.diffs if d not in typed]
+        warned += [Warned(f, why) for f in result.laws if not _contract(f)]
+        return replace(result, diffs=tuple(_uncited(d, ctx) for d in typed),
+                       laws=tuple(law for law in result.laws if _contract(law)), warnings=result.warnings + tuple(warned))
+    cited, diffs = _cited(ctx), []
     for diff in result.diffs:
-        used = _survives(diff, ctx)
-        if used is None:
-            diffs.append(diff)
+        used = _survives(diff, cited)
+        form = _form_only(diff, cited) if used is None else None
+        if used is not None:
+            warned.append(Warned(diff.render(), _because(used, ctx)))
+        elif form is not None:
+            warned.append(Warned(diff.render(), form))
         else:
-            warned.append(Warned(diff.render(), _because(used)))
+            diffs.append(_uncited(diff, ctx))
     laws = []
     for law in result.laws:
-        covering = [j for j in ctx.judgements if any(law.startswith(f"{name}:") for name in j.laws)]
-        (warned.append(Warned(law, _because(covering))) if covering else laws.append(law))
+        covering = [j for j in cited.judgements if any(law.startswith(f"{name}:") for name in j.laws)]
+        (warned.append(Warned(law, _because(covering, ctx))) if covering else laws.append(law))
     if not any(d.subject != "adapter error" for d in diffs) and not laws and not result.request_problems:
         warned += [Warned(d.render(), "context of the findings above") for d in diffs]
         diffs = []

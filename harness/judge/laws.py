@@ -3,7 +3,10 @@
 Each law is ``(chunks, capabilities) -> violation messages`` naming the chunk index (DESIGN.md, Normalized
 chunks: tool-call deltas arrive before the stream ends, text arrives incrementally, nothing follows an error,
 ids never change or go empty, a broken stream never presents partial JSON as a complete call), plus the OpenAI
-streaming laws on an OpenAI-format adapter's native chunks (harness.judge.openai_laws).
+streaming laws on an OpenAI-format adapter's native chunks (harness.judge.openai_laws). ``CONTRACT_LAWS`` are the
+laws of the adapter contract itself: a field Bedrock must send (a call's toolUseId, its name) that the stream left
+out is reported, never passed on as a value ("" or null); they fail wherever they are broken, robustness scenarios
+included (harness.judge.grade).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from harness.judge.normalize import ALL, CONTENT, UNPARSED, call_keys, parse_input
 from harness.judge.openai_laws import openai_laws
 
-__all__ = ["LAWS", "count_text_deltas", "incremental_text", "laws"]
+__all__ = ["CONTRACT_LAWS", "LAWS", "count_text_deltas", "incremental_text", "laws"]
 
 
 def _label(index: int, chunk: Mapping) -> str:
@@ -39,7 +42,7 @@ def nothing_after_error(chunks: Sequence[Mapping], capabilities: frozenset[str])
 
 
 def tool_call_ids_present(chunks: Sequence[Mapping], capabilities: frozenset[str]) -> list[str]:
-    """Every tool_call chunk names its call: a non-empty id, or an index standing in for it (once per call)."""
+    """Every call has a non-empty id (an index stands in for it on later deltas), unless the stream ends in an error."""
     problems, seen = [], set()
     for i, chunk in enumerate(chunks):
         if chunk.get("type") != "tool_call" or (chunk.get("id"), chunk.get("index")) in seen:
@@ -50,7 +53,35 @@ def tool_call_ids_present(chunks: Sequence[Mapping], capabilities: frozenset[str
         elif chunk.get("id") is None and chunk.get("index") is None:
             problems.append(f"tool_call_ids_present: {_label(i, chunk)} has neither an id nor an index")
         seen.add((chunk.get("id"), chunk.get("index")))
-    return problems
+    return problems + [f"tool_call_ids_present: {_label(i, chunks[i])} passes a call on without an id (a missing "
+                       "toolUseId must be reported, not passed on as null)"
+                       for i in _calls_without(chunks, "id")
+                       if chunks[i].get("id") is None and chunks[i].get("index") is not None]
+
+
+def tool_call_names_present(chunks: Sequence[Mapping], capabilities: frozenset[str]) -> list[str]:
+    """Every call the stream passes on has a name, unless the stream ends in an error (the adapter reported it)."""
+    return [f"tool_call_names_present: {_label(i, chunks[i])} passes a call on without a name (a missing tool name "
+            f"must be reported, not passed on as {chunks[i].get('name')!r})" for i in _calls_without(chunks, "name")]
+
+
+def _calls_without(chunks: Sequence[Mapping], member: str) -> list[int]:
+    """The first chunk of each call none of whose chunks carries a non-empty ``member``, in a stream not ended by an
+    error."""
+    if _first(chunks, ("error",)) is not None:
+        return []
+    first: dict[Any, int] = {}
+    given: set[Any] = set()
+    for i, (chunk, key) in enumerate(zip(chunks, call_keys(chunks))):
+        if chunk.get("type") == "tool_call":
+            first.setdefault(_hashable(key), i)
+            if chunk.get(member) not in (None, ""):
+                given.add(_hashable(key))
+    return [i for key, i in first.items() if key not in given]
+
+
+def _hashable(key: Any) -> Any:
+    return key if isinstance(key, (str, int, float, tuple, type(None))) else repr(key)
 
 
 def tool_call_ids_stable(chunks: Sequence[Mapping], capabilities: frozenset[str]) -> list[str]:
@@ -99,8 +130,9 @@ def no_partial_input_as_complete(chunks: Sequence[Mapping], capabilities: frozen
     return problems
 
 
-LAWS = (content_before_stop, nothing_after_error, tool_call_ids_present, tool_call_ids_stable,
+LAWS = (content_before_stop, nothing_after_error, tool_call_ids_present, tool_call_names_present, tool_call_ids_stable,
         no_partial_input_as_complete)
+CONTRACT_LAWS = ("tool_call_ids_present", "tool_call_names_present")  # never a warning, robustness or not
 
 
 def count_text_deltas(chunks: Iterable[Mapping]) -> int:

@@ -235,10 +235,15 @@ def drop_unparsed_calls(items: list[dict], capabilities: frozenset[str]) -> list
 
 
 def error_code_class(items: list[dict], capabilities: frozenset[str]) -> list[dict]:
-    """Error messages, and error codes in the adapter's own words (Bedrock's codes must pass through)."""
-    # An adapter raising on a malformed stream and one yielding its own error chunk compare alike.
-    return [{"type": "error", "code": item.get("code") if item.get("code") in BEDROCK_ERROR_CODES else ADAPTER_ERROR}
-            if item["type"] == "error" else item for item in items]
+    """Error messages, error codes in the adapter's own words, and the spelling of Bedrock's (which pass through)."""
+    # An adapter raising on a malformed stream and one yielding its own error chunk compare alike. Bedrock's event
+    # member throttlingException, its HTTP error type and the AWS SDKs' exception ThrottlingException are one error.
+    return [{"type": "error", "code": _bedrock_code(item.get("code"))} if item["type"] == "error" else item
+            for item in items]
+
+
+def _bedrock_code(code: Any) -> str:
+    return code[:1].lower() + code[1:] if code in BEDROCK_ERROR_CODES else ADAPTER_ERROR
 
 
 COMPARISON = (drop_unparsed_calls, error_code_class)

@@ -1,7 +1,9 @@
 """The normalized Bedrock request: a Converse body reduced to what scenarios pin.
 
 Every removal of variance is a named ``body -> body`` step in ``REQUEST_STEPS`` (STYLE 4, 6): volatile or
-adapter-specific fields go, Bedrock's defaults compare as absent, blobs compare as base64.
+adapter-specific fields go, Bedrock's defaults compare as absent, blobs compare as base64. ``conversation_content``
+goes further, for grading only: what the model is given whatever its form, to tell a request that differs from the
+golden in its content from one that holds the same content in another form.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ import base64
 import json
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "normalize_request",
-           "tool_result_values", "wrapped_values"]
+__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "conversation_content",
+           "normalize_request", "tool_result_values", "wrapped_values"]
 
 
 def _b64(data: bytes) -> str:
@@ -233,3 +235,61 @@ def normalize_request(body: Mapping, pinned: Iterable[str] = ()) -> dict:
     for step in REQUEST_STEPS:
         result = step(result) if step not in skipped else result
     return result
+
+
+def conversation_content(body: Any) -> Any:
+    """What a normalized request gives the model, whatever its form: every member but the messages as it is, and
+    the conversation as turns (consecutive messages of one role are one turn), each its text joined, its other
+    blocks in order and its tool results sorted by id, a result as the values its parts hold (JSON text as its
+    value; a part holding an array of scalars as its items)."""
+    if not isinstance(body, dict):
+        return body
+    messages = body.get("messages")
+    turns: list[list] = []
+    for message in messages if isinstance(messages, list) else [] if messages is None else [messages]:
+        if not (isinstance(message, dict) and isinstance(message.get("content"), list)):
+            turns.append([None, message])
+        elif turns and turns[-1][0] is not None and turns[-1][0] == message.get("role"):
+            turns[-1][1] = turns[-1][1] + message["content"]
+        else:
+            turns.append([message.get("role"), list(message["content"])])
+    return {"members": {k: v for k, v in body.items() if k != "messages"},
+            "turns": [[role, _turn_content(blocks) if role is not None else blocks] for role, blocks in turns]}
+
+
+def _turn_content(blocks: list) -> dict:
+    texts, results, others = [], [], []
+    for block in blocks:
+        kind = list(block) if isinstance(block, dict) else None
+        if kind == ["text"] and isinstance(block["text"], str):
+            texts.append(block["text"])
+        elif kind == ["toolResult"] and isinstance(block["toolResult"], dict):
+            results.append({**{k: v for k, v in block["toolResult"].items() if k != "content"},
+                            "values": _values(block["toolResult"].get("content"))})
+        else:
+            others.append(block)
+    results.sort(key=lambda result: json.dumps(result, sort_keys=True, default=repr))
+    return {"text": "".join(texts), "blocks": others, "results": results}
+
+
+def _values(content: Any) -> Any:
+    """A tool result's content as the values it holds: a text part as the JSON it holds (else its text), a json part
+    as its value, any other part as it is; a part holding an array of scalars as its items (each its own part)."""
+    if not isinstance(content, list):
+        return content
+    values = []
+    for value in map(_part_value, content):
+        scalars = isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value)
+        values += value if scalars else [value]
+    return values
+
+
+def _part_value(part: Any) -> Any:
+    if isinstance(part, dict) and list(part) == ["json"]:
+        return part["json"]
+    if isinstance(part, dict) and list(part) == ["text"] and isinstance(part["text"], str):
+        try:
+            return json.loads(part["text"])
+        except ValueError:
+            return part["text"]
+    return part

@@ -10,7 +10,10 @@ generated ids or timestamps). A declaration ``"<pattern> as <equivalence>"`` dec
 same thing in two forms there, so any other difference still shows: ``json-text`` (JSON text and the value it
 parses to; "" and {}) and ``lone-text`` (a string and a list holding one text block with that text). Strings of
 JSON compare by their value anywhere (arguments written with other separators are the same arguments). The
-requests of both calls are compared as the golden request is.
+requests of both calls are compared as the golden request is. A native chunk may also carry ``sent``: the message as
+the library's own request formatter writes it to send it back; where both paths carry one and they agree, a
+difference between ``""`` and an absent or null value is no finding (the application reads no value either way, and
+Bedrock is sent the same bytes), only a note (``empty_alike``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from harness.judge.compare import Diff, compile_pattern, diff_pair, same_json
 from harness.judge.normalize_request import normalize_request
 from harness.judge.protocol import NATIVE_PATHS
 
-__all__ = ["EQUIVALENCES", "SIDES", "check_parity", "declared_paths", "natives"]
+__all__ = ["EMPTY_ALIKE", "EQUIVALENCES", "SIDES", "check_parity", "declared_paths", "empty_alike", "natives"]
 
 SIDES = ("streamed", "non-streamed")
 ADAPTER_EXCEPTION = "adapter_exception"  # harness.suite.runner's code for an exception the adapter raised
@@ -62,11 +65,44 @@ def _outcomes(stream: Mapping, converse: Mapping, where: str, declared: Mapping[
     if unknown:
         return [f"{_at(where)}parity: native_differences declares {unknown[0]!r}, an unknown equivalence (known: "
                 f"{', '.join(EQUIVALENCES)})"]
+    return _messages(stream, converse, where, declared)[0]
+
+
+def _messages(stream: Mapping, converse: Mapping, where: str, declared: Mapping[str, str]) -> tuple[list, list]:
+    """(the differences of the two messages, those of them the library sends alike: '' against absent or null)."""
     forms = [(compile_pattern(key.split(" as ")[0]), EQUIVALENCES[key.split(" as ")[1]]) for key in declared
-             if " as " in key]
+             if " as " in key and key.split(" as ", 1)[1] in EQUIVALENCES]
     ignored = tuple(key for key in declared if " as " not in key)
     left, right = (_json_texts(_alike(m, forms)) for m in (stream["message"], converse["message"]))
-    return diff_pair(left, right, SIDES, f"{_at(where)}native", ignored)
+    lines = diff_pair(left, right, SIDES, f"{_at(where)}native", ignored)
+    sent = [chunk.get("sent") for chunk in (stream, converse)]
+    if not lines or "sent" not in stream or "sent" not in converse or not same_json(*sent):
+        return lines, []
+    if diff_pair(_without_empty(left), _without_empty(right), SIDES, "", ignored):
+        return lines, []
+    return [], lines
+
+
+EMPTY_ALIKE = "parity: '' on one path, absent or null on the other, and the library sends both alike"
+
+
+def empty_alike(chunks: Sequence[Mapping], declared: Mapping[str, str] = {}, *, scenario: str = "",
+                turn: int | None = None) -> list[str]:
+    """The parity differences that are no finding: '' against absent or null where both paths' ``sent`` agree."""
+    where = " ".join(p for p in (scenario, "" if turn is None else f"turn {turn}") if p)
+    found = natives(chunks)
+    if any(path not in found or "message" not in found[path] for path in NATIVE_PATHS):
+        return []
+    return [f"{EMPTY_ALIKE}: {line}" for line in _messages(found["stream"], found["converse"], where, declared)[1]]
+
+
+def _without_empty(value: Any) -> Any:
+    """``value`` without the members holding "" or null, at any depth (list items are kept)."""
+    if isinstance(value, dict):
+        return {k: _without_empty(v) for k, v in value.items() if v not in ("", None)}
+    if isinstance(value, list):
+        return [_without_empty(v) for v in value]
+    return value
 
 
 def _json_value(value: Any) -> Any:

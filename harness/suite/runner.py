@@ -29,8 +29,8 @@ from harness.suite import golden
 from harness.judge.assembly import check_assembly
 from harness.suite.contract import chunk_problem, schema
 from harness.endpoint.rules import scope
-from harness.judge.grade import Context, applicable, grade_turn
-from harness.judge.parity import check_parity, declared_paths, natives
+from harness.judge.grade import Context, applicable, grade_turn, vocabulary_of
+from harness.judge.parity import check_parity, declared_paths, empty_alike, natives
 from harness.judge.protocol import NON_STREAMING, OWN_HISTORY, AdapterFailure
 from harness.endpoint.emulator.derive import recorded_text_deltas
 from harness.endpoint.faults import Faults
@@ -233,10 +233,11 @@ def _traceback_lines(text: Any) -> tuple[str, ...]:
 
 def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
           text_deltas: Sequence[int | Callable[[], int | None] | None] = (),
-          declared: Mapping[str, str] | None = None) -> list[TurnResult]:
+          declared: Mapping[str, str] | None = None, vocabulary: Mapping[str, str] | None = None) -> list[TurnResult]:
     """Golden diffs, assembled-message disagreements, streaming parity (``non_streaming``; ``declared``: the
     adapter's documented native differences), stream-law violations and request problems, per turn;
-    ``text_deltas``: recorded, per turn."""
+    ``text_deltas``: recorded, per turn; ``vocabulary``: the library declarations the adapter cites for declared
+    judgements."""
     actual = run.golden_turns(capabilities)  # in Bedrock's usage convention, whichever the adapter declares
     expected = golden.load_golden(scenario)
     diffs = golden.check(scenario, actual, capabilities, expected)
@@ -255,7 +256,8 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
         deltas = text_deltas[index] if index < len(text_deltas) and not _answered_error(turn) else None
         found = laws(turn["chunks"], capabilities, text_deltas=deltas)
         result = TurnResult(index, mine, tuple(found), tuple(turn["problems"]), tuple(turn.get("notes", ())) + notes)
-        context = _grading(scenario, index, turn, actual[index]["chunks"], expected, capabilities, declared or {})
+        context = _grading(scenario, index, turn, actual[index]["chunks"], expected, capabilities, declared or {},
+                           vocabulary or {})
         results.append(grade_turn(result, context, turn.get("warnings", ())))
     stray = tuple(d for d in diffs if d.turn is None or d.turn >= len(run.turns)) + _cut_short(scenario, run)
     if stray:
@@ -266,7 +268,7 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
 
 
 def _grading(scenario: Scenario, index: int, turn: dict, normalized: list[dict], expected: list[dict],
-             capabilities: frozenset[str], declared: Mapping[str, str]) -> Context:
+             capabilities: frozenset[str], declared: Mapping[str, str], vocabulary: Mapping[str, str]) -> Context:
     """What grading turn ``index`` needs: the golden's side and the run's of each comparison (``normalized``: the
     turn's chunks as the golden diff read them), the judgements."""
     want = expected[index] if index < len(expected) else None
@@ -274,7 +276,7 @@ def _grading(scenario: Scenario, index: int, turn: dict, normalized: list[dict],
     status = scope.EVIDENCE["tool-result-status"].verdict(scope.family(scenario.model_id))
     return Context(applicable(scenario.judgements), scenario.robustness, *chunks,
                    want.get("request") if want else None, turn["request"], list(turn["chunks"]), capabilities,
-                   {"tool-result-status": status}, declared, (turn["request"], turn.get("twin")))
+                   {"tool-result-status": status}, declared, (turn["request"], turn.get("twin")), vocabulary)
 
 
 BYTE_FAULTS = ("truncate_after_byte", "drop_after_byte")
@@ -295,10 +297,11 @@ def _parity(scenario: Scenario, index: int, turn: dict, capabilities: frozenset[
         return None, (PARITY_UNJUDGED,)
     found = check_parity(turn["chunks"], declared, requests=(turn["request"], turn.get("twin")),
                          scenario=scenario.id, turn=index)
+    alike = tuple(empty_alike(turn["chunks"], declared, scenario=scenario.id, turn=index))
     why = _ungraded_parity(scenario, index, turn["chunks"])
     if found is not None and why:
-        return None, tuple(f"{why}: {line}" for line in found.changes)
-    return found, ()
+        return None, alike + tuple(f"{why}: {line}" for line in found.changes)
+    return found, alike
 
 
 def _ungraded_parity(scenario: Scenario, index: int, chunks: Sequence[Mapping]) -> str:
@@ -338,6 +341,10 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
     unmet = scenario.unmet(adapter.capabilities)
     if unmet:
         return Result(scenario.id, "skip", f"adapter lacks {', '.join(sorted(unmet))}")
+    try:
+        vocabulary = vocabulary_of(adapter)
+    except ValueError as exc:  # the adapter's own declaration is broken: every scenario says so
+        return Result(scenario.id, "error", str(exc))
     path = cassette_path(root, scenario)
     if not path.is_file():
         return Result(scenario.id, "error", f"no cassette at {path}; record it with "
@@ -359,7 +366,7 @@ def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: Bed
         return Result(scenario.id, "skip", f"the recording rendered as {rendered[0].asked} loses what the "
                                            f"golden judges ({'; '.join(lost)})", duration_s=time.monotonic() - start)
     try:
-        turns = judge(scenario, run_, frozenset(adapter.capabilities), text_deltas, declared_paths(adapter))
+        turns = judge(scenario, run_, frozenset(adapter.capabilities), text_deltas, declared_paths(adapter), vocabulary)
     except golden.GoldenError as exc:  # the golden is broken, not the adapter
         return Result(scenario.id, "error", f"broken golden: {exc}", duration_s=time.monotonic() - start)
     status, reason = _ended(scenario, run_, turns)

@@ -61,16 +61,26 @@ def message_chunk(content: Iterable[dict]) -> dict:
     return {"type": "message", "message": {"role": "assistant", "content": copy.deepcopy(list(content))}}
 
 
-def native_chunk(path: str, build: Callable[[], Any], failed: BaseException | None = None) -> dict:
+def native_chunk(path: str, build: Callable[[], Any], failed: BaseException | None = None,
+                 sent: Callable[[], Any] | None = None) -> dict:
     """The closing ``native`` chunk of one call (``path``: stream or converse): ``build()``, the message its library
-    built in the library's own serialization, made JSON-safe; or the error the call raised (``failed``, or what
+    built in the library's own serialization, made JSON-safe, with ``sent()``, the message as the library's own
+    request formatter would send it back, when given and it runs; or the error the call raised (``failed``, or what
     ``build`` raised)."""
     try:
         if failed is None:
-            return {"type": "native", "path": path, "message": jsonable(build())}
+            return {"type": "native", "path": path, "message": jsonable(build()), **_sent(sent)}
     except Exception as exc:  # noqa: BLE001 - the call's failure is its outcome, compared with the other path's
         failed = exc
     return {"type": "native", "path": path, "error": f"{type(failed).__name__}: {failed}"}
+
+
+def _sent(sent: Callable[[], Any] | None) -> dict:
+    """``{"sent": ...}``, or nothing when there is no formatter to ask or it fails: parity then stays strict."""
+    try:
+        return {"sent": jsonable(sent())} if sent is not None else {}
+    except Exception:  # noqa: BLE001 - a release without the formatter says nothing of what it sends
+        return {}
 
 
 def jsonable(value: Any) -> Any:

@@ -139,6 +139,9 @@ class HaystackAdapter(Shim):
         "stop_reason", "round_trip", "errors", "streaming", OWN_HISTORY, NON_STREAMING,
     } | ({"redacted_reasoning"} if REASONING_IN_EXTRA else set()))
     native_differences = NATIVE_DIFFERENCES
+    # Read in haystack-ai (2.21.0): one filter reason, which the integration maps guardrail_intervened to.
+    vocabulary = {"guardrail-as-content-filter": "haystack.dataclasses.streaming_chunk.FinishReason = Literal['stop', "
+                                                 "'length', 'tool_calls', 'content_filter', 'tool_call_results']"}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Run one turn; the callback's chunks in order, then the run's failure (an error chunk, or re-raised), or

@@ -100,13 +100,24 @@ class LangchainAwsAdapter(Shim):
                 self.history.assembled(message)
                 yield message_chunk(native.anthropic_message(message))
         if turn.get("non_streaming"):  # streaming parity: the same history through invoke (Converse)
-            yield native_chunk("stream", lambda: native.native(_message(summed)), failed)
-            yield native_chunk("converse", lambda: native.native(runnable.invoke(sent)))
+            model = turn["model_id"]
+            yield native_chunk("stream", lambda: native.native(_message(summed)), failed,
+                               lambda: native.sent(_message(summed), model))
+            whole, error = _invoked(runnable, sent)
+            yield native_chunk("converse", lambda: native.native(whole), error, lambda: native.sent(whole, model))
 
     def _runnable(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when nothing but the messages changed (an app keeps its model between turns)."""
         key = ({k: v for k, v in turn.items() if k not in ("messages", "conversation")}, sorted(endpoint.items()))
         return self.kept(key, lambda: _runnable(turn, endpoint))
+
+
+def _invoked(runnable: Any, history: list) -> tuple[Any, BaseException | None]:
+    """(invoke's message, None), or (None, what invoke raised)."""
+    try:
+        return runnable.invoke(history), None
+    except Exception as exc:  # noqa: BLE001 - the non-streamed call's failure is its outcome
+        return None, exc
 
 
 class LangchainAwsPersistedAdapter(LangchainAwsAdapter):

@@ -13,7 +13,7 @@ import base64
 import json
 from typing import Any
 
-__all__ = ["anthropic_message", "dump", "load", "native"]
+__all__ = ["anthropic_message", "dump", "load", "native", "sent"]
 
 _REASONING = (frozenset({"text"}), frozenset({"signature"}), frozenset({"text", "signature"}),
               frozenset({"redacted_content"}))
@@ -24,6 +24,17 @@ def native(message: Any) -> dict:
     from langchain_core.messages import message_to_dict
 
     return message_to_dict(message)
+
+
+def sent(message: Any, model_id: str) -> list:
+    """The message as langchain-aws sends it back to ``model_id``: its own ``_messages_to_bedrock`` (the Converse
+    messages; releases before the model-aware one take the messages alone)."""
+    import inspect
+
+    from langchain_aws.chat_models.bedrock_converse import _messages_to_bedrock
+
+    takes_model = "model_id" in inspect.signature(_messages_to_bedrock).parameters
+    return _messages_to_bedrock([message], **({"model_id": model_id} if takes_model else {}))[0]
 
 
 def dump(messages: list) -> str:

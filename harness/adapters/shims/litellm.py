@@ -39,7 +39,7 @@ from harness.adapters.shims.litellm_format import (
 from harness.adapters.shims.litellm_offline import offline, offline_environment
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
-__all__ = ["NATIVE_DIFFERENCES", "REDACTED_NATIVE", "STOP_REASONS", "LiteLLMAdapter", "LiteLLMPersistedAdapter",
+__all__ = ["NATIVE_DIFFERENCES", "REDACTED_NATIVE", "STOP_REASONS", "VOCABULARY", "LiteLLMAdapter", "LiteLLMPersistedAdapter",
            "completion_kwargs", "error_chunk", "guarded_client", "stored"]
 
 
@@ -60,6 +60,14 @@ litellm.callbacks, litellm.success_callback, litellm.failure_callback = [], [], 
 _LITELLM_ERRORS = tuple(litellm.LITELLM_EXCEPTION_TYPES)  # every exception LiteLLM maps a provider error to
 # From 1.108.0 LiteLLM holds redacted thinking as Claude's own data string (see litellm_format.redacted_data).
 REDACTED_NATIVE = hasattr(_prompt_utils, "native_redacted_thinking_data")
+# The library's own types that cannot hold what a declared judgement asks (harness.judge.grade), read in litellm
+# (1.80.6, 1.110.2): the OpenAI format's text arguments and its finish reasons, one for any filter.
+VOCABULARY = {
+    "arguments-as-object": "litellm.types.utils.Function.arguments: str (the OpenAI format)",
+    "guardrail-as-content-filter": "the OpenAI finish_reason vocabulary (stop, length, tool_calls, content_filter, "
+                                   "function_call), which litellm's map_finish_reason maps each provider's stop reason "
+                                   "into",
+}
 # Where LiteLLM's two results differ by design (each verified in its code at 1.110.2; declared, not compared).
 NATIVE_DIFFERENCES = {
     "tool_calls[*].index": "only the non-streamed message numbers its tool calls: the Converse response's "
@@ -125,6 +133,7 @@ class LiteLLMAdapter(Shim):
     extra = "litellm"
     capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
     native_differences = NATIVE_DIFFERENCES
+    vocabulary = VOCABULARY
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn through ``litellm.completion``; a LiteLLM exception becomes the closing error chunk. When

@@ -173,6 +173,9 @@ class LlamaIndexAdapter(Shim):
         "round_trip", "errors", "streaming", OWN_HISTORY, NON_STREAMING,
     })
     native_differences = NATIVE_DIFFERENCES
+    # Read in llama-index-core (0.14.8 and 0.14.25): a ToolCallBlock may hold a call's arguments as JSON text.
+    vocabulary = {"arguments-as-object": "llama_index.core.base.llms.types.ToolCallBlock.tool_kwargs: "
+                                         "dict[str, Any] | str"}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; a botocore error (LlamaIndex passes them through) becomes the closing error chunk. When
@@ -188,10 +191,12 @@ class LlamaIndexAdapter(Shim):
             self.history.assembled(state.last.message)  # as an app appends response.message to its chat history
             yield message_chunk(anthropic_blocks(state.last.message))
         if turn.get("non_streaming"):
-            yield native_chunk("stream", lambda: _dumped(state.last), failure)
+            model = turn["model_id"]
+            yield native_chunk("stream", lambda: _dumped(state.last), failure, lambda: _sent(state.last, model))
             # One attempt: the second call checks what the first built; retrying a throttled twin adds only sleeps.
             twin = _Calls(make_llm(turn, endpoint, max_retries=1), tools, choice)
-            yield native_chunk("converse", lambda: _dumped(twin.whole(history)))
+            whole, error = twin.attempt(history)
+            yield native_chunk("converse", lambda: _dumped(whole), error, lambda: _sent(whole, model))
 
 
 class _Calls:
@@ -212,6 +217,13 @@ class _Calls:
         return self.llm.chat_with_tools(self.tools, chat_history=list(history), allow_parallel_tool_calls=True,
                                         **self.choice)
 
+    def attempt(self, history: list[ChatMessage]) -> tuple[Any, BaseException | None]:
+        """(the whole call's response, None), or (None, what it raised)."""
+        try:
+            return self.whole(history), None
+        except Exception as exc:  # noqa: BLE001 - the non-streamed call's failure is its outcome
+            return None, exc
+
 
 def _streamed(state: ChatStream, llm: BedrockConverse, responses: Callable[[], Iterator[Any]]) -> Iterator[dict]:
     """The stream's chunks; returns the botocore error it ended in (None when it completed)."""
@@ -224,6 +236,13 @@ def _streamed(state: ChatStream, llm: BedrockConverse, responses: Callable[[], I
         return exc
     yield from state.close(llm)
     return None
+
+
+def _sent(response: Any, model_id: str) -> Any:
+    """A ChatResponse's message as LlamaIndex sends it back to ``model_id``: its own messages_to_converse_messages."""
+    from llama_index.llms.bedrock_converse.utils import messages_to_converse_messages
+
+    return messages_to_converse_messages([response.message], model=model_id)[0]
 
 
 def _dumped(response: Any) -> Any:

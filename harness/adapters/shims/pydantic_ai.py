@@ -52,6 +52,7 @@ class PydanticAiAdapter(Shim):
     extra = "pydantic-ai"
     capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
     native_differences = native.DIFFERENCES
+    vocabulary = native.VOCABULARY
 
     def __init__(self) -> None:
         super().__init__()

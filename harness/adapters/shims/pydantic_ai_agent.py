@@ -39,6 +39,7 @@ class PydanticAiAgentAdapter(AgentShim):
     distribution = model_shim.DISTRIBUTION
     extra = "pydantic-ai"
     capabilities = AgentShim.capabilities | {USAGE_INCLUDES_CACHE}
+    vocabulary = pydantic_ai_native.VOCABULARY
 
     def __init__(self) -> None:
         super().__init__()

@@ -15,11 +15,14 @@ from typing import Any
 
 from harness.adapters.shims.common import jsonable
 
-__all__ = ["DIFFERENCES", "REDACTED", "anthropic_parts", "dump", "load", "native"]
+__all__ = ["DIFFERENCES", "VOCABULARY", "REDACTED", "anthropic_parts", "dump", "load", "native"]
 
 REDACTED = ("redacted_content", "redacted_thinking")  # ThinkingPart.id of redacted reasoning (signature: the blob)
 # Where the ModelResponse from the stream and the one from the non-streamed request legitimately differ, from
 # pydantic-ai's documentation and code (listed in certification/pydantic-ai.md).
+# The library's own types that cannot hold what a declared judgement asks (harness.judge.grade), read in
+# pydantic-ai-slim (ToolCallPart since 0.0.x; its BaseToolCallPart in 2.x).
+VOCABULARY = {"arguments-as-object": "pydantic_ai.messages.ToolCallPart.args: str | dict[str, Any] | None"}
 DIFFERENCES = {
     "timestamp": "ModelResponse.timestamp: 'the timestamp when the response was received locally', one per call",
     "parts[*].timestamp": "NativeToolReturnPart.timestamp: when pydantic-ai built the part, one per call",
