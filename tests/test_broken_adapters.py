@@ -106,8 +106,8 @@ ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-c
                   "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
 
 
-NOT_EXCUSED = ("not excused by judgement arguments-as-object: it applies only where the adapter cites its library's own "
-               "type that cannot hold it")
+NOT_EXCUSED = ("not excused by judgement arguments-as-object: it applies only where the adapter cites its library's "
+               "own type that cannot hold it")
 
 
 def input_as_string(sid: str) -> Catch:
@@ -263,10 +263,10 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "faults/truncated-stream": error_swallowed("adapter_error"),
     },
     "cut_stream_as_complete": {
-        "faults/truncated-stream": Catch(0, ('turn 0 actual chunk 1 (stop): unexpected; expected nothing / actual stop '
-                                             '{"reason": "end_turn"}',
-                                             'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}'),
-                                         r'\(stop\): unexpected; expected nothing / actual stop \{"reason": "end_turn"\}'),
+        "faults/truncated-stream": Catch(
+            0, ('turn 0 actual chunk 1 (stop): unexpected; expected nothing / actual stop {"reason": "end_turn"}',
+                'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}'),
+            r'\(stop\): unexpected; expected nothing / actual stop \{"reason": "end_turn"\}'),
     },
     "generic_error_code": {  # Bedrock's text survives, its code does not: throttling and a model error look alike
         sid: Catch(0, (f"turn 0 chunk 1 (error): expected code '{code}' / actual 'adapter_error'",

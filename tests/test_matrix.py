@@ -1,7 +1,8 @@
 """matrix and bisect over tiny releases of a fake adapter package, built into a temporary find-links folder.
 
 The releases: 0.9 cannot be imported, 1.0 is good, 1.1 drops all but the last of parallel tool calls (the bug),
-1.2 still has it, 1.3 fixes it. Nothing reaches a package index (--no-index --find-links).
+1.2 still fails but keeps the first call instead (another finding, the same verdict), 1.3 fixes it. Nothing reaches
+a package index (--no-index --find-links).
 """
 
 import json
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 
 from harness.cli import main
 from harness.studies import matrix
-from harness.suite.results import Result
+from harness.suite.results import Result, TurnResult
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = '''"""A fake adapter library, release {version}."""
@@ -21,6 +22,7 @@ SOURCE = '''"""A fake adapter library, release {version}."""
 from harness.converse import ConverseAdapter
 
 BUGGY = {buggy}
+KEEP = {keep}  # the one call a buggy release keeps
 
 
 class Adapter(ConverseAdapter):
@@ -31,18 +33,19 @@ class Adapter(ConverseAdapter):
         chunks = list(super().stream(turn, endpoint))
         ids = [c["id"] for c in chunks if c.get("type") == "tool_call"]
         if BUGGY:  # the bug: parallel calls tracked in one "last started" slot
-            chunks = [c for c in chunks if c.get("type") != "tool_call" or c["id"] == ids[-1]]
+            chunks = [c for c in chunks if c.get("type") != "tool_call" or c["id"] == ids[KEEP]]
         yield from chunks
 '''
 RELEASES = {"0.9": ("import fakebedrock_missing_dependency", False), "1.0": ("", False), "1.1": ("", True),
             "1.2": ("", True), "1.3": ("", False)}
+KEPT = {"1.2": 0}  # the index of the call a buggy release keeps (default -1: the last)
 PICKED = ["--scenario", "core/parallel-calls", "--scenario", "core/single-call"]
 
 
 def build_wheel(folder: Path, version: str, imports: str, buggy: bool, *, buggy_source: str = "",
                 requires: tuple[str, ...] = ()) -> None:
     """A release of ``fakebedrock``: BUGGY as given, or (``buggy_source``) read from another package."""
-    source = SOURCE.format(version=version, imports=imports, buggy=buggy_source or buggy)
+    source = SOURCE.format(version=version, imports=imports, buggy=buggy_source or buggy, keep=KEPT.get(version, -1))
     wheel(folder, "fakebedrock", version, source, requires)
 
 
@@ -117,6 +120,33 @@ def test_bisect_finds_the_first_release_where_the_verdict_changes(index, good, b
     assert any("tool_call" in line for line in columns), "the failing side shows its diff"
 
 
+# Of core/parallel-calls' three calls (chunks 1-3), 1.1 keeps the last and 1.2 the first.
+LAST_KEPT, FIRST_KEPT = ("turn 0 chunk 1 (tool_call): missing; expected tool_call",
+                         "turn 0 chunk 3 (tool_call): missing; expected tool_call")
+
+
+@pytest.mark.parametrize("good, bad, finding, goes", [("1.1", "1.2", LAST_KEPT, True),
+                                                     ("1.0", "1.2", FIRST_KEPT, False)])
+def test_bisect_on_a_finding_finds_where_it_appears_or_goes_though_the_verdict_stays(index, good, bad, finding, goes):
+    verdict = invoke(index, "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--good", "1.1", "--bad", "1.2")
+    assert verdict.exit_code == 2 and "is fail at both 1.1 and 1.2: nothing to bisect" in verdict.output
+    done = invoke(index, "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--good", good, "--bad", bad,
+                  "--finding", finding)
+    assert done.exit_code == 0, done.output
+    head, *columns = done.stdout.splitlines()
+    shown, absent = f"shows {finding!r}", f"does not show {finding!r}"
+    before, after, last = (shown, absent, "1.1") if goes else (absent, shown, "1.1")
+    assert head.startswith(f"core/parallel-calls: {before} at {last}, {after} at 1.2: the first release from "
+                           f"{good} towards {bad} where the finding {'goes' if goes else 'appears'} is 1.2 (probed ")
+    assert columns[0].startswith("1.1: fail") and columns[0].endswith("| 1.2: fail")
+
+
+def test_bisect_on_a_finding_neither_end_shows_is_a_usage_error(index):
+    done = invoke(index, "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--good", "1.0", "--bad", "1.3",
+                  "--finding", LAST_KEPT)
+    assert done.exit_code == 2 and f"does not show {LAST_KEPT!r} at both 1.0 and 1.3: nothing to bisect" in done.output
+
+
 def test_bisect_rejects_an_unknown_release(index):
     done = invoke(index, "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--good", "1.0", "--bad", "7.0")
     assert done.exit_code == 2 and "--bad 7.0: not a known release (known: 0.9, 1.0, 1.1, 1.2, 1.3)" in done.output
@@ -178,6 +208,43 @@ def test_bisect_probes_a_binary_search(statuses, first):
     found = matrix.bisect(releases, releases[0], releases[-1], "s/x", probe)
     assert (found.before.release, found.after.release) == (releases[first - 1], releases[first])
     assert len(probed) <= 2 + (len(releases) - 2).bit_length() and len(set(probed)) == len(probed)
+
+
+def finding_row(release: str, finding: str) -> matrix.Row:
+    turn = TurnResult(0, laws=(finding,) if finding else ())
+    return matrix.Row(release, (Result("s/x", "fail", finding or "other", (turn,)),))
+
+
+@pytest.mark.parametrize("findings, first", [
+    (["a", "a", "b", "b", "b"], 2), (["a", "b", "b", "b"], 1), (["", "", "", "a"], 3), (["a", "", "a"], None),
+])
+def test_bisect_on_a_finding_probes_a_binary_search_over_the_same_verdict(findings, first):
+    """Every release fails; the finding "a" appears or goes: the verdict alone shows nothing."""
+    releases = [f"{n}.0" for n in range(len(findings))]
+    probed = []
+
+    def probe(release):
+        probed.append(release)
+        return finding_row(release, findings[releases.index(release)])
+
+    with pytest.raises(ValueError, match="is fail at both"):
+        matrix.bisect(releases, releases[0], releases[-1], "s/x", probe)
+    probed.clear()
+    if first is None:
+        with pytest.raises(ValueError, match="shows 'a' at both 0.0 and 2.0: nothing to bisect"):
+            matrix.bisect(releases, releases[0], releases[-1], "s/x", probe, finding="a")
+        return
+    found = matrix.bisect(releases, releases[0], releases[-1], "s/x", probe, finding="a")
+    assert (found.before.release, found.after.release, found.finding) == (releases[first - 1], releases[first], "a")
+    assert len(probed) <= 2 + (len(releases) - 2).bit_length() and len(set(probed)) == len(probed)
+
+
+def test_a_release_that_cannot_run_neither_shows_nor_hides_a_finding():
+    broken = matrix.Row("1.0", why="cannot import")
+    assert matrix.state_of(broken, "s/x", "a") == "not run" and matrix.said("not run", "a") == "is not run"
+    row = finding_row("2.0", "a law: chunk 3")
+    assert matrix.state_of(row, "s/x", "chunk 3") == matrix.SHOWN and matrix.state_of(row, "s/x", "zz") == matrix.NOT_SHOWN
+    assert "a law: chunk 3" in matrix.findings_of(row, "s/x") and matrix.findings_of(row, "s/none") == ""
 
 
 @pytest.mark.parametrize("kind", ["uv", "pip"])

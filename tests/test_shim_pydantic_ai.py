@@ -55,10 +55,9 @@ from shim_parity import natives, paired_turns  # noqa: E402
 
 SPEC = "harness.adapters.shims.pydantic_ai:PydanticAiAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
-KNOWN = {
-    # content_items splits a list return into one text block per item
-    'edge/tool-result-json-values': "toolResult.content[0].text '[\"a.txt\", \"b.txt\"]' / actual 'a.txt'",
-}
+# A cut stream ends as a complete response (only messageStop sets finish_reason, and nothing checks it came).
+CUT = 'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"} / actual nothing'
+KNOWN = {"faults/truncated-stream": CUT}
 # Graded warn: every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim reports as
 # held; unsigned reasoning sent as text; an object result sent as its JSON text; Writer's error text wrapped in
 # {"error": ...}; a cut stream ending quietly.
@@ -69,7 +68,8 @@ WARNED = {**{sid: ARGUMENTS_AS_TEXT for sid in ("core/parallel-calls", "core/thi
           "edge/tool-result-no-status": "judgement error-text-unwrapped",
           # the call cut off by max_tokens is held by the stream only, as its partial text
           "edge/max-tokens-mid-tool": "judgement cut-call-on-both-paths",
-          "faults/truncated-stream": "judgement incomplete-stream-raises"}
+          # content_items splits a list return into one text block per item: the same items in another form
+    "edge/tool-result-json-values": "the request holds the golden's content in another form"}
 PASSING = ["faults/model-stream-error-mid-tool"]
 # At the extra's floor the floor certification applies (certification/pydantic-ai.floor.*), with its own findings.
 FLOOR = "1.23.0"
@@ -78,12 +78,14 @@ KNOWN_AT_FLOOR = {
     "edge/cache-both-spellings": "turn 0 chunk 2 (usage): expected cache_write_input_tokens 2048 / actual 0",
     "edge/server-tool-then-client-tool": 'actual tool_call {"id": "tooluse_86QZr6KytxFeqOIjxu477l", "name": "nova_co',
     "edge/tool-result-is-error": "/tmp/missing.txt'\\n\\nFix the errors and try again.\"",
-    "edge/tool-result-no-status": "does not exist\\n\\nFix the errors and try again.'"}
+    "edge/tool-result-no-status": "does not exist\\n\\nFix the errors and try again.'",
+    "faults/truncated-stream": CUT}
 FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has
 if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
     NAME, KNOWN, PASSING = "pydantic-ai.floor", KNOWN_AT_FLOOR, [s for s in PASSING if s not in KNOWN_AT_FLOOR]
     WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY},
-              "edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving"}
+              "edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving",
+              "edge/tool-result-json-values": "judgement object-result-as-json"}
 else:
     NAME = "pydantic-ai"
 

@@ -20,10 +20,9 @@ from harness.adapters.shims import pydantic_ai_agent as shim
 from shim_verdicts import assert_baseline_lists, assert_refused, assert_verdict  # noqa: E402
 
 SPEC = "harness.adapters.shims.pydantic_ai_agent:PydanticAiAgentAdapter"
-KNOWN = {
-    # content_items splits a list return into one text block per item
-    'edge/tool-result-json-values': "toolResult.content[0].text '[\"a.txt\", \"b.txt\"]' / actual 'a.txt'",
-}
+# A cut stream ends as a complete response (only messageStop sets finish_reason, and nothing checks it came).
+CUT = 'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"} / actual nothing'
+KNOWN = {"faults/truncated-stream": CUT}
 # Graded warn: every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim reports as
 # held, and a call cut off by max_tokens kept as its partial text; unsigned reasoning sent as text; Writer's error
 # text wrapped in {"error": ...} (the agent continues from the stored history); a cut stream ending quietly.
@@ -32,7 +31,8 @@ WARNED = {**{sid: "judgement arguments-as-object" for sid in (
     "edge/tool-result-is-error", "edge/interleaved-reasoning-tools", "edge/max-tokens-mid-tool",
     "edge/unsigned-reasoning-round-trip")},
     "edge/tool-result-no-status": "judgement error-text-unwrapped",
-    "faults/truncated-stream": "judgement incomplete-stream-raises"}
+    # content_items splits a list return into one text block per item: the same items in another form
+    "edge/tool-result-json-values": "the request holds the golden's content in another form"}
 PASSING = ["edge/empty-text-before-reasoning", "faults/model-stream-error-mid-tool"]
 # At the extra's floor the floor certification applies (certification/pydantic-ai-agent.floor.*).
 FLOOR = "1.23.0"
@@ -41,12 +41,14 @@ KNOWN_AT_FLOOR = {
     "edge/cache-both-spellings": "turn 0 chunk 2 (usage): expected cache_write_input_tokens 2048 / actual 0",
     "edge/server-tool-then-client-tool": 'actual tool_call {"id": "tooluse_86QZr6KytxFeqOIjxu477l", "name": "nova_co',
     "edge/tool-result-is-error": "/tmp/missing.txt'\\n\\nFix the errors and try again.\"",
-    "edge/tool-result-no-status": "does not exist\\n\\nFix the errors and try again.'"}
+    "edge/tool-result-no-status": "does not exist\\n\\nFix the errors and try again.'",
+    "faults/truncated-stream": CUT}
 FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has
 if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
     NAME, KNOWN, PASSING = "pydantic-ai-agent.floor", KNOWN_AT_FLOOR, [s for s in PASSING if s not in KNOWN_AT_FLOOR]
     WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY},
-              "edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving"}
+              "edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving",
+              "edge/tool-result-json-values": "judgement object-result-as-json"}
 else:
     NAME = "pydantic-ai-agent"
 # ToolFailed arrived in 2.16; before it a tool's failure is a ModelRetry.

@@ -37,22 +37,20 @@ WARNED = {"edge/interleaved-parallel-deltas": "warning (robustness: no real reco
 PASSING = ["core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
            "edge/tool-result-is-error", "faults/throttling-mid-tool", "edge/parallel-results-round-trip",
            "edge/tool-result-no-status"]
-# At the floor release (tox env shim-strands-agent-oldest) the floor baseline holds five more.
+# At the floor release (tox env shim-strands-agent-oldest) the floor baseline holds two more.
 FLOOR = importlib.metadata.version("strands-agents") == "1.19.0"
 NAME = "strands-agent.floor" if FLOOR else "strands-agent"
 if FLOOR:
-    # up to 1.41 results go back in the order the tools finish (the shim's tools return last call first)
     KNOWN |= {"edge/signature-only-reasoning": "assembled nothing (block dropped)",
               "edge/two-signed-reasoning-blocks": "turn 0 assembled message block 1 (reasoning): streamed signature",
-              "edge/parallel-results-round-trip": "expected messages[2].content[0].toolResult.content[0].text "
-                                                  "'This is /tmp/a.txt",
-              "edge/nova-parallel-calls": "turn 1 request expected messages[2].content[0].toolResult.content[0].text "
-                                          "'Paris: 18 degrees celsius",
-              "edge/zero-arg-after-text": "toolResult.content[0].text 'README.md\\nsrc/' / actual '# demo",
               # which result lands first varies between runs (see LastCallFirst): the first is never the object's
               "edge/tool-result-json-values": 'toolResult.content[0].json {"lines": 42} / actual '}
     WARNED = {sid: why for sid, why in WARNED.items() if sid != "edge/nova-parallel-calls"}
-PASSING = [sid for sid in PASSING if sid not in KNOWN]
+# Up to 1.41 results go back in the order the tools finish, each with its own toolUseId: in the golden's order or in
+# another (the shim's tools return last call first, but a run may finish them in order), the same content, which no
+# rule or evidence says Bedrock needs in the golden's order: a pass or a warning.
+REORDERED = ("edge/parallel-results-round-trip", "edge/nova-parallel-calls", "edge/zero-arg-after-text") if FLOOR else ()
+PASSING = [sid for sid in PASSING if sid not in KNOWN and sid not in REORDERED]
 
 @pytest.fixture
 def adapter():
@@ -73,6 +71,15 @@ def test_baseline_lists_exactly_the_known_failures():
 @pytest.mark.parametrize("sid", sorted({*PASSING, *KNOWN, *WARNED}))
 def test_verdict_matches_the_baseline(adapter, sid):
     assert_verdict(adapter, NAME, sid, KNOWN, warned=WARNED)
+
+
+@pytest.mark.parametrize("sid", REORDERED)
+def test_results_in_the_order_the_tools_finish_are_at_most_a_warning(adapter, sid):
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    assert result.status in ("pass", "warn"), render_text([result])
+    # the order itself, or (Nova, in the golden's order) only the schema descriptions the Agent adds
+    allowed = ("the request holds the golden's content in another form", "judgement schema-unchanged")
+    assert all(w.reason.startswith(allowed) for w in result.warnings), [w.reason for w in result.warnings]
 
 
 def test_a_loop_that_ignores_a_call_that_came_with_end_turn_is_caught(adapter, monkeypatch):

@@ -194,11 +194,15 @@ def matrix_command(spec, versions, last, jobs, suites, ids, fmt, output, timeout
 @click.option("--good", required=True, metavar="V", help="A release with the starting verdict.")
 @click.option("--bad", required=True, metavar="V", help="A release with another verdict (older or newer).")
 @click.option("--versions", metavar="V1,V2,...", help="The releases in order [default: every release the index offers].")
+@click.option("--finding", metavar="TEXT", default="",
+              help="Bisect on TEXT appearing in SCENARIO's report or going from it, not on its verdict (a fix that "
+                   "turns one failure into another leaves the verdict as it was).")
 @_index_options
 @one_root_option
-def bisect(spec, scenario_id, good, bad, versions, timeout, package, companions, index_url, find_links, no_index,
-           preference, cache_dir, root):
-    """The first release where SCENARIO's verdict changes, with both reports side by side."""
+def bisect(spec, scenario_id, good, bad, versions, finding, timeout, package, companions, index_url, find_links,
+           no_index, preference, cache_dir, root):
+    """The first release where SCENARIO's verdict (or, with --finding, a finding) changes, with both reports side by
+    side."""
     how = _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions)
     ordered = _split(versions) if versions else how.available()
     root, selected = scenarios(root, (), (scenario_id,))
@@ -208,11 +212,15 @@ def bisect(spec, scenario_id, good, bad, versions, timeout, package, companions,
         return how.run(version, selected, root)
 
     try:
-        found = matrix.bisect(ordered, good, bad, scenario_id, probe)
+        found = matrix.bisect(ordered, good, bad, scenario_id, probe, finding)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    before, after = (matrix.verdict_of(found.before, scenario_id)[0], matrix.verdict_of(found.after, scenario_id)[0])
-    click.echo(f"{scenario_id}: {before} at {found.before.release}, {after} at {found.after.release}: the first release "
-               f"from {good} towards {bad} with another verdict is {found.after.release} "
+    before, after = (matrix.state_of(row, scenario_id, finding) for row in (found.before, found.after))
+    changed = "with another verdict" if not finding else (
+        "where the finding appears" if after == matrix.SHOWN else "where the finding goes" if before == matrix.SHOWN
+        else f"that {matrix.said(after, finding)}")
+    said = [matrix.said(state, finding).removeprefix("is ") for state in (before, after)]
+    click.echo(f"{scenario_id}: {said[0]} at {found.before.release}, {said[1]} at {found.after.release}: the first "
+               f"release from {good} towards {bad} {changed} is {found.after.release} "
                f"(probed {len(found.probed)} of {len(ordered)} releases: {', '.join(found.probed)})")
     click.echo(matrix.side_by_side(found).rstrip("\n"))

@@ -555,8 +555,8 @@ def grade_turn(result: Any, ctx: Context, rule_warnings: Sequence[str] = ()) -> 
         typed = [d for d in result.diffs if _mistyped(d, ctx)]
         warned += [Warned(d.render(), why) for d in result.diffs if d not in typed]
         warned += [Warned(f, why) for f in result.laws if not _contract(f)]
-        return replace(result, diffs=tuple(_uncited(d, ctx) for d in typed),
-                       laws=tuple(law for law in result.laws if _contract(law)), warnings=result.warnings + tuple(warned))
+        return replace(result, diffs=tuple(_uncited(d, ctx) for d in typed), laws=tuple(filter(_contract, result.laws)),
+                       warnings=result.warnings + tuple(warned))
     cited, diffs = _cited(ctx), []
     for diff in result.diffs:
         used = _survives(diff, cited)

@@ -3,7 +3,9 @@
 A ``Row`` is one release: the results of the scenarios it ran, or why it could not run (an install or import
 failure is a row, never a crash). ``bisect`` finds the first release where a scenario's verdict differs from
 its verdict at a known release, probing as few releases as a binary search needs (verdicts are assumed to
-change once between the two ends, as with a bug introduced or fixed once).
+change once between the two ends, as with a bug introduced or fixed once); given a ``finding``, it bisects on that
+text appearing in or going from the scenario's report instead (a fix that turns one failure into another leaves the
+verdict as it was).
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from harness.report.common import code, one_line, printable
 from harness.suite.results import Result
 from harness.version import __version__
 
-__all__ = ["FORMATS", "Bisection", "Row", "bisect", "describe", "measured", "render", "side_by_side", "verdict_of"]
+__all__ = ["FORMATS", "Bisection", "Row", "bisect", "describe", "findings_of", "measured", "render", "said",
+           "side_by_side", "state_of", "verdict_of"]
 
 FORMATS = ("text", "markdown", "json")
 NOT_RUN = "not run"  # the verdict of a release that could not run
+SHOWN, NOT_SHOWN = "shows the finding", "does not show the finding"  # the states of a bisect on a finding
 
 
 @dataclass(frozen=True)
@@ -113,16 +117,43 @@ def render(rows: Sequence[Row], adapter: str, fmt: str = "text") -> str:
 
 @dataclass(frozen=True)
 class Bisection:
-    """The last release with the starting verdict and the first with another, each with its row."""
+    """The last release with the starting state and the first with another, each with its row."""
 
     scenario: str
     before: Row
     after: Row
     probed: tuple[str, ...]  # the releases run, in order
+    finding: str = ""  # the text bisected on ("": the verdict)
 
 
-def bisect(releases: Sequence[str], good: str, bad: str, scenario: str, probe: Callable[[str], Row]) -> Bisection:
-    """The first release from ``good`` towards ``bad`` whose verdict of ``scenario`` differs from ``good``'s.
+def findings_of(row: Row, scenario: str) -> str:
+    """Everything ``row``'s report says of ``scenario``: its reason, each turn's findings, notes and warnings."""
+    result = next((r for r in row.results if r.scenario == scenario), None)
+    if result is None:
+        return ""
+    parts = [result.reason] + [text for turn in result.turns for text in (
+        turn.chunk_text(), *turn.request_texts(), *turn.request_notes, *(w.finding for w in turn.warnings))]
+    return "\n".join(part for part in parts if part)
+
+
+def state_of(row: Row, scenario: str, finding: str = "") -> str:
+    """What bisect compares: the scenario's verdict, or (``finding``) whether its report holds that text; a release
+    that could not run is ``not run`` either way."""
+    status = row.status(scenario)
+    if not finding or status == NOT_RUN:
+        return status
+    return SHOWN if finding in findings_of(row, scenario) else NOT_SHOWN
+
+
+def said(state: str, finding: str = "") -> str:
+    """A state as a sentence says it: "is fail", "shows 'TEXT'", "does not show 'TEXT'", "is not run"."""
+    return state.replace("the finding", repr(finding)) if state in (SHOWN, NOT_SHOWN) else f"is {state}"
+
+
+def bisect(releases: Sequence[str], good: str, bad: str, scenario: str, probe: Callable[[str], Row],
+           finding: str = "") -> Bisection:
+    """The first release from ``good`` towards ``bad`` whose verdict of ``scenario`` differs from ``good``'s, or
+    (``finding``) where that text appears in the scenario's report or goes from it.
 
     ``releases`` is ordered oldest first; ``good`` may come before or after ``bad`` (a fix is found the same way).
     Raises ValueError when a release is unknown or both ends agree.
@@ -135,15 +166,15 @@ def bisect(releases: Sequence[str], good: str, bad: str, scenario: str, probe: C
     step = 1 if releases.index(bad) > releases.index(good) else -1
     span = list(releases[releases.index(good): releases.index(bad) + step: step])
     rows = {good: probe(good), bad: probe(bad)}
-    start = rows[good].status(scenario)
-    if rows[bad].status(scenario) == start:
-        raise ValueError(f"{scenario} is {start} at both {good} and {bad}: nothing to bisect")
-    low, high = 0, len(span) - 1  # span[low] has the starting verdict, span[high] does not
+    start = state_of(rows[good], scenario, finding)
+    if state_of(rows[bad], scenario, finding) == start:
+        raise ValueError(f"{scenario} {said(start, finding)} at both {good} and {bad}: nothing to bisect")
+    low, high = 0, len(span) - 1  # span[low] has the starting state, span[high] does not
     while high - low > 1:
         middle = (low + high) // 2
         rows.setdefault(span[middle], probe(span[middle]))
-        low, high = (middle, high) if rows[span[middle]].status(scenario) == start else (low, middle)
-    return Bisection(scenario, rows[span[low]], rows[span[high]], tuple(rows))
+        low, high = (middle, high) if state_of(rows[span[middle]], scenario, finding) == start else (low, middle)
+    return Bisection(scenario, rows[span[low]], rows[span[high]], tuple(rows), finding)
 
 
 def side_by_side(bisection: Bisection, width: int = 60) -> str:

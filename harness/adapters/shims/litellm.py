@@ -39,8 +39,8 @@ from harness.adapters.shims.litellm_format import (
 from harness.adapters.shims.litellm_offline import offline, offline_environment
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 
-__all__ = ["NATIVE_DIFFERENCES", "REDACTED_NATIVE", "STOP_REASONS", "VOCABULARY", "LiteLLMAdapter", "LiteLLMPersistedAdapter",
-           "completion_kwargs", "error_chunk", "guarded_client", "stored"]
+__all__ = ["NATIVE_DIFFERENCES", "REDACTED_NATIVE", "STOP_REASONS", "VOCABULARY", "LiteLLMAdapter",
+           "LiteLLMPersistedAdapter", "completion_kwargs", "error_chunk", "guarded_client", "stored"]
 
 
 # LiteLLM's local-only environment (switches, bundled tokenizers), set around its import and every call.
