@@ -33,7 +33,7 @@ __all__ = [
     "decode_frames",
     "decode_events",
     "frame_slices",
-    "FrameError",
+    "FrameError",  # noqa: F822 - made on first use, by the module's __getattr__
     "TruncatedStream",
     "STREAM_MEMBERS",
     "loads",
