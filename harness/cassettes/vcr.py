@@ -68,6 +68,7 @@ __all__ = [
 SERIALIZER = "bedrock"
 MATCH_ON = ("method", "bedrock_path", "bedrock_body")
 _FRAMING_HEADERS = ("content-length", "transfer-encoding")  # derived from the body on every replay
+_KEPT_SCRUBS = 16  # scrubbed requests remembered per thread: the one being matched, and a cassette's loaded ones
 
 
 def _values(value: Any) -> list[str]:
@@ -217,7 +218,13 @@ class Persister:
 
 
 def _scrubbed_path(request) -> str:
-    return unquote(urlparse(scrub.scrub_uri_account_ids(request).uri).path)
+    return _path_of(request.uri)
+
+
+@functools.lru_cache(maxsize=256)
+def _path_of(uri: str) -> str:
+    """A URI's path as matched, once per URI: vcrpy matches each replayed request against every recorded one."""
+    return unquote(urlparse(scrub.scrub_uri_account_ids(Request("GET", uri, b"", {})).uri).path)
 
 
 def path_matcher(r1, r2) -> None:
@@ -263,14 +270,15 @@ class _Refusal:
         return self
 
     def scrub(self, request):
-        """``scrub.scrub_request``, once per request as it stands: vcrpy filters a replayed request three times."""
-        seen = (request, request.uri, request.body, tuple(request.headers.items()))
-        last = getattr(self._pending, "scrubbed", None)
-        if last is not None and last[0][0] is seen[0] and last[0][1:] == seen[1:]:
-            return last[1]
-        scrubbed = scrub.scrub_request(request)
-        self._pending.scrubbed = (seen, scrubbed)
-        return scrubbed
+        """``scrub.scrub_request``, once per request content: vcrpy filters a replayed request (a fresh copy each
+        time) four times."""
+        seen = (request.method, request.uri, request.body, tuple(request.headers.items()))
+        kept = self._pending.__dict__.setdefault("scrubbed", {})
+        if seen not in kept:
+            if len(kept) >= _KEPT_SCRUBS:
+                del kept[next(iter(kept))]
+            kept[seen] = scrub.scrub_request(request)
+        return kept[seen]
 
     def request(self, request):
         self._pending.request = request  # vcrpy's append runs this hook, then the response's, on one thread
