@@ -18,23 +18,25 @@ def benchmarks(monkeypatch):
     return bench_run, bench_scale
 
 
-def test_bench_run_compares_the_harness_with_the_bare_replay(benchmarks, capsys):
+def test_bench_run_compares_the_harness_and_the_integration_with_plain_vcrpy(benchmarks, capsys):
     bench_run, _ = benchmarks
-    assert bench_run.main(["--limit", "2", "--repetitions", "1", "--cli-runs", "0", "--profile"]) == 0
+    assert bench_run.main(["--limit", "2", "--rounds", "1", "--process-rounds", "1", "--big-mb", "1",
+                           "--big-rounds", "1", "--profile"]) == 0
     out = capsys.readouterr().out
-    assert "suite: 2 scenarios" in out and "1 interleaved repetitions" in out
-    for row in ("harness run (in-process)", "bare vcrpy + boto3 replay", "ratio harness / bare",
-                "BedrockServer start + close", "runner.run (total)"):
-        assert row in out
-    assert "WARNING" not in out  # both scenarios passed under the harness
-    assert "loopback in-process" in out
+    assert "suite: 2 scenarios" in out and "in-process, 1 rounds" in out and "whole processes, 1 rounds" in out
+    for row in ("harness ", "integration ", "plain ", "integration / plain", "what each part costs",
+                "a 1 MB cassette loaded by use_cassette", "BedrockServer start + close", "runner.run (total)"):
+        assert row in out, row
+    verdicts = [line for line in out.splitlines() if line.startswith("target ")]
+    assert len(verdicts) == len(bench_run.TARGETS) and all(line.endswith("x)") for line in verdicts), verdicts
+    assert "WARNING" not in out  # both scenarios passed, both vcrpy sides read the same events, every child ran
     answered = next(line for line in out.splitlines() if "loopback answers without a socket" in line)
     assert int(answered.split()[-3]) > 0  # calls: the reference's requests were answered in-process
-    assert bench_run.main(["--limit", "1", "--repetitions", "1", "--cli-runs", "1", "--loopback", "http"]) == 0
+    assert bench_run.main(["--limit", "1", "--rounds", "1", "--process-rounds", "0", "--loopback", "http"]) == 0
     assert "loopback http" in capsys.readouterr().out
 
 
-def test_bare_replay_reads_every_recorded_event(benchmarks):
+def test_plain_vcrpy_and_the_integration_read_every_recorded_event(benchmarks, tmp_path):
     import boto3
     from harness.cassettes.cassette import load
     from harness.suite.runner import cassette_path
@@ -45,7 +47,10 @@ def test_bare_replay_reads_every_recorded_event(benchmarks):
     scenarios = [s for s in discover(root / "suites") if s.id == "edge/redacted-reasoning-tool"]  # a blob
     paths = [cassette_path(root, s) for s in scenarios]
     frames = sum(len(it.frames) for p in paths for it in load(p).interactions)
-    assert bench_run.bare_replay(paths, boto3.session.Session()) == frames
+    copies = bench_run.plain_copies(paths, tmp_path)
+    assert "!!binary" in copies[0].read_text() and "bedrock-harness cassette" not in copies[0].read_text()
+    session = boto3.session.Session()
+    assert bench_run.plain_replay(copies, session) == bench_run.integration_replay(paths, session) == frames
 
 
 def test_bench_scale_generates_records_and_runs(benchmarks, tmp_path, capsys):
@@ -68,9 +73,11 @@ def test_bench_startup_times_the_cli_and_serve_against_a_mock_server(monkeypatch
 
     assert bench_startup.main(["--repetitions", "1"]) == 0
     out = capsys.readouterr().out
-    for row in ("python -m http.server (to listening)", "this --version", "this --help", "this serve (to listening)",
-                "this run core/smoke-text", "target serve listening within 0.4 s: "):
+    for row in ("python -m http.server (to listening)", 'python -c "import boto3"', "this --version", "this --help",
+                "this list", "this serve (to listening)", "this serve (to first answer)", "this run core/smoke-text",
+                "target serve listening within 0.4 s: ", "target list <= 0.5x import boto3: "):
         assert row in out, out
+    assert "target serve answers no later than aimock" in out or "serve vs aimock: skipped" in out
 
 
 def test_bench_proxy_measures_the_proxy_and_its_first_event(monkeypatch, capsys):

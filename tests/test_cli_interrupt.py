@@ -24,7 +24,7 @@ main()
 
 
 @pytest.mark.parametrize("event, what, args", [
-    ("import", "botocore", ["list"]),  # while the command modules import boto3 and botocore
+    ("import", "botocore", ["run", "--scenario", "core/smoke-text"]),  # while the run loads boto3 and botocore
     ("open", "cassettes/core/smoke-text", ["run", "--scenario", "core/smoke-text"]),  # the run reading the cassette
     ("socket.connect", "", ["run", "--loopback", "http", "--scenario", "core/smoke-text"]),  # reaching the endpoint
 ], ids=["start-up", "mid-run", "mid-run-over-http"])

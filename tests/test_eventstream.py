@@ -2,7 +2,7 @@ import base64
 import json
 
 import pytest
-from botocore.eventstream import ChecksumMismatch, ParserError
+from botocore.eventstream import ChecksumMismatch, EventStreamBuffer, ParserError
 from botocore.exceptions import EventStreamError
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -45,7 +45,7 @@ def test_frames_round_trip(items):
 @given(st.lists(frames, min_size=1, max_size=4), st.lists(st.integers(0, 10_000), max_size=12))
 def test_any_chunking_decodes_the_same_frames(items, cuts):
     body = b"".join(f.encode() for f in items)
-    buffer = es.EventStreamBuffer()
+    buffer = EventStreamBuffer()
     got = []
     for piece in chunked(body, cuts):
         buffer.add_data(piece)

@@ -137,6 +137,55 @@ def test_the_serializer_refuses_a_secret_even_without_the_hooks(tmp_path, monkey
     assert botocore.awsrequest.AWSHTTPConnectionPool.ConnectionCls is botocore.awsrequest.AWSHTTPConnection
 
 
+def counted(monkeypatch, module, name) -> list:
+    """Each call of ``module.name`` from now on, appended to the list returned (the function still runs)."""
+    calls, original = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args, **kwargs: calls.append(args) or original(*args, **kwargs))
+    return calls
+
+
+def test_a_cassette_is_scanned_once_per_content_and_replays_without_a_scan(tmp_path, monkeypatch):
+    path = tmp_path / "session.yaml"
+    live, endpoint = record(path)
+    path.write_text(path.read_text() + f"# {tmp_path.name}\n")  # bytes no other test has had scanned this session
+    whole = counted(monkeypatch, recording.secrets, "scan_data")
+    requests = counted(monkeypatch, recording.scrub, "refuse_request_secrets")
+    responses = counted(monkeypatch, recording.scrub, "refuse_response_secrets")
+    for _ in range(2):
+        with recording.use_cassette(path):
+            assert session(client(endpoint)) == live
+    assert (len(whole), requests, responses) == (1, [], [])  # the file once, as a whole; no interaction, no match
+    path.write_text(path.read_text() + "# changed\n")
+    with recording.use_cassette(path):
+        session(client(endpoint))
+    assert len(whole) == 2  # other bytes: scanned afresh
+
+
+def test_a_cassette_holding_a_secret_is_refused_on_every_load_naming_the_file(tmp_path, monkeypatch):
+    path = tmp_path / "session.yaml"
+    _, endpoint = record(path)
+    with recording.use_cassette(path):  # seen clean under these credentials
+        client(endpoint).converse(modelId=MODEL, messages=MESSAGES)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", CANARY_SECRET)  # the scan's verdict depends on them too
+    path.write_text(path.read_text().replace("role: assistant", f"role: assistant  # {CANARY_SECRET}", 1))
+    for _ in range(2):
+        with pytest.raises(scrub.SecretFound, match=rf"{path}: refusing to write.*AWS_SECRET_ACCESS_KEY"):
+            with recording.use_cassette(path):
+                pass
+
+
+def test_a_clean_file_is_scanned_again_when_the_credentials_in_the_environment_change(tmp_path, monkeypatch):
+    path = tmp_path / "session.yaml"
+    record(path)
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEEXAMPLE9"  # no key shape the scan knows without the environment
+    path.write_text(path.read_text().replace("role: assistant", f"role: assistant  # {secret}", 1))
+    with recording.use_cassette(path):
+        pass
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+    with pytest.raises(scrub.SecretFound, match="AWS_SECRET_ACCESS_KEY"), recording.use_cassette(path):
+        pass
+
+
 def test_an_http_error_replays_as_the_same_botocore_exception(tmp_path):
     path = tmp_path / "throttled.yaml"
     throttled = json_reply(429, {"message": "Rate exceeded"}, {"x-amzn-ErrorType": "ThrottlingException:http://x/"})

@@ -52,6 +52,12 @@ def test_scrubbing_is_pure_and_idempotent():
     assert (twice.uri, dict(twice.headers), twice.body) == (once.uri, dict(once.headers), once.body)
 
 
+def test_a_request_scrubbed_already_comes_back_as_it_is():
+    """vcrpy runs the scrubbers on every match of a replayed request: one with nothing left to scrub is not copied."""
+    once = scrub.scrub_request(signed_request())
+    assert scrub.scrub_request(once) is once
+
+
 @pytest.mark.parametrize("value, expected", [("Bearer ABSKQmVkcm9ja0FQSUtleS1leGFtcGxl", "Bearer SCRUBBED"),
                                              ("something-else", "SCRUBBED")])
 def test_non_sigv4_authorization_is_replaced(value, expected):
@@ -98,6 +104,13 @@ def test_account_ids_scrubbed_inside_frames_and_chunk_payloads_keep_valid_crcs()
     assert frames[0].json()["p"] == es.padding(5) and frames[1].json()["p"] == es.padding(7)
     untouched = es.encode_event("messageStart", {"role": "assistant"}, 3)
     assert scrub.scrub_response(response(untouched))["body"]["string"] == untouched
+
+
+@pytest.mark.parametrize("arn", [ACCOUNT_ARN.upper(), ACCOUNT_ARN.replace(":", "%3A")])
+def test_account_ids_in_any_case_or_percent_encoded_are_scrubbed_in_a_stream(arn):
+    body = es.encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": f"see {arn}"}}, 5)
+    scrubbed = scrub.scrub_response(response(body, es.CONTENT_TYPE))["body"]["string"]
+    assert b"987654321098" not in scrubbed and b"111111111111" in scrubbed
 
 
 # ---------------------------------------------------------------------------------------- scan

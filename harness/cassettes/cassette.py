@@ -47,6 +47,7 @@ __all__ = [
     "Interaction",
     "Cassette",
     "frames_from_body",
+    "from_bytes",
     "operation_of",
     "write_atomic",
     "metadata_for",
@@ -442,6 +443,11 @@ def load(path) -> Cassette:
     """Read a cassette file (CassetteError naming the file and location on anything unreadable); its YAML is parsed
     once (``harness.cassettes.parsed``)."""
     return _loaded(read_bytes(path), path)
+
+
+def from_bytes(data: bytes, path) -> Cassette:
+    """``load`` of a file's bytes already read (``read_bytes``)."""
+    return _loaded(data, path)
 
 
 def _loaded(data: bytes, path) -> Cassette:

@@ -11,7 +11,9 @@ The same folder remembers which cassette files were checked and found clean (``c
 a mark under a key that also names the source of the code that checks and reads them (``harness/wire``,
 ``harness/cassettes``) and botocore's version, so a changed checker, or a botocore that parses differently,
 checks afresh. The mark holds what the reader built from the file (``clean_form``), read back instead of building
-it again. Only a clean verdict is kept; a file with problems is checked each time it is read.
+it again. Only a clean verdict is kept; a file with problems is checked each time it is read. A ``kind`` keeps
+verdicts of other checks apart (the vcrpy integration's secret scan: harness.cassettes.vcr), under keys that also
+name what those depend on.
 """
 
 from __future__ import annotations
@@ -102,18 +104,19 @@ def _checker() -> bytes:
     return digest.digest()
 
 
-def _mark(data: bytes, folder: Path) -> Path:
-    key = hashlib.sha256(b"clean\0" + __version__.encode() + b"\0" + _checker() + data).hexdigest()
+def _mark(data: bytes, folder: Path, kind: bytes = b"clean") -> Path:
+    key = hashlib.sha256(kind + b"\0" + __version__.encode() + b"\0" + _checker() + data).hexdigest()
     return folder / key[:2] / f"{key[2:]}.clean"
 
 
-def checked_clean(data: bytes) -> bool:
-    """Whether these exact bytes were checked before by the same checking code and found without problems."""
+def checked_clean(data: bytes, kind: bytes = b"clean") -> bool:
+    """Whether these exact bytes were checked before by the same checking code and found without problems (by the
+    check ``kind`` names: ``verify``'s by default)."""
     folder = cache_folder()
-    return folder is not None and _mark(data, folder).is_file()
+    return folder is not None and _mark(data, folder, kind).is_file()
 
 
-def mark_clean(data: bytes, form: Any = None) -> None:
+def mark_clean(data: bytes, form: Any = None, kind: bytes = b"clean") -> None:
     """Remember that these bytes were checked and found clean, with ``form`` beside the verdict when given (what
     the reader built from them, as marshal holds it; ``clean_form`` gives it back); a cache that cannot be written,
     or a form marshal cannot hold, keeps the verdict alone or nothing."""
@@ -124,16 +127,16 @@ def mark_clean(data: bytes, form: Any = None) -> None:
         blob = b"" if form is None else marshal.dumps(form)
     except ValueError:
         blob = b""
-    _write(_mark(data, folder), blob)
+    _write(_mark(data, folder, kind), blob)
 
 
-def clean_form(data: bytes) -> Any:
-    """The form ``mark_clean`` kept with these bytes' clean verdict; None without a verdict or a form."""
+def clean_form(data: bytes, kind: bytes = b"clean") -> Any:
+    """The form ``mark_clean`` kept with these bytes' clean verdict (of ``kind``); None without a verdict or a form."""
     folder = cache_folder()
     if folder is None:
         return None
     try:
-        blob = _mark(data, folder).read_bytes()
+        blob = _mark(data, folder, kind).read_bytes()
         return marshal.loads(blob) if blob else None
     except (OSError, EOFError, ValueError, TypeError):
         return None

@@ -17,12 +17,24 @@ pytest-recording (the plugin registers the serializer, persister and matchers)::
 Replay is offline by default (record mode ``none``); a misspelled record mode raises ``ValueError``.
 Requests match on method, path (``%3A`` and ``:`` alike) and the JSON body (key order and volatile
 fields ignored). Scrubbing runs on record, on load and on match; a recording holding a secret is refused.
+
+The secret scan runs once per cassette content, not per request: a loaded file is scanned whole the first time
+its bytes are seen (the verdict is kept by their sha256, the values vouched for and the credentials in the
+environment: harness.cassettes.parsed), and its interactions are then vouched for; a recorded interaction is
+scanned as vcrpy adds it, request and response together (vcrpy runs ``before_record_request`` on every match of a
+replayed request too, where nothing is written, so the request's scan waits for the response hook, which vcrpy
+runs only on what it adds). Whatever the hooks do, the serializer scans the whole cassette again before it is
+written.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
+import threading
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 from urllib.parse import unquote, urlparse
 
 import vcr
@@ -30,9 +42,7 @@ from vcr.persisters.filesystem import CassetteNotFoundError, FilesystemPersister
 from vcr.request import Request
 from vcr.serialize import serialize as vcr_serialize
 
-from harness.cassettes import cassette, limits
-
-from harness.cassettes import scrub
+from harness.cassettes import cassette, limits, parsed, scrub, secrets, tokens
 from harness.cassettes.cassette import Cassette, Interaction
 from harness.cassettes.match import VOLATILE_BODY_FIELDS, difference, same_body, semantic_body
 from harness.cassettes.offline import offline_credentials
@@ -58,6 +68,7 @@ __all__ = [
 SERIALIZER = "bedrock"
 MATCH_ON = ("method", "bedrock_path", "bedrock_body")
 _FRAMING_HEADERS = ("content-length", "transfer-encoding")  # derived from the body on every replay
+_KEPT_SCRUBS = 16  # scrubbed requests remembered per thread: the one being matched, and a cassette's loaded ones
 
 
 def _values(value: Any) -> list[str]:
@@ -141,8 +152,48 @@ def _present(path: str) -> bool:
         return True
 
 
+class _Vouched(Request):
+    """A request loaded from a cassette whose whole file was scanned clean (a copy keeps the class)."""
+
+
+class _VouchedResponse(dict):
+    """A response of such a cassette: the hooks scan neither it nor its request again."""
+
+
+def _scan_kind(allowed: Iterable[str]) -> bytes:
+    """The key of a secret-free verdict beside the file's bytes: what else the scan's answer depends on (the values
+    vouched for and the AWS credentials in the environment, hashed with the rest of the key)."""
+    digest = hashlib.sha256()
+    for value in sorted({a.encode() if isinstance(a, str) else bytes(a) for a in allowed}):
+        digest.update(b"allowed\0" + value + b"\0")
+    for name, value in tokens.env_secrets(os.environ):
+        digest.update(name.encode() + b"\0" + value + b"\0")
+    return b"secret-free\0" + digest.digest()
+
+
+def _interactions(path: str, allowed: tuple) -> tuple[list, dict]:
+    """The vcrpy request and response dicts of the cassette at ``path``, and its metadata; SecretFound naming the
+    file when it holds a secret. The first time these bytes are read they are scanned whole, and what was built
+    from them is kept beside the secret-free verdict (harness.cassettes.parsed): a file read again is neither
+    scanned nor parsed, its interactions are read back (``marshal``) as they were built."""
+    data = cassette.read_bytes(path)
+    kind = _scan_kind(allowed)
+    kept = parsed.clean_form(data, kind)
+    if kept is not None:
+        return kept
+    if not parsed.checked_clean(data, kind):  # a verdict without a form: a cache that could not hold the form
+        findings = secrets.scan_data(data, allowed=allowed)
+        if findings:
+            raise secrets.SecretFound(findings, path)
+    loaded = cassette.from_bytes(data, path)
+    form = [to_http(it) for it in loaded.interactions], loaded.metadata
+    parsed.mark_clean(data, form, kind)
+    return form
+
+
 class Persister:
-    """vcrpy persister: atomic writes; an unreadable bedrock cassette fails loudly naming the file."""
+    """vcrpy persister: atomic writes; an unreadable bedrock cassette fails loudly naming the file; a loaded one is
+    scanned for secrets once per content (see the module) and its interactions vouched for."""
 
     def __init__(self, inner=FilesystemPersister):
         self.inner = inner  # e.g. pytest-recording's CombinedPersister, whose extra cassettes are loaded too
@@ -151,11 +202,11 @@ class Persister:
         if not isinstance(serializer, Serializer):
             return self.inner.load_cassette(cassette_path, serializer)
         paths = dict.fromkeys(str(p) for p in [cassette_path, *getattr(self.inner, "extra_paths", ())])
-        loaded = [cassette.load(p) for p in paths if _present(p)]
+        loaded = [_interactions(path, serializer.allowed_secrets) for path in filter(_present, paths)]
         if not loaded:
             raise CassetteNotFoundError(cassette_path)
-        pairs = [to_http(it) for c in loaded for it in c.interactions]
-        return [Request(**q) for q, _ in pairs], [r for _, r in pairs], loaded[0].metadata
+        pairs = [pair for found, _ in loaded for pair in found]
+        return [_Vouched(**q) for q, _ in pairs], [_VouchedResponse(r) for _, r in pairs], loaded[0][1]
 
     def save_cassette(self, cassette_path, cassette_dict, serializer):
         try:
@@ -167,7 +218,13 @@ class Persister:
 
 
 def _scrubbed_path(request) -> str:
-    return unquote(urlparse(scrub.scrub_uri_account_ids(request).uri).path)
+    return _path_of(request.uri)
+
+
+@functools.lru_cache(maxsize=256)
+def _path_of(uri: str) -> str:
+    """A URI's path as matched, once per URI: vcrpy matches each replayed request against every recorded one."""
+    return unquote(urlparse(scrub.scrub_uri_account_ids(Request("GET", uri, b"", {})).uri).path)
 
 
 def path_matcher(r1, r2) -> None:
@@ -177,9 +234,15 @@ def path_matcher(r1, r2) -> None:
         raise AssertionError(f"path {a} != {b}")
 
 
+@functools.lru_cache(maxsize=256)
+def _meaning(body: bytes) -> Any:
+    """``semantic_body``, once per body: vcrpy matches a replayed request against each recorded one several times."""
+    return semantic_body(body)
+
+
 def body_matcher(r1, r2) -> None:
     """vcrpy matcher: the same JSON body, ignoring key order and volatile fields (bytes when not JSON)."""
-    a, b = semantic_body(_bytes(r1.body)), semantic_body(_bytes(r2.body))
+    a, b = _meaning(_bytes(r1.body)), _meaning(_bytes(r2.body))
     if a != b:
         raise AssertionError(difference(a, b))
 
@@ -194,16 +257,45 @@ def register(recorder: vcr.VCR, source: str | None = None, allowed_secrets: Iter
     return recorder
 
 
-def _refusing(hook: Callable, allowed: tuple, refused: list | None) -> Callable:
-    """``hook`` with the allow-list; each refusal is also kept in ``refused`` (the SDK may swallow the raise)."""
-    def check(item):
+class _Refusal:
+    """The hooks' secret check: ``request`` (a ``before_record_request`` hook) only remembers the scrubbed request;
+    ``response`` (``before_record_response``, which vcrpy runs only on an interaction it adds: recorded, or loaded)
+    scans it with the response, unless both were vouched for on load. Each refusal is also kept in ``refused``
+    (the SDK may swallow the raise)."""
+
+    def __init__(self, allowed: tuple, refused: list | None):
+        self.allowed, self.refused, self._pending = allowed, refused, threading.local()
+
+    def __deepcopy__(self, memo):  # pytest-recording copies the config: its hooks must stay these, as functions do
+        return self
+
+    def scrub(self, request):
+        """``scrub.scrub_request``, once per request content: vcrpy filters a replayed request (a fresh copy each
+        time) four times."""
+        seen = (request.method, request.uri, request.body, tuple(request.headers.items()))
+        kept = self._pending.__dict__.setdefault("scrubbed", {})
+        if seen not in kept:
+            if len(kept) >= _KEPT_SCRUBS:
+                del kept[next(iter(kept))]
+            kept[seen] = scrub.scrub_request(request)
+        return kept[seen]
+
+    def request(self, request):
+        self._pending.request = request  # vcrpy's append runs this hook, then the response's, on one thread
+        return request
+
+    def response(self, response):
+        request, self._pending.request = getattr(self._pending, "request", None), None
+        if isinstance(response, _VouchedResponse) and isinstance(request, _Vouched):
+            return response
         try:
-            return hook(item, allowed)
+            if request is not None:
+                scrub.refuse_request_secrets(request, self.allowed)
+            return scrub.refuse_response_secrets(response, self.allowed)
         except scrub.SecretFound as err:
-            if refused is not None:
-                refused.append(err)
+            if self.refused is not None:
+                self.refused.append(err)
             raise
-    return check
 
 
 def vcr_config(allowed_secrets: Iterable[str] = (), refused: list | None = None, **overrides) -> dict:
@@ -211,12 +303,12 @@ def vcr_config(allowed_secrets: Iterable[str] = (), refused: list | None = None,
 
     ``allowed_secrets``: secret-shaped values the user vouches for; ``refused``: a list that collects every
     SecretFound the hooks raise (boto3 reports them only as a connection error)."""
-    allowed = tuple(allowed_secrets)
+    refusal = _Refusal(tuple(allowed_secrets), refused)
     return {
         "serializer": SERIALIZER,
         "match_on": MATCH_ON,
-        "before_record_request": (scrub.scrub_request, _refusing(scrub.refuse_request_secrets, allowed, refused)),
-        "before_record_response": (scrub.scrub_response, _refusing(scrub.refuse_response_secrets, allowed, refused)),
+        "before_record_request": (refusal.scrub, refusal.request),
+        "before_record_response": (scrub.scrub_response, refusal.response),
         # A call that fails (a refused secret included) leaves no partial cassette behind; this also spares
         # vcrpy saving from __exit__, where a refused save would leave its patches in place.
         "record_on_exception": False,

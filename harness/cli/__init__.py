@@ -48,7 +48,7 @@ COMMANDS = {
                                                      "styles, scenarios) with its sources."),
     "golden": ("harness.cli.golden", "golden_group", "Compare or regenerate goldens from the reference "
                                                      "implementation."),
-    "list": ("harness.cli.run", "list_scenarios", "The scenarios, their tags and required capabilities."),
+    "list": ("harness.cli.listing", "list_scenarios", "The scenarios, their tags and required capabilities."),
     "matrix": ("harness.cli.matrix", "matrix_command", "Run ADAPTER on each release of its library and print a "
                                                        "release x scenario table."),
     "record": ("harness.cli.record", "record", "Record cassettes for these scenarios (all when none named)."),

@@ -18,7 +18,6 @@ from typing import IO, Sequence
 import click
 
 from harness.cli.common import BadUsage
-from harness.studies import merge
 from harness.studies.shard import Shard
 
 __all__ = ["jobs_option", "run_in_children"]
@@ -72,6 +71,8 @@ def run_in_children(command: str, options: Sequence[str], jobs: int, total: int,
         for n, code in enumerate(codes):
             if code not in (0, 1):
                 raise _failed(Shard(n + 1, jobs), code, progress.last.get(n, ""))
+        from harness.studies import merge  # the shards' reports: what only a parent of children reads
+
         try:
             return merge.merge([merge.load_report(out) for out in outputs], [str(out) for out in outputs])
         except merge.MergeError as error:

@@ -1,4 +1,4 @@
-"""``bedrock-harness run`` (the main job) and ``list``."""
+"""``bedrock-harness run``: the main job."""
 
 from __future__ import annotations
 
@@ -7,16 +7,14 @@ from pathlib import Path
 
 import click
 
-from harness.studies import merge as merging
 from harness import report
 from harness.cli.common import (BadUsage, adapter_option, child_options, every_id, load, loopback_option, release_args,
                                 release_options, root_option, scenarios, selection, selection_options, shard_option,
                                 strict_option, timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
-from harness.suite.runner import run as run_scenarios
 
-__all__ = ["list_scenarios", "run"]
+__all__ = ["run"]
 
 
 def _progress(enabled: bool):
@@ -51,6 +49,8 @@ def run(spec, suites, ids, fmt, output, baseline, timeout, version, cache_dir, p
     if jobs > 1:  # the children read the scenarios, each its own shard's
         _in_children(spec, suites, ids, baseline, timeout, shard, given, jobs, len(selection(given, suites, ids)),
                      show, fmt, verbose, output, release_args(version, cache_dir), loopback)
+    from harness.suite.runner import run as run_scenarios  # not in a --jobs parent, whose children run
+
     root, selected = scenarios(given, suites, ids, shard)
     adapter = load(spec, timeout, version, cache_dir)
     try:
@@ -72,16 +72,8 @@ def _in_children(spec, suites, ids, baseline, timeout, shard, roots, jobs, total
         raise BadUsage("--jobs splits the run into shards itself: give --jobs or --shard, not both")
     options = child_options(("--adapter", spec), suites, ids, baseline, timeout, roots, loopback) + release
     merged = run_in_children("run", options, jobs, total, show)
+    from harness.studies import merge as merging  # the shards' reports joined: --jobs only
+
     write_output(merging.render(merged, fmt, verbose), output)
     sys.exit(report.exit_code(merging.results_of(merged)))
 
-
-@click.command("list")
-@selection_options
-@root_option
-def list_scenarios(suites, ids, root):
-    """The scenarios, their tags and required capabilities."""
-    _, selected = scenarios(root, suites, ids)
-    width = max((len(s.id) for s in selected), default=0)
-    for s in selected:
-        click.echo(f"{s.id:<{width}}  tags: {', '.join(s.tags) or '-'}  requires: {', '.join(sorted(s.requires)) or '-'}")

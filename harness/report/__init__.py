@@ -9,16 +9,8 @@ CLI.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
-
-from harness.report.as_html import render_html
-from harness.report.as_json import render_json, results_from_json
-from harness.report.as_junit import render_junit
-from harness.report.as_markdown import render_markdown
-from harness.report.as_text import render_text
-from harness.report.baseline import BaselineError, apply_baseline, load_baseline
-from harness.report.common import adapter_info, cassette_files, exit_code, summary
-from harness.suite.results import Result
+import importlib
+from typing import Any, Mapping, Sequence
 
 __all__ = [
     "BaselineError",
@@ -38,19 +30,30 @@ __all__ = [
     "summary",
 ]
 
-FORMATS: dict[str, Callable[..., str]] = {
-    "text": render_text, "json": render_json, "junit": render_junit, "markdown": render_markdown, "html": render_html,
-}
+FORMATS = ("text", "json", "junit", "markdown", "html")  # format -> its module as_<format>, loaded when it writes
 _WITH_CASSETTES = ("json", "junit", "html")
+# name -> the module holding it: each loads on first use, so a run imports the writer of its own format only (the
+# HTML writer and the runner behind the cassette hashes are most of a report's import time).
+_HOMES = {"render_html": "as_html", "render_json": "as_json", "results_from_json": "as_json",
+          "render_junit": "as_junit", "render_markdown": "as_markdown", "render_text": "as_text",
+          "BaselineError": "baseline", "apply_baseline": "baseline", "load_baseline": "baseline",
+          "adapter_info": "common", "cassette_files": "common", "exit_code": "common", "summary": "common"}
 
 
-def render(results: Sequence[Result], adapter: Any = None, fmt: str = "text", *,
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+
+
+def render(results: Sequence[Any], adapter: Any = None, fmt: str = "text", *,
            cassettes: Mapping[str, dict] | None = None, verbose: bool = False, shard: Any = None) -> str:
     """The report in ``fmt`` (text, json, junit, markdown or html); JSON names the ``shard`` of a split run."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
+    writer = __getattr__(f"render_{fmt}")
     if fmt == "text":
-        return render_text(results, adapter, verbose)
+        return writer(results, adapter, verbose)
     if fmt == "json":
-        return render_json(results, adapter, cassettes, shard)
-    return FORMATS[fmt](results, adapter, cassettes) if fmt in _WITH_CASSETTES else FORMATS[fmt](results, adapter)
+        return writer(results, adapter, cassettes, shard)
+    return writer(results, adapter, cassettes) if fmt in _WITH_CASSETTES else writer(results, adapter)

@@ -8,9 +8,6 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import boto3
-import botocore
-
 from harness.cassettes.limits import LimitError, read_file
 from harness.suite.results import STATUSES, Result, failing
 from harness.suite.runner import cassette_path, scenario_root
@@ -75,6 +72,9 @@ def adapter_info(adapter: Any) -> dict:
 
 def versions() -> dict[str, str]:
     """The versions a verdict depends on: the harness, botocore, boto3 and Python."""
+    import boto3  # its version only: a report written from JSON (merge) need not load boto3 otherwise
+    import botocore
+
     return {"harness": __version__, "botocore": botocore.__version__, "boto3": boto3.__version__,
             "python": platform.python_version()}
 

@@ -1,7 +1,8 @@
 """Encode and decode ``application/vnd.amazon.eventstream`` bodies.
 
 Encoding is a few lines of stdlib (bedrock-wire.md §5.2); decoding goes through botocore itself so that
-what the harness decodes is exactly what boto3 yields (§4.5).
+what the harness decodes is exactly what boto3 yields (§4.5). botocore loads on the first decode: a command that
+only encodes or reads scenarios (``serve --emulate``, ``list``, ``evidence``) never imports it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from botocore.eventstream import EventStream, EventStreamBuffer, ParserError  # light: botocore's codec alone
+from harness.wire.service_model import operation_model
+
 
 __all__ = [
     "Frame",
@@ -31,7 +33,7 @@ __all__ = [
     "decode_frames",
     "decode_events",
     "frame_slices",
-    "FrameError",
+    "FrameError",  # noqa: F822 - made on first use, by the module's __getattr__
     "TruncatedStream",
     "STREAM_MEMBERS",
     "loads",
@@ -159,12 +161,25 @@ class TruncatedStream(ValueError):
     """A body ends inside a frame."""
 
 
-class FrameError(ParserError):
-    """Bytes botocore's decoder fails on outside its own ParserError family (a bad header type or name...)."""
+@functools.cache
+def _frame_error() -> type:
+    """``FrameError``, made on first use: a botocore ``ParserError`` (so one except clause catches both)."""
+    from botocore.eventstream import ParserError
+
+    doc = "Bytes botocore's decoder fails on outside its own ParserError family (a bad header type or name...)."
+    return type("FrameError", (ParserError,), {"__doc__": doc, "__module__": __name__})
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FrameError":
+        return _frame_error()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _message(piece: bytes, number: int):
     """botocore's reading of one frame's bytes (None: they end inside it); only ParserErrors escape."""
+    from botocore.eventstream import EventStreamBuffer, ParserError
+
     buffer = EventStreamBuffer()
     buffer.add_data(piece)
     try:
@@ -172,7 +187,7 @@ def _message(piece: bytes, number: int):
     except ParserError:
         raise
     except Exception as err:  # hostile bytes: struct.error, UnicodeDecodeError, KeyError (unknown header type)
-        raise FrameError(f"frame {number}: {type(err).__name__}: {err}") from None
+        raise _frame_error()(f"frame {number}: {type(err).__name__}: {err}") from None
 
 
 def frame_slices(data: bytes) -> Iterator[bytes]:
@@ -214,16 +229,14 @@ class _Chunks:
 
 @functools.lru_cache(maxsize=None)
 def _output_shape(operation: str):
-    import botocore.session  # the service model, on the first decode: encoding (serve --emulate) never needs it
-
-    model = botocore.session.get_session().get_service_model("bedrock-runtime")
-    return model.operation_model(operation).output_shape.members[STREAM_MEMBERS[operation]]
+    return operation_model(operation).output_shape.members[STREAM_MEMBERS[operation]]
 
 
 def decode_events(data: bytes | Iterable[bytes], operation: str = "ConverseStream") -> Iterator[dict]:
     """Yield exactly what boto3 yields for this body (``EventStreamError`` on an exception frame)."""
     # One frame per chunk: botocore's buffer copies what it still holds after each message (quadratic on a body).
     chunks = frame_slices(bytes(data)) if isinstance(data, (bytes, bytearray)) else data
+    from botocore.eventstream import EventStream
     from botocore.parsers import EventStreamJSONParser
 
     stream = EventStream(_Chunks(chunks), _output_shape(operation), EventStreamJSONParser(), operation)

@@ -17,6 +17,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from harness.endpoint.rules.shape import CORAL_PREFIX, Problem, body_text
+from harness.wire.service_model import operation_model as _operation  # loaded on the first request (or by load_model)
 
 __all__ = ["INVALID_MODEL", "MAX_SHOWN", "RULE_IDS", "input_problems", "load_model", "valid_model_id"]
 
@@ -33,15 +34,8 @@ _NAME = re.compile(r"(?:parameter|structure) ([A-Za-z0-9_.\[\]]+)")
 _UNKNOWN = re.compile(r'Unknown parameter in ([A-Za-z0-9_.\[\]]+): "([^"]*)"')
 
 
-@functools.lru_cache(maxsize=None)
-def _operation(operation: str):
-    import botocore.session  # loaded on the first request (or by load_model): a server listens without it
-
-    return botocore.session.get_session().get_service_model("bedrock-runtime").operation_model(operation)
-
-
 def load_model() -> None:
-    """Load botocore and the service model now (``serve`` does it right after it listens, before a request waits)."""
+    """Load the service model now (``serve`` does it right after it listens, before a request waits)."""
     for operation in ("ConverseStream", "Converse", "InvokeModelWithResponseStream"):
         _operation(operation)
 
