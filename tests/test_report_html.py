@@ -182,14 +182,15 @@ def test_the_report_of_a_failing_run_reads_in_a_real_browser(tmp_path):
     collapsed = probe(tmp_path, report, "")
     failing = [row for row in collapsed["rows"] if row["failing"]]
     assert [row["id"] for row in failing] == ["s-edge-parallel-results-round-trip"] and failing[0]["visible"]
-    assert "fail" in failing[0]["text"] and "turn 1 request expected messages[2].content[1]" in failing[0]["text"]
+    # the reason is Bedrock's rule text: the same results in two user messages is only another form of the golden's
+    assert "fail" in failing[0]["text"] and "A conversation must alternate" in failing[0]["text"]
     assert all(row["visible"] for row in collapsed["rows"]) and len(collapsed["rows"]) == 3
     assert collapsed["lines"] and not any(line["visible"] for line in collapsed["lines"])  # collapsed by default
 
     expanded = probe(tmp_path, report, "#all")
     shown = [line["text"] for line in expanded["lines"] if line["visible"]]
     assert len(shown) == len(expanded["lines"])
-    assert any(line.startswith("!   -") and "0 error {\"code\": \"ValidationException\"}" in line for line in shown)
+    assert any(line.startswith("!   -") and "0 error {\"code\": \"validationException\"}" in line for line in shown)
     assert any("expected messages" in line for line in shown)
     assert any(line.startswith("turn 1 request expected no messages[3] / actual messages[3]") for line in shown)
 

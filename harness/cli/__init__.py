@@ -34,8 +34,8 @@ __all__ = ["COMMANDS", "main"]
 # name -> (module, attribute, the help line `--help` lists without importing the module; a test holds it equal to
 # the command's own). Exit codes: 0 ok, 1 failure found, 2 bad usage.
 COMMANDS = {
-    "bisect": ("harness.cli.matrix", "bisect", "The first release where SCENARIO's verdict changes, with both "
-                                               "reports side by side."),
+    "bisect": ("harness.cli.matrix", "bisect", "The first release where SCENARIO's verdict (or, with --finding, a "
+                                               "finding) changes, with both reports side by side."),
     "cassette": ("harness.cli.cassette", "cassette", "Show, verify, scan and import cassettes."),
     "certification-table": ("harness.cli.certify", "certification_table", "The certification table from JSON "
                             "reports [default: certification/*.json], printed, checked or written."),
