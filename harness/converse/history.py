@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.converse.errors import TurnError
+from harness.converse.tools import cache_block, cache_control
 
 __all__ = ["REASONING_TYPES", "canonical_messages", "to_converse_messages"]
 
@@ -163,7 +164,9 @@ def _block(block: Any, where: str) -> dict | None:
     kind = _ALIASES.get(block.get("type"), block.get("type")) if isinstance(block, dict) else None
     if kind not in _BLOCKS:
         raise TurnError(f"{where}: unsupported content block {kind or block!r:.80}")
-    return _BLOCKS[kind](block, where)
+    made = _BLOCKS[kind](block, where)
+    control = cache_control(block.get("cache_control"), where)
+    return {**made, "cache_control": control} if made and control else made
 
 
 def _blocks(message: dict, where: str) -> Iterator[dict]:
@@ -244,8 +247,16 @@ def _converse_block(block: dict, status: bool) -> dict:
     return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
 
 
+def _converse_blocks(block: dict, status: bool) -> list[dict]:
+    """A block and, when it carries ``cache_control``, the cache point after it: beside a tool result in the
+    message's content, never inside ``toolResult.content`` (rule 31)."""
+    return [_converse_block(block, status)] + ([cache_block(block["cache_control"])] if block.get("cache_control")
+                                               else [])
+
+
 def to_converse_messages(messages: list | None, status: bool = True) -> list[dict]:
-    """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes); ``status``: whether
-    tool results carry ``status`` (most families accept it, Writer Palmyra rejects it: ``request.status_supported``)."""
-    return [{"role": m["role"], "content": [_converse_block(b, status) for b in m["content"]]}
+    """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes, a cache point after
+    each block that asks for one); ``status``: whether tool results carry ``status`` (most families accept it, Writer
+    Palmyra rejects it: ``request.status_supported``)."""
+    return [{"role": m["role"], "content": [c for b in m["content"] for c in _converse_blocks(b, status)]}
             for m in canonical_messages(messages)]
