@@ -25,6 +25,8 @@ REASONING_TYPES = ("thinking", "redacted_thinking")
 _ALIASES = {"tool_call": "tool_use", "reasoning": "thinking", "redacted_reasoning": "redacted_thinking"}
 _IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",
                   "image/webp": "webp"}
+_DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
+                     "text/html": "html"}
 
 
 def _first(block: dict, *paths: str) -> Any:
@@ -77,6 +79,16 @@ def _image(block: dict, where: str) -> dict:
                         f"{source.get('type')!r} {source.get('media_type')!r}")
     _b64decode(source.get("data"), where)
     return {"type": "image", "source": dict(source)}
+
+
+def _document(block: dict, where: str) -> dict:
+    """A base64 document (Anthropic's ``document`` block): pdf, txt, md, csv or html, named by its ``title``."""
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    if source.get("type") != "base64" or source.get("media_type") not in _DOCUMENT_FORMATS:
+        raise TurnError(f"{where}: document source must be base64 {'/'.join(_DOCUMENT_FORMATS)}, got "
+                        f"{source.get('type')!r} {source.get('media_type')!r}")
+    _b64decode(source.get("data"), where)
+    return {"type": "document", "source": dict(source), "title": block.get("title") or "document"}
 
 
 def _part_kind(part: Any) -> str | None:
@@ -154,7 +166,7 @@ def _text(block: dict, where: str) -> dict | None:
     return {"type": "text", "text": text} if text.strip() else None  # Bedrock rejects blank text
 
 
-_BLOCKS = {"text": _text, "image": _image, "tool_use": _tool_use, "tool_result": _tool_result,
+_BLOCKS = {"text": _text, "image": _image, "document": _document, "tool_use": _tool_use, "tool_result": _tool_result,
            "thinking": _thinking, "redacted_thinking": _redacted}
 
 
@@ -236,6 +248,10 @@ def _converse_block(block: dict, status: bool) -> dict:
         return {"text": block["text"]}
     if kind == "image":
         return _converse_image(block)
+    if kind == "document":
+        source = block["source"]
+        return {"document": {"format": _DOCUMENT_FORMATS[source["media_type"]], "name": block["title"],
+                             "source": {"bytes": base64.b64decode(source["data"])}}}
     if kind == "tool_use":
         return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block["input"]}}
     if kind == "tool_result":
