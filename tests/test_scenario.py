@@ -108,6 +108,23 @@ def test_defaults_for_optional_fields(tmp_path):
     assert s.turns[0].script is None and s.turns[0].options == {}
 
 
+def test_a_turn_offers_the_tools_it_names_and_a_result_template_carries_its_cache_point(tmp_path):
+    data = parallel_data()
+    data["turns"][0]["tool_results"]["read_file"]["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
+    data["turns"][1]["tools"] = []
+    data["options"]["output_format"] = {"type": "json_schema", "schema": {"type": "object"}}
+    scenario = load_scenario(write(tmp_path / "suites", "core/cached", data), tmp_path / "suites")
+    first = first_turn(scenario)
+    assert [t["name"] for t in first["tools"]] == ["read_file"]
+    assert first["options"]["output_format"] == {"type": "json_schema", "schema": {"type": "object"}}
+    call = {"type": "tool_call", "id": "tooluse_A", "name": "read_file", "input": {"path": "/tmp/a"}}
+    second = next_turn(scenario, 1, first, [call])
+    assert second["tools"] == [] and second["messages"][-1]["content"][0]["cache_control"] == {
+        "type": "ephemeral", "ttl": "1h"}
+    assert "output_format" not in first_turn(load_scenario(write(tmp_path / "suites", "core/plain", parallel_data()),
+                                                          tmp_path / "suites"))["options"]
+
+
 def test_scenario_is_hashable_and_reports_unmet_capabilities(parallel):
     assert {parallel: 1}[parallel] == 1
     assert parallel.unmet({"text", "tool_use"}) == frozenset({"parallel_tool_use"})
@@ -166,6 +183,20 @@ BAD_FIELDS = [
     (mutate("checks.hard", [{"turn": 0, "tool_call_at_least": 1}]), "checks.hard[0]: unknown check 'tool_call_at_least'"),
     (mutate("turns[0].script.content", [{"toolUse": {"name": "read_file"}}]),
      "turns[0].script content[0]: unknown block kind 'toolUse'"),
+    (mutate("tools[0].cache_control", {"type": "ephemeral", "ttl": "2h"}),
+     "tools[0].cache_control.ttl: unknown ttl '2h' (known: 1h, 5m)"),
+    (mutate("tools[0].strict", "yes"), "tools[0].strict: expected true or false"),
+    (mutate("system", [{"type": "text", "text": "Be brief.", "cache_control": {"type": "persistent"}}]),
+     "system[0].cache_control.type: unknown cache_control type 'persistent' (known: ephemeral)"),
+    (mutate("system", []), "system: expected a string or at least one text block"),
+    (mutate("turns[1].tools", ["reed_file"]), "turns[1].tools[0]: unknown tool 'reed_file' (known: read_file)"),
+    (mutate("options.output_format", {"type": "json_object", "schema": {}}),
+     "options.output_format.type: unknown output_format type 'json_object' (known: json_schema)"),
+    (mutate("turns[0].tool_results.read_file.cache_control", {"ttl": "1h"}),
+     "turns[0].tool_results.read_file.cache_control.type: missing (required)"),
+    (mutate("turns[0].messages[0].content", [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral",
+                                                                                               "ttl": 5}}]),
+     "turns[0].messages[0].content[0].cache_control.ttl: unknown ttl 5"),
 ]
 
 
