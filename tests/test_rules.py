@@ -287,6 +287,8 @@ BAD = [
      [("messages.4.content.1.cachePoint.ttl", WRAP + "messages.4.content.0.cache_control.ttl: a ttl='1h' "
        "cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the "
        "following order: `tools`, `system`, `messages`.")]),
+    ("cache-ttl-extended", req(user(text()), system=[text("Be brief."), point("1h")], modelId=NOVA),
+     [("system.1.cachePoint.ttl", "Extended TTL prompt caching is only supported for Anthropic models")]),
     ("cache-point-in-tools", tooled(user(text()), toolConfig=tools(spec(), spec("lookup"), point()), modelId=NOVA),
      [("toolConfig.tools.2", WRAP + "Malformed input request: #/toolConfig/tools/2: extraneous key [cachePoint] is "
        "not permitted, please reformat your input and try again.")]),
@@ -398,6 +400,8 @@ GOOD = [
                                system=[text("Be brief."), point("1h")], toolConfig=tools(spec(), point("1h")),
                                modelId=CLAUDE)),
     ("cache-ttl-order", req(user(text(), point("1h")), system=[text("Be brief."), point("1h")], modelId=CLAUDE)),
+    ("cache-ttl-extended", req(user(text(), point("5m")), system=[text("Be brief."), point()], modelId=NOVA)),
+    ("cache-ttl-extended", req(user(text(), point("1h")), modelId=CLAUDE)),
     ("cache-point-in-tools", tooled(user(text(), point()), system=[text("Be brief."), point()], modelId=NOVA)),
     ("cache-point-in-tools", tooled(user(text()), toolConfig=tools(spec(), point()), modelId=CLAUDE)),
     ("tool-union", tooled(user(text()), toolConfig=tools(spec(), point(), spec("lookup")), modelId=CLAUDE)),

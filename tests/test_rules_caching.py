@@ -93,7 +93,10 @@ def test_right_placements_in_two_ttls_are_served_without_a_finding(served):
             "reformat your input and try again."),
     ({"modelId": CLAUDE, "messages": question({"document": {"format": "txt", "name": "notes", "source": {
         "bytes": b"- one\n"}}}, point())}, WRAP + "messages.0.content.2.type: Field required"),
-], ids=["claude-1h-after-5m-system", "claude-1h-after-5m-message", "nova-tools-cache-point", "claude-after-txt"])
+    ({"modelId": NOVA, "messages": question(point("1h"))},
+     "Extended TTL prompt caching is only supported for Anthropic models"),
+], ids=["claude-1h-after-5m-system", "claude-1h-after-5m-message", "nova-tools-cache-point", "claude-after-txt",
+        "nova-1h"])
 def test_a_misplaced_cache_point_is_answered_with_bedrocks_text(served, request_, message):
     client, server = served
     assert rejected(client, **request_) == message
@@ -101,15 +104,13 @@ def test_a_misplaced_cache_point_is_answered_with_bedrocks_text(served, request_
 
 
 @pytest.mark.parametrize("request_", [
-    {"modelId": NOVA, "messages": question(), "system": [{"text": "Be brief."}, point("1h")],
-     "toolConfig": {"tools": [SPEC, point()]}},
+    {"modelId": "us.meta.llama4-maverick-17b-instruct-v1:0", "messages": question(),
+     "system": [{"text": "Be brief."}, point("1h")], "toolConfig": {"tools": [SPEC, point()]}},
     {"modelId": CLAUDE, "messages": question({"document": {"format": "pdf", "name": "notes", "source": {
         "bytes": b"%PDF-"}}}, point())},
 ], ids=["ttl-order-is-claudes-rule", "a-pdf-document-takes-a-cache-point"])
 def test_outside_a_rules_family_the_request_is_served(served, request_):
     client, server = served
-    if request_["modelId"] == NOVA:  # Nova's own rule on its tools point still holds: take it out
-        request_["toolConfig"]["tools"].pop()
     assert streamed_text(client, **request_) == "Done."
     assert not server.requests[-1].problems
 

@@ -86,6 +86,15 @@ def cache_ttl_order(body: dict) -> Iterable[Problem]:
         short = short or ttl == "5m"
 
 
+def cache_ttl_extended(body: dict) -> Iterable[Problem]:
+    """Nova: no 1h cache point; the extended TTL is Anthropic's only (a point without ttl is 5m)."""
+    for path, _, ttl in cache_points(body):
+        if ttl == "1h":
+            # Bedrock's text, verbatim (timothy-agent/timothy PR #756, Nova 2 Lite on ConverseStream).
+            yield Problem("cache-ttl-extended", f"{path}.cachePoint.ttl",
+                          "Extended TTL prompt caching is only supported for Anthropic models")
+
+
 def cache_point_in_tools(body: dict) -> Iterable[Problem]:
     """Nova: no cache point in toolConfig.tools; system and messages take one (rule 33)."""
     for i, tool in enumerate(_tools(body)):
@@ -145,5 +154,5 @@ def tool_choice_without_tools(body: dict) -> Iterable[Problem]:
                   "and try again.")
 
 
-CACHING_RULES = (cache_point_in_tool_result, cache_ttl_order, cache_point_in_tools, tool_union,
+CACHING_RULES = (cache_point_in_tool_result, cache_ttl_order, cache_ttl_extended, cache_point_in_tools, tool_union,
                  cache_point_after_document, structured_output_in_request_fields, tool_choice_without_tools)
