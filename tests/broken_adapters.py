@@ -63,6 +63,14 @@ __all__ = [
     "SwallowedStreamError",
     "Variant",
     "WithoutErrors",
+    "WireVariant",
+    "CachePointInsideToolResult",
+    "CacheTtlDroppedOnTools",
+    "CachePointSharesToolElement",
+    "ToolCachePointForEveryFamily",
+    "CachePointAtMessageEnd",
+    "SchemaInModelFields",
+    "ToolChoiceWithoutTools",
 ]
 
 
@@ -383,6 +391,140 @@ class StatusForEveryModel(Variant):
         return request
 
 
+# ==== today's surface (issue 28): cache placement, structured output, a toolless turn =========================
+
+class WireVariant(Variant):
+    """A library that writes the request body itself, past botocore's validation (another SDK, a gateway): ``wire``
+    rewrites the JSON body after serialization, before signing, as such a library sends it."""
+
+    def wire(self, body: dict) -> dict:
+        return body
+
+    def client(self, endpoint: dict | None, max_attempts: int | None = None):
+        made = super().client(endpoint, max_attempts)
+        if not getattr(made, "_wired", False):
+            made.meta.events.register("before-sign.bedrock-runtime", self._rewrite)
+            made._wired = True
+        return made
+
+    def _rewrite(self, request, **_):
+        if request.data:
+            request.data = json.dumps(self.wire(json.loads(request.data))).encode()
+
+
+def _points_after_results(body: dict) -> Iterator[tuple[list, int]]:
+    """(content, index) of every cachePoint right after a toolResult block."""
+    for message in body.get("messages") or []:
+        content = message.get("content") or []
+        for j in range(len(content) - 1, 0, -1):
+            if "cachePoint" in content[j] and "toolResult" in content[j - 1]:
+                yield content, j
+
+
+class CachePointInsideToolResult(WireVariant):
+    """A tool result's cache point nested inside toolResult.content, where it is no member (Portkey-AI/gateway #1762)."""
+
+    name = "broken-cache-point-inside-tool-result"
+    bug = "a tool result's cache point sent inside toolResult.content"
+
+    def wire(self, body: dict) -> dict:
+        for content, j in list(_points_after_results(body)):
+            content[j - 1]["toolResult"]["content"].append(content.pop(j))
+        return body
+
+
+class CacheTtlDroppedOnTools(Variant):
+    """The tools cache point always sent with the default TTL (strands #2232): a 1h system point then follows a 5m one."""
+
+    name = "broken-cache-ttl-dropped-on-tools"
+    bug = "the tools cache point sent without its TTL"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        for tool in (request.get("toolConfig") or {}).get("tools", []):
+            if "cachePoint" in tool:
+                tool["cachePoint"].pop("ttl", None)
+        return request
+
+
+class CachePointSharesToolElement(WireVariant):
+    """A tool's cache point set on the toolSpec's own tools element (envoyproxy/ai-gateway PR #2476)."""
+
+    name = "broken-cache-point-shares-tool-element"
+    bug = "a tool's cache point set in the same toolConfig.tools element as its toolSpec"
+
+    def wire(self, body: dict) -> dict:
+        tools = (body.get("toolConfig") or {}).get("tools", [])
+        for i in range(len(tools) - 1, 0, -1):
+            if list(tools[i]) == ["cachePoint"] and "toolSpec" in tools[i - 1]:
+                tools[i - 1].update(tools.pop(i))
+        return body
+
+
+class ToolCachePointForEveryFamily(Variant):
+    """Whenever it caches, a cache point after the tools too, whatever the model (hermes-agent #97281: Nova rejects it)."""
+
+    name = "broken-tool-cache-point-for-every-family"
+    bug = "a tools cache point added for every model family that caches"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        caching = any("cachePoint" in b for m in request["messages"] for b in m["content"]) or any(
+            "cachePoint" in b for b in request.get("system", []))
+        tools = (request.get("toolConfig") or {}).get("tools")
+        if caching and tools and "cachePoint" not in tools[-1]:
+            tools.append({"cachePoint": {"type": "default"}})
+        return request
+
+
+class CachePointAtMessageEnd(Variant):
+    """The last user message's cache point moved to the end of the message, after a document too (strands #1966)."""
+
+    name = "broken-cache-point-at-message-end"
+    bug = "the last user message's cache point appended at its end, after a non-PDF document"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        content = request["messages"][-1]["content"]
+        points = [b for b in content if "cachePoint" in b]
+        if points:
+            content[:] = [b for b in content if "cachePoint" not in b] + points[-1:]
+        return request
+
+
+class SchemaInModelFields(Variant):
+    """The answer's JSON schema sent as an OpenAI response_format in additionalModelRequestFields (Portkey #1547)."""
+
+    name = "broken-schema-in-model-fields"
+    bug = "structured output sent as response_format in additionalModelRequestFields, which Bedrock ignores"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        config = request.pop("outputConfig", None)
+        if config:
+            definition = config["textFormat"]["structure"]["jsonSchema"]
+            schema = {"name": definition.get("name"), "schema": json.loads(definition["schema"])}
+            request.setdefault("additionalModelRequestFields", {})["response_format"] = {
+                "type": "json_schema", "json_schema": schema}
+        return request
+
+
+class ToolChoiceWithoutTools(WireVariant):
+    """The turn's tool choice sent even on a turn without tools (microsoft/agent-framework #5165, litellm #34276)."""
+
+    name = "broken-tool-choice-without-tools"
+    bug = "toolChoice sent in a request that defines no tools"
+
+    def request(self, turn: dict) -> dict:
+        self._choice = (turn.get("options") or {}).get("tool_choice")
+        return build_request(turn)
+
+    def wire(self, body: dict) -> dict:
+        if getattr(self, "_choice", None) in ("auto", "any") and "toolConfig" not in body:
+            body["toolConfig"] = {"toolChoice": {self._choice: {}}}
+        return body
+
+
 # ==== conversation mode: correct chunks, a broken assembly (the issue-10 bug classes) ========================
 #
 # Each variant below streams exactly the reference's chunks; only what its "library" assembles and sends back
@@ -507,7 +649,8 @@ class AgentLoopStopsOnEndTurn(ConversationVariant):
             chunks.append(chunk)
             yield chunk
         stops = [c["reason"] for c in chunks if c["type"] == "stop"]
-        self._finished = turn.get("conversation") if stops[-1:] == ["end_turn"] else None
+        called = any(c["type"] == "tool_call" for c in chunks)
+        self._finished = turn.get("conversation") if stops[-1:] == ["end_turn"] and called else None
 
 
 # ---- 14b. a signature-only reasoning block sent back without its (empty) text --------------------------------
@@ -764,6 +907,13 @@ VARIANTS: dict[str, type[Variant]] = {
     "persisted_history_loses_signatures": StoredHistoryLosesSignatures,
     "openai_index_from_content_block": OpenAIIndexFromContentBlockIndex,
     "openai_second_choice": OpenAISecondChoiceIndex,
+    "cache_point_inside_tool_result": CachePointInsideToolResult,
+    "cache_ttl_dropped_on_tools": CacheTtlDroppedOnTools,
+    "cache_point_shares_tool_element": CachePointSharesToolElement,
+    "tool_cache_point_for_every_family": ToolCachePointForEveryFamily,
+    "cache_point_at_message_end": CachePointAtMessageEnd,
+    "schema_in_model_fields": SchemaInModelFields,
+    "tool_choice_without_tools": ToolChoiceWithoutTools,
 }
 CONVERSATION = frozenset(key for key, cls in VARIANTS.items() if issubclass(cls, ConversationVariant))
 OPENAI = frozenset(key for key, cls in VARIANTS.items() if issubclass(cls, OpenAIFormat))

@@ -52,6 +52,13 @@ FOCUS = {
     "persisted_history_loses_signatures": ["core/thinking-tools"],
     "openai_index_from_content_block": ["core/interleaved-text"],
     "openai_second_choice": ["core/parallel-calls"],
+    "cache_point_inside_tool_result": ["edge/cache-points"],
+    "cache_ttl_dropped_on_tools": ["edge/cache-points"],
+    "cache_point_shares_tool_element": ["edge/cache-points"],
+    "tool_cache_point_for_every_family": ["edge/nova-cache-points"],
+    "cache_point_at_message_end": ["edge/cache-point-before-document"],
+    "schema_in_model_fields": ["edge/structured-output"],
+    "tool_choice_without_tools": ["edge/toolless-final-turn"],
 }
 DEFAULT_FOCUS = ["core/round-trip", "core/thinking-tools", "edge/parallel-results-round-trip", "faults/truncated-stream"]
 

@@ -74,6 +74,9 @@ def results_split() -> Catch:
 
 
 EMPTY_MESSAGE = "The content field in the Message object at messages.1 is empty."
+CACHE_ORDER = ("The model returned the following errors: system.0.cache_control.ttl: a ttl='1h' cache_control block "
+               "must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following "
+               "order: `tools`, `system`, `messages`.")
 SIGNATURE_REQUIRED = "messages.1.content.0.thinking.signature: Field required"
 THINKING_FIRST = "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`."
 SIGNATURE_DIFF = "turn 1 request expected messages[1].content[0].reasoningContent.reasoningText.signature '"
@@ -101,7 +104,7 @@ ROUND_TRIPS = ("core/round-trip", "core/thinking-tools", "edge/cache-usage", "ed
                "edge/signature-only-reasoning", "edge/tool-result-is-error", "edge/two-signed-reasoning-blocks",
                "edge/zero-arg-tool", "edge/cache-both-spellings", "edge/interleaved-reasoning-tools",
                "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/unsigned-reasoning-round-trip",
-               "edge/zero-arg-after-text")
+               "edge/zero-arg-after-text", "edge/cache-points", "edge/nova-cache-points", "edge/structured-output")
 ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-call", "edge/interleaved-parallel-deltas",
                   "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
 
@@ -144,13 +147,14 @@ SPLIT = ("core/interleaved-text", "core/parallel-calls", "core/thinking-tools", 
          "edge/interleaved-parallel-deltas", "edge/interleaved-reasoning-tools", "edge/nova-parallel-calls",
          "edge/nova-style", "edge/redacted-reasoning-tool", "edge/server-tool-then-client-tool",
          "edge/signature-only-reasoning", "edge/two-signed-reasoning-blocks", "edge/unsigned-reasoning-round-trip",
-         "edge/zero-arg-after-text")
+         "edge/zero-arg-after-text", "edge/cache-points")
 CONTENT_BLOCK_INDEX = ("edge/zero-arg-after-text", "core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use",
                        "edge/interleaved-parallel-deltas", "edge/max-tokens-mid-tool", "edge/nova-style",
                        "edge/redacted-reasoning-tool", "edge/server-tool-then-client-tool",
                        "edge/signature-only-reasoning", "edge/two-signed-reasoning-blocks",
                        "faults/model-stream-error-mid-tool", "faults/throttling-mid-tool", "faults/truncated-stream",
-                       "edge/interleaved-reasoning-tools", "edge/nova-parallel-calls", "edge/unsigned-reasoning-round-trip")
+                       "edge/interleaved-reasoning-tools", "edge/nova-parallel-calls", "edge/unsigned-reasoning-round-trip",
+                       "edge/cache-points")
 
 CATCHES: dict[str, dict[str, Catch]] = {
     "no_tool_calls": {
@@ -163,6 +167,9 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "core/thinking-tools": call_never_surfaced(1),
         "edge/cache-usage": call_never_surfaced(0),
         "edge/cache-both-spellings": call_never_surfaced(0),
+        "edge/cache-points": call_never_surfaced(1),
+        "edge/nova-cache-points": call_never_surfaced(0),
+        "edge/structured-output": call_never_surfaced(0),
         "edge/interleaved-reasoning-tools": call_never_surfaced(2),
         "edge/nova-parallel-calls": call_never_surfaced(1),
         "edge/tool-result-json-values": call_never_surfaced(0),
@@ -190,6 +197,9 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "core/round-trip": tool_use_dropped(EMPTY_MESSAGE),
         "core/thinking-tools": tool_use_dropped(),
         "edge/cache-usage": tool_use_dropped(EMPTY_MESSAGE),
+        "edge/cache-points": tool_use_dropped(),
+        "edge/nova-cache-points": tool_use_dropped(EMPTY_MESSAGE),
+        "edge/structured-output": tool_use_dropped(EMPTY_MESSAGE),
         "edge/end-turn-with-tool-use": tool_use_dropped(),
         "edge/cache-both-spellings": tool_use_dropped(EMPTY_MESSAGE),
         "edge/nova-style": tool_use_dropped(),
@@ -352,6 +362,32 @@ CATCHES: dict[str, dict[str, Catch]] = {
         sid: robust(sid, law("openai_single_choice", "has choices[0].index 1; a single-choice stream uses index 0 only"))
         for sid in ("core/parallel-calls", "edge/interleaved-parallel-deltas", "edge/parallel-results-round-trip",
                     "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/zero-arg-after-text")},
+    # ---- today's surface (issue 28): each caught by its own scenario, with Bedrock's text where one is known ----
+    "cache_point_inside_tool_result": {"edge/cache-points": Catch(
+        1, ("turn 1 request expected no messages[2].content[0].toolResult.content[1] / actual", "warning "
+            "cache-point-in-tool-result (not enforced: its evidence rejects for no family"),
+        r"toolResult\.content\[1\] \{\"cachePoint\"")},
+    "cache_ttl_dropped_on_tools": {"edge/cache-points": Catch(
+        0, (CACHE_ORDER, "turn 0 request expected toolConfig.tools[1].cachePoint.ttl '1h' / actual no"),
+        r"toolConfig\.tools\[1\]\.cachePoint\.ttl '1h'")},
+    "cache_point_shares_tool_element": {"edge/cache-points": Catch(
+        0, ("The value at toolConfig.tools.0 can only set one of the following keys: toolSpec, systemTool, modelTool, "
+            "or cachePoint.", 'turn 0 request expected toolConfig.tools[1] {"cachePoint": {"type": "default", "ttl": '
+            '"1h"}} / actual no toolConfig.tools[1]'), r"toolConfig\.tools\[1\] \{\"cachePoint\"")},
+    "tool_cache_point_for_every_family": {"edge/nova-cache-points": Catch(
+        0, ("Malformed input request: #/toolConfig/tools/1: extraneous key [cachePoint] is not permitted",
+            "turn 0 request expected no toolConfig.tools[1] / actual toolConfig.tools[1]"), r"toolConfig\.tools\[1\]")},
+    "cache_point_at_message_end": {"edge/cache-point-before-document": Catch(
+        0, ("The model returned the following errors: messages.0.content.2.type: Field required",
+            'turn 0 request expected messages[0].content[1] {"cachePoint": {"type": "default"}} / actual {"document"'),
+        r"messages\[0\]\.content\[1\] \{\"cachePoint\"")},
+    "schema_in_model_fields": {"edge/structured-output": Catch(
+        0, ('turn 0 request expected outputConfig {"textFormat": {"type": "json_schema"', "warning "
+            "structured-output-in-request-fields"), r"expected outputConfig .* / actual no outputConfig")},
+    "tool_choice_without_tools": {"edge/toolless-final-turn": Catch(
+        1, ("1 validation error detected: Value null at 'toolConfig.tools' failed to satisfy constraint: Member must "
+            "not be null", 'turn 1 actual chunk 0 (error): unexpected; expected nothing / actual error {"code": '
+            '"validationException"}', "warning tool-choice-without-tools"), r"Value null at 'toolConfig\.tools'", prefixed=False)},
 }
 
 

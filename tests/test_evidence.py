@@ -57,7 +57,7 @@ def test_the_json_listing_holds_every_owner_source_judgement_and_robustness_scen
     assert any(j["applies_to"] == "every scenario" for j in document["judgements"])
     assert all(j["application"] for j in document["judgements"])  # each says why the application can do without it
     assert {j["id"] for j in document["judgements"] if j["declared"]} == {"guardrail-as-content-filter",
-                                                                          "arguments-as-object"}
+                                                                          "arguments-as-object", "cache-points-as-asked"}
 
 
 def test_the_text_listing_groups_claims_by_owner_and_cites_each_source_where_it_can_be_checked(tmp_path):

@@ -121,6 +121,29 @@ def test_a_changed_argument_or_a_dropped_call_in_the_request_fails():
                                                   actual_request=actual)).ok
 
 
+def test_cache_points_placed_otherwise_fail_unless_the_library_declares_its_own_placement():
+    """Where cache points go, and their TTL, is conversation content; only a library's cited declaration excuses it."""
+    point = {"cachePoint": {"type": "default", "ttl": "1h"}}
+    expected = {"messages": [USER, ASSISTANT, {"role": "user", "content": [*RESULT["content"], point]}]}
+    inside = {"role": "user", "content": [{"toolResult": {**RESULT["content"][0]["toolResult"], "content": [
+        {"text": "rain"}, point]}}]}
+    moved = [{"messages": [USER, ASSISTANT, RESULT]},  # dropped, and of the default TTL (5m)
+             {"messages": [USER, ASSISTANT, {"role": "user", "content": [*RESULT["content"], {"cachePoint": {
+                 "type": "default"}}]}]}]
+    for actual in moved:
+        ctx = Context(EVERYWHERE, expected_request=expected, actual_request=actual)
+        result = graded(request_diff(), ctx)
+        assert not result.ok and "not excused by judgement cache-points-as-asked" in result.diffs[0].render()
+        assert graded(request_diff(), replace(ctx, vocabulary={"cache-points-as-asked": "CacheConfig(auto)"})).ok
+    # nested in the tool result, the result's own content differs: no declaration excuses that
+    nested = Context(EVERYWHERE, expected_request=expected, actual_request={"messages": [USER, ASSISTANT, inside]},
+                     vocabulary={"cache-points-as-asked": "CacheConfig(auto)"})
+    assert not graded(request_diff(), nested).ok
+    cited = replace(Context(EVERYWHERE, expected_request=expected, actual_request={"messages": [USER, ASSISTANT, RESULT]}),
+                    vocabulary={"cache-points-as-asked": "the library places its own cache points"})
+    assert graded(request_diff(), cited).warnings[0].reason.startswith("judgement cache-points-as-asked")
+
+
 def test_status_is_a_warning_only_where_no_source_settles_the_family():
     expected = request(ASSISTANT)
     actual = {**expected, "messages": [USER, ASSISTANT, {"role": "user", "content": [{"toolResult": {
@@ -349,7 +372,7 @@ def test_every_judgement_says_what_why_and_why_the_application_can_do_without_it
         assert judgement.application, judgement.id
         assert (judgement.step is not None) != bool(judgement.laws)
     assert "incomplete-stream-raises" not in JUDGEMENTS  # a cut stream surfaced as complete: the stream says so
-    assert {j.id for j in JUDGEMENTS.values() if j.declared} == set(DECLARED) == {"guardrail-as-content-filter",
+    assert {j.id for j in JUDGEMENTS.values() if j.declared} == set(DECLARED) == {"guardrail-as-content-filter", "cache-points-as-asked",
                                                                                   "arguments-as-object"}
 
 

@@ -329,16 +329,18 @@ RAW_REQUEST = {
     "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}, "top_k": 8},
     "requestMetadata": {"run": "1"},
 }
-NORMALIZED_REQUEST = {
-    "system": [{"text": "You are a coding assistant."}],
+NORMALIZED_REQUEST = {  # cache points stay: where a library puts them is conversation content (rules 31-34)
+    "system": [{"text": "You are a coding assistant."}, {"cachePoint": {"type": "default"}}],
     "messages": [
         {"role": "user", "content": [{"text": "Read /tmp/a.txt"},
                                      {"image": {"format": "png", "source": {"bytes": base64.b64encode(b"\x89PNG").decode()}}}]},
         RAW_REQUEST["messages"][1],
-        {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_A", "content": [{"text": "contents"}]}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_A", "content": [{"text": "contents"}]}},
+                                     {"cachePoint": {"type": "default"}}]},
     ],
     "toolConfig": {"tools": [{"toolSpec": {"name": "read_file", "description": "Read",
-                                           "inputSchema": {"json": {"type": "object"}}}}]},
+                                           "inputSchema": {"json": {"type": "object"}}}},
+                             {"cachePoint": {"type": "default"}}]},
     "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}},
 }
 
@@ -389,13 +391,44 @@ def test_reasoning_tool_uses_and_user_text_stay_as_sent():
 
 
 def test_pinned_fields_survive():
-    pinned = normalize_request(RAW_REQUEST, pinned=("inferenceConfig", "cachePoint"))
+    pinned = normalize_request(RAW_REQUEST, pinned=("inferenceConfig",))
     assert pinned["inferenceConfig"] == {"maxTokens": 4096}
-    assert pinned["system"][1] == {"cachePoint": {"type": "default"}}
-    assert {"cachePoint": {"type": "default"}} in pinned["toolConfig"]["tools"]
-    with pytest.raises(ValueError, match=r"cannot pin modelId \(pinnable: cachePoint, inferenceConfig\)"):
+    with pytest.raises(ValueError, match=r"cannot pin modelId \(pinnable: inferenceConfig\)"):
         normalize_request(RAW_REQUEST, pinned=("modelId",))
-    assert set(PINNABLE) == {"inferenceConfig", "cachePoint"}
+    assert set(PINNABLE) == {"inferenceConfig"}
+
+
+def point(ttl=None):
+    return {"cachePoint": {"type": "default", **({"ttl": ttl} if ttl else {})}}
+
+
+def test_cache_points_compare_by_place_and_ttl_and_5m_is_the_default():
+    """Placement and TTL are conversation content: a point moved, dropped or of another TTL normalizes apart."""
+    def body(system, tools, user):
+        return {"system": [{"text": "Be brief."}, *system], "messages": [{"role": "user", "content": user}],
+                "toolConfig": {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {"type": "object"}}}}, *tools]}}
+    asked = body([point("1h")], [point("1h")], [{"text": "hi"}, point("5m")])
+    assert normalize_request(asked) == body([point("1h")], [point("1h")], [{"text": "hi"}, point()])
+    assert normalize_request(asked) == normalize_request(body([point("1h")], [point("1h")], [{"text": "hi"}, point()]))
+    for other in (body([point()], [point("1h")], [{"text": "hi"}, point()]),  # the system TTL lost
+                  body([point("1h")], [], [{"text": "hi"}, point()]),  # the tools point dropped
+                  body([point("1h")], [point("1h")], [point(), {"text": "hi"}])):  # moved before the text
+        assert normalize_request(other) != normalize_request(asked)
+
+
+def test_strict_tools_and_output_format_are_compared_as_content():
+    spec = {"name": "f", "inputSchema": {"json": {"type": "object"}}}
+    def body(strict, schema, effort=None):
+        config = {"textFormat": {"type": "json_schema", "structure": {"jsonSchema": {"schema": schema, "name": "a"}}},
+                  **({"effort": effort} if effort else {})}
+        return {"messages": [], "toolConfig": {"tools": [{"toolSpec": {**spec, **strict}}]}, "outputConfig": config}
+    compact = body({"strict": True}, '{"type":"object","required":["x"]}', effort="low")
+    assert normalize_request(compact) == normalize_request(body({"strict": True}, '{"required": ["x"], "type": "object"}'))
+    assert normalize_request(compact)["outputConfig"]["textFormat"]["structure"]["jsonSchema"]["schema"] == {
+        "type": "object", "required": ["x"]}
+    assert normalize_request(body({"strict": False}, "{}")) == normalize_request(body({}, "{}"))
+    assert normalize_request(body({"strict": True}, "{}")) != normalize_request(body({}, "{}"))
+    assert normalize_request(body({}, '{"type": "object"}')) != normalize_request(body({}, "{}"))
 
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
@@ -476,10 +509,11 @@ def test_real_requests_normalize_idempotently_and_keep_signatures():
 
 
 def _expected_messages(body):
-    """The messages with only cachePoint blocks and success statuses removed (reasoning untouched)."""
+    """The messages with only success statuses and cache points' default TTL removed (reasoning untouched)."""
     messages = []
     for message in body.get("messages") or []:
-        content = [b for b in message["content"] if "cachePoint" not in b]
+        content = [{"cachePoint": {k: v for k, v in b["cachePoint"].items() if (k, v) != ("ttl", "5m")}}
+                   if "cachePoint" in b else b for b in message["content"]]
         content = [{"toolResult": {k: v for k, v in b["toolResult"].items() if not (k == "status" and v == "success")}}
                    if "toolResult" in b else b for b in content]
         messages.append({**message, "content": content})

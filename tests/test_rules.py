@@ -18,6 +18,8 @@ PROMPT_ARN = "arn:aws:bedrock:us-east-1:123456789012:prompt/PROMPT1234"
 WRAP = "The model returned the following errors: "
 KIMI = "moonshotai.kimi-k2-thinking"
 WRITER = "us.writer.palmyra-x5-v1:0"
+CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+NOVA = "us.amazon.nova-pro-v1:0"
 JSON_INVALID = "The format of the value at {} is invalid. Provide a json object for the field and try again."
 
 
@@ -58,6 +60,10 @@ def image():
 
 def document():
     return {"document": {"format": "txt", "name": "notes", "source": {"bytes": "bm90ZXM="}}}
+
+
+def point(ttl=None):
+    return {"cachePoint": {"type": "default", **({"ttl": ttl} if ttl else {})}}
 
 
 def spec(name="get_weather", schema_type="object", **extra):
@@ -265,6 +271,43 @@ BAD = [
      [("messages.1.content.0.reasoningContent.reasoningText.signature", "This model doesn't support the "
        "reasoningContent.reasoningText.signature field. Remove reasoningContent.reasoningText.signature and try "
        "again.")]),
+    # ---- prompt caching, structured output, tool choice (bedrock-wire.md §13) ----
+    ("cache-point-in-tool-result", tooled(user(text()), assistant(use("tooluse_A")), user(
+        {"toolResult": {"toolUseId": "tooluse_A", "content": [{"text": "sunny"}, point("1h")]}}), modelId=CLAUDE),
+     [("messages.2.content.0.toolResult.content.1", "The cachePoint at messages.2.content.0.toolResult.content.1 is "
+       "not a member of ToolResultContentBlock. Put it after the toolResult block, at messages.2.content, and try "
+       "again.")]),
+    ("cache-ttl-order", tooled(user(text()), system=[text("Be brief."), point("1h")], toolConfig=tools(spec(), point()),
+                               modelId=CLAUDE),
+     [("system.1.cachePoint.ttl", WRAP + "system.0.cache_control.ttl: a ttl='1h' cache_control block must not come "
+       "after a ttl='5m' cache_control block. Note that blocks are processed in the following order: `tools`, "
+       "`system`, `messages`.")]),
+    ("cache-ttl-order", tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A"), point("5m")),
+                               assistant(text("Sunny.")), user(text("And Rome?"), point("1h")), modelId=CLAUDE),
+     [("messages.4.content.1.cachePoint.ttl", WRAP + "messages.4.content.0.cache_control.ttl: a ttl='1h' "
+       "cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the "
+       "following order: `tools`, `system`, `messages`.")]),
+    ("cache-ttl-extended", req(user(text()), system=[text("Be brief."), point("1h")], modelId=NOVA),
+     [("system.1.cachePoint.ttl", "Extended TTL prompt caching is only supported for Anthropic models")]),
+    ("cache-point-in-tools", tooled(user(text()), toolConfig=tools(spec(), spec("lookup"), point()), modelId=NOVA),
+     [("toolConfig.tools.2", WRAP + "Malformed input request: #/toolConfig/tools/2: extraneous key [cachePoint] is "
+       "not permitted, please reformat your input and try again.")]),
+    ("tool-union", tooled(user(text()), toolConfig=tools(spec("lookup"), {**spec(), **point()}), modelId=CLAUDE),
+     [("toolConfig.tools.1", "The value at toolConfig.tools.1 can only set one of the following keys: toolSpec, "
+       "systemTool, modelTool, or cachePoint.")]),
+    ("cache-point-after-document", req(user(text("Summarise:"), document(), point()), modelId=CLAUDE),
+     [("messages.0.content.2", WRAP + "messages.0.content.2.type: Field required")]),
+    ("structured-output-in-request-fields", req(user(text()), additionalModelRequestFields={
+        "response_format": {"type": "json_schema", "json_schema": {"name": "w", "schema": {"type": "object"}}}}),
+     [("additionalModelRequestFields.response_format", "additionalModelRequestFields.response_format is not read by "
+       "Bedrock: the answer is not held to the schema. Send it as outputConfig.textFormat (type json_schema) "
+       "instead.")]),
+    ("tool-choice-without-tools", req(user(text()), toolConfig={"toolChoice": {"auto": {}}}),
+     [("toolConfig.toolChoice", "The request sets toolConfig.toolChoice but defines no tools. Remove the tool "
+       "choice, or add toolConfig.tools, and try again.")]),
+    ("tool-choice-without-tools", req(user(text()), additionalModelRequestFields={"tool_choice": {"type": "auto"}}),
+     [("additionalModelRequestFields.tool_choice", "The request sets additionalModelRequestFields.tool_choice but "
+       "defines no tools. Remove the tool choice, or add toolConfig.tools, and try again.")]),
 ]
 
 # (rule id, a body Bedrock accepts that exercises the rule); every rule must find nothing in it.
@@ -272,7 +315,8 @@ GOOD = [
     ("messages-missing", {"modelId": PROMPT_ARN}),
     ("messages-missing", req(user(text()))),
     ("block-shape", tooled(user(text(), {"cachePoint": {"type": "default"}}), toolConfig=tools(
-        spec(), {"systemTool": {"name": "nova_code_interpreter"}}, {"cachePoint": {"type": "default"}}))),
+        spec(), {"systemTool": {"name": "nova_code_interpreter"}}, {"cachePoint": {"type": "default"}}),
+        modelId=CLAUDE)),
     ("block-shape", round_trip()),
     ("role-enum", req(user(text()), assistant(text("Sunny.")), user(text("Thanks")))),
     ("member-required", round_trip()),
@@ -350,6 +394,24 @@ GOOD = [
                             "modelId": "us.amazon.nova-pro-v1:0"}),
     ("reasoning-signature-empty", req(user(text()), assistant(reasoning(None), text("Walk.")), user(text("Ok")),
                                       modelId="openai.gpt-oss-120b-1:0")),
+    ("cache-point-in-tool-result", tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A"), point()),
+                                          modelId=CLAUDE)),
+    ("cache-ttl-order", tooled(user(text(), point("5m")), assistant(use("tooluse_A")), user(result("tooluse_A"), point()),
+                               system=[text("Be brief."), point("1h")], toolConfig=tools(spec(), point("1h")),
+                               modelId=CLAUDE)),
+    ("cache-ttl-order", req(user(text(), point("1h")), system=[text("Be brief."), point("1h")], modelId=CLAUDE)),
+    ("cache-ttl-extended", req(user(text(), point("5m")), system=[text("Be brief."), point()], modelId=NOVA)),
+    ("cache-ttl-extended", req(user(text(), point("1h")), modelId=CLAUDE)),
+    ("cache-point-in-tools", tooled(user(text(), point()), system=[text("Be brief."), point()], modelId=NOVA)),
+    ("cache-point-in-tools", tooled(user(text()), toolConfig=tools(spec(), point()), modelId=CLAUDE)),
+    ("tool-union", tooled(user(text()), toolConfig=tools(spec(), point(), spec("lookup")), modelId=CLAUDE)),
+    ("cache-point-after-document", req(user(text("Summarise:"), document(), text("\n"), point(), text("Be brief."),
+                                            point()), modelId=CLAUDE)),
+    ("cache-point-after-document", req(user(text("Summarise:"), {"document": {
+        "format": "pdf", "name": "report", "source": {"bytes": "JVBERi0="}}}, point()), modelId=CLAUDE)),
+    ("structured-output-in-request-fields", req(user(text()), outputConfig={"textFormat": {
+        "type": "json_schema", "structure": {"jsonSchema": {"schema": '{"type": "object"}', "name": "w"}}}})),
+    ("tool-choice-without-tools", tooled(user(text()), toolConfig=tools(spec(), choice={"any": {}}))),
 ]
 
 

@@ -446,7 +446,7 @@ def test_an_adapter_vocabulary_citing_an_unknown_judgement_is_every_scenario_s_e
     result = run_scenario(BY_ID["core/smoke-text"], adapter, REPO)
     assert (result.status, result.reason) == ("error", "adapter vocabulary cites 'no-such-judgement', which is no "
                                               "declared judgement (known: guardrail-as-content-filter, "
-                                              "arguments-as-object)")
+                                              "cache-points-as-asked, arguments-as-object)")
 
 
 def test_the_same_scenario_twice_in_a_row_is_a_new_conversation_each_time():

@@ -108,6 +108,23 @@ def test_defaults_for_optional_fields(tmp_path):
     assert s.turns[0].script is None and s.turns[0].options == {}
 
 
+def test_a_turn_offers_the_tools_it_names_and_a_result_template_carries_its_cache_point(tmp_path):
+    data = parallel_data()
+    data["turns"][0]["tool_results"]["read_file"]["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
+    data["turns"][1]["tools"] = []
+    data["options"]["output_format"] = {"type": "json_schema", "schema": {"type": "object"}}
+    scenario = load_scenario(write(tmp_path / "suites", "core/cached", data), tmp_path / "suites")
+    first = first_turn(scenario)
+    assert [t["name"] for t in first["tools"]] == ["read_file"]
+    assert first["options"]["output_format"] == {"type": "json_schema", "schema": {"type": "object"}}
+    call = {"type": "tool_call", "id": "tooluse_A", "name": "read_file", "input": {"path": "/tmp/a"}}
+    second = next_turn(scenario, 1, first, [call])
+    assert second["tools"] == [] and second["messages"][-1]["content"][0]["cache_control"] == {
+        "type": "ephemeral", "ttl": "1h"}
+    assert "output_format" not in first_turn(load_scenario(write(tmp_path / "suites", "core/plain", parallel_data()),
+                                                          tmp_path / "suites"))["options"]
+
+
 def test_scenario_is_hashable_and_reports_unmet_capabilities(parallel):
     assert {parallel: 1}[parallel] == 1
     assert parallel.unmet({"text", "tool_use"}) == frozenset({"parallel_tool_use"})
@@ -135,7 +152,7 @@ BAD_FIELDS = [
     (mutate("turns[0].tool_results", {"reed_file": {"content": "x"}}), "turns[0].tool_results.reed_file: no such tool (tools: read_file)"),
     (mutate("turns[0].tool_results.read_file.is_error", "no"), "turns[0].tool_results.read_file.is_error: expected true or false"),
     (mutate("turns[0].tool_results.read_file.content", 3), "turns[0].tool_results.read_file.content: expected a string, list or mapping"),
-    (mutate("requires", ["tool_use", "telepathy"]), "requires[1]: unknown capability 'telepathy' (known: cache_usage, errors,"),
+    (mutate("requires", ["tool_use", "telepathy"]), "requires[1]: unknown capability 'telepathy' (known: cache_details, cache_points, cache_usage, errors,"),
     (mutate("title", DELETE), "title: missing (required)"),
     (mutate("tittle", "x"), "tittle: unknown field (known: title, description,"),
     (mutate("turns", []), "turns: expected at least one turn"),
@@ -143,10 +160,10 @@ BAD_FIELDS = [
     (mutate("turns[0].messages", []), "turns[0].messages: the first turn needs at least one message (the prompt)"),
     (mutate("turns[0].messages[0].role", "system"), "turns[0].messages[0].role: unknown role 'system' (known: assistant, user)"),
     (mutate("turns[0].messages[0].content", [{"text": "no type"}]), "turns[0].messages[0].content[0].type: expected a non-empty string"),
-    (mutate("turns[0].extra", 1), "turns[0].extra: unknown field (known: messages, options, script, tool_results, accepted_stop_reasons)"),
+    (mutate("turns[0].extra", 1), "turns[0].extra: unknown field (known: messages, options, script, tool_results, accepted_stop_reasons, tools)"),
     (mutate("options.max_tokens", 0), "options.max_tokens: expected an integer 1.."),
     (mutate("options.temperature", True), "options.temperature: expected a number"),
-    (mutate("options.top_k", 5), "options.top_k: unknown field (known: max_tokens, temperature, thinking_budget, tool_choice)"),
+    (mutate("options.top_k", 5), "options.top_k: unknown field (known: max_tokens, temperature, thinking_budget, tool_choice, output_format)"),
     (mutate("turns[1].options", {"tool_choice": "sometimes"}), "turns[1].options.tool_choice: unknown tool_choice 'sometimes' (known: any, auto)"),
     (mutate("turns[1].options", {"tool_choice": {"tool": "x"}}), "turns[1].options.tool_choice.tool: unknown field (known: name)"),
     (mutate("tools[0].input_schema", DELETE), "tools[0].input_schema: missing (required)"),
@@ -166,6 +183,20 @@ BAD_FIELDS = [
     (mutate("checks.hard", [{"turn": 0, "tool_call_at_least": 1}]), "checks.hard[0]: unknown check 'tool_call_at_least'"),
     (mutate("turns[0].script.content", [{"toolUse": {"name": "read_file"}}]),
      "turns[0].script content[0]: unknown block kind 'toolUse'"),
+    (mutate("tools[0].cache_control", {"type": "ephemeral", "ttl": "2h"}),
+     "tools[0].cache_control.ttl: unknown ttl '2h' (known: 1h, 5m)"),
+    (mutate("tools[0].strict", "yes"), "tools[0].strict: expected true or false"),
+    (mutate("system", [{"type": "text", "text": "Be brief.", "cache_control": {"type": "persistent"}}]),
+     "system[0].cache_control.type: unknown cache_control type 'persistent' (known: ephemeral)"),
+    (mutate("system", []), "system: expected a string or at least one text block"),
+    (mutate("turns[1].tools", ["reed_file"]), "turns[1].tools[0]: unknown tool 'reed_file' (known: read_file)"),
+    (mutate("options.output_format", {"type": "json_object", "schema": {}}),
+     "options.output_format.type: unknown output_format type 'json_object' (known: json_schema)"),
+    (mutate("turns[0].tool_results.read_file.cache_control", {"ttl": "1h"}),
+     "turns[0].tool_results.read_file.cache_control.type: missing (required)"),
+    (mutate("turns[0].messages[0].content", [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral",
+                                                                                               "ttl": 5}}]),
+     "turns[0].messages[0].content[0].cache_control.ttl: unknown ttl 5"),
 ]
 
 

@@ -31,6 +31,8 @@ EDGE = {
     "server-tool-then-client-tool", "unicode-nested-input", "tool-result-is-error",
     "nova-parallel-calls", "interleaved-reasoning-tools", "unsigned-reasoning-round-trip", "tool-result-no-status",
     "guardrail-trace", "cache-both-spellings", "tool-result-json-values", "zero-arg-after-text",
+    # today's surface (issue 28): cache placement, structured output, a toolless final turn
+    "cache-points", "nova-cache-points", "cache-point-before-document", "structured-output", "toolless-final-turn",
 }
 FAULTS = {"throttling-mid-tool", "model-stream-error-mid-tool", "http-429-then-success", "truncated-stream",
           "missing-tool-use-id"}

@@ -21,8 +21,11 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 const NAME = "example-node-aws-sdk-v3";
 const VERSION = "1.0.0";
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature",
-  "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming"];
+  "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
+  "cache_points", "cache_details", "structured_output"];
 const IMAGE_FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
+const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
+  "text/html": "html" };
 
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 
@@ -64,10 +67,20 @@ function converseBlock(block, status = true) {
     case "image":
       return { image: { format: IMAGE_FORMATS[block.source.media_type],
         source: { bytes: Buffer.from(block.source.data, "base64") } } };
+    case "document":
+      return { document: { format: DOCUMENT_FORMATS[block.source.media_type], name: block.title || "document",
+        source: { bytes: Buffer.from(block.source.data, "base64") } } };
     default:
       throw new Error(`unsupported content block type ${JSON.stringify(block.type)}`);
   }
 }
+
+// Anthropic's cache_control as Bedrock's cachePoint block (no ttl: Bedrock's default, 5m).
+const cachePoint = (control) => ({ cachePoint: { type: "default", ...(control.ttl ? { ttl: control.ttl } : {}) } });
+
+// A converted block and, when the block asks for one, the cache point after it: beside a tool result in the
+// message's content (never inside toolResult.content, where it is no member).
+const withCachePoint = (made, block) => !made ? [] : block.cache_control ? [made, cachePoint(block.cache_control)] : [made];
 
 // Same-role messages merged (parallel tool results share ONE user turn); reasoning first in an assistant
 // turn and tool results first in a user turn, as Bedrock requires.
@@ -75,7 +88,7 @@ function converseMessages(history, status = true) {
   const merged = [];
   for (const message of history) {
     const items = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
-    const blocks = items.map((block) => converseBlock(block, status)).filter(Boolean);
+    const blocks = items.flatMap((block) => withCachePoint(converseBlock(block, status), block));
     if (!blocks.length) continue;
     const last = merged[merged.length - 1];
     if (last && last.role === message.role) last.content.push(...blocks);
@@ -89,9 +102,12 @@ function converseMessages(history, status = true) {
 }
 
 function toolConfig(tools, choice, thinking) {
-  if (!tools || !tools.length) return undefined; // Bedrock rejects an empty tool list
-  const specs = tools.map((t) => ({ toolSpec: { name: t.name,
-    ...(t.description ? { description: t.description } : {}), inputSchema: { json: t.input_schema } } }));
+  // Bedrock rejects an empty tool list; a turn without tools sends no tool choice either
+  if (!tools || !tools.length) return undefined;
+  // a tool's cache point is its own toolConfig.tools element: a tools element sets exactly one member
+  const specs = tools.flatMap((t) => [{ toolSpec: { name: t.name,
+    ...(t.description ? { description: t.description } : {}), inputSchema: { json: t.input_schema },
+    ...(t.strict ? { strict: true } : {}) } }, ...(t.cache_control ? [cachePoint(t.cache_control)] : [])]);
   if (thinking) choice = "auto"; // Bedrock refuses forced tool use while thinking
   if (choice === "auto" || choice === "any") return { tools: specs, toolChoice: { [choice]: {} } };
   if (choice && typeof choice === "object") return { tools: specs, toolChoice: { tool: { name: choice.name } } };
@@ -108,7 +124,14 @@ function converseInput(turn) {
   }
   const status = STATUS_MODELS.some((family) => turn.model_id.includes(family));
   const input = { modelId: turn.model_id, messages: converseMessages(turn.messages, status), inferenceConfig };
-  if (turn.system) input.system = [{ text: turn.system }];
+  if (typeof turn.system === "string" && turn.system) input.system = [{ text: turn.system }];
+  else if (Array.isArray(turn.system)) input.system = turn.system.flatMap((b) => withCachePoint({ text: b.text }, b));
+  const wanted = options.output_format;
+  if (wanted) { // structured output: outputConfig (Bedrock ignores a response_format in additionalModelRequestFields)
+    const jsonSchema = { schema: JSON.stringify(wanted.schema), ...(wanted.name ? { name: wanted.name } : {}),
+      ...(wanted.description ? { description: wanted.description } : {}) };
+    input.outputConfig = { textFormat: { type: "json_schema", structure: { jsonSchema } } };
+  }
   const config = toolConfig(turn.tools, options.tool_choice, Boolean(budget));
   if (config) input.toolConfig = config;
   if (budget) input.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: budget } };
@@ -159,13 +182,19 @@ async function* eventChunks(events) {
       yield { type: "stop", reason: event.messageStop.stopReason };
     } else if (event.metadata?.usage) {
       const usage = event.metadata.usage;
-      yield { type: "usage", input_tokens: usage.inputTokens, output_tokens: usage.outputTokens,
-        cache_read_input_tokens: usage.cacheReadInputTokens ?? 0,
-        cache_write_input_tokens: usage.cacheWriteInputTokens ?? 0 };
+      yield usageChunk(usage);
     }
   }
   // a cut-off stream: never let a half-streamed tool call pass as complete
   if (!stopped) yield { type: "error", code: "incompleteStream", message: "the stream ended before messageStop" };
+}
+
+// Bedrock's usage; cacheDetails (the cache writes per TTL, 1h before 5m) when it sent any.
+function usageChunk(usage) {
+  const chunk = { type: "usage", input_tokens: usage.inputTokens, output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cacheReadInputTokens ?? 0, cache_write_input_tokens: usage.cacheWriteInputTokens ?? 0 };
+  const details = (usage.cacheDetails ?? []).map((d) => ({ ttl: d.ttl, input_tokens: d.inputTokens }));
+  return details.length ? { ...chunk, cache_details: details } : chunk;
 }
 
 // The turn's chunks; when the turn asks (non_streaming), then the message assembled from the stream and the one

@@ -23,8 +23,11 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 NAME, VERSION = "example-python-boto3", "1.0.0"
 CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
-                "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming"]
+                "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
+                "cache_points", "cache_details", "structured_output"]
 IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
+DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
+                    "text/html": "html"}
 
 
 # The families seen accepting toolResult.status; Writer Palmyra rejects it, others are unknown: leave it out there.
@@ -78,6 +81,10 @@ def converse_block(block, status=True):
         source = block["source"]
         return {"image": {"format": IMAGE_FORMATS[source["media_type"]],
                           "source": {"bytes": base64.b64decode(source["data"])}}}
+    if kind == "document":
+        source = block["source"]
+        return {"document": {"format": DOCUMENT_FORMATS[source["media_type"]], "name": block.get("title") or "document",
+                             "source": {"bytes": base64.b64decode(source["data"])}}}
     raise ValueError(f"unsupported content block type {kind!r}")
 
 
@@ -87,9 +94,8 @@ def converse_messages(history, status=True):
     merged = []
     for message in history:
         content = message["content"]
-        blocks = [converse_block(b, status) for b in ([{"type": "text", "text": content}] if isinstance(content, str)
-                                                      else content)]
-        blocks = [b for b in blocks if b]
+        blocks = [made for b in ([{"type": "text", "text": content}] if isinstance(content, str) else content)
+                  for made in with_cache_point(converse_block(b, status), b)]
         if blocks and merged and merged[-1]["role"] == message["role"]:
             merged[-1]["content"] += blocks
         elif blocks:
@@ -100,12 +106,29 @@ def converse_messages(history, status=True):
     return merged
 
 
+def cache_point(control):
+    """Anthropic's cache_control as Bedrock's cachePoint block (no ttl: Bedrock's default, 5m)."""
+    return {"cachePoint": {"type": "default", **({"ttl": control["ttl"]} if control.get("ttl") else {})}}
+
+
+def with_cache_point(made, block):
+    """A converted block and, when the block asks for one, the cache point after it: beside a tool result in the
+    message's content (never inside toolResult.content, where it is no member)."""
+    if made is None:
+        return []
+    return [made, cache_point(block["cache_control"])] if block.get("cache_control") else [made]
+
+
 def tool_config(tools, choice, thinking):
     if not tools:
-        return None  # Bedrock rejects an empty tool list
-    specs = [{"toolSpec": {k: v for k, v in (("name", t["name"]), ("description", t.get("description")),
-                                             ("inputSchema", {"json": t["input_schema"]})) if v is not None}}
-             for t in tools]
+        return None  # Bedrock rejects an empty tool list; a turn without tools sends no tool choice either
+    specs = []
+    for t in tools:
+        spec = {k: v for k, v in (("name", t["name"]), ("description", t.get("description")),
+                                  ("inputSchema", {"json": t["input_schema"]}), ("strict", t.get("strict") or None))
+                if v is not None}
+        # a tool's cache point is its own toolConfig.tools element: a tools element sets exactly one member
+        specs += [{"toolSpec": spec}] + ([cache_point(t["cache_control"])] if t.get("cache_control") else [])
     if thinking:
         choice = "auto"  # Bedrock refuses forced tool use while thinking
     if choice in ("auto", "any"):
@@ -124,8 +147,16 @@ def converse_request(turn):
     status = any(family in turn["model_id"] for family in STATUS_MODELS)
     request = {"modelId": turn["model_id"], "messages": converse_messages(turn["messages"], status),
                "inferenceConfig": {k: v for k, v in inference.items() if v is not None}}
-    if turn.get("system"):
-        request["system"] = [{"text": turn["system"]}]
+    system = turn.get("system")
+    if isinstance(system, str) and system:
+        request["system"] = [{"text": system}]
+    elif system:  # text blocks, each maybe asking for a cache point after it
+        request["system"] = [made for b in system for made in with_cache_point({"text": b["text"]}, b)]
+    wanted = options.get("output_format")
+    if wanted:  # structured output: outputConfig (Bedrock ignores a response_format in additionalModelRequestFields)
+        definition = {k: v for k, v in (("schema", json.dumps(wanted["schema"])), ("name", wanted.get("name")),
+                                        ("description", wanted.get("description"))) if v is not None}
+        request["outputConfig"] = {"textFormat": {"type": "json_schema", "structure": {"jsonSchema": definition}}}
     config = tool_config(turn.get("tools"), options.get("tool_choice"), bool(budget))
     if config:
         request["toolConfig"] = config
@@ -182,11 +213,18 @@ def event_chunks(events):
             yield {"type": "stop", "reason": event["messageStop"]["stopReason"]}
         elif "metadata" in event and "usage" in event["metadata"]:
             usage = event["metadata"]["usage"]
-            yield {"type": "usage", "input_tokens": usage["inputTokens"], "output_tokens": usage["outputTokens"],
-                   "cache_read_input_tokens": usage.get("cacheReadInputTokens", 0),
-                   "cache_write_input_tokens": usage.get("cacheWriteInputTokens", 0)}
+            yield usage_chunk(usage)
     if not stopped:  # a cut-off stream: never let a half-streamed tool call pass as complete
         yield {"type": "error", "code": "incompleteStream", "message": "the stream ended before messageStop"}
+
+
+def usage_chunk(usage):
+    """Bedrock's usage; cacheDetails (the cache writes per TTL, 1h before 5m) when it sent any."""
+    chunk = {"type": "usage", "input_tokens": usage["inputTokens"], "output_tokens": usage["outputTokens"],
+             "cache_read_input_tokens": usage.get("cacheReadInputTokens", 0),
+             "cache_write_input_tokens": usage.get("cacheWriteInputTokens", 0)}
+    details = [{"ttl": d["ttl"], "input_tokens": d["inputTokens"]} for d in usage.get("cacheDetails") or []]
+    return {**chunk, "cache_details": details} if details else chunk
 
 
 def stream(client, turn):

@@ -71,6 +71,7 @@ class _BedrockAdapter:
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
         "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
     })
+    SURFACE = frozenset({"cache_points", "cache_details", "structured_output"})  # harness.judge.protocol's
 
     def __init__(self, client: Any = None, *, max_attempts: int = 3, conversation: bool = False):
         self._client, self._max_attempts, self._clients = client, max_attempts, {}
@@ -132,7 +133,7 @@ class ConverseAdapter(_BedrockAdapter):
     """The reference implementation over ConverseStream (and non-streaming Converse)."""
 
     name = "reference"
-    capabilities = _BedrockAdapter.capabilities | {NON_STREAMING}
+    capabilities = _BedrockAdapter.capabilities | _BedrockAdapter.SURFACE | {NON_STREAMING}
 
     def _stream(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
         """Chunks for one whole-history turn through ``converse_stream``; when the turn asks, then the message
@@ -167,6 +168,7 @@ class InvokeAdapter(_BedrockAdapter):
     """The reference implementation over InvokeModelWithResponseStream (Anthropic Messages bodies)."""
 
     name = "reference-invoke"
+    # The surface features stay out: the Anthropic-native request is not judged, and its stream has no cacheDetails.
 
     def _stream(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
         """Chunks for one whole-history turn through ``invoke_model_with_response_stream``."""

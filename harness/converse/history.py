@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.converse.errors import TurnError
+from harness.converse.tools import cache_block, cache_control
 
 __all__ = ["REASONING_TYPES", "canonical_messages", "to_converse_messages"]
 
@@ -24,6 +25,8 @@ REASONING_TYPES = ("thinking", "redacted_thinking")
 _ALIASES = {"tool_call": "tool_use", "reasoning": "thinking", "redacted_reasoning": "redacted_thinking"}
 _IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",
                   "image/webp": "webp"}
+_DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
+                     "text/html": "html"}
 
 
 def _first(block: dict, *paths: str) -> Any:
@@ -76,6 +79,16 @@ def _image(block: dict, where: str) -> dict:
                         f"{source.get('type')!r} {source.get('media_type')!r}")
     _b64decode(source.get("data"), where)
     return {"type": "image", "source": dict(source)}
+
+
+def _document(block: dict, where: str) -> dict:
+    """A base64 document (Anthropic's ``document`` block): pdf, txt, md, csv or html, named by its ``title``."""
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    if source.get("type") != "base64" or source.get("media_type") not in _DOCUMENT_FORMATS:
+        raise TurnError(f"{where}: document source must be base64 {'/'.join(_DOCUMENT_FORMATS)}, got "
+                        f"{source.get('type')!r} {source.get('media_type')!r}")
+    _b64decode(source.get("data"), where)
+    return {"type": "document", "source": dict(source), "title": block.get("title") or "document"}
 
 
 def _part_kind(part: Any) -> str | None:
@@ -153,7 +166,7 @@ def _text(block: dict, where: str) -> dict | None:
     return {"type": "text", "text": text} if text.strip() else None  # Bedrock rejects blank text
 
 
-_BLOCKS = {"text": _text, "image": _image, "tool_use": _tool_use, "tool_result": _tool_result,
+_BLOCKS = {"text": _text, "image": _image, "document": _document, "tool_use": _tool_use, "tool_result": _tool_result,
            "thinking": _thinking, "redacted_thinking": _redacted}
 
 
@@ -163,7 +176,9 @@ def _block(block: Any, where: str) -> dict | None:
     kind = _ALIASES.get(block.get("type"), block.get("type")) if isinstance(block, dict) else None
     if kind not in _BLOCKS:
         raise TurnError(f"{where}: unsupported content block {kind or block!r:.80}")
-    return _BLOCKS[kind](block, where)
+    made = _BLOCKS[kind](block, where)
+    control = cache_control(block.get("cache_control"), where)
+    return {**made, "cache_control": control} if made and control else made
 
 
 def _blocks(message: dict, where: str) -> Iterator[dict]:
@@ -233,6 +248,10 @@ def _converse_block(block: dict, status: bool) -> dict:
         return {"text": block["text"]}
     if kind == "image":
         return _converse_image(block)
+    if kind == "document":
+        source = block["source"]
+        return {"document": {"format": _DOCUMENT_FORMATS[source["media_type"]], "name": block["title"],
+                             "source": {"bytes": base64.b64decode(source["data"])}}}
     if kind == "tool_use":
         return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block["input"]}}
     if kind == "tool_result":
@@ -244,8 +263,16 @@ def _converse_block(block: dict, status: bool) -> dict:
     return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
 
 
+def _converse_blocks(block: dict, status: bool) -> list[dict]:
+    """A block and, when it carries ``cache_control``, the cache point after it: beside a tool result in the
+    message's content, never inside ``toolResult.content`` (rule 31)."""
+    return [_converse_block(block, status)] + ([cache_block(block["cache_control"])] if block.get("cache_control")
+                                               else [])
+
+
 def to_converse_messages(messages: list | None, status: bool = True) -> list[dict]:
-    """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes); ``status``: whether
-    tool results carry ``status`` (most families accept it, Writer Palmyra rejects it: ``request.status_supported``)."""
-    return [{"role": m["role"], "content": [_converse_block(b, status) for b in m["content"]]}
+    """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes, a cache point after
+    each block that asks for one); ``status``: whether tool results carry ``status`` (most families accept it, Writer
+    Palmyra rejects it: ``request.status_supported``)."""
+    return [{"role": m["role"], "content": [c for b in m["content"] for c in _converse_blocks(b, status)]}
             for m in canonical_messages(messages)]

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from harness.converse.errors import TurnError
 from harness.converse.history import to_converse_messages
-from harness.converse.tools import CACHE_POINT, tool_config
+from harness.converse.tools import CACHE_POINT, cache_block, cache_control, tool_config
 
-__all__ = ["build_request", "status_supported", "system_texts", "thinking_budget"]
+__all__ = ["build_request", "output_config", "status_supported", "system_blocks", "system_texts", "thinking_budget"]
 
 # Model ids of the families Bedrock was seen accepting toolResult.status from (bedrock-wire.md §9 rule 29): Writer
 # Palmyra rejects it, and for any other family (or an id naming none) nothing settles it, so it is left out there.
@@ -41,11 +42,38 @@ def system_texts(system: Any) -> list[str]:
     return [t for t in texts if t.strip()]
 
 
+def system_blocks(system: Any) -> list[tuple[str, dict | None]]:
+    """The system prompt as (text, cache_control or None) pairs: a text block may ask for a cache point after it."""
+    if not isinstance(system, list):
+        return [(text, None) for text in system_texts(system)]
+    pairs = []
+    for i, item in enumerate(system):
+        control = cache_control(item.get("cache_control"), f"system[{i}]") if isinstance(item, dict) else None
+        pairs += [(text, control) for text in system_texts([item])]
+    return pairs
+
+
 def _system(turn: dict, options: dict) -> list[dict] | None:
-    blocks = [{"text": t} for t in system_texts(turn.get("system"))]
-    if blocks and options.get("cache_points"):
+    blocks = [b for text, control in system_blocks(turn.get("system"))
+              for b in [{"text": text}] + ([cache_block(control)] if control else [])]
+    if blocks and options.get("cache_points") and "cachePoint" not in blocks[-1]:
         blocks.append(CACHE_POINT)
     return blocks or None
+
+
+def output_config(options: dict) -> dict | None:
+    """``outputConfig.textFormat`` for ``options.output_format`` (a JSON schema the answer's text must follow): the
+    schema travels as JSON text (``JsonSchemaDefinition.schema`` is a string), never in additionalModelRequestFields,
+    where Bedrock ignores it."""
+    wanted = options.get("output_format")
+    if wanted is None:
+        return None
+    if not isinstance(wanted, dict) or wanted.get("type") != "json_schema" or not isinstance(wanted.get("schema"), dict):
+        raise TurnError(f"options.output_format: expected {{'type': 'json_schema', 'schema': {{...}}}}, got {wanted!r:.80}")
+    definition = {"schema": json.dumps(wanted["schema"], ensure_ascii=False), "name": wanted.get("name"),
+                  "description": wanted.get("description")}
+    return {"textFormat": {"type": "json_schema", "structure": {
+        "jsonSchema": {k: v for k, v in definition.items() if v is not None}}}}
 
 
 def _inference_config(options: dict, thinking: bool) -> dict | None:
@@ -71,5 +99,6 @@ def build_request(turn: dict) -> dict:
         "toolConfig": tool_config(turn.get("tools"), options.get("tool_choice"), thinking=budget is not None,
                                   cache_point=bool(options.get("cache_points"))),
         "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
+        "outputConfig": output_config(options),
     }
     return {k: v for k, v in request.items() if v is not None}

@@ -64,10 +64,14 @@ def traceback_tail(exc: BaseException, keep: Callable[[Any, Any], bool] = lambda
 
 
 def usage_chunk(usage: dict) -> dict:
-    """A usage chunk from a Converse ``TokenUsage`` (absent cache counts are 0)."""
-    return {"type": "usage", "input_tokens": usage.get("inputTokens", 0), "output_tokens": usage.get("outputTokens", 0),
-            "cache_read_input_tokens": usage.get("cacheReadInputTokens") or 0,
-            "cache_write_input_tokens": usage.get("cacheWriteInputTokens") or 0}
+    """A usage chunk from a Converse ``TokenUsage`` (absent cache counts are 0); ``cacheDetails``, the cache writes
+    per TTL (1h before 5m), as ``cache_details`` when Bedrock sent any."""
+    chunk = {"type": "usage", "input_tokens": usage.get("inputTokens", 0), "output_tokens": usage.get("outputTokens", 0),
+             "cache_read_input_tokens": usage.get("cacheReadInputTokens") or 0,
+             "cache_write_input_tokens": usage.get("cacheWriteInputTokens") or 0}
+    details = [{"ttl": d.get("ttl"), "input_tokens": d.get("inputTokens")} for d in usage.get("cacheDetails") or ()
+               if isinstance(d, dict)]
+    return {**chunk, "cache_details": details} if details else chunk
 
 
 def redacted_chunk(index: int, data: bytes) -> dict:

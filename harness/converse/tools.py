@@ -6,9 +6,26 @@ from typing import Any, NamedTuple
 
 from harness.converse.errors import TurnError
 
-__all__ = ["CACHE_POINT", "ToolDef", "anthropic_tool_choice", "anthropic_tools", "tool_config", "tool_defs"]
+__all__ = ["CACHE_POINT", "CACHE_TTLS", "ToolDef", "anthropic_tool_choice", "anthropic_tools", "cache_control",
+           "cache_block", "tool_config", "tool_defs"]
 
 CACHE_POINT = {"cachePoint": {"type": "default"}}
+CACHE_TTLS = ("5m", "1h")  # Bedrock's CacheTTL enum; no ttl is the default, 5m
+
+
+def cache_control(value: Any, where: str) -> dict | None:
+    """An Anthropic ``cache_control`` (``{"type": "ephemeral", "ttl"?: "5m" | "1h"}``) checked, or None when absent."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("type") != "ephemeral" or value.get("ttl", "5m") not in CACHE_TTLS \
+            or set(value) - {"type", "ttl"}:
+        raise TurnError(f"{where}.cache_control: expected {{'type': 'ephemeral', 'ttl': '5m' or '1h'}}, got {value!r:.80}")
+    return dict(value)
+
+
+def cache_block(control: dict) -> dict:
+    """The Converse ``cachePoint`` block a ``cache_control`` asks for: after the block it marks, its TTL kept."""
+    return {"cachePoint": {"type": "default", **({"ttl": control["ttl"]} if control.get("ttl") else {})}}
 _NO_PARAMETERS = {"type": "object", "properties": {}}
 
 
@@ -18,6 +35,8 @@ class ToolDef(NamedTuple):
     name: str
     description: str | None
     schema: dict
+    cache: dict | None = None  # cache_control: a cache point after this tool
+    strict: bool = False  # the tool's input must follow its schema exactly (ToolSpecification.strict)
 
 
 def _fields(tool: dict) -> tuple[Any, Any, Any]:
@@ -40,7 +59,10 @@ def _tool_def(tool: Any, where: str) -> ToolDef:
     if not isinstance(schema, dict) or schema.get("type") != "object":
         got = schema.get("type") if isinstance(schema, dict) else type(schema).__name__
         raise TurnError(f"{where} '{name}': input schema must be a JSON object schema (type 'object'), got {got!r}")
-    return ToolDef(name, description or None, schema)
+    strict = tool.get("strict", False)
+    if not isinstance(strict, bool):
+        raise TurnError(f"{where} '{name}': strict must be true or false, got {strict!r}")
+    return ToolDef(name, description or None, schema, cache_control(tool.get("cache_control"), where), strict)
 
 
 def tool_defs(tools: list | None) -> list[ToolDef]:
@@ -68,8 +90,15 @@ def _choice(choice: Any, names: list[str], thinking: bool) -> tuple[str, str | N
 
 
 def _tool_spec(tool: ToolDef) -> dict:
-    spec = {"name": tool.name, "description": tool.description, "inputSchema": {"json": tool.schema}}
+    spec = {"name": tool.name, "description": tool.description, "inputSchema": {"json": tool.schema},
+            "strict": True if tool.strict else None}
     return {"toolSpec": {k: v for k, v in spec.items() if v is not None}}
+
+
+def _tool_elements(tool: ToolDef) -> list[dict]:
+    """A tool's ``toolConfig.tools`` elements: its toolSpec, then the cache point it asks for as its own element (a
+    tools element is a union: toolSpec and cachePoint never share one, rule 33a)."""
+    return [_tool_spec(tool)] + ([cache_block(tool.cache)] if tool.cache else [])
 
 
 def tool_config(tools: list | None, tool_choice: Any = None, *, thinking: bool = False,
@@ -78,7 +107,8 @@ def tool_config(tools: list | None, tool_choice: Any = None, *, thinking: bool =
     defs = tool_defs(tools)
     if not defs:
         return None
-    config: dict = {"tools": [_tool_spec(t) for t in defs] + ([CACHE_POINT] if cache_point else [])}
+    tools = [element for t in defs for element in _tool_elements(t)]
+    config: dict = {"tools": tools + ([CACHE_POINT] if cache_point and "cachePoint" not in tools[-1] else [])}
     choice = _choice(tool_choice, [t.name for t in defs], thinking)
     if choice:
         config["toolChoice"] = {"tool": {"name": choice[1]}} if choice[0] == "tool" else {choice[0]: {}}
@@ -89,8 +119,11 @@ def anthropic_tools(tools: list | None, *, cache_point: bool = False) -> list[di
     """Anthropic Messages ``tools`` (InvokeModel path); a cache point marks the last tool."""
     out = [{k: v for k, v in (("name", t.name), ("description", t.description), ("input_schema", t.schema))
             if v is not None} for t in tool_defs(tools)]
+    for tool, definition in zip(out, tool_defs(tools)):
+        if definition.cache:
+            tool["cache_control"] = definition.cache
     if cache_point and out:
-        out[-1]["cache_control"] = {"type": "ephemeral"}
+        out[-1].setdefault("cache_control", {"type": "ephemeral"})
     return out
 
 

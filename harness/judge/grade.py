@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from harness.judge.assembly import check_assembly
 from harness.judge.compare import Diff, diff_request
 from harness.judge.laws import CONTRACT_LAWS
-from harness.judge.normalize_request import conversation_content, normalize_request, wrapped_values
+from harness.judge.normalize_request import conversation_content, drop_cache_points, normalize_request, wrapped_values
 from harness.judge.parity import check_parity
 
 __all__ = ["DECLARED", "JUDGEMENTS", "Context", "Judgement", "Warned", "applicable", "grade_turn", "vocabulary_of"]
@@ -256,6 +256,10 @@ def _error_wrapped(expected: dict, actual: dict, ctx: Context) -> tuple[dict, di
     return expected, _results(actual, unwrapped)
 
 
+def _own_cache_placement(expected: dict, actual: dict, ctx: Context) -> tuple[dict, dict]:
+    return drop_cache_points(expected), drop_cache_points(normalize_request(actual))
+
+
 # ---- assembled steps: (the turn's raw chunks, context) -> chunks ----
 
 def _ended_badly(chunks: Sequence[Mapping]) -> bool:
@@ -396,6 +400,11 @@ JUDGEMENTS: dict[str, Judgement] = {j.id: j for j in (
               "Bedrock accepts an object as json or as its JSON text (only a non-object json is rejected, rule 26); "
               "the model is given the same value either way", "request", _object_as_text,
               application="the tool's value reaches the model whole, in one of the two forms Bedrock takes"),
+    Judgement("cache-points-as-asked", "cache points go where the turn asks for them, with the TTL it asks",
+              "a library whose API places cache points itself (after the tools, the system prompt, the last message) "
+              "declares where; that placement is then its documented choice, and the request rules still check it "
+              "against what Bedrock rejects (rules 31-34)", "request", _own_cache_placement, declared=True,
+              application="the model reads the same conversation; only what is cached, and for how long, differs"),
     Judgement("arguments-as-object", "a call's arguments are held as a JSON object",
               "a library whose own type holds arguments as JSON text (the OpenAI format's function.arguments) hands "
               "them over as that text; Bedrock needs an object only in what is sent back, which the follow-up "

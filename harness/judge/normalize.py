@@ -171,7 +171,8 @@ _CLOSERS: dict[str, Callable[[Mapping], dict]] = {
     "stop": lambda c: {"type": "stop", "reason": c.get("reason")},
     "usage": lambda c: {"type": "usage", "input_tokens": c.get("input_tokens"), "output_tokens": c.get("output_tokens"),
                         "cache_read_input_tokens": c.get("cache_read_input_tokens") or 0,
-                        "cache_write_input_tokens": c.get("cache_write_input_tokens") or 0},
+                        "cache_write_input_tokens": c.get("cache_write_input_tokens") or 0,
+                        **({"cache_details": c["cache_details"]} if c.get("cache_details") else {})},
     "error": lambda c: {"type": "error", "code": c.get("code"), "message": c.get("message")},
 }
 
@@ -199,11 +200,20 @@ def drop_undeclared_cache_counts(items: list[dict], capabilities: frozenset[str]
     """Cache token counts in usage, unless the adapter declares ``cache_usage``."""
     if "cache_usage" in capabilities:
         return items
-    return [{k: v for k, v in item.items() if not k.startswith("cache_")} if item["type"] == "usage" else item
+    counts = ("cache_read_input_tokens", "cache_write_input_tokens")
+    return [{k: v for k, v in item.items() if k not in counts} if item["type"] == "usage" else item for item in items]
+
+
+def drop_undeclared_cache_details(items: list[dict], capabilities: frozenset[str]) -> list[dict]:
+    """Usage's cache writes per TTL, unless the adapter declares ``cache_details``."""
+    if "cache_details" in capabilities:
+        return items
+    return [{k: v for k, v in item.items() if k != "cache_details"} if item["type"] == "usage" else item
             for item in items]
 
 
-RESTRICTIONS = (drop_undeclared_items, drop_undeclared_signatures, drop_undeclared_cache_counts)
+RESTRICTIONS = (drop_undeclared_items, drop_undeclared_signatures, drop_undeclared_cache_counts,
+                drop_undeclared_cache_details)
 
 
 def restrict(items: Iterable[Mapping], capabilities: Iterable[str] = ALL) -> list[dict]:

@@ -13,7 +13,7 @@ import json
 from typing import Any, Callable, Iterable, Mapping
 
 __all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "conversation_content",
-           "normalize_request", "tool_result_values", "wrapped_values"]
+           "drop_cache_points", "normalize_request", "tool_result_values", "wrapped_values"]
 
 
 def _b64(data: bytes) -> str:
@@ -32,7 +32,7 @@ def blobs_as_base64(body: Any) -> Any:
 
 
 _PINNED_MEMBERS = ("system", "messages", "toolConfig", "additionalModelRequestFields", "inferenceConfig",
-                   "tools", "tool_choice", "thinking")  # the last three: Anthropic-native (InvokeModel) bodies
+                   "outputConfig", "tools", "tool_choice", "thinking")  # the last three: Anthropic-native (InvokeModel)
 
 
 def pinned_members(body: dict) -> dict:
@@ -67,7 +67,9 @@ def _no_cache_points(blocks: list) -> list:
 
 
 def drop_cache_points(body: dict) -> dict:
-    """cachePoint blocks (system, messages, tools) are a caching choice, not conversation content."""
+    """cachePoint blocks (system, messages, tools) left out: not a step of REQUEST_STEPS (where a library puts cache
+    points, and their TTL, is conversation content: rules 31-34 reject misplaced ones), but the comparison without them
+    for a library that declares its own placement (harness.judge.grade)."""
     body = _map_blocks(body, _no_cache_points)
     if isinstance(body.get("system"), list):
         body = {**body, "system": _no_cache_points(body["system"])}
@@ -77,13 +79,31 @@ def drop_cache_points(body: dict) -> dict:
     return body
 
 
+def _default_ttl(block: Any) -> Any:
+    point = block.get("cachePoint") if isinstance(block, dict) and list(block) == ["cachePoint"] else None
+    if not (isinstance(point, dict) and point.get("ttl") == "5m"):
+        return block
+    return {"cachePoint": {k: v for k, v in point.items() if k != "ttl"}}
+
+
+def implicit_cache_ttl(body: dict) -> dict:
+    """A cachePoint with ttl "5m" asks the same as one without a ttl: five minutes is Bedrock's default."""
+    body = _map_blocks(body, lambda blocks: [_default_ttl(b) for b in blocks])
+    if isinstance(body.get("system"), list):
+        body = {**body, "system": [_default_ttl(b) for b in body["system"]]}
+    tools = body.get("toolConfig")
+    if isinstance(tools, dict) and isinstance(tools.get("tools"), list):
+        body = {**body, "toolConfig": {**tools, "tools": [_default_ttl(b) for b in tools["tools"]]}}
+    return body
+
+
 def tool_spec_fields(body: dict) -> dict:
-    """A toolSpec is compared on name, description and inputSchema (``strict`` and extras vary by adapter)."""
+    """A toolSpec compares on name, description, inputSchema and ``strict`` true (false is the default)."""
     config = body.get("toolConfig")
     if not isinstance(config, dict) or not isinstance(config.get("tools"), list):
         return body
-    keep = ("name", "description", "inputSchema")
-    tools = [{"toolSpec": {k: v for k, v in tool["toolSpec"].items() if k in keep}}
+    keep = ("name", "description", "inputSchema", "strict")
+    tools = [{"toolSpec": {k: v for k, v in tool["toolSpec"].items() if k in keep and not (k == "strict" and v is False)}}
              if isinstance(tool, dict) and isinstance(tool.get("toolSpec"), dict) else tool for tool in config["tools"]]
     return {**body, "toolConfig": {**config, "tools": tools}}
 
@@ -214,19 +234,36 @@ def assistant_text_layout(body: dict) -> dict:
                                  and isinstance(m.get("content"), list) else m for m in messages]}
 
 
+def output_format(body: dict) -> dict:
+    """outputConfig compares on its textFormat (not ``effort``), its JSON schema text as the schema it holds."""
+    config = body.get("outputConfig")
+    if not isinstance(config, dict):
+        return body
+    text_format = config.get("textFormat")
+    structure = text_format.get("structure") if isinstance(text_format, dict) else None
+    definition = structure.get("jsonSchema") if isinstance(structure, dict) else None
+    if isinstance(definition, dict) and isinstance(definition.get("schema"), str):
+        try:
+            definition = {**definition, "schema": json.loads(definition["schema"])}
+        except ValueError:
+            pass
+        text_format = {**text_format, "structure": {**structure, "jsonSchema": definition}}
+    return {**body, "outputConfig": {"textFormat": text_format} if text_format is not None else {}}
+
+
 def drop_empty_members(body: dict) -> dict:
     """Empty members ("system": [], "inferenceConfig": {}, null) mean the same as absent ones."""
     return {key: value for key, value in body.items() if value not in (None, [], {})}
 
 
-REQUEST_STEPS = (pinned_members, drop_inference_config, thinking_only, drop_cache_points, tool_spec_fields,
+REQUEST_STEPS = (pinned_members, drop_inference_config, thinking_only, implicit_cache_ttl, tool_spec_fields,
                  implicit_auto_tool_choice, empty_required_lists, implicit_success_status, tool_result_values,
-                 assistant_text_layout, drop_empty_members)
-PINNABLE = {"inferenceConfig": drop_inference_config, "cachePoint": drop_cache_points}
+                 output_format, assistant_text_layout, drop_empty_members)
+PINNABLE = {"inferenceConfig": drop_inference_config}
 
 
 def normalize_request(body: Mapping, pinned: Iterable[str] = ()) -> dict:
-    """A Converse request body reduced to what scenarios pin; ``pinned`` keeps inferenceConfig / cachePoint."""
+    """A Converse request body reduced to what scenarios pin; ``pinned`` keeps inferenceConfig."""
     unknown = sorted(set(pinned) - set(PINNABLE))
     if unknown:
         raise ValueError(f"cannot pin {', '.join(unknown)} (pinnable: {', '.join(sorted(PINNABLE))})")

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-__all__ = ["CAPABILITIES", "DECLARATIONS", "FEATURES", "NATIVE_PATHS", "NON_STREAMING", "OWN_HISTORY", "TURN_TIMEOUT",
+__all__ = ["CAPABILITIES", "DECLARATIONS", "FEATURES", "SURFACE_FEATURES", "NATIVE_PATHS", "NON_STREAMING", "OWN_HISTORY", "TURN_TIMEOUT",
            "USAGE_INCLUDES_CACHE", "Adapter", "AdapterFailure", "AdapterSkip"]
 
 TURN_TIMEOUT = 60.0  # seconds one turn of an adapter may take by default (--timeout, --bedrock-timeout)
@@ -32,6 +32,11 @@ FEATURES = frozenset({
     "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
     "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
 })
+# Today's surface that not every library reaches (issue 28): cache points placed where the turn asks (system, a
+# message's block, a tool; TTL 5m or 1h), usage's cacheDetails per TTL surfaced, structured output (outputConfig's
+# JSON schema, strict tools). A scenario requiring one is skipped for an adapter without it.
+SURFACE_FEATURES = frozenset({"cache_points", "cache_details", "structured_output"})
+FEATURES = FEATURES | SURFACE_FEATURES
 OWN_HISTORY = "own_history"  # conversation mode: turn N >= 1 carries only the new messages
 USAGE_INCLUDES_CACHE = "usage_input_includes_cache"  # input_tokens include cache read + write tokens
 NON_STREAMING = "non_streaming"  # each turn also through the library's non-streaming call: streaming parity

@@ -116,7 +116,13 @@ def _field_hint(kind: Any) -> str:
 
 
 def _field_check(spec: dict) -> Callable[[Any], bool] | None:
-    """A predicate true only of values surely valid under a field's ``spec``; None: a keyword it does not read."""
+    """A predicate true only of values surely valid under a field's ``spec``; None: a keyword it does not read. An
+    array's ``items`` are read when they are an object definition the plain check reads."""
+    if "items" in spec:
+        whole, item = _field_check({k: v for k, v in spec.items() if k != "items"}), _object_check(spec["items"])
+        if whole is None or item is None:
+            return None
+        return lambda value: whole(value) and all(type(v) is dict and item(v) for v in value)
     if set(spec) - FIELD_KEYWORDS:
         return None
     kinds = spec.get("type")
@@ -138,8 +144,12 @@ def _field_check(spec: dict) -> Callable[[Any], bool] | None:
 def _plain_check(kind: str) -> Callable[[dict], bool] | None:
     """A check of chunk definition ``kind``, read from the schema, true only of chunks surely valid (False: ask
     jsonschema, which also words the violation); None when the definition uses a keyword it does not read."""
-    definition = schema("chunk")["$defs"][kind]
-    fields = {name: _field_check(spec) for name, spec in definition["properties"].items()}
+    return _object_check(schema("chunk")["$defs"][kind])
+
+
+def _object_check(definition: dict) -> Callable[[dict], bool] | None:
+    """``_plain_check`` of one object definition (a chunk's, or an array item's)."""
+    fields = {name: _field_check(spec) for name, spec in definition.get("properties", {}).items()}
     if set(definition) - DEFINITION_KEYWORDS or None in fields.values() or definition.get("type") != "object" \
             or definition.get("additionalProperties", True) is not False:
         return None

@@ -52,6 +52,8 @@ __all__ = [
 ]
 
 DEFAULT_OPTIONS = {"max_tokens": 1024, "temperature": None, "thinking_budget": None, "tool_choice": None}
+OPTIONAL_OPTIONS = ("output_format",)  # options a turn carries only when the scenario gives them
+CACHE_TTLS = ("5m", "1h")
 GOLDEN_SUFFIX = ".golden.yaml"
 OPERATIONS = ("converse-stream", "converse", "invoke-with-response-stream")
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
@@ -73,6 +75,7 @@ class Turn:
     script: dict | None
     tool_results: dict
     accepted_stop_reasons: tuple[str, ...] = ()  # besides the golden's own: what an adapter may report instead
+    tools: tuple[str, ...] | None = None  # the names of the scenario's tools this turn offers (None: all of them)
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ class Scenario:
     style: str
     operation: str
     tools: tuple[dict, ...]
-    system: str | None
+    system: str | list | None  # a string, or text blocks (a block's cache_control asks for a cache point after it)
     options: dict
     turns: tuple[Turn, ...]
     checks: dict
@@ -231,7 +234,7 @@ def _scenario(data: Any, sid: str, path: Path) -> Scenario:
         model_id=_text(data["model_id"], "model_id"),
         style=_choice(STYLES, "style")(data.get("style", "claude"), "style"),
         operation=_choice(OPERATIONS, "operation")(data.get("operation", "converse-stream"), "operation"),
-        tools=tuple(tools), system=_optional(_text)(data.get("system"), "system"),
+        tools=tuple(tools), system=_optional(_system)(data.get("system"), "system"),
         options={**DEFAULT_OPTIONS, **_options(data.get("options", {}), "options")},
         turns=tuple(turns), checks=_checks(data.get("checks", {}), "checks", len(turns)),
         faults=tuple(_items(data.get("faults", []), "faults", lambda value, where: _fault(value, where, len(turns)))),
@@ -244,7 +247,7 @@ def _scenario(data: Any, sid: str, path: Path) -> Scenario:
 
 def _turn(value: Any, where: str, tool_names: set[str]) -> Turn:
     """Validate one entry of ``turns``."""
-    turn = _fields(value, where, ("messages", "options", "script", "tool_results", "accepted_stop_reasons"))
+    turn = _fields(value, where, ("messages", "options", "script", "tool_results", "accepted_stop_reasons", "tools"))
     return Turn(
         messages=tuple(_items(turn.get("messages", []), f"{where}.messages", _message)),
         options=_options(turn.get("options", {}), f"{where}.options"),
@@ -252,6 +255,8 @@ def _turn(value: Any, where: str, tool_names: set[str]) -> Turn:
         tool_results=_tool_results(turn.get("tool_results", {}), f"{where}.tool_results", tool_names),
         accepted_stop_reasons=tuple(_items(turn.get("accepted_stop_reasons", []), f"{where}.accepted_stop_reasons",
                                            _choice(STOP_REASONS, "stop_reason"))),
+        tools=None if turn.get("tools") is None else tuple(_items(turn["tools"], f"{where}.tools",
+                                                                  _choice(tool_names, "tool"))),
     )
 
 
@@ -310,10 +315,34 @@ def _optional(check: Any) -> Any:
 
 
 def _tool(value: Any, where: str) -> dict:
-    _fields(value, where, ("name", "description", "input_schema"), required=("name", "input_schema"))
+    _fields(value, where, ("name", "description", "input_schema", "cache_control", "strict"),
+            required=("name", "input_schema"))
     _text(value["name"], f"{where}.name")
     _optional(_text)(value.get("description"), f"{where}.description")
     _mapping(value["input_schema"], f"{where}.input_schema")
+    _optional(_cache_control)(value.get("cache_control"), f"{where}.cache_control")
+    _check(isinstance(value.get("strict", False), bool), f"{where}.strict", "expected true or false")
+    return value
+
+
+def _cache_control(value: Any, where: str) -> dict:
+    """Anthropic's ``{type: ephemeral, ttl?: 5m | 1h}``: a cache point after what carries it."""
+    _fields(value, where, ("type", "ttl"), required=("type",))
+    _choice(("ephemeral",), "cache_control type")(value["type"], f"{where}.type")
+    _optional(_choice(CACHE_TTLS, "ttl"))(value.get("ttl"), f"{where}.ttl")
+    return value
+
+
+def _system(value: Any, where: str) -> str | list:
+    """A string, or a list of text blocks (``{type: text, text, cache_control?}``)."""
+    if isinstance(value, str):
+        return _text(value, where)
+    for i, block in enumerate(_items(value, where, _mapping)):
+        _fields(block, f"{where}[{i}]", ("type", "text", "cache_control"), required=("type", "text"))
+        _choice(("text",), "system block type")(block["type"], f"{where}[{i}].type")
+        _text(block["text"], f"{where}[{i}].text")
+        _optional(_cache_control)(block.get("cache_control"), f"{where}[{i}].cache_control")
+    _check(bool(value), where, "expected a string or at least one text block")
     return value
 
 
@@ -323,6 +352,7 @@ def _message(value: Any, where: str) -> dict:
     if not isinstance(value["content"], str):
         for i, block in enumerate(_items(value["content"], f"{where}.content", _mapping)):
             _text(block.get("type"), f"{where}.content[{i}].type")
+            _optional(_cache_control)(block.get("cache_control"), f"{where}.content[{i}].cache_control")
     return value
 
 
@@ -343,13 +373,23 @@ def _number(value: Any, where: str) -> float:
     return value
 
 
+def _output_format(value: Any, where: str) -> dict:
+    """Structured output: ``{type: json_schema, schema: {...}, name?, description?}`` (sent as outputConfig)."""
+    _fields(value, where, ("type", "schema", "name", "description"), required=("type", "schema"))
+    _choice(("json_schema",), "output_format type")(value["type"], f"{where}.type")
+    _mapping(value["schema"], f"{where}.schema")
+    for key in ("name", "description"):
+        _optional(_text)(value.get(key), f"{where}.{key}")
+    return value
+
+
 _OPTION_CHECKS = {"max_tokens": lambda value, where: _integer(value, where, 1), "temperature": _optional(_number),
                   "thinking_budget": _optional(lambda value, where: _integer(value, where, 1)),
-                  "tool_choice": _optional(_tool_choice)}
+                  "tool_choice": _optional(_tool_choice), "output_format": _optional(_output_format)}
 
 
 def _options(value: Any, where: str) -> dict:
-    _fields(value, where, tuple(DEFAULT_OPTIONS))
+    _fields(value, where, (*DEFAULT_OPTIONS, *OPTIONAL_OPTIONS))
     return {key: _OPTION_CHECKS[key](item, f"{where}.{key}") for key, item in value.items()}
 
 
@@ -365,7 +405,8 @@ def _script(value: Any, where: str) -> dict:
 def _tool_results(value: Any, where: str, tool_names: set[str]) -> dict:
     for name, spec in _mapping(value, where).items():
         _check(name in tool_names, f"{where}.{name}", f"no such tool (tools: {', '.join(sorted(tool_names)) or 'none'})")
-        _fields(spec, f"{where}.{name}", ("content", "is_error"), required=("content",))
+        _fields(spec, f"{where}.{name}", ("content", "is_error", "cache_control"), required=("content",))
+        _optional(_cache_control)(spec.get("cache_control"), f"{where}.{name}.cache_control")
         _check(isinstance(spec["content"], (str, list, dict)), f"{where}.{name}.content", "expected a string, list or mapping")
         _check(isinstance(spec.get("is_error", False), bool), f"{where}.{name}.is_error", "expected true or false")
     return value
@@ -404,9 +445,11 @@ def effective_options(scenario: Scenario, index: int) -> dict:
 
 def turn_dict(scenario: Scenario, index: int, messages: Sequence[dict]) -> dict:
     """The adapter-level turn (DESIGN.md adapter protocol) for turn ``index`` with these messages."""
+    offered = _turn_at(scenario, index).tools
+    tools = [t for t in scenario.tools if offered is None or t["name"] in offered]
     return fresh({
         "model_id": scenario.model_id, "system": scenario.system, "messages": list(messages),
-        "tools": list(scenario.tools), "options": effective_options(scenario, index), "conversation": scenario.id,
+        "tools": tools, "options": effective_options(scenario, index), "conversation": scenario.id,
     })
 
 
@@ -501,8 +544,9 @@ def _tool_result(scenario: Scenario, index: int, call: Mapping) -> dict:
         content = _render(spec["content"], call, _Template())
     except (LookupError, ValueError, TypeError) as exc:
         raise ScenarioError(f"{where}.{call['name']}.content: cannot fill in call {call['id']!r}: {exc!r}") from None
+    cache = {"cache_control": fresh(spec["cache_control"])} if spec.get("cache_control") else {}
     return {"type": "tool_result", "tool_use_id": call["id"], "content": content,
-            "is_error": spec.get("is_error", False)}
+            "is_error": spec.get("is_error", False), **cache}
 
 
 class _Template(string.Formatter):

@@ -9,7 +9,7 @@ import importlib.metadata
 from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit
 
-from harness.judge.protocol import FEATURES, OWN_HISTORY, AdapterFailure
+from harness.judge.protocol import FEATURES, OWN_HISTORY, SURFACE_FEATURES, AdapterFailure
 
 __all__ = ["EXTRAS", "EndpointRefused", "History", "Shim", "assert_endpoint", "boto_endpoint", "install_hint",
            "installed_version", "jsonable", "message_chunk", "native_chunk", "same_endpoint"]
@@ -139,7 +139,8 @@ class Shim:
     name = "?"
     distribution = "?"
     extra = "?"
-    capabilities = FEATURES | {OWN_HISTORY}  # conversation mode; a shim that cannot express a feature leaves it out
+    # conversation mode; a shim that cannot express a feature leaves it out (today's surface: until it is reached)
+    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY}
 
     def __init__(self) -> None:
         self.version = installed_version(self.distribution, self.extra)

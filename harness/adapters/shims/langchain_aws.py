@@ -31,7 +31,7 @@ from harness.adapters.shims import langchain_aws_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import system_texts, thinking_budget
 from harness.converse.stream import error_chunk
-from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
 __all__ = ["DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsPersistedAdapter", "assembled", "counts_cache_in_input",
            "from_chunk", "to_langchain", "usage"]
@@ -63,7 +63,7 @@ class LangchainAwsAdapter(Shim):
     name = DISTRIBUTION
     distribution = DISTRIBUTION
     extra = "langchain-aws"
-    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
+    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}  # surface: not yet
     native_differences = DIFFERENCES
 
     def __init__(self) -> None:

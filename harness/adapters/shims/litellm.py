@@ -37,7 +37,7 @@ from harness.adapters.shims.litellm_format import (
     tool_choice,
 )
 from harness.adapters.shims.litellm_offline import offline, offline_environment
-from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
 __all__ = ["NATIVE_DIFFERENCES", "REDACTED_NATIVE", "STOP_REASONS", "VOCABULARY", "LiteLLMAdapter",
            "LiteLLMPersistedAdapter", "completion_kwargs", "error_chunk", "guarded_client", "stored"]
@@ -131,7 +131,7 @@ class LiteLLMAdapter(Shim):
     name = "litellm"
     distribution = "litellm"
     extra = "litellm"
-    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
+    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}  # surface: not yet
     native_differences = NATIVE_DIFFERENCES
     vocabulary = VOCABULARY
 

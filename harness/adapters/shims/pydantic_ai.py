@@ -31,7 +31,7 @@ from harness.adapters.shims.pydantic_ai_history import to_pydantic_ai
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import thinking_budget
 from harness.converse.stream import error_chunk
-from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "PydanticAiPersistedAdapter", "error", "from_event",
            "from_response", "importable", "parameters", "parsed_args", "settings", "usage"]
@@ -50,7 +50,7 @@ class PydanticAiAdapter(Shim):
     name = "pydantic-ai"
     distribution = DISTRIBUTION
     extra = "pydantic-ai"
-    capabilities = FEATURES | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
+    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}  # surface: not yet
     native_differences = native.DIFFERENCES
     vocabulary = native.VOCABULARY
 

@@ -32,7 +32,7 @@ from harness.adapters.shims import strands_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import system_texts, thinking_budget
 from harness.converse.stream import error_chunk
-from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY
+from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES
 
 __all__ = ["StrandsAdapter", "StrandsPersistedAdapter", "chunks_from_events", "error", "final_message", "to_strands"]
 
@@ -45,7 +45,7 @@ class StrandsAdapter(Shim):
     name = "strands"
     distribution = DISTRIBUTION
     extra = "strands"
-    capabilities = FEATURES | {OWN_HISTORY, NON_STREAMING}
+    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY, NON_STREAMING}  # the surface: not reached yet
     native_differences = native.DIFFERENCES
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:

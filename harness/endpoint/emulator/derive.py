@@ -77,6 +77,8 @@ def _usage(usage: dict) -> dict:
         if key in usage:
             out.setdefault(name, usage[key])
             out["both_cache_spellings"] = True
+    if usage.get("cacheDetails"):
+        out["cache_details"] = [{"ttl": d.get("ttl"), "input_tokens": d.get("inputTokens")} for d in usage["cacheDetails"]]
     return out
 
 

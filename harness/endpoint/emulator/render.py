@@ -131,7 +131,8 @@ def usage_json(usage: Usage, style: str = "claude") -> dict:
     server = usage.server_tool_usage if usage.server_tool_usage is not None else {} if style != "titan" else None
     server = None if server is False else server
     optional = {"cacheReadInputTokens": usage.cache_read_input_tokens,
-                "cacheWriteInputTokens": usage.cache_write_input_tokens, "serverToolUsage": server}
+                "cacheWriteInputTokens": usage.cache_write_input_tokens, "serverToolUsage": server,
+                "cacheDetails": [{"ttl": ttl, "inputTokens": n} for ttl, n in usage.cache_details] or None}
     if usage.both_cache_spellings:
         optional.update(cacheReadInputTokenCount=usage.cache_read_input_tokens,
                         cacheWriteInputTokenCount=usage.cache_write_input_tokens)

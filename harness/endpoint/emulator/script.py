@@ -27,7 +27,8 @@ _SCRIPT_FIELDS = ("content", "stop_reason", "usage", "latency_ms", "interleave",
 _SIBLINGS = {"text": ("citations",), "reasoning": ("signature",)}
 _TOOL_FIELDS = ("name", "id", "input", "raw_input", "fragments", "type")
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_write_input_tokens",
-                 "server_tool_usage", "both_cache_spellings")
+                 "server_tool_usage", "both_cache_spellings", "cache_details")
+CACHE_TTLS = ("1h", "5m")  # cacheDetails is "sorted by TTL duration, 1h before 5m" (the service model's doc)
 AUTO: Any = type("Auto", (), {"__repr__": lambda self: "AUTO"})()  # "not given": derive from seed / style
 
 
@@ -66,6 +67,7 @@ class Usage:
     cache_write_input_tokens: int | None = None
     server_tool_usage: dict | bool | None = None  # None: the style's default; False: none
     both_cache_spellings: bool = False  # also ...InputTokenCount, as some real streams send beside ...InputTokens
+    cache_details: tuple = ()  # ((ttl, input tokens), ...): the cache writes per TTL, sent as usage.cacheDetails
 
     @property
     def total_tokens(self) -> int:
@@ -239,7 +241,19 @@ def _usage(value: Any, where: str) -> Usage:
     if not isinstance(both, bool):
         _fail(f"{where}.both_cache_spellings", f"expected true or false, got {both!r}")
     kept = dict(server) if isinstance(server, Mapping) else server
-    return Usage(**counts, server_tool_usage=kept, both_cache_spellings=both)
+    details = tuple(_cache_detail(d, f"{where}.cache_details[{i}]")
+                    for i, d in enumerate(_list(spec.get("cache_details", []), f"{where}.cache_details")))
+    if [ttl for ttl, _ in details] != sorted((ttl for ttl, _ in details), key=CACHE_TTLS.index):
+        _fail(f"{where}.cache_details", "Bedrock sorts cacheDetails by TTL, 1h before 5m")
+    return Usage(**counts, server_tool_usage=kept, both_cache_spellings=both, cache_details=details)
+
+
+def _cache_detail(value: Any, where: str) -> tuple[str, int]:
+    """One ``{ttl: 5m | 1h, input_tokens}`` of usage's cache_details."""
+    spec = _fields(value, where, ("ttl", "input_tokens"), required=("ttl", "input_tokens"))
+    if spec["ttl"] not in CACHE_TTLS:
+        _fail(f"{where}.ttl", f"expected one of {', '.join(CACHE_TTLS)}, got {spec['ttl']!r}")
+    return spec["ttl"], _int(spec["input_tokens"], f"{where}.input_tokens")
 
 
 def _exception(value: Any, where: str) -> StreamException:

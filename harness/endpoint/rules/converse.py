@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable
 
+from harness.endpoint.rules.caching import CACHING_RULES
 from harness.endpoint.rules.input_shape import RULE_IDS as INPUT_RULE_IDS, input_problems
 from harness.endpoint.rules.shape import (
     CORAL_PREFIX,
@@ -310,7 +311,7 @@ CONVERSATION_RULES = (first_message_user, alternating_roles, content_empty, text
                       tool_result_first, tool_use_input_object, tool_result_json_object, tool_result_json_type_key,
                       tool_result_status, document_needs_text, media_in_user, media_limit,
                       tool_schema_object, tool_name_duplicate, tool_choice_unknown)
-RULES = (*SHAPE_RULES, *CONVERSATION_RULES, *THINKING_RULES)
+RULES = (*SHAPE_RULES, *CONVERSATION_RULES, *CACHING_RULES, *THINKING_RULES)
 # Every problem id a request can get: each rule function's name, and the input-shape check's own.
 RULE_IDS = (*INPUT_RULE_IDS, *(rule.__name__.replace("_", "-") for rule in RULES))
 

@@ -145,11 +145,14 @@ def block_shape(body: dict) -> Iterable[Problem]:
             yield from _union("block-shape", block, CONTENT_MEMBERS, "ContentBlock", f"messages.{i}.content.{j}")
             result = block.get("toolResult") if isinstance(block, dict) else None
             for k, item in enumerate(_list(result.get("content") if isinstance(result, dict) else None)):
-                yield from _union("block-shape", item, RESULT_MEMBERS, "ToolResultContentBlock",
-                                  f"messages.{i}.content.{j}.toolResult.content.{k}")
+                if not (isinstance(item, dict) and list(item) == ["cachePoint"]):  # rule 31's (rules.caching)
+                    yield from _union("block-shape", item, RESULT_MEMBERS, "ToolResultContentBlock",
+                                      f"messages.{i}.content.{j}.toolResult.content.{k}")
     config = body.get("toolConfig")
     for i, tool in enumerate(_list(config.get("tools") if isinstance(config, dict) else None)):
-        yield from _union("block-shape", tool, TOOL_MEMBERS, "Tool", f"toolConfig.tools.{i}")
+        known = isinstance(tool, dict) and len([n for n, v in tool.items() if v is not None and n in TOOL_MEMBERS]) > 1
+        if not known:  # two known members: Bedrock's own text is rule 33a's (rules.caching)
+            yield from _union("block-shape", tool, TOOL_MEMBERS, "Tool", f"toolConfig.tools.{i}")
     if isinstance(config, dict) and config.get("toolChoice") is not None:
         yield from _union("block-shape", config["toolChoice"], CHOICE_MEMBERS, "ToolChoice", "toolConfig.toolChoice")
 
