@@ -24,7 +24,7 @@ from harness.converse import (
 from harness.converse.adapter import native_chunk
 from harness.converse.conversation import Conversation
 from harness.converse.stream import INCOMPLETE, chunks_from_response
-from harness.converse.request import status_supported
+from harness.converse.request import status_supported, streams_tool_use
 
 __all__ = [
     "CONVERSATION",
@@ -61,6 +61,7 @@ __all__ = [
     "SingleLastStartedSlot",
     "StatusForEveryModel",
     "SwallowedStreamError",
+    "ToolsStreamedToEveryModel",
     "Variant",
     "WithoutErrors",
 ]
@@ -87,13 +88,15 @@ class Variant(ConverseAdapter):
     def _stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
         """As the reference: the stream's chunks, then the message assembled from each call (``native``)."""
         request, streamed = self.request(turn), []
-        for chunk in self._run(self.client(endpoint).converse_stream, request, "stream", self.chunks):
+        for chunk in self._run(*self.calls(request, endpoint, self.chunks, self.converse_chunks)):
             streamed.append(chunk)
             yield chunk
         if not turn.get("non_streaming"):
             return
         yield native_chunk("stream", streamed)
-        yield native_chunk("converse", self._whole(request, endpoint, self.converse_chunks))
+        # A model whose tools go through Converse alone (rule 38) answered the one call both paths make.
+        whole = self._whole(request, endpoint, self.converse_chunks) if streams_tool_use(request) else streamed
+        yield native_chunk("converse", whole)
 
 
 # ---- 1. streaming: tool calls never surfaced --------------------------------------------------------------
@@ -381,6 +384,18 @@ class StatusForEveryModel(Variant):
             if isinstance(block.get("toolResult"), dict):
                 block["toolResult"].setdefault("status", "success")
         return request
+
+
+# ---- 9d. tools streamed to a model that refuses tool use in streaming mode (Writer Palmyra: issue 28, rule 38) ----
+
+class ToolsStreamedToEveryModel(Variant):
+    """Every turn goes to converse_stream, tools or not; Writer Palmyra refuses tool use there."""
+
+    name = "broken-tools-streamed-to-every-model"
+    bug = "tool use sent on ConverseStream to a model that refuses it there"
+
+    def calls(self, request: dict, endpoint: dict | None, stream_chunks, whole_chunks) -> tuple:
+        return self.client(endpoint).converse_stream, request, "stream", stream_chunks
 
 
 # ==== conversation mode: correct chunks, a broken assembly (the issue-10 bug classes) ========================
@@ -751,6 +766,7 @@ VARIANTS: dict[str, type[Variant]] = {
     "generic_error_code": GenericErrorCode,
     "empty_signature_for_unsigned_reasoning": EmptySignatureForUnsignedReasoning,
     "status_for_every_model": StatusForEveryModel,
+    "tools_streamed_to_every_model": ToolsStreamedToEveryModel,
     "assembly_concatenated_signatures": SignaturesConcatenatedAtAssembly,
     "assembly_drops_signature_only_block": SignatureOnlyBlockDroppedAtAssembly,
     "assembly_input_as_json_string": ToolInputStringAtAssembly,

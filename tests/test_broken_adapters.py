@@ -293,6 +293,11 @@ CATCHES: dict[str, dict[str, Catch]] = {
             1, ("warning tool-result-status (not enforced: its evidence rejects for writer;",),
             r"^warning tool-result-status", prefixed=False)),
     },
+    # Writer Palmyra refuses tool use on ConverseStream (strands #393): its tools go through Converse.
+    "tools_streamed_to_every_model": {
+        "edge/tool-result-no-status": Catch(
+            0, ("This model doesn't support tool use in streaming mode.",), r"streaming mode", prefixed=False),
+    },
     # ---- conversation mode: correct chunks, a broken assembly ----
     "assembly_concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below
         "edge/two-signed-reasoning-blocks": assembled(

@@ -78,6 +78,42 @@ def test_tool_result_status_is_rejected_for_writer_accepted_by_most_and_a_warnin
     assert (verdict(found[0], model) if found else None) == expected
 
 
+STREAM_TOOLS = "This model doesn't support tool use in streaming mode."
+
+
+@pytest.mark.parametrize("model, expected", [
+    ("us.writer.palmyra-x5-v1:0", "reject"),  # strands #393: Writer refuses tools on ConverseStream
+    ("us.anthropic.claude-sonnet-4-20250514-v1:0", None), ("us.amazon.nova-pro-v1:0", None),  # real streamed calls
+    ("openai.gpt-oss-120b-1:0", None), ("moonshotai.kimi-k2-thinking", None),
+    ("us.meta.llama4-maverick-17b-instruct-v1:0", "warn")])  # one report, not settled
+def test_streamed_tool_use_is_refused_for_writer_on_converse_stream_only(model, expected):
+    found = [p for p in check_request(STATUS, "ConverseStream", model) if p.rule == "streamed-tool-use"]
+    assert (verdict(found[0], model) if found else None) == expected
+    assert not found or found[0].message == STREAM_TOOLS
+    assert [p for p in check_request(STATUS, "Converse", model) if p.rule == "streamed-tool-use"] == []
+    toolless = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}]}
+    assert [p for p in check_request(toolless, "ConverseStream", model) if p.rule == "streamed-tool-use"] == []
+
+
+def test_the_emulator_refuses_streamed_tools_for_writer_with_bedrocks_text_through_boto3():
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import ClientError
+
+    from harness.endpoint.server import BedrockServer
+    with BedrockServer.emulate([{"content": [{"text": "Hi"}]}] * 2) as server:
+        client = boto3.client("bedrock-runtime", endpoint_url=server.endpoint_url, region_name="us-east-1",
+                              aws_access_key_id="AKIAFAKE", aws_secret_access_key="fake",
+                              config=Config(retries={"total_max_attempts": 1}))
+        tools = {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {"type": "object"}}}}]}
+        messages = [{"role": "user", "content": [{"text": "Hi"}]}]
+        with pytest.raises(ClientError) as refused:
+            client.converse_stream(modelId="us.writer.palmyra-x5-v1:0", messages=messages, toolConfig=tools)
+        assert refused.value.response["Error"]["Message"] == STREAM_TOOLS
+        assert client.converse(modelId="us.writer.palmyra-x5-v1:0", messages=messages,
+                               toolConfig=tools)["stopReason"] == "end_turn"
+
+
 def test_the_evidence_file_names_families_and_sources_for_every_rule():
     assert all(e.rejects is ALL or isinstance(e.rejects, frozenset) for e in EVIDENCE.values())
     assert EVIDENCE["tool-result-json-type-key"].rejects == frozenset()  # one report: a warning everywhere

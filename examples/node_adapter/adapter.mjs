@@ -44,6 +44,9 @@ function jsonPart(value) {
 
 // The families seen accepting toolResult.status; Writer Palmyra rejects it, others are unknown: leave it out there.
 const STATUS_MODELS = ["anthropic.", "amazon.nova", "moonshot", "meta.", "mistral.", "cohere."];
+// Writer Palmyra refuses tools on ConverseStream ("This model doesn't support tool use in streaming mode."): its
+// tool calls go through Converse.
+const NO_STREAMED_TOOLS = ["writer."];
 
 function converseBlock(block, status = true) {
   switch (block.type) {
@@ -173,14 +176,20 @@ async function* eventChunks(events) {
 async function* streamTurn(client, turn) {
   const input = converseInput(turn);
   const chunks = [];
-  for await (const chunk of streamed(client, input)) {
+  const streams = !input.toolConfig || !NO_STREAMED_TOOLS.some((name) => input.modelId.includes(name));
+  for await (const chunk of streams ? streamed(client, input) : whole(client, input)) {
     chunks.push(chunk);
     yield chunk;
   }
   if (!turn.non_streaming) return;
   const failed = chunks.find((c) => c.type === "error");
-  yield failed ? { type: "native", path: "stream", error: `${failed.code}: ${failed.message}` }
-    : { type: "native", path: "stream", message: assemble(chunks) };
+  const native = (path) => failed ? { type: "native", path, error: `${failed.code}: ${failed.message}` }
+    : { type: "native", path, message: assemble(chunks) };
+  yield native("stream");
+  if (!streams) { // the one Converse call both paths made
+    yield native("converse");
+    return;
+  }
   try {
     yield { type: "native", path: "converse", message: wholeMessage(await client.send(new ConverseCommand(input))) };
   } catch (error) { // the non-streaming call failed: that is its result
@@ -205,6 +214,30 @@ function wholeMessage(response) {
     }
   }
   return { role: "assistant", content: blocks };
+}
+
+// The chunks of a non-streaming Converse call: each block whole, then the stop reason and usage.
+async function* whole(client, input) {
+  let response;
+  try {
+    response = await client.send(new ConverseCommand(input));
+  } catch (error) {
+    if (!error.$metadata) throw error;
+    yield errorChunk(error, false);
+    return;
+  }
+  for (const [index, block] of wholeMessage(response).content.entries()) {
+    if (block.type === "text") yield { type: "text", index, text: block.text };
+    else if (block.type === "tool_use") yield { type: "tool_call", index, id: block.id, name: block.name, input: block.input };
+    else if (block.type === "thinking") {
+      yield { type: "reasoning", index, text: block.thinking };
+      if (block.signature) yield { type: "reasoning", index, signature: block.signature };
+    } else if (block.type === "redacted_thinking") yield { type: "redacted_reasoning", index, data: block.data };
+  }
+  yield { type: "stop", reason: response.stopReason };
+  const usage = response.usage;
+  yield { type: "usage", input_tokens: usage.inputTokens, output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cacheReadInputTokens ?? 0, cache_write_input_tokens: usage.cacheWriteInputTokens ?? 0 };
 }
 
 async function* streamed(client, input) {
@@ -242,7 +275,8 @@ function assemble(chunks) {
       blocks.set(`${key}:${blocks.size}`, { type: "redacted_thinking", data: chunk.data });
     } else if (chunk.type === "tool_call") {
       if (!blocks.has(key)) blocks.set(key, { type: "tool_use", id: chunk.id, name: chunk.name });
-      args.set(key, (args.get(key) ?? "") + chunk.input_delta);
+      // a non-streamed call arrives whole, with its input
+      args.set(key, "input" in chunk ? JSON.stringify(chunk.input) : (args.get(key) ?? "") + chunk.input_delta);
     }
   }
   for (const [key, text] of args) {

@@ -29,6 +29,9 @@ IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "
 
 # The families seen accepting toolResult.status; Writer Palmyra rejects it, others are unknown: leave it out there.
 STATUS_MODELS = ("anthropic.", "amazon.nova", "moonshot", "meta.", "mistral.", "cohere.")
+# Writer Palmyra refuses tools on ConverseStream ("This model doesn't support tool use in streaming mode."): its tool
+# calls go through Converse.
+NO_STREAMED_TOOLS = ("writer.",)
 
 
 def send(message):
@@ -191,12 +194,17 @@ def event_chunks(events):
 
 def stream(client, turn):
     """The turn's chunks; when the turn asks (non_streaming), then the message assembled from the stream and the one
-    from the non-streaming converse call on the same request, which the harness holds equal."""
+    from the non-streaming converse call on the same request, which the harness holds equal. A model refusing tools
+    on ConverseStream gets the turn through converse alone (both paths are then that one call)."""
     request, chunks = converse_request(turn), []
-    for chunk in streamed(client, request):
+    streams = "toolConfig" not in request or not any(name in request["modelId"] for name in NO_STREAMED_TOOLS)
+    for chunk in streamed(client, request) if streams else whole(client, request):
         chunks.append(chunk)
         yield chunk
-    if turn.get("non_streaming"):
+    if turn.get("non_streaming") and not streams:
+        yield native("stream", chunks)
+        yield native("converse", chunks)
+    elif turn.get("non_streaming"):
         yield native("stream", chunks)
         try:
             yield {"type": "native", "path": "converse", "message": whole_message(client.converse(**request))}
@@ -214,6 +222,31 @@ def streamed(client, request):
         yield from event_chunks(response["stream"])
     except Exception as exc:  # noqa: BLE001 - in-stream exceptions and broken connections end the stream
         yield error_chunk(exc)
+
+
+def whole(client, request):
+    """The chunks of a non-streaming converse call: each block whole, then the stop reason and usage."""
+    try:
+        response = client.converse(**request)
+    except (ClientError, BotoCoreError) as exc:
+        yield error_chunk(exc)
+        return
+    for index, block in enumerate(whole_message(response)["content"]):
+        if block["type"] == "text":
+            yield {"type": "text", "index": index, "text": block["text"]}
+        elif block["type"] == "tool_use":
+            yield {"type": "tool_call", "index": index, "id": block["id"], "name": block["name"], "input": block["input"]}
+        elif block["type"] == "thinking":
+            yield {"type": "reasoning", "index": index, "text": block["thinking"]}
+            if block.get("signature"):
+                yield {"type": "reasoning", "index": index, "signature": block["signature"]}
+        elif block["type"] == "redacted_thinking":
+            yield {"type": "redacted_reasoning", "index": index, "data": block["data"]}
+    yield {"type": "stop", "reason": response["stopReason"]}
+    usage = response["usage"]
+    yield {"type": "usage", "input_tokens": usage["inputTokens"], "output_tokens": usage["outputTokens"],
+           "cache_read_input_tokens": usage.get("cacheReadInputTokens", 0),
+           "cache_write_input_tokens": usage.get("cacheWriteInputTokens", 0)}
 
 
 def native(path, chunks):
@@ -263,7 +296,9 @@ def assemble(chunks):
             blocks[(kind, len(blocks))] = {"type": "redacted_thinking", "data": chunk["data"]}
         elif kind == "tool_call":
             blocks.setdefault(key, {"type": "tool_use", "id": chunk["id"], "name": chunk["name"]})
-            arguments[key] = arguments.get(key, "") + chunk["input_delta"]
+            # a non-streamed call arrives whole, with its input
+            arguments[key] = json.dumps(chunk["input"]) if "input" in chunk else \
+                arguments.get(key, "") + chunk["input_delta"]
     for key, text in arguments.items():
         try:  # a zero-argument call streams no input at all: its input is {}
             blocks[key]["input"] = json.loads(text) if text.strip() else {}

@@ -9,7 +9,7 @@ from harness.converse.errors import TurnError
 from harness.converse.history import to_converse_messages
 from harness.converse.tools import CACHE_POINT, tool_config
 
-__all__ = ["build_request", "status_supported", "system_texts", "thinking_budget"]
+__all__ = ["build_request", "status_supported", "streams_tool_use", "system_texts", "thinking_budget"]
 
 # Model ids of the families Bedrock was seen accepting toolResult.status from (bedrock-wire.md §9 rule 29): Writer
 # Palmyra rejects it, and for any other family (or an id naming none) nothing settles it, so it is left out there.
@@ -19,6 +19,17 @@ _STATUS_MODELS = re.compile(r"(^|[./])(anthropic|amazon\.nova|moonshot|moonshota
 def status_supported(model_id: str) -> bool:
     """Whether a tool result carries ``status``: only to the families seen accepting it."""
     return bool(_STATUS_MODELS.search(model_id.lower()))
+
+
+# Model ids of the families Bedrock refuses tool use for on ConverseStream ("This model doesn't support tool use in
+# streaming mode.", bedrock-wire.md §13 rule 38): Writer Palmyra; their tool calls go through Converse.
+_NO_STREAMED_TOOLS = re.compile(r"(^|[./])writer[.-]")
+
+
+def streams_tool_use(request: dict) -> bool:
+    """Whether a built request may go to ``converse_stream``: not when it has tools and its model refuses them there
+    (the adapter then calls ``converse`` and yields the same chunks from the whole answer)."""
+    return "toolConfig" not in request or not _NO_STREAMED_TOOLS.search(str(request.get("modelId", "")).lower())
 
 
 def thinking_budget(options: dict) -> int | None:

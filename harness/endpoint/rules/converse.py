@@ -305,6 +305,16 @@ def tool_choice_unknown(body: dict) -> Iterable[Problem]:
                       "toolConfig.tools. Specify a defined tool and try again.")
 
 
+def streamed_tool_use(body: dict, operation: str) -> Iterable[Problem]:
+    """Tools go on ConverseStream to no model that refuses them there, as Writer Palmyra does (§13 rule 38; see
+    scope.py): its tool calls go through Converse."""
+    # Whether tools stream depends on the model alone: a body checked without one says nothing of it.
+    if operation == "ConverseStream" and isinstance(body.get("toolConfig"), dict) and body.get("modelId"):
+        # Bedrock's text, verbatim (strands-agents/harness-sdk#393, Writer Palmyra X5).
+        yield Problem("streamed-tool-use", "toolConfig", "This model doesn't support tool use in streaming mode.")
+
+
+OPERATION_RULES = (streamed_tool_use,)  # rules over the body and the operation it was sent to
 CONVERSATION_RULES = (first_message_user, alternating_roles, content_empty, text_blank, toolconfig_required,
                       tool_use_duplicate_id, tool_result_exceeds, tool_result_missing, tool_result_unknown_id,
                       tool_result_first, tool_use_input_object, tool_result_json_object, tool_result_json_type_key,
@@ -312,7 +322,7 @@ CONVERSATION_RULES = (first_message_user, alternating_roles, content_empty, text
                       tool_schema_object, tool_name_duplicate, tool_choice_unknown)
 RULES = (*SHAPE_RULES, *CONVERSATION_RULES, *THINKING_RULES)
 # Every problem id a request can get: each rule function's name, and the input-shape check's own.
-RULE_IDS = (*INPUT_RULE_IDS, *(rule.__name__.replace("_", "-") for rule in RULES))
+RULE_IDS = (*INPUT_RULE_IDS, *(rule.__name__.replace("_", "-") for rule in (*OPERATION_RULES, *RULES)))
 
 
 def check_request(body: dict, operation: str = "ConverseStream", model_id: str | None = None, *,
@@ -329,7 +339,8 @@ def check_request(body: dict, operation: str = "ConverseStream", model_id: str |
     if model_id is not None:  # modelId is a member of the request, carried in the URI
         body = {**body, "modelId": model_id}
     text = body_text(body) if raw is None else (raw, model_id)
-    found = input_problems(body, operation, model_id, text=text) + _rule_problems(body, text)
+    found = input_problems(body, operation, model_id, text=text) + \
+        [problem for rule in OPERATION_RULES for problem in rule(body, operation)] + _rule_problems(body, text)
     # A problem the model's family was seen to accept is none (scope.py); the rest: rejected, or a warning there.
     return [p for p in found if verdict(p, body.get("modelId")) != "accept"]
 
