@@ -23,6 +23,7 @@ from harness.converse import (
 )
 from harness.converse.adapter import native_chunk
 from harness.converse.conversation import Conversation
+from harness.converse.history import canonical_messages
 from harness.converse.stream import INCOMPLETE, chunks_from_response
 from harness.converse.request import status_supported, streams_tool_use
 
@@ -30,7 +31,9 @@ __all__ = [
     "CONVERSATION",
     "OPENAI",
     "VARIANTS",
+    "AgentLoopResendsAfterToolUseStop",
     "AgentLoopStopsOnEndTurn",
+    "CrashOnUnknownStopReason",
     "ConversationVariant",
     "CutStreamAsComplete",
     "GenericErrorCode",
@@ -398,6 +401,25 @@ class ToolsStreamedToEveryModel(Variant):
         return self.client(endpoint).converse_stream, request, "stream", stream_chunks
 
 
+# ---- 9e. a stop-reason mapping that knows four values and raises on the rest (issue 28: pi #1868) ----------------
+
+KNOWN_STOPS = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length",
+               "guardrail_intervened": "content_filter"}
+
+
+class CrashOnUnknownStopReason(Variant):
+    """The stop reason is looked up in a table of the values the library knew of; any other raises."""
+
+    name = "broken-crash-on-unknown-stop-reason"
+    bug = "an unknown stop reason crashes the stream (Unhandled stop reason)"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        for chunk in chunks_from_events(events):
+            if chunk["type"] == "stop" and chunk["reason"] not in KNOWN_STOPS:
+                raise ValueError(f"Unhandled stop reason: {chunk['reason']}")
+            yield chunk
+
+
 # ==== conversation mode: correct chunks, a broken assembly (the issue-10 bug classes) ========================
 #
 # Each variant below streams exactly the reference's chunks; only what its "library" assembles and sends back
@@ -654,6 +676,48 @@ class StoredHistoryLosesSignatures(ConversationVariant):
             self.conversation = _StoreWithoutSignatures()
 
 
+# ---- 14c. an agent loop that runs "the calls" of a tool_use stop that has none (strands-env #252) -------------
+
+class _EmptyResultsAfterToolUseStop(Conversation):
+    """After a tool_use stop the loop appends the user message of the results of the calls it ran, none or not."""
+
+    stop = None
+
+    def history(self, turn):
+        held = self.assistant
+        if held is not None and turn.get("conversation") == self.id and self.stop == "tool_use" \
+                and not any(b["type"] == "tool_use" for b in held["content"]):
+            self.messages += [held, {"role": "user", "content": []}]
+            self.assistant = None
+        return super().history(turn)
+
+    def stream(self, turn, send, assemble=assemble_message):
+        for chunk in super().stream(turn, send, assemble):
+            self.stop = chunk["reason"] if chunk["type"] == "stop" else self.stop
+            yield chunk
+
+
+class AgentLoopResendsAfterToolUseStop(ConversationVariant):
+    """On stop tool_use the loop runs the message's calls and appends one user message with their results, although
+    the message held no call: that user message has empty content, and goes out before the application's next one."""
+
+    name = "broken-agent-loop-empty-results-after-tool-use-stop"
+    bug = "a user message with empty content sent after a tool_use stop without a toolUse block"
+
+    def __init__(self, conversation: bool = True, **kwargs: Any):
+        super().__init__(conversation=conversation, **kwargs)
+        if conversation:
+            self.conversation = _EmptyResultsAfterToolUseStop()
+
+    def request(self, turn: dict) -> dict:
+        """The library's serializer writes every message it holds, an empty one too (the reference drops it)."""
+        request, messages = build_request(turn), turn["messages"]
+        for k, message in enumerate(messages):
+            if message.get("content") == []:
+                request["messages"].insert(len(canonical_messages(messages[:k])), {"role": "user", "content": []})
+        return request
+
+
 # ---- OpenAI format: the native chat-completion chunks beside the stream ------------------------------------
 
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
@@ -767,12 +831,14 @@ VARIANTS: dict[str, type[Variant]] = {
     "empty_signature_for_unsigned_reasoning": EmptySignatureForUnsignedReasoning,
     "status_for_every_model": StatusForEveryModel,
     "tools_streamed_to_every_model": ToolsStreamedToEveryModel,
+    "crash_on_unknown_stop_reason": CrashOnUnknownStopReason,
     "assembly_concatenated_signatures": SignaturesConcatenatedAtAssembly,
     "assembly_drops_signature_only_block": SignatureOnlyBlockDroppedAtAssembly,
     "assembly_input_as_json_string": ToolInputStringAtAssembly,
     "assembly_drops_zero_arg_call": ZeroArgCallDroppedAtAssembly,
     "assembly_collapses_reasoning": ReasoningCollapsedAtAssembly,
     "agent_loop_stops_on_end_turn": AgentLoopStopsOnEndTurn,
+    "agent_loop_resends_after_tool_use_stop": AgentLoopResendsAfterToolUseStop,
     "signature_only_without_text": SignatureOnlySentWithoutText,
     "parity_string_arguments_when_streamed": StringArgumentsWhenStreamed,
     "assembly_garbled_field": GarbledFieldAtAssembly,

@@ -52,6 +52,9 @@ FOCUS = {
     "persisted_history_loses_signatures": ["core/thinking-tools"],
     "openai_index_from_content_block": ["core/interleaved-text"],
     "openai_second_choice": ["core/parallel-calls"],
+    "tools_streamed_to_every_model": ["edge/tool-result-no-status"],
+    "crash_on_unknown_stop_reason": ["edge/every-stop-reason"],
+    "agent_loop_resends_after_tool_use_stop": ["edge/tool-use-stop-without-tool-use"],
 }
 DEFAULT_FOCUS = ["core/round-trip", "core/thinking-tools", "edge/parallel-results-round-trip", "faults/truncated-stream"]
 

@@ -298,6 +298,13 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/tool-result-no-status": Catch(
             0, ("This model doesn't support tool use in streaming mode.",), r"streaming mode", prefixed=False),
     },
+    # Bedrock documents nine stop reasons (pydantic-ai #5640); a table of four crashes on the first other one.
+    "crash_on_unknown_stop_reason": {
+        "edge/every-stop-reason": Catch(
+            0, ('turn 0 chunk 1 (stop): missing; expected stop {"reason": "stop_sequence"} / actual nothing',
+                "turn 0 adapter error adapter_exception: ValueError: Unhandled stop reason: stop_sequence"),
+            r"\(error\): unexpected; expected nothing"),
+    },
     # ---- conversation mode: correct chunks, a broken assembly ----
     "assembly_concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below
         "edge/two-signed-reasoning-blocks": assembled(
@@ -349,6 +356,13 @@ CATCHES: dict[str, dict[str, Catch]] = {
     "agent_loop_stops_on_end_turn": {
         "edge/end-turn-with-tool-use": Catch(1, (f"turn 1 {NO_REQUEST}", "turn 1 chunk 0 (text): missing"),
                                              r"^no request reached the endpoint"),
+    },
+    # A tool_use stop without a toolUse block (strands-env #252): the loop's empty results message is rejected.
+    "agent_loop_resends_after_tool_use_stop": {
+        "edge/tool-use-stop-without-tool-use": Catch(
+            1, ("The content field in the Message object at messages.2 is empty. Add a ContentBlock object to the "
+                "content field and try again.", "turn 1 actual chunk 0 (error): unexpected"),
+            r"alternate|content field", prefixed=False),
     },
     "openai_index_from_content_block": {
         sid: robust(sid, law("openai_tool_call_index", "; expected 0 (indexes run 0..n-1 in order of first appearance, "

@@ -146,7 +146,7 @@ BAD_FIELDS = [
     (mutate("turns[0].extra", 1), "turns[0].extra: unknown field (known: messages, options, script, tool_results, accepted_stop_reasons)"),
     (mutate("options.max_tokens", 0), "options.max_tokens: expected an integer 1.."),
     (mutate("options.temperature", True), "options.temperature: expected a number"),
-    (mutate("options.top_k", 5), "options.top_k: unknown field (known: max_tokens, temperature, thinking_budget, tool_choice)"),
+    (mutate("options.top_k", 5), "options.top_k: unknown field (known: max_tokens, temperature, thinking_budget, tool_choice, stop_sequences)"),
     (mutate("turns[1].options", {"tool_choice": "sometimes"}), "turns[1].options.tool_choice: unknown tool_choice 'sometimes' (known: any, auto)"),
     (mutate("turns[1].options", {"tool_choice": {"tool": "x"}}), "turns[1].options.tool_choice.tool: unknown field (known: name)"),
     (mutate("tools[0].input_schema", DELETE), "tools[0].input_schema: missing (required)"),

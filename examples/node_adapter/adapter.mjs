@@ -105,6 +105,7 @@ function converseInput(turn) {
   const options = turn.options ?? {};
   const budget = options.thinking_budget;
   const inferenceConfig = { maxTokens: options.max_tokens };
+  if (options.stop_sequences?.length) inferenceConfig.stopSequences = options.stop_sequences;
   // Bedrock rejects a temperature with thinking on
   if (!budget && options.temperature !== null && options.temperature !== undefined) {
     inferenceConfig.temperature = options.temperature;

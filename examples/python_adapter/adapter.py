@@ -121,7 +121,7 @@ def tool_config(tools, choice, thinking):
 def converse_request(turn):
     options = turn.get("options") or {}
     budget = options.get("thinking_budget")
-    inference = {"maxTokens": options.get("max_tokens")}
+    inference = {"maxTokens": options.get("max_tokens"), "stopSequences": options.get("stop_sequences") or None}
     if not budget and options.get("temperature") is not None:
         inference["temperature"] = options["temperature"]  # Bedrock rejects a temperature with thinking on
     status = any(family in turn["model_id"] for family in STATUS_MODELS)

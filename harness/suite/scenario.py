@@ -342,11 +342,13 @@ def _number(value: Any, where: str) -> float:
 
 _OPTION_CHECKS = {"max_tokens": lambda value, where: _integer(value, where, 1), "temperature": _optional(_number),
                   "thinking_budget": _optional(lambda value, where: _integer(value, where, 1)),
-                  "tool_choice": _optional(_tool_choice)}
+                  "tool_choice": _optional(_tool_choice),
+                  # no default: a turn carries it only where a scenario sets it (inferenceConfig.stopSequences)
+                  "stop_sequences": _optional(lambda value, where: _items(value, where, _text))}
 
 
 def _options(value: Any, where: str) -> dict:
-    _fields(value, where, tuple(DEFAULT_OPTIONS))
+    _fields(value, where, tuple(_OPTION_CHECKS))
     return {key: _OPTION_CHECKS[key](item, f"{where}.{key}") for key, item in value.items()}
 
 
