@@ -25,7 +25,7 @@ from harness.converse.adapter import native_chunk
 from harness.converse.conversation import Conversation
 from harness.converse.history import canonical_messages
 from harness.converse.stream import INCOMPLETE, chunks_from_response
-from harness.converse.request import status_supported, streams_tool_use
+from harness.converse.request import media_policy, status_supported, streams_tool_use
 
 __all__ = [
     "CONVERSATION",
@@ -54,6 +54,10 @@ __all__ = [
     "DroppedSignature",
     "EmptySignatureForUnsignedReasoning",
     "EmptyZeroArgInput",
+    "ErrorResultKeepsMedia",
+    "ImageInToolResultForEveryModel",
+    "MediaDroppedFromToolResults",
+    "MediaFlattenedToText",
     "HistoryDropsFunctionToolCallId",
     "MissingIdAsEmpty",
     "MissingIdAsEmptyWithoutErrors",
@@ -164,15 +168,15 @@ class HistoryDropsFunctionToolCallId(Variant):
     def request(self, turn: dict) -> dict:
         request = build_request({**turn, "messages": turn["messages"][:1]})
         status = status_supported(turn["model_id"])
-        request["messages"] = [self._message(m, status) for m in turn["messages"]]
+        request["messages"] = [self._message(m, status, media_policy(turn["model_id"])) for m in turn["messages"]]
         return request
 
-    def _message(self, message: dict, status: bool) -> dict:
+    def _message(self, message: dict, status: bool, media: dict) -> dict:
         """One message at a time, roles kept as given (the way the seed's ``_transform_messages`` works)."""
         blocks = _content(message)
         calls = [_internal_tool_call(b) for b in blocks if b.get("type") == "tool_use"]
         rest = [b for b in blocks if b.get("type") != "tool_use"]
-        converted = to_converse_messages([{"role": message["role"], "content": rest}], status)
+        converted = to_converse_messages([{"role": message["role"], "content": rest}], status, **media)
         content = converted[0]["content"] if converted else []
         return {"role": message["role"], "content": content + [u for u in map(_converse_tool_use, calls) if u]}
 
@@ -288,7 +292,8 @@ class SeparateToolResultMessages(Variant):
         request = build_request({**turn, "messages": turn["messages"][:1]})
         # One message at a time: the reference's merging of same-role messages is exactly what this bug lacks.
         request["messages"] = [converted for m in turn["messages"] for part in _split_results(m)
-                               for converted in to_converse_messages([part], status_supported(turn["model_id"]))]
+                               for converted in to_converse_messages([part], status_supported(turn["model_id"]),
+                                                                     **media_policy(turn["model_id"]))]
         return request
 
 
@@ -418,6 +423,69 @@ class CrashOnUnknownStopReason(Variant):
             if chunk["type"] == "stop" and chunk["reason"] not in KNOWN_STOPS:
                 raise ValueError(f"Unhandled stop reason: {chunk['reason']}")
             yield chunk
+
+
+# ---- 9f. media inside tool results flattened, dropped, or kept where the family rejects it (issue 28) ---------
+
+_MEDIA = ("image", "document")
+
+
+def _media_parts(turn: dict, change) -> dict:
+    """The turn with ``change(part)`` for every image or document part of its tool results (None drops it)."""
+    turn = copy.deepcopy(turn)
+    for message in turn["messages"]:
+        for block in _content(message) if isinstance(message.get("content"), list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                parts = [change(p) if isinstance(p, dict) and p.get("type") in _MEDIA else p for p in block["content"]]
+                block["content"] = [p for p in parts if p is not None]
+    return turn
+
+
+class MediaFlattenedToText(Variant):
+    """An image or document tool result goes back as one text block holding its base64 (the model never sees it)."""
+
+    name = "broken-media-flattened-to-text"
+    bug = "image and document tool results flattened into text (base64 inlined)"
+
+    def request(self, turn: dict) -> dict:
+        return build_request(_media_parts(turn, lambda part: {
+            "type": "text", "text": f"data:{part['source']['media_type']};base64,{part['source']['data']}"}))
+
+
+class MediaDroppedFromToolResults(Variant):
+    """Only the text and JSON parts of a tool result go back; its images and documents are silently dropped."""
+
+    name = "broken-media-dropped-from-tool-results"
+    bug = "image and document tool results dropped"
+
+    def request(self, turn: dict) -> dict:
+        return build_request(_media_parts(turn, lambda part: None))
+
+
+class ImageInToolResultForEveryModel(Variant):
+    """Images stay inside toolResult.content whatever the model; OpenAI-family models reject them there (rule 36)."""
+
+    name = "broken-image-in-tool-result-for-every-model"
+    bug = "an image kept inside a tool result for a model that rejects it there"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
+                                                   **{**media_policy(turn["model_id"]), "images": True})
+        return request
+
+
+class ErrorResultKeepsMedia(Variant):
+    """An error tool result keeps its image inside; Claude takes only text in an error result (rule 35)."""
+
+    name = "broken-error-result-keeps-media"
+    bug = "an image kept inside an error tool result sent to Claude"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
+                                                   **{**media_policy(turn["model_id"]), "error_text_only": False})
+        return request
 
 
 # ==== conversation mode: correct chunks, a broken assembly (the issue-10 bug classes) ========================
@@ -832,6 +900,10 @@ VARIANTS: dict[str, type[Variant]] = {
     "status_for_every_model": StatusForEveryModel,
     "tools_streamed_to_every_model": ToolsStreamedToEveryModel,
     "crash_on_unknown_stop_reason": CrashOnUnknownStopReason,
+    "media_flattened_to_text": MediaFlattenedToText,
+    "media_dropped_from_tool_results": MediaDroppedFromToolResults,
+    "image_in_tool_result_for_every_model": ImageInToolResultForEveryModel,
+    "error_result_keeps_media": ErrorResultKeepsMedia,
     "assembly_concatenated_signatures": SignaturesConcatenatedAtAssembly,
     "assembly_drops_signature_only_block": SignatureOnlyBlockDroppedAtAssembly,
     "assembly_input_as_json_string": ToolInputStringAtAssembly,

@@ -55,6 +55,10 @@ FOCUS = {
     "tools_streamed_to_every_model": ["edge/tool-result-no-status"],
     "crash_on_unknown_stop_reason": ["edge/every-stop-reason"],
     "agent_loop_resends_after_tool_use_stop": ["edge/tool-use-stop-without-tool-use"],
+    "media_flattened_to_text": ["edge/tool-result-media", "edge/openai-tool-result-image"],
+    "media_dropped_from_tool_results": ["edge/nova-tool-result-media"],
+    "image_in_tool_result_for_every_model": ["edge/openai-tool-result-image"],
+    "error_result_keeps_media": ["edge/tool-result-error-with-image"],
 }
 DEFAULT_FOCUS = ["core/round-trip", "core/thinking-tools", "edge/parallel-results-round-trip", "faults/truncated-stream"]
 

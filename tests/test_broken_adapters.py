@@ -96,12 +96,16 @@ def assembled(what: str, *also: str, reason: str) -> Catch:
 INPUT_NOT_A_DICT = "toolUse.input is invalid. Provide a json object for the field and try again."
 SIGNATURE_FIELD = ("This model doesn't support the reasoningContent.reasoningText.signature field. Remove "
                    "reasoningContent.reasoningText.signature and try again.")
+# Media inside tool results sent back (issue 28): as their own blocks, inside the result or beside it per family.
+MEDIA = ("edge/tool-result-media", "edge/nova-tool-result-media", "edge/openai-tool-result-image",
+         "edge/tool-result-error-with-image")
+PARALLEL_MEDIA = ("edge/tool-result-media", "edge/nova-tool-result-media")  # text, then two calls
 ROUND_TRIPS = ("core/round-trip", "core/thinking-tools", "edge/cache-usage", "edge/end-turn-with-tool-use",
                "edge/nova-style", "edge/parallel-results-round-trip", "edge/redacted-reasoning-tool",
                "edge/signature-only-reasoning", "edge/tool-result-is-error", "edge/two-signed-reasoning-blocks",
                "edge/zero-arg-tool", "edge/cache-both-spellings", "edge/interleaved-reasoning-tools",
                "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/unsigned-reasoning-round-trip",
-               "edge/zero-arg-after-text")
+               "edge/zero-arg-after-text", *MEDIA)
 ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-call", "edge/interleaved-parallel-deltas",
                   "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
 
@@ -128,6 +132,17 @@ MISSING_ID_AS_EMPTY = Catch(
     r"passed on as ''\)$", prefixed=False)
 
 
+def media_lost(sid: str, flattened: bool) -> Catch:
+    """An image (and a document) a tool result sent back lost as its own block: inside the result where the family
+    takes it there, else beside it; flattened, the base64 shows as the result's text."""
+    inside = sid in PARALLEL_MEDIA
+    where = ('turn 1 request expected messages[2].content[0].toolResult.content[1] {"image": {"format": "png"',
+             'turn 1 request expected messages[2].content[1].toolResult.content[1] {"document": {"format": "pdf", '
+             '"name": "quarterly-report"') if inside else ('turn 1 request expected messages[2].content[1] {"image": ',)
+    shown = () if inside or not flattened else ('{"text": "data:image/png;base64,iVBOR',)
+    return Catch(1, (*where, *shown), r'"image": |toolResult\.content\[1\]')
+
+
 def robust(sid: str, catch: Catch) -> Catch:
     """In a robustness scenario every finding is a warning."""
     return warned(catch) if sid in ROBUSTNESS else catch
@@ -144,13 +159,14 @@ SPLIT = ("core/interleaved-text", "core/parallel-calls", "core/thinking-tools", 
          "edge/interleaved-parallel-deltas", "edge/interleaved-reasoning-tools", "edge/nova-parallel-calls",
          "edge/nova-style", "edge/redacted-reasoning-tool", "edge/server-tool-then-client-tool",
          "edge/signature-only-reasoning", "edge/two-signed-reasoning-blocks", "edge/unsigned-reasoning-round-trip",
-         "edge/zero-arg-after-text")
+         "edge/zero-arg-after-text", *PARALLEL_MEDIA)
 CONTENT_BLOCK_INDEX = ("edge/zero-arg-after-text", "core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use",
                        "edge/interleaved-parallel-deltas", "edge/max-tokens-mid-tool", "edge/nova-style",
                        "edge/redacted-reasoning-tool", "edge/server-tool-then-client-tool",
                        "edge/signature-only-reasoning", "edge/two-signed-reasoning-blocks",
                        "faults/model-stream-error-mid-tool", "faults/throttling-mid-tool", "faults/truncated-stream",
-                       "edge/interleaved-reasoning-tools", "edge/nova-parallel-calls", "edge/unsigned-reasoning-round-trip")
+                       "edge/interleaved-reasoning-tools", "edge/nova-parallel-calls", "edge/unsigned-reasoning-round-trip",
+                       *PARALLEL_MEDIA)
 
 CATCHES: dict[str, dict[str, Catch]] = {
     "no_tool_calls": {
@@ -180,6 +196,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/zero-arg-tool": call_never_surfaced(0),
         "edge/zero-arg-after-text": call_never_surfaced(1),
         "faults/http-429-then-success": call_never_surfaced(0),
+        **{sid: call_never_surfaced(1 if sid in PARALLEL_MEDIA else 0) for sid in MEDIA},
     },
     "last_started_slot": {  # caught only where deltas interleave, a robustness scenario: a warning
         "edge/interleaved-parallel-deltas": warned(Catch(
@@ -207,6 +224,7 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/two-signed-reasoning-blocks": tool_use_dropped(),
         "edge/zero-arg-tool": tool_use_dropped(EMPTY_MESSAGE),
         "edge/zero-arg-after-text": request_lacks_call(1, "tooluse_"),
+        **{sid: request_lacks_call(1 if sid in PARALLEL_MEDIA else 0, "tooluse_") for sid in MEDIA},
     },
     # No recording shows Bedrock omitting toolUseId (a robustness scenario: its diffs are warnings), but passing the
     # call on with id "" breaks the adapter contract's law: a failure.
@@ -238,11 +256,12 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/parallel-results-round-trip": results_split(),
         "edge/zero-arg-after-text": results_split(),
         "edge/tool-result-json-values": results_split(),
-        "edge/nova-parallel-calls": Catch(  # Nova: the pairing rules hold, alternation is Claude's (a warning)
+        "edge/tool-result-media": results_split(),
+        **{sid: Catch(  # Nova: the pairing rules hold, alternation is Claude's (a warning)
             1, ("The number of toolResult blocks at messages.3.content exceeds the number of toolUse blocks of "
                 "previous turn.",
                 'turn 1 request expected no messages[3] / actual messages[3] {"role": "user", "content": [{"toolRe'),
-            r"toolResult", prefixed=False),
+            r"toolResult", prefixed=False) for sid in ("edge/nova-parallel-calls", "edge/nova-tool-result-media")},
     },
     "zero_arg_input_empty_string": {
         "edge/zero-arg-tool": Catch(
@@ -289,9 +308,10 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/tool-result-no-status": Catch(
             0, ("This model doesn't support the status field. Remove status and try again.",), r"status field",
             prefixed=False),
-        "edge/unsigned-reasoning-round-trip": warned(Catch(
+        **{sid: warned(Catch(
             1, ("warning tool-result-status (not enforced: its evidence rejects for writer;",),
-            r"^warning tool-result-status", prefixed=False)),
+            r"^warning tool-result-status", prefixed=False))
+           for sid in ("edge/unsigned-reasoning-round-trip", "edge/openai-tool-result-image")},
     },
     # Writer Palmyra refuses tool use on ConverseStream (strands #393): its tools go through Converse.
     "tools_streamed_to_every_model": {
@@ -305,6 +325,19 @@ CATCHES: dict[str, dict[str, Catch]] = {
                 "turn 0 adapter error adapter_exception: ValueError: Unhandled stop reason: stop_sequence"),
             r"\(error\): unexpected; expected nothing"),
     },
+    # Media inside tool results goes back as its own blocks (issue 28): flattened or dropped, the request changed.
+    "media_flattened_to_text": {sid: media_lost(sid, flattened=True) for sid in MEDIA},
+    "media_dropped_from_tool_results": {sid: media_lost(sid, flattened=False) for sid in MEDIA},
+    # OpenAI-family models reject an image inside a tool result (opencode #48069), Claude one in an error result
+    # (oh-my-pi #12809): Bedrock's texts, failures there alone.
+    "image_in_tool_result_for_every_model": {"edge/openai-tool-result-image": Catch(
+        1, ("This model doesn't support the image field for user messages. Remove image and try again.",
+            "turn 1 request expected no messages[2].content[0].toolResult.content[1] / actual messages[2].content[0]."
+            'toolResult.content[1] {"image": '), r"toolResult\.content\[1\]")},
+    "error_result_keeps_media": {"edge/tool-result-error-with-image": Catch(
+        1, ("The model returned the following errors: messages.2.content.0.tool_result: all content must be type "
+            "`text` if `is_error` is true", 'turn 1 request expected messages[2].content[1] {"image": '),
+        r"toolResult\.content\[1\]")},
     # ---- conversation mode: correct chunks, a broken assembly ----
     "assembly_concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below
         "edge/two-signed-reasoning-blocks": assembled(
@@ -370,7 +403,8 @@ CATCHES: dict[str, dict[str, Catch]] = {
     "openai_second_choice": {
         sid: robust(sid, law("openai_single_choice", "has choices[0].index 1; a single-choice stream uses index 0 only"))
         for sid in ("core/parallel-calls", "edge/interleaved-parallel-deltas", "edge/parallel-results-round-trip",
-                    "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/zero-arg-after-text")},
+                    "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/zero-arg-after-text",
+                    *PARALLEL_MEDIA)},
 }
 
 

@@ -30,13 +30,14 @@ EDGE = {
     "server-tool-then-client-tool", "unicode-nested-input", "tool-result-is-error",
     "nova-parallel-calls", "interleaved-reasoning-tools", "unsigned-reasoning-round-trip", "tool-result-no-status",
     "guardrail-trace", "cache-both-spellings", "tool-result-json-values", "zero-arg-after-text",
-    "every-stop-reason", "tool-use-stop-without-tool-use",
+    "every-stop-reason", "tool-use-stop-without-tool-use", "tool-result-media", "nova-tool-result-media",
+    "openai-tool-result-image", "tool-result-error-with-image",
 }
 FAULTS = {"throttling-mid-tool", "model-stream-error-mid-tool", "http-429-then-success", "truncated-stream",
           "missing-tool-use-id"}
 EXPECTED = {f"core/{n}" for n in CORE} | {f"edge/{n}" for n in EDGE} | {f"faults/{n}" for n in FAULTS}
 MODEL_ID = re.compile(r"^(us\.|eu\.|apac\.)?(anthropic|amazon|openai|meta|mistral|moonshot|deepseek|qwen|writer)\."
-                      r"[a-z0-9.-]+-(v?\d+(:\d+)?|thinking)$")
+                      r"[a-z0-9.-]+-(v?\d+(:\d+)?|thinking|sol)$")  # gpt-5.6-sol: OpenAI's ids carry no version
 SIGNATURE = re.compile(r"^[A-Za-z0-9+/]{96,300}={0,2}$")
 THINKING = {"core/thinking-tools", "edge/two-signed-reasoning-blocks", "edge/signature-only-reasoning",
             "edge/redacted-reasoning-tool"}

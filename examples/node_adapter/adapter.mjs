@@ -21,7 +21,8 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 const NAME = "example-node-aws-sdk-v3";
 const VERSION = "1.0.0";
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature",
-  "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming"];
+  "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
+  "tool_result_media"];
 const IMAGE_FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
@@ -33,7 +34,42 @@ function toolResultContent(content) {
   if (typeof content === "string") return [{ text: content }];
   if (!Array.isArray(content)) return [{ json: content }];
   return content.map((part) => typeof part === "string" ? { text: part }
-    : part.type === "text" ? { text: part.text } : jsonPart(part.json ?? part));
+    : part.type === "text" ? { text: part.text }
+    : part.type === "image" || part.type === "document" ? mediaBlock(part) : jsonPart(part.json ?? part));
+}
+
+const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/csv": "csv", "text/plain": "txt", "text/markdown": "md",
+  "text/html": "html" };
+
+// An image or a document as its own Converse block (never its base64 as text: the model would not see it).
+function mediaBlock(block) {
+  const bytes = Buffer.from(block.source.data, "base64");
+  if (block.type === "image") return { image: { format: IMAGE_FORMATS[block.source.media_type], source: { bytes } } };
+  return { document: { format: DOCUMENT_FORMATS[block.source.media_type], name: block.title ?? "document",
+    source: { bytes } } };
+}
+
+// The families that take an image inside a tool result; the others take it beside the result.
+const RESULT_IMAGE_MODELS = ["anthropic.", "amazon.nova", "meta."];
+
+// A user turn's blocks with the media a family takes only beside a tool result moved there, as their own blocks:
+// images for every family but Claude, Nova and Llama ("This model doesn't support the image field for user
+// messages"), and anything but text in a Claude error result ("all content must be type `text` if `is_error`").
+function hoisted(blocks, modelId, errors) {
+  const images = RESULT_IMAGE_MODELS.some((name) => modelId.includes(name));
+  const textOnlyErrors = modelId.includes("anthropic.");
+  const results = [], moved = [], rest = [];
+  for (const block of blocks) {
+    if (!block.toolResult) { rest.push(block); continue; }
+    const error = errors.has(block.toolResult.toolUseId);
+    const out = block.toolResult.content.filter((p) => (p.image && !images)
+      || (textOnlyErrors && error && p.text === undefined && p.json === undefined));
+    const kept = block.toolResult.content.filter((p) => !out.includes(p));
+    block.toolResult.content = kept.length || !out.length ? kept : [{ text: "(attached after the tool results)" }];
+    results.push(block);
+    moved.push(...out);
+  }
+  return [...results, ...moved, ...rest];
 }
 
 // Bedrock takes only a JSON object as json ("Provide a json object for the field"): anything else goes as text.
@@ -65,8 +101,8 @@ function converseBlock(block, status = true) {
     case "redacted_thinking":
       return { reasoningContent: { redactedContent: Buffer.from(block.data, "base64") } };
     case "image":
-      return { image: { format: IMAGE_FORMATS[block.source.media_type],
-        source: { bytes: Buffer.from(block.source.data, "base64") } } };
+    case "document":
+      return mediaBlock(block);
     default:
       throw new Error(`unsupported content block type ${JSON.stringify(block.type)}`);
   }
@@ -74,10 +110,12 @@ function converseBlock(block, status = true) {
 
 // Same-role messages merged (parallel tool results share ONE user turn); reasoning first in an assistant
 // turn and tool results first in a user turn, as Bedrock requires.
-function converseMessages(history, status = true) {
+function converseMessages(history, status = true, modelId = "") {
   const merged = [];
+  const errors = new Set(); // the ids of the error results, whether or not status goes to the model
   for (const message of history) {
     const items = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    for (const block of items) if (block.type === "tool_result" && block.is_error) errors.add(block.tool_use_id);
     const blocks = items.map((block) => converseBlock(block, status)).filter(Boolean);
     if (!blocks.length) continue;
     const last = merged[merged.length - 1];
@@ -87,6 +125,7 @@ function converseMessages(history, status = true) {
   for (const message of merged) {
     const first = message.role === "assistant" ? "reasoningContent" : "toolResult";
     message.content.sort((a, b) => (first in b) - (first in a)); // Array.prototype.sort is stable
+    if (message.role === "user") message.content = hoisted(message.content, modelId, errors);
   }
   return merged;
 }
@@ -111,7 +150,7 @@ function converseInput(turn) {
     inferenceConfig.temperature = options.temperature;
   }
   const status = STATUS_MODELS.some((family) => turn.model_id.includes(family));
-  const input = { modelId: turn.model_id, messages: converseMessages(turn.messages, status), inferenceConfig };
+  const input = { modelId: turn.model_id, messages: converseMessages(turn.messages, status, turn.model_id), inferenceConfig };
   if (turn.system) input.system = [{ text: turn.system }];
   const config = toolConfig(turn.tools, options.tool_choice, Boolean(budget));
   if (config) input.toolConfig = config;

@@ -23,12 +23,17 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 NAME, VERSION = "example-python-boto3", "1.0.0"
 CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
-                "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming"]
+                "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
+                "tool_result_media"]
 IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 
 
 # The families seen accepting toolResult.status; Writer Palmyra rejects it, others are unknown: leave it out there.
 STATUS_MODELS = ("anthropic.", "amazon.nova", "moonshot", "meta.", "mistral.", "cohere.")
+DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/csv": "csv", "text/plain": "txt", "text/markdown": "md",
+                    "text/html": "html"}
+# The families that take an image inside a tool result; the others take it beside the result.
+RESULT_IMAGE_MODELS = ("anthropic.", "amazon.nova", "meta.")
 # Writer Palmyra refuses tools on ConverseStream ("This model doesn't support tool use in streaming mode."): its tool
 # calls go through Converse.
 NO_STREAMED_TOOLS = ("writer.",)
@@ -42,7 +47,7 @@ def send(message):
 # ---- the turn (Anthropic-format history) -> converse_stream arguments ----
 
 def tool_result_content(content):
-    """A tool result's content: a string, a list of text/JSON parts, or one JSON object."""
+    """A tool result's content: a string, a list of text, JSON, image and document parts, or one JSON object."""
     if content in (None, ""):
         return []
     if isinstance(content, str):
@@ -50,7 +55,40 @@ def tool_result_content(content):
     if isinstance(content, dict):
         return [{"json": content}]
     return [{"text": part} if isinstance(part, str) else {"text": part["text"]} if part.get("type") == "text"
+            else media_block(part) if part.get("type") in ("image", "document")
             else json_part(part.get("json", part)) for part in content]
+
+
+def media_block(block):
+    """An image or a document as its own Converse block (never its base64 as text: the model would not see it)."""
+    source = block["source"]
+    if block["type"] == "image":
+        return {"image": {"format": IMAGE_FORMATS[source["media_type"]],
+                          "source": {"bytes": base64.b64decode(source["data"])}}}
+    return {"document": {"format": DOCUMENT_FORMATS[source["media_type"]], "name": block.get("title") or "document",
+                         "source": {"bytes": base64.b64decode(source["data"])}}}
+
+
+def hoisted(blocks, model_id):
+    """A user turn's blocks with the media a family takes only beside a tool result moved there, as their own blocks:
+    images for every family but Claude, Nova and Llama ("This model doesn't support the image field for user
+    messages"), and anything but text in a Claude error result ("all content must be type `text` if `is_error`")."""
+    images = any(family in model_id for family in RESULT_IMAGE_MODELS)
+    text_only_errors = "anthropic." in model_id
+    results, moved, rest = [], [], []
+    for block in blocks:
+        result = block.get("toolResult")
+        if result is None:
+            rest.append(block)
+            continue
+        error = result.get("status") == "error" or result.pop("is_error", False)
+        out = [p for p in result["content"]
+               if ("image" in p and not images) or (text_only_errors and error and "text" not in p and "json" not in p)]
+        result["content"] = [p for p in result["content"] if p not in out] or (
+            [{"text": "(attached after the tool results)"}] if out else [])
+        results.append(block)
+        moved += out
+    return results + moved + rest
 
 
 def json_part(value):
@@ -70,21 +108,19 @@ def converse_block(block, status=True):
     if kind == "tool_result":  # status only where Bedrock documents it (Claude, Nova); other models reject it
         result = {"toolUseId": block["tool_use_id"], "content": tool_result_content(block.get("content"))}
         return {"toolResult": {**result, **({"status": "error" if block.get("is_error") else "success"}
-                                            if status else {})}}
+                                            if status else {"is_error": bool(block.get("is_error"))})}}
     if kind == "thinking":  # the signature goes back byte for byte; unsigned reasoning goes back without one
         text = {"text": block.get("thinking", "")}
         return {"reasoningContent": {"reasoningText": {**text, **({"signature": block["signature"]}
                                                                   if block.get("signature") else {})}}}
     if kind == "redacted_thinking":
         return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
-    if kind == "image":
-        source = block["source"]
-        return {"image": {"format": IMAGE_FORMATS[source["media_type"]],
-                          "source": {"bytes": base64.b64decode(source["data"])}}}
+    if kind in ("image", "document"):
+        return media_block(block)
     raise ValueError(f"unsupported content block type {kind!r}")
 
 
-def converse_messages(history, status=True):
+def converse_messages(history, status=True, model_id=""):
     """Same-role messages merged (parallel tool results share ONE user turn); reasoning first in an assistant
     turn and tool results first in a user turn, as Bedrock requires."""
     merged = []
@@ -100,6 +136,8 @@ def converse_messages(history, status=True):
     for message in merged:
         first = "reasoningContent" if message["role"] == "assistant" else "toolResult"
         message["content"].sort(key=lambda block: first not in block)  # a stable sort keeps the rest in order
+        if message["role"] == "user":
+            message["content"] = hoisted(message["content"], model_id)
     return merged
 
 
@@ -125,7 +163,7 @@ def converse_request(turn):
     if not budget and options.get("temperature") is not None:
         inference["temperature"] = options["temperature"]  # Bedrock rejects a temperature with thinking on
     status = any(family in turn["model_id"] for family in STATUS_MODELS)
-    request = {"modelId": turn["model_id"], "messages": converse_messages(turn["messages"], status),
+    request = {"modelId": turn["model_id"], "messages": converse_messages(turn["messages"], status, turn["model_id"]),
                "inferenceConfig": {k: v for k, v in inference.items() if v is not None}}
     if turn.get("system"):
         request["system"] = [{"text": turn["system"]}]

@@ -24,6 +24,12 @@ REASONING_TYPES = ("thinking", "redacted_thinking")
 _ALIASES = {"tool_call": "tool_use", "reasoning": "thinking", "redacted_reasoning": "redacted_thinking"}
 _IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",
                   "image/webp": "webp"}
+_DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/csv": "csv", "text/plain": "txt", "text/markdown": "md",
+                     "text/html": "html", "application/msword": "doc", "application/vnd.ms-excel": "xls",
+                     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx"}
+# What a tool result whose every part moved out of it still says (Bedrock wants a result's content non-empty).
+MOVED = "(attached after the tool results)"
 
 
 def _first(block: dict, *paths: str) -> Any:
@@ -78,6 +84,19 @@ def _image(block: dict, where: str) -> dict:
     return {"type": "image", "source": dict(source)}
 
 
+def _document(block: dict, where: str) -> dict:
+    """A base64 document (a PDF, a text or office file) with its title (Bedrock's ``name``, required)."""
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    if source.get("type") != "base64" or source.get("media_type") not in _DOCUMENT_FORMATS:
+        raise TurnError(f"{where}: document source must be base64 with one of the media types "
+                        f"{', '.join(sorted(_DOCUMENT_FORMATS))}, got {source.get('type')!r} {source.get('media_type')!r}")
+    _b64decode(source.get("data"), where)
+    name = block.get("title") or block.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise TurnError(f"{where}: document has no title (Bedrock names every document)")
+    return {"type": "document", "source": dict(source), "title": name}
+
+
 def _part_kind(part: Any) -> str | None:
     """``text``/``image``/``json`` by ``type``; a bare ``{"text": ...}`` or ``{"json": ...}`` by its key."""
     if isinstance(part, str):
@@ -102,6 +121,8 @@ def _result_part(part: Any, where: str) -> dict:
         return {"type": "json", "json": part}
     if kind == "image":
         return _image(part, where)
+    if kind == "document":
+        return _document(part, where)
     raise TurnError(f"{where}: unsupported tool result part {part!r:.80}")
 
 
@@ -153,7 +174,7 @@ def _text(block: dict, where: str) -> dict | None:
     return {"type": "text", "text": text} if text.strip() else None  # Bedrock rejects blank text
 
 
-_BLOCKS = {"text": _text, "image": _image, "tool_use": _tool_use, "tool_result": _tool_result,
+_BLOCKS = {"text": _text, "image": _image, "document": _document, "tool_use": _tool_use, "tool_result": _tool_result,
            "thinking": _thinking, "redacted_thinking": _redacted}
 
 
@@ -223,8 +244,16 @@ def _converse_image(block: dict) -> dict:
                       "source": {"bytes": base64.b64decode(source["data"])}}}
 
 
+def _converse_document(block: dict) -> dict:
+    source = block["source"]
+    return {"document": {"format": _DOCUMENT_FORMATS[source["media_type"]], "name": block["title"],
+                         "source": {"bytes": base64.b64decode(source["data"])}}}
+
+
 def _converse_part(part: dict) -> dict:
-    return _converse_image(part) if part["type"] == "image" else {part["type"]: part[part["type"]]}
+    if part["type"] == "image":
+        return _converse_image(part)
+    return _converse_document(part) if part["type"] == "document" else {part["type"]: part[part["type"]]}
 
 
 def _converse_block(block: dict, status: bool) -> dict:
@@ -233,6 +262,8 @@ def _converse_block(block: dict, status: bool) -> dict:
         return {"text": block["text"]}
     if kind == "image":
         return _converse_image(block)
+    if kind == "document":
+        return _converse_document(block)
     if kind == "tool_use":
         return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block["input"]}}
     if kind == "tool_result":
@@ -244,8 +275,34 @@ def _converse_block(block: dict, status: bool) -> dict:
     return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
 
 
-def to_converse_messages(messages: list | None, status: bool = True) -> list[dict]:
+def _moves(part: dict, result: dict, images: bool, error_text_only: bool) -> bool:
+    """Whether a tool-result part goes beside its result instead: an image for a family that takes none inside a
+    result (§13 rule 36), any non-text part of an error result for one that takes text only there (rule 35)."""
+    return (part["type"] == "image" and not images) or (error_text_only and result["is_error"]
+                                                         and part["type"] != "text")
+
+
+def _user_blocks(blocks: list[dict], status: bool, images: bool, error_text_only: bool) -> list[dict]:
+    """A user turn's Converse blocks: its tool results first, then the parts moved out of them, in order, as their
+    own blocks (never flattened into text), then the rest."""
+    results, moved, rest = [], [], []
+    for block in blocks:
+        if block["type"] != "tool_result":
+            rest.append(_converse_block(block, status))
+            continue
+        out = [p for p in block["content"] if _moves(p, block, images, error_text_only)]
+        kept = [p for p in block["content"] if p not in out] or ([{"type": "text", "text": MOVED}] if out else [])
+        results.append(_converse_block({**block, "content": kept}, status))
+        moved += [_converse_part(p) for p in out]
+    return results + moved + rest
+
+
+def to_converse_messages(messages: list | None, status: bool = True, *, images: bool = True,
+                         error_text_only: bool = False) -> list[dict]:
     """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes); ``status``: whether
-    tool results carry ``status`` (most families accept it, Writer Palmyra rejects it: ``request.status_supported``)."""
-    return [{"role": m["role"], "content": [_converse_block(b, status) for b in m["content"]]}
+    tool results carry ``status`` (most families accept it, Writer Palmyra rejects it: ``request.status_supported``);
+    ``images``: whether an image may stay inside a tool result, ``error_text_only``: whether an error result holds
+    text alone (``request.media_policy``); a part that may not stays its own block, beside the results."""
+    return [{"role": m["role"], "content": _user_blocks(m["content"], status, images, error_text_only)
+             if m["role"] == "user" else [_converse_block(b, status) for b in m["content"]]}
             for m in canonical_messages(messages)]

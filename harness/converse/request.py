@@ -9,7 +9,7 @@ from harness.converse.errors import TurnError
 from harness.converse.history import to_converse_messages
 from harness.converse.tools import CACHE_POINT, tool_config
 
-__all__ = ["build_request", "status_supported", "streams_tool_use", "system_texts", "thinking_budget"]
+__all__ = ["build_request", "media_policy", "status_supported", "streams_tool_use", "system_texts", "thinking_budget"]
 
 # Model ids of the families Bedrock was seen accepting toolResult.status from (bedrock-wire.md §9 rule 29): Writer
 # Palmyra rejects it, and for any other family (or an id naming none) nothing settles it, so it is left out there.
@@ -19,6 +19,20 @@ _STATUS_MODELS = re.compile(r"(^|[./])(anthropic|amazon\.nova|moonshot|moonshota
 def status_supported(model_id: str) -> bool:
     """Whether a tool result carries ``status``: only to the families seen accepting it."""
     return bool(_STATUS_MODELS.search(model_id.lower()))
+
+
+# Model ids of the families Bedrock was seen taking an image inside toolResult.content from (§13 rule 36: Claude, Nova,
+# Llama 4; OpenAI, Mistral, Qwen, Kimi and others answer "This model doesn't support the image field for user
+# messages", and take the image beside the result), and of those that take only text in an error result (rule 35).
+_RESULT_IMAGE_MODELS = re.compile(r"(^|[./])(anthropic|amazon\.nova|meta)[.-]")
+_ERROR_TEXT_ONLY_MODELS = re.compile(r"(^|[./])anthropic[.-]")
+
+
+def media_policy(model_id: str) -> dict:
+    """``to_converse_messages``' media keywords for a model: where an image or an error result's media may go."""
+    name = model_id.lower()
+    return {"images": bool(_RESULT_IMAGE_MODELS.search(name)),
+            "error_text_only": bool(_ERROR_TEXT_ONLY_MODELS.search(name))}
 
 
 # Model ids of the families Bedrock refuses tool use for on ConverseStream ("This model doesn't support tool use in
@@ -76,7 +90,8 @@ def build_request(turn: dict) -> dict:
     budget = thinking_budget(options)
     request = {
         "modelId": turn["model_id"],
-        "messages": to_converse_messages(turn.get("messages"), status_supported(turn["model_id"])),
+        "messages": to_converse_messages(turn.get("messages"), status_supported(turn["model_id"]),
+                                         **media_policy(turn["model_id"])),
         "system": _system(turn, options),
         "inferenceConfig": _inference_config(options, budget is not None),
         "toolConfig": tool_config(turn.get("tools"), options.get("tool_choice"), thinking=budget is not None,

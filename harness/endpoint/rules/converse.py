@@ -229,6 +229,38 @@ def tool_result_json_type_key(body: dict) -> Iterable[Problem]:
             yield Problem("tool-result-json-type-key", path, _json_invalid(path))
 
 
+def _result_parts(body: dict) -> Iterable[tuple[int, int, dict, int, dict]]:
+    """(i, j, toolResult, k, part) of every toolResult.content[] part that is an object."""
+    for i, message in messages(body):
+        for j, block in blocks(message):
+            result = block.get("toolResult")
+            content = result.get("content") if isinstance(result, dict) else None
+            for k, part in enumerate(content if isinstance(content, list) else ()):
+                if isinstance(part, dict):
+                    yield i, j, result, k, part
+
+
+def tool_result_image(body: dict) -> Iterable[Problem]:
+    """An image goes inside a toolResult only to a family that takes it there, else beside it (§13 rule 36)."""
+    for i, j, _, k, part in _result_parts(body):
+        if part.get("image") is not None:
+            # Bedrock's text, verbatim (anomalyco/opencode#48069, OpenAI family on ConverseStream).
+            yield Problem("tool-result-image", f"messages.{i}.content.{j}.toolResult.content.{k}.image",
+                          "This model doesn't support the image field for user messages. Remove image and try again.")
+
+
+def tool_result_error_text(body: dict) -> Iterable[Problem]:
+    """A toolResult with status error holds text (or JSON) only, for Claude (§13 rule 35; see scope.py)."""
+    reported = set()
+    for i, j, result, _, part in _result_parts(body):
+        if result.get("status") == "error" and kind(part) not in ("text", "json", None) and (i, j) not in reported:
+            reported.add((i, j))
+            # Claude's text as Bedrock relays it (can1357/oh-my-pi#12809), in the model-error form of §9.
+            yield Problem("tool-result-error-text", f"messages.{i}.content.{j}.toolResult.content",
+                          f"The model returned the following errors: messages.{i}.content.{j}.tool_result: all "
+                          "content must be type `text` if `is_error` is true")
+
+
 def document_needs_text(body: dict) -> Iterable[Problem]:
     """A message with a document block also holds a text block (§9 rule 18, Message.content doc)."""
     for i, message in messages(body):
@@ -318,7 +350,7 @@ OPERATION_RULES = (streamed_tool_use,)  # rules over the body and the operation 
 CONVERSATION_RULES = (first_message_user, alternating_roles, content_empty, text_blank, toolconfig_required,
                       tool_use_duplicate_id, tool_result_exceeds, tool_result_missing, tool_result_unknown_id,
                       tool_result_first, tool_use_input_object, tool_result_json_object, tool_result_json_type_key,
-                      tool_result_status, document_needs_text, media_in_user, media_limit,
+                      tool_result_status, tool_result_image, tool_result_error_text, document_needs_text, media_in_user, media_limit,
                       tool_schema_object, tool_name_duplicate, tool_choice_unknown)
 RULES = (*SHAPE_RULES, *CONVERSATION_RULES, *THINKING_RULES)
 # Every problem id a request can get: each rule function's name, and the input-shape check's own.
