@@ -25,7 +25,7 @@ from harness.converse.adapter import native_chunk
 from harness.converse.conversation import Conversation
 from harness.converse.history import canonical_messages
 from harness.converse.stream import INCOMPLETE, chunks_from_response
-from harness.converse.request import media_policy, status_supported, streams_tool_use
+from harness.converse.request import history_policy, status_supported, streams_tool_use
 
 __all__ = [
     "CONVERSATION",
@@ -69,6 +69,7 @@ __all__ = [
     "StatusForEveryModel",
     "SwallowedStreamError",
     "ToolsStreamedToEveryModel",
+    "UnsignedReasoningForEveryModel",
     "Variant",
     "WithoutErrors",
 ]
@@ -168,7 +169,7 @@ class HistoryDropsFunctionToolCallId(Variant):
     def request(self, turn: dict) -> dict:
         request = build_request({**turn, "messages": turn["messages"][:1]})
         status = status_supported(turn["model_id"])
-        request["messages"] = [self._message(m, status, media_policy(turn["model_id"])) for m in turn["messages"]]
+        request["messages"] = [self._message(m, status, history_policy(turn["model_id"])) for m in turn["messages"]]
         return request
 
     def _message(self, message: dict, status: bool, media: dict) -> dict:
@@ -223,11 +224,26 @@ class WithoutErrors(ConverseAdapter):
 
 # ---- 5. reasoning signature dropped (stream side, and history side) --------------------------------------
 
+def sending_unsigned(turn: dict, thinking_only: bool = True) -> dict:
+    """The reference's request, but every reasoning block goes back, unsigned too: a library that loses signatures in
+    a thinking conversation sends the blocks without them (the reference would leave unsigned reasoning out for
+    Claude, rule 37); ``thinking_only``: only when the turn thinks, as those libraries do."""
+    request = build_request(turn)
+    if thinking_only and not (turn.get("options") or {}).get("thinking_budget"):
+        return request
+    request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
+                                               **{**history_policy(turn["model_id"]), "unsigned_reasoning": True})
+    return request
+
+
 class DroppedSignature(Variant):
     """Reasoning text streams, but the signature delta is never yielded."""
 
     name = "broken-dropped-signature"
     bug = "reasoning signature never emitted"
+
+    def request(self, turn: dict) -> dict:
+        return sending_unsigned(turn)
 
     def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
         return (chunk for chunk in chunks_from_events(events)
@@ -250,7 +266,7 @@ class SignatureNotSentBack(Variant):
     bug = "reasoning signature not sent back in history"
 
     def request(self, turn: dict) -> dict:
-        return build_request({**turn, "messages": _without_signatures(turn["messages"])})
+        return sending_unsigned({**turn, "messages": _without_signatures(turn["messages"])})
 
 
 # ---- 6. signatures concatenated across blocks (strands #3425) --------------------------------------------
@@ -293,7 +309,7 @@ class SeparateToolResultMessages(Variant):
         # One message at a time: the reference's merging of same-role messages is exactly what this bug lacks.
         request["messages"] = [converted for m in turn["messages"] for part in _split_results(m)
                                for converted in to_converse_messages([part], status_supported(turn["model_id"]),
-                                                                     **media_policy(turn["model_id"]))]
+                                                                     **history_policy(turn["model_id"]))]
         return request
 
 
@@ -471,7 +487,7 @@ class ImageInToolResultForEveryModel(Variant):
     def request(self, turn: dict) -> dict:
         request = build_request(turn)
         request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
-                                                   **{**media_policy(turn["model_id"]), "images": True})
+                                                   **{**history_policy(turn["model_id"]), "images": True})
         return request
 
 
@@ -484,8 +500,20 @@ class ErrorResultKeepsMedia(Variant):
     def request(self, turn: dict) -> dict:
         request = build_request(turn)
         request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
-                                                   **{**media_policy(turn["model_id"]), "error_text_only": False})
+                                                   **{**history_policy(turn["model_id"]), "error_text_only": False})
         return request
+
+
+# ---- 9g. unsigned reasoning sent back to every model (issue 28: rule 37, vercel/ai #7034, oh-my-pi #9086) --------
+
+class UnsignedReasoningForEveryModel(Variant):
+    """Every reasoning block goes back, signed or not; Claude without thinking and Nova reject unsigned ones."""
+
+    name = "broken-unsigned-reasoning-for-every-model"
+    bug = "unsigned reasoning sent back to a model that rejects it"
+
+    def request(self, turn: dict) -> dict:
+        return sending_unsigned(turn, thinking_only=False)
 
 
 # ==== conversation mode: correct chunks, a broken assembly (the issue-10 bug classes) ========================
@@ -738,6 +766,9 @@ class StoredHistoryLosesSignatures(ConversationVariant):
     name = "broken-persisted-history-loses-signatures"
     bug = "a history that loses reasoning signatures when stored and restored"
 
+    def request(self, turn: dict) -> dict:
+        return sending_unsigned(turn)
+
     def __init__(self, conversation: bool = True, **kwargs: Any):
         super().__init__(conversation=conversation, **kwargs)
         if conversation:
@@ -904,6 +935,7 @@ VARIANTS: dict[str, type[Variant]] = {
     "media_dropped_from_tool_results": MediaDroppedFromToolResults,
     "image_in_tool_result_for_every_model": ImageInToolResultForEveryModel,
     "error_result_keeps_media": ErrorResultKeepsMedia,
+    "unsigned_reasoning_for_every_model": UnsignedReasoningForEveryModel,
     "assembly_concatenated_signatures": SignaturesConcatenatedAtAssembly,
     "assembly_drops_signature_only_block": SignatureOnlyBlockDroppedAtAssembly,
     "assembly_input_as_json_string": ToolInputStringAtAssembly,

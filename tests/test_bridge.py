@@ -59,6 +59,7 @@ FOCUS = {
     "media_dropped_from_tool_results": ["edge/nova-tool-result-media"],
     "image_in_tool_result_for_every_model": ["edge/openai-tool-result-image"],
     "error_result_keeps_media": ["edge/tool-result-error-with-image"],
+    "unsigned_reasoning_for_every_model": ["edge/unsigned-reasoning-to-claude"],
 }
 DEFAULT_FOCUS = ["core/round-trip", "core/thinking-tools", "edge/parallel-results-round-trip", "faults/truncated-stream"]
 

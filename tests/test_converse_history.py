@@ -267,8 +267,23 @@ def test_a_bad_document_names_its_position(part, error):
         to_converse_messages(media_history(part))
 
 
-def test_the_request_picks_the_media_policy_by_family():
-    from harness.converse.request import media_policy
-    assert media_policy("us.anthropic.claude-sonnet-4-20250514-v1:0") == {"images": True, "error_text_only": True}
-    assert media_policy("us.amazon.nova-pro-v1:0") == {"images": True, "error_text_only": False}
-    assert media_policy("us.openai.gpt-5.6-sol") == {"images": False, "error_text_only": False}
+def test_the_request_picks_the_history_policy_by_family():
+    from harness.converse.request import history_policy
+    assert history_policy("us.anthropic.claude-sonnet-4-20250514-v1:0") == {
+        "images": True, "error_text_only": True, "unsigned_reasoning": False}
+    assert history_policy("us.amazon.nova-pro-v1:0") == {
+        "images": True, "error_text_only": False, "unsigned_reasoning": False}
+    assert history_policy("us.openai.gpt-5.6-sol") == {
+        "images": False, "error_text_only": False, "unsigned_reasoning": True}
+
+
+def test_unsigned_reasoning_goes_back_only_where_asked_and_signed_reasoning_always():
+    signed = {"type": "thinking", "thinking": "a", "signature": "c2ln"}
+    unsigned = {"type": "thinking", "thinking": "b"}
+    messages = [ASK, {"role": "assistant", "content": [signed, unsigned, {"type": "text", "text": "Hi."}]},
+                {"role": "user", "content": "And?"}]
+    [_, kept, _] = to_converse_messages(messages)
+    [_, left, _] = to_converse_messages(messages, unsigned_reasoning=False)
+    assert len(kept["content"]) == 3
+    assert left["content"] == [{"reasoningContent": {"reasoningText": {"text": "a", "signature": "c2ln"}}},
+                               {"text": "Hi."}]

@@ -114,6 +114,22 @@ def test_the_emulator_refuses_streamed_tools_for_writer_with_bedrocks_text_throu
                                toolConfig=tools)["stopReason"] == "end_turn"
 
 
+UNSIGNED = {"messages": [{"role": "user", "content": [{"text": "Hi"}]},
+                         {"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "Think."}}},
+                                                           {"text": "Hello."}]},
+                         {"role": "user", "content": [{"text": "And?"}]}]}
+
+
+@pytest.mark.parametrize("model, expected", [
+    ("us.amazon.nova-pro-v1:0", "reject"), ("us.anthropic.claude-3-haiku-20240307-v1:0", "reject"),  # rule 37
+    ("us.deepseek.r1-v1:0", "reject"),  # langchain-aws #1229
+    ("openai.gpt-oss-120b-1:0", None),  # gpt-oss takes it back (langchain-aws #1229)
+    ("moonshot.kimi-k2-thinking", "warn")])  # nothing settles it
+def test_unsigned_reasoning_sent_back_is_rejected_for_nova_and_claude_without_thinking(model, expected):
+    found = [p for p in check_request(UNSIGNED, model_id=model) if p.rule == "reasoning-unsigned"]
+    assert (verdict(found[0], model) if found else None) == expected
+
+
 def test_the_evidence_file_names_families_and_sources_for_every_rule():
     assert all(e.rejects is ALL or isinstance(e.rejects, frozenset) for e in EVIDENCE.values())
     assert EVIDENCE["tool-result-json-type-key"].rejects == frozenset()  # one report: a warning everywhere

@@ -17,6 +17,7 @@ from harness.endpoint.emulator.plan import STYLES
 from harness.endpoint.emulator.render import render_stream
 from harness.wire.eventstream import TruncatedStream, decode_events, decode_frames
 from harness.judge.normalize import normalize
+from harness.converse.request import history_policy
 from harness.endpoint.rules.converse import check_request
 from harness.judge.protocol import CAPABILITIES
 from harness.suite.scenario import discover, first_turn, next_turn
@@ -31,7 +32,7 @@ EDGE = {
     "nova-parallel-calls", "interleaved-reasoning-tools", "unsigned-reasoning-round-trip", "tool-result-no-status",
     "guardrail-trace", "cache-both-spellings", "tool-result-json-values", "zero-arg-after-text",
     "every-stop-reason", "tool-use-stop-without-tool-use", "tool-result-media", "nova-tool-result-media",
-    "openai-tool-result-image", "tool-result-error-with-image",
+    "openai-tool-result-image", "tool-result-error-with-image", "unsigned-reasoning-to-claude",
 }
 FAULTS = {"throttling-mid-tool", "model-stream-error-mid-tool", "http-429-then-success", "truncated-stream",
           "missing-tool-use-id"}
@@ -264,5 +265,8 @@ def test_follow_up_sends_every_call_and_signature_back(sc):
     assert [u["input"] for u in uses] == [b["tool_use"]["input"] for b in script if "tool_use" in b]
     sent = [b["reasoningContent"]["reasoningText"] for b in assistant["content"]
             if "reasoningText" in b.get("reasoningContent", {})]
-    assert [r.get("signature") for r in sent] == [b.get("signature") for b in script if "reasoning" in b]
+    # unsigned reasoning goes back only to a family that takes it (rule 37)
+    kept = history_policy(sc.model_id)["unsigned_reasoning"]
+    assert [r.get("signature") for r in sent] == [b.get("signature") for b in script
+                                                  if "reasoning" in b and (kept or b.get("signature"))]
     assert all(r.get("signature") != "" for r in sent)  # unsigned reasoning goes back without the field

@@ -113,8 +113,14 @@ function converseBlock(block, status = true) {
 function converseMessages(history, status = true, modelId = "") {
   const merged = [];
   const errors = new Set(); // the ids of the error results, whether or not status goes to the model
+  // Unsigned reasoning goes back to gpt-oss only: Nova and Claude without thinking reject it ("User messages cannot
+  // contain reasoning content"), and every model tried accepts the follow-up without it.
+  const unsigned = modelId.includes("openai.");
   for (const message of history) {
-    const items = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    let items = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    if (message.role === "assistant" && !unsigned) {
+      items = items.filter((b) => b.type !== "thinking" || b.signature);
+    }
     for (const block of items) if (block.type === "tool_result" && block.is_error) errors.add(block.tool_use_id);
     const blocks = items.map((block) => converseBlock(block, status)).filter(Boolean);
     if (!blocks.length) continue;

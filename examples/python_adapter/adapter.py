@@ -32,6 +32,7 @@ IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "
 STATUS_MODELS = ("anthropic.", "amazon.nova", "moonshot", "meta.", "mistral.", "cohere.")
 DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/csv": "csv", "text/plain": "txt", "text/markdown": "md",
                     "text/html": "html"}
+UNSIGNED_REASONING_MODELS = ("openai.",)
 # The families that take an image inside a tool result; the others take it beside the result.
 RESULT_IMAGE_MODELS = ("anthropic.", "amazon.nova", "meta.")
 # Writer Palmyra refuses tools on ConverseStream ("This model doesn't support tool use in streaming mode."): its tool
@@ -124,8 +125,13 @@ def converse_messages(history, status=True, model_id=""):
     """Same-role messages merged (parallel tool results share ONE user turn); reasoning first in an assistant
     turn and tool results first in a user turn, as Bedrock requires."""
     merged = []
+    # Unsigned reasoning goes back to gpt-oss only: Nova and Claude without thinking reject it ("User messages cannot
+    # contain reasoning content"), and every model tried accepts the follow-up without it.
+    unsigned = any(family in model_id for family in UNSIGNED_REASONING_MODELS)
     for message in history:
         content = message["content"]
+        if message["role"] == "assistant" and not unsigned and not isinstance(content, str):
+            content = [b for b in content if b["type"] != "thinking" or b.get("signature")]
         blocks = [converse_block(b, status) for b in ([{"type": "text", "text": content}] if isinstance(content, str)
                                                       else content)]
         blocks = [b for b in blocks if b]

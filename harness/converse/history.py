@@ -297,12 +297,19 @@ def _user_blocks(blocks: list[dict], status: bool, images: bool, error_text_only
     return results + moved + rest
 
 
+def _sent(block: dict, unsigned_reasoning: bool) -> bool:
+    """Whether an assistant block goes back: unsigned reasoning only to a family that takes it (§13 rule 37)."""
+    return unsigned_reasoning or block["type"] != "thinking" or bool(block.get("signature"))
+
+
 def to_converse_messages(messages: list | None, status: bool = True, *, images: bool = True,
-                         error_text_only: bool = False) -> list[dict]:
+                         error_text_only: bool = False, unsigned_reasoning: bool = True) -> list[dict]:
     """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes); ``status``: whether
     tool results carry ``status`` (most families accept it, Writer Palmyra rejects it: ``request.status_supported``);
     ``images``: whether an image may stay inside a tool result, ``error_text_only``: whether an error result holds
-    text alone (``request.media_policy``); a part that may not stays its own block, beside the results."""
+    text alone, ``unsigned_reasoning``: whether reasoning without a signature goes back (``request.history_policy``);
+    a part that may not stay in a result is its own block beside the results."""
     return [{"role": m["role"], "content": _user_blocks(m["content"], status, images, error_text_only)
-             if m["role"] == "user" else [_converse_block(b, status) for b in m["content"]]}
+             if m["role"] == "user" else [_converse_block(b, status) for b in m["content"]
+                                          if _sent(b, unsigned_reasoning)]}
             for m in canonical_messages(messages)]

@@ -9,7 +9,7 @@ from harness.converse.errors import TurnError
 from harness.converse.history import to_converse_messages
 from harness.converse.tools import CACHE_POINT, tool_config
 
-__all__ = ["build_request", "media_policy", "status_supported", "streams_tool_use", "system_texts", "thinking_budget"]
+__all__ = ["build_request", "history_policy", "status_supported", "streams_tool_use", "system_texts", "thinking_budget"]
 
 # Model ids of the families Bedrock was seen accepting toolResult.status from (bedrock-wire.md §9 rule 29): Writer
 # Palmyra rejects it, and for any other family (or an id naming none) nothing settles it, so it is left out there.
@@ -28,11 +28,19 @@ _RESULT_IMAGE_MODELS = re.compile(r"(^|[./])(anthropic|amazon\.nova|meta)[.-]")
 _ERROR_TEXT_ONLY_MODELS = re.compile(r"(^|[./])anthropic[.-]")
 
 
-def media_policy(model_id: str) -> dict:
-    """``to_converse_messages``' media keywords for a model: where an image or an error result's media may go."""
+# Model ids of the families Bedrock takes unsigned reasoning back from (gpt-oss, langchain-aws #1229); Nova, Claude
+# without thinking and DeepSeek reject it ("User messages cannot contain reasoning content", §13 rule 37), and
+# leaving it out is accepted everywhere it was tried, so it is left out for every other family.
+_UNSIGNED_REASONING_MODELS = re.compile(r"(^|[./])openai[.-]")
+
+
+def history_policy(model_id: str) -> dict:
+    """``to_converse_messages``' family keywords for a model: where an image or an error result's media may go, and
+    whether unsigned reasoning goes back."""
     name = model_id.lower()
     return {"images": bool(_RESULT_IMAGE_MODELS.search(name)),
-            "error_text_only": bool(_ERROR_TEXT_ONLY_MODELS.search(name))}
+            "error_text_only": bool(_ERROR_TEXT_ONLY_MODELS.search(name)),
+            "unsigned_reasoning": bool(_UNSIGNED_REASONING_MODELS.search(name))}
 
 
 # Model ids of the families Bedrock refuses tool use for on ConverseStream ("This model doesn't support tool use in
@@ -91,7 +99,7 @@ def build_request(turn: dict) -> dict:
     request = {
         "modelId": turn["model_id"],
         "messages": to_converse_messages(turn.get("messages"), status_supported(turn["model_id"]),
-                                         **media_policy(turn["model_id"])),
+                                         **history_policy(turn["model_id"])),
         "system": _system(turn, options),
         "inferenceConfig": _inference_config(options, budget is not None),
         "toolConfig": tool_config(turn.get("tools"), options.get("tool_choice"), thinking=budget is not None,
