@@ -34,6 +34,8 @@ __all__ = [
     "AgentLoopResendsAfterToolUseStop",
     "AgentLoopStopsOnEndTurn",
     "CrashOnUnknownStopReason",
+    "CitationDeltaUnderWrongKey",
+    "CitationsNotSentBack",
     "ConversationVariant",
     "CutStreamAsComplete",
     "GenericErrorCode",
@@ -516,6 +518,40 @@ class UnsignedReasoningForEveryModel(Variant):
         return sending_unsigned(turn, thinking_only=False)
 
 
+# ---- 9h. citations: read under a made-up delta key, or not sent back (issue 28) ------------------------------
+
+class CitationDeltaUnderWrongKey(Variant):
+    """The stream reader looks for ``delta.citationsContent`` (what the library's own fixtures send); Bedrock's
+    ``delta.citation`` falls through as an unknown delta and every real citation is dropped."""
+
+    name = "broken-citation-delta-under-wrong-key"
+    bug = "citation deltas read under a wrong key (citations dropped)"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        def renamed(event: dict) -> dict:
+            delta = (event.get("contentBlockDelta") or {}).get("delta") or {}
+            if "citation" not in delta:
+                return event
+            body = {**event["contentBlockDelta"], "delta": {"unknownDelta": delta["citation"]}}
+            return {"contentBlockDelta": body}
+        return chunks_from_events(renamed(event) for event in events)
+
+
+class CitationsNotSentBack(Variant):
+    """The cited answer goes back as plain text: the citations stay in the application, not in the history."""
+
+    name = "broken-citations-not-sent-back"
+    bug = "a cited answer sent back without its citations"
+
+    def request(self, turn: dict) -> dict:
+        turn = copy.deepcopy(turn)
+        for message in turn["messages"]:
+            for block in message["content"] if isinstance(message.get("content"), list) else ():
+                if isinstance(block, dict):
+                    block.pop("citations", None) if block.get("type") == "text" else None
+        return build_request(turn)
+
+
 # ==== conversation mode: correct chunks, a broken assembly (the issue-10 bug classes) ========================
 #
 # Each variant below streams exactly the reference's chunks; only what its "library" assembles and sends back
@@ -633,7 +669,9 @@ class AgentLoopStopsOnEndTurn(ConversationVariant):
     bug = "an agent loop that stops on end_turn with calls present"
 
     def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
-        if self.conversation is not None and turn.get("conversation") == getattr(self, "_finished", None):
+        results = any(isinstance(b, dict) and b.get("type") == "tool_result" for m in turn.get("messages") or ()
+                      for b in (m.get("content") if isinstance(m.get("content"), list) else ()))
+        if self.conversation is not None and turn.get("conversation") == getattr(self, "_finished", None) and results:
             return  # the loop ended with the previous turn: the tool results are never sent to the model
         chunks = []
         for chunk in super().stream(turn, endpoint):
@@ -936,6 +974,8 @@ VARIANTS: dict[str, type[Variant]] = {
     "image_in_tool_result_for_every_model": ImageInToolResultForEveryModel,
     "error_result_keeps_media": ErrorResultKeepsMedia,
     "unsigned_reasoning_for_every_model": UnsignedReasoningForEveryModel,
+    "citation_delta_under_wrong_key": CitationDeltaUnderWrongKey,
+    "citations_not_sent_back": CitationsNotSentBack,
     "assembly_concatenated_signatures": SignaturesConcatenatedAtAssembly,
     "assembly_drops_signature_only_block": SignatureOnlyBlockDroppedAtAssembly,
     "assembly_input_as_json_string": ToolInputStringAtAssembly,

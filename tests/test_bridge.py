@@ -60,6 +60,8 @@ FOCUS = {
     "image_in_tool_result_for_every_model": ["edge/openai-tool-result-image"],
     "error_result_keeps_media": ["edge/tool-result-error-with-image"],
     "unsigned_reasoning_for_every_model": ["edge/unsigned-reasoning-to-claude"],
+    "citation_delta_under_wrong_key": ["edge/document-citations", "edge/search-result-citations"],
+    "citations_not_sent_back": ["edge/document-citations"],
 }
 DEFAULT_FOCUS = ["core/round-trip", "core/thinking-tools", "edge/parallel-results-round-trip", "faults/truncated-stream"]
 

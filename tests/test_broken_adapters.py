@@ -105,7 +105,7 @@ ROUND_TRIPS = ("core/round-trip", "core/thinking-tools", "edge/cache-usage", "ed
                "edge/signature-only-reasoning", "edge/tool-result-is-error", "edge/two-signed-reasoning-blocks",
                "edge/zero-arg-tool", "edge/cache-both-spellings", "edge/interleaved-reasoning-tools",
                "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/unsigned-reasoning-round-trip",
-               "edge/zero-arg-after-text", *MEDIA)
+               "edge/zero-arg-after-text", *MEDIA, "edge/search-result-citations")
 ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-call", "edge/interleaved-parallel-deltas",
                   "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
 
@@ -123,7 +123,7 @@ def input_as_string(sid: str) -> Catch:
                      reason=r"assembled message block \d+ \(tool_call\): streamed input \{.* / assembled '(\{|')")
 
 
-ROBUSTNESS = ("edge/interleaved-parallel-deltas", "faults/missing-tool-use-id")  # streams no recording shows
+ROBUSTNESS = ("edge/interleaved-parallel-deltas", "faults/missing-tool-use-id", "edge/search-result-citations")  # streams no recording shows
 MISSING_ID_AS_EMPTY = Catch(
     0, ('turn 0 actual chunk 1 (tool_call): unexpected; expected nothing / actual tool_call {"id": ""',
         'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}',
@@ -197,6 +197,9 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/zero-arg-after-text": call_never_surfaced(1),
         "faults/http-429-then-success": call_never_surfaced(0),
         **{sid: call_never_surfaced(1 if sid in PARALLEL_MEDIA else 0) for sid in MEDIA},
+        # robustness: the missing call is a warning, the turns it never reached fail
+        "edge/search-result-citations": Catch(0, (missing_call(0),), r"expected 3 turn\(s\) / actual 1",
+                                              prefixed=False),
     },
     "last_started_slot": {  # caught only where deltas interleave, a robustness scenario: a warning
         "edge/interleaved-parallel-deltas": warned(Catch(
@@ -228,6 +231,9 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/zero-arg-tool": tool_use_dropped(EMPTY_MESSAGE),
         "edge/zero-arg-after-text": request_lacks_call(1, "tooluse_"),
         **{sid: request_lacks_call(1 if sid in PARALLEL_MEDIA else 0, "tooluse_") for sid in MEDIA},
+        "edge/search-result-citations": Catch(1, (EMPTY_MESSAGE, "The number of toolResult blocks at messages.2.content "
+                                                  "exceeds the number of toolUse blocks of previous turn."),
+                                              r"content field", prefixed=False),
     },
     # No recording shows Bedrock omitting toolUseId (a robustness scenario: its diffs are warnings), but passing the
     # call on with id "" breaks the adapter contract's law: a failure.
@@ -350,6 +356,25 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/interleaved-reasoning-tools": warned(Catch(
             1, ("warning reasoning-unsigned (not enforced: its evidence rejects for anthropic, deepseek, nova;",),
             r"^warning reasoning-unsigned", prefixed=False)),
+    },
+    # Citations stream under delta.citation (R-citations) and go back as citationsContent; the search-result scenario
+    # is a robustness one (no recording streams a searchResultLocation): a warning there.
+    "citation_delta_under_wrong_key": {
+        "edge/document-citations": Catch(
+            0, ('turn 0 chunk 1 (citation): missing; expected citation {"citation": {"title": "Returns policy"',
+                "turn 0 native content[1].citations: streamed nothing / non-streamed [{"),
+            r"chunk 0 \(text\): expected text"),
+        "edge/search-result-citations": warned(Catch(
+            1, ('turn 1 chunk 1 (citation): missing; expected citation {"citation": {"title": "Returns policy"',),
+            r"chunk 0 \(text\): expected text")),
+    },
+    "citations_not_sent_back": {
+        "edge/document-citations": Catch(
+            1, ('turn 1 request expected messages[1].content[0] {"citationsContent": {"content": [{"text": "the return',),
+            r"citationsContent"),
+        "edge/search-result-citations": warned(Catch(
+            2, ('turn 2 request expected messages[3].content[0] {"citationsContent": {"content": [{"text": "you have',),
+            r"citationsContent")),
     },
     # ---- conversation mode: correct chunks, a broken assembly ----
     "assembly_concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below

@@ -33,6 +33,7 @@ EDGE = {
     "guardrail-trace", "cache-both-spellings", "tool-result-json-values", "zero-arg-after-text",
     "every-stop-reason", "tool-use-stop-without-tool-use", "tool-result-media", "nova-tool-result-media",
     "openai-tool-result-image", "tool-result-error-with-image", "unsigned-reasoning-to-claude",
+    "document-citations", "search-result-citations",
 }
 FAULTS = {"throttling-mid-tool", "model-stream-error-mid-tool", "http-429-then-success", "truncated-stream",
           "missing-tool-use-id"}

@@ -22,7 +22,7 @@ const NAME = "example-node-aws-sdk-v3";
 const VERSION = "1.0.0";
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature",
   "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
-  "tool_result_media"];
+  "tool_result_media", "citations"];
 const IMAGE_FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");

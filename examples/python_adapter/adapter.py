@@ -24,7 +24,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 NAME, VERSION = "example-python-boto3", "1.0.0"
 CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
                 "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
-                "tool_result_media"]
+                "tool_result_media", "citations"]
 IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 
 

@@ -70,7 +70,7 @@ class _BedrockAdapter:
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
         "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
-        "tool_result_media",
+        "tool_result_media", "citations",
     })
 
     def __init__(self, client: Any = None, *, max_attempts: int = 3, conversation: bool = False):

@@ -85,16 +85,35 @@ def _image(block: dict, where: str) -> dict:
 
 
 def _document(block: dict, where: str) -> dict:
-    """A base64 document (a PDF, a text or office file) with its title (Bedrock's ``name``, required)."""
+    """A document (base64 bytes of a PDF, a text or office file; or plain text) with its title (Bedrock's ``name``,
+    required) and its ``citations`` setting."""
     source = block.get("source") if isinstance(block.get("source"), dict) else {}
-    if source.get("type") != "base64" or source.get("media_type") not in _DOCUMENT_FORMATS:
-        raise TurnError(f"{where}: document source must be base64 with one of the media types "
+    plain = source.get("type") == "text" and isinstance(source.get("data"), str)
+    if not plain and (source.get("type") != "base64" or source.get("media_type") not in _DOCUMENT_FORMATS):
+        raise TurnError(f"{where}: document source must be text, or base64 with one of the media types "
                         f"{', '.join(sorted(_DOCUMENT_FORMATS))}, got {source.get('type')!r} {source.get('media_type')!r}")
-    _b64decode(source.get("data"), where)
+    if not plain:
+        _b64decode(source.get("data"), where)
     name = block.get("title") or block.get("name")
     if not isinstance(name, str) or not name.strip():
         raise TurnError(f"{where}: document has no title (Bedrock names every document)")
-    return {"type": "document", "source": dict(source), "title": name}
+    citations = block.get("citations")
+    if citations is not None and not (isinstance(citations, dict) and isinstance(citations.get("enabled"), bool)):
+        raise TurnError(f"{where}: document citations must be {{\"enabled\": true or false}}, got {citations!r:.80}")
+    return {"type": "document", "source": dict(source), "title": name,
+            **({"citations": dict(citations)} if citations is not None else {})}
+
+
+def _search_result(block: dict, where: str) -> dict:
+    """A search result a RAG tool returned: its source, title, text passages and ``citations`` setting."""
+    content = block.get("content")
+    texts = [c.get("text") if isinstance(c, dict) else None for c in content] if isinstance(content, list) else [None]
+    if not all(isinstance(block.get(key), str) for key in ("source", "title")) or not texts or \
+            not all(isinstance(t, str) and t.strip() for t in texts):
+        raise TurnError(f"{where}: search_result needs a source, a title and content: a list of text blocks")
+    citations = block.get("citations")
+    return {"type": "search_result", "source": block["source"], "title": block["title"], "content": texts,
+            **({"citations": dict(citations)} if isinstance(citations, dict) else {})}
 
 
 def _part_kind(part: Any) -> str | None:
@@ -123,6 +142,8 @@ def _result_part(part: Any, where: str) -> dict:
         return _image(part, where)
     if kind == "document":
         return _document(part, where)
+    if kind == "search_result":
+        return _search_result(part, where)
     raise TurnError(f"{where}: unsupported tool result part {part!r:.80}")
 
 
@@ -168,10 +189,14 @@ def _redacted(block: dict, where: str) -> dict:
 
 
 def _text(block: dict, where: str) -> dict | None:
-    text = block.get("text")
+    text, citations = block.get("text"), block.get("citations")
     if not isinstance(text, str):
         raise TurnError(f"{where}: text block without a text string")
-    return {"type": "text", "text": text} if text.strip() else None  # Bedrock rejects blank text
+    if citations is not None and not (isinstance(citations, list) and all(isinstance(c, dict) for c in citations)):
+        raise TurnError(f"{where}: text citations must be a list of citation objects")
+    if not text.strip():
+        return None  # Bedrock rejects blank text
+    return {"type": "text", "text": text, **({"citations": list(citations)} if citations else {})}
 
 
 _BLOCKS = {"text": _text, "image": _image, "document": _document, "tool_use": _tool_use, "tool_result": _tool_result,
@@ -246,18 +271,31 @@ def _converse_image(block: dict) -> dict:
 
 def _converse_document(block: dict) -> dict:
     source = block["source"]
-    return {"document": {"format": _DOCUMENT_FORMATS[source["media_type"]], "name": block["title"],
-                         "source": {"bytes": base64.b64decode(source["data"])}}}
+    if source["type"] == "text":
+        document = {"format": "txt", "name": block["title"], "source": {"text": source["data"]}}
+    else:
+        document = {"format": _DOCUMENT_FORMATS[source["media_type"]], "name": block["title"],
+                    "source": {"bytes": base64.b64decode(source["data"])}}
+    return {"document": {**document, **({"citations": block["citations"]} if "citations" in block else {})}}
+
+
+def _converse_search_result(block: dict) -> dict:
+    result = {"source": block["source"], "title": block["title"], "content": [{"text": t} for t in block["content"]]}
+    return {"searchResult": {**result, **({"citations": block["citations"]} if "citations" in block else {})}}
 
 
 def _converse_part(part: dict) -> dict:
     if part["type"] == "image":
         return _converse_image(part)
+    if part["type"] == "search_result":
+        return _converse_search_result(part)
     return _converse_document(part) if part["type"] == "document" else {part["type"]: part[part["type"]]}
 
 
 def _converse_block(block: dict, status: bool) -> dict:
     kind = block["type"]
+    if kind == "text" and block.get("citations"):  # a cited answer goes back with its citations (§13)
+        return {"citationsContent": {"content": [{"text": block["text"]}], "citations": block["citations"]}}
     if kind == "text":
         return {"text": block["text"]}
     if kind == "image":

@@ -32,6 +32,7 @@ FEATURES = frozenset({
     "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
     "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
     "tool_result_media",  # images and documents in tool results sent back as their own blocks (issue 28)
+    "citations",  # citation chunks surfaced and the cited answer sent back as citationsContent (issue 28)
 })
 OWN_HISTORY = "own_history"  # conversation mode: turn N >= 1 carries only the new messages
 USAGE_INCLUDES_CACHE = "usage_input_includes_cache"  # input_tokens include cache read + write tokens

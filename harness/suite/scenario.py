@@ -472,10 +472,25 @@ _BLOCKS = {
 
 
 def assistant_message(output: Sequence[Mapping]) -> dict:
-    """The assistant message for a normalized output: reasoning blocks first, the rest in stream order."""
+    """The assistant message for a normalized output: reasoning blocks first, the rest in stream order; citations
+    go with the text that follows them (Bedrock streams a block's citations before its text)."""
     items = [item for item in output if item["type"] in _BLOCKS]
     ordered = sorted(items, key=lambda item: item["type"] not in _REASONING)  # stable: keeps stream order
-    return {"role": "assistant", "content": [_BLOCKS[item["type"]](item) for item in ordered]}
+    return {"role": "assistant", "content": _cited([_BLOCKS[item["type"]](item) for item in ordered], output)}
+
+
+def _cited(blocks: list[dict], output: Sequence[Mapping]) -> list[dict]:
+    """The text blocks with the citations that came before them (each text item after its citations)."""
+    pending, texts = [], iter(b for b in blocks if b["type"] == "text")
+    for item in output:
+        if item["type"] == "citation":
+            pending.append(fresh(item["citation"]))
+        elif item["type"] == "text" and pending:
+            block = next(texts)
+            block["citations"], pending = pending, []
+        elif item["type"] == "text":
+            next(texts)
+    return blocks
 
 
 def _user_messages(results: list[dict], own: list[dict]) -> list[dict]:
