@@ -35,7 +35,14 @@ function toolResultContent(content) {
   if (!Array.isArray(content)) return [{ json: content }];
   return content.map((part) => typeof part === "string" ? { text: part }
     : part.type === "text" ? { text: part.text }
-    : part.type === "image" || part.type === "document" ? mediaBlock(part) : jsonPart(part.json ?? part));
+    : part.type === "image" || part.type === "document" ? mediaBlock(part)
+    : part.type === "search_result" ? searchResult(part) : jsonPart(part.json ?? part));
+}
+
+// A RAG tool's search result as Bedrock's own block, so the model can cite it (searchResultLocation).
+function searchResult(part) {
+  return { searchResult: { source: part.source, title: part.title, content: part.content.map((c) => ({ text: c.text })),
+    ...(part.citations ? { citations: part.citations } : {}) } };
 }
 
 const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/csv": "csv", "text/plain": "txt", "text/markdown": "md",
@@ -43,10 +50,14 @@ const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/csv": "csv", "text/pl
 
 // An image or a document as its own Converse block (never its base64 as text: the model would not see it).
 function mediaBlock(block) {
+  const citations = block.citations ? { citations: block.citations } : {};
+  const name = block.title ?? "document";
+  if (block.source.type === "text") { // a plain-text document (citations need it enabled)
+    return { document: { format: "txt", name, source: { text: block.source.data }, ...citations } };
+  }
   const bytes = Buffer.from(block.source.data, "base64");
   if (block.type === "image") return { image: { format: IMAGE_FORMATS[block.source.media_type], source: { bytes } } };
-  return { document: { format: DOCUMENT_FORMATS[block.source.media_type], name: block.title ?? "document",
-    source: { bytes } } };
+  return { document: { format: DOCUMENT_FORMATS[block.source.media_type], name, source: { bytes }, ...citations } };
 }
 
 // The families that take an image inside a tool result; the others take it beside the result.
@@ -86,8 +97,10 @@ const NO_STREAMED_TOOLS = ["writer."];
 
 function converseBlock(block, status = true) {
   switch (block.type) {
-    case "text": // Bedrock rejects blank text
-      return block.text.trim() ? { text: block.text } : null;
+    case "text": // Bedrock rejects blank text; a cited answer goes back with its citations
+      if (!block.text.trim()) return null;
+      return block.citations?.length ? { citationsContent: { content: [{ text: block.text }], citations: block.citations } }
+        : { text: block.text };
     case "tool_use": // the id exactly as Bedrock sent it; a zero-argument input is {}, never ""
       return { toolUse: { toolUseId: block.id, name: block.name, input: block.input ?? {} } };
     case "tool_result":
@@ -172,6 +185,8 @@ const errorChunk = (error, inStream) => ({ type: "error",
   code: inStream ? error.name.charAt(0).toLowerCase() + error.name.slice(1) : error.name, message: error.message });
 
 function* deltaChunks(index, delta, calls) {
+  // Bedrock's key is citation (not citationsContent); it comes before the text it cites
+  if (delta.citation) yield { type: "citation", index, citation: delta.citation };
   if (delta.text) yield { type: "text", index, text: delta.text };
   const reasoning = delta.reasoningContent ?? {};
   if (reasoning.text) yield { type: "reasoning", index, text: reasoning.text };
@@ -249,7 +264,10 @@ function wholeMessage(response) {
   for (const block of response.output.message.content) {
     const reasoning = block.reasoningContent ?? {};
     if (block.text) blocks.push({ type: "text", text: block.text });
-    else if (block.toolUse && block.toolUse.type !== "server_tool_use") {
+    else if (block.citationsContent) {
+      blocks.push({ type: "text", text: (block.citationsContent.content ?? []).map((c) => c.text ?? "").join(""),
+        citations: block.citationsContent.citations ?? [] });
+    } else if (block.toolUse && block.toolUse.type !== "server_tool_use") {
       if (!block.toolUse.toolUseId || !block.toolUse.name) throw new Error("a toolUse without toolUseId or name");
       blocks.push({ type: "tool_use", id: block.toolUse.toolUseId, name: block.toolUse.name, input: block.toolUse.input });
     } else if (reasoning.reasoningText) {
@@ -273,8 +291,10 @@ async function* whole(client, input) {
     return;
   }
   for (const [index, block] of wholeMessage(response).content.entries()) {
-    if (block.type === "text") yield { type: "text", index, text: block.text };
-    else if (block.type === "tool_use") yield { type: "tool_call", index, id: block.id, name: block.name, input: block.input };
+    if (block.type === "text") {
+      for (const citation of block.citations ?? []) yield { type: "citation", index, citation };
+      yield { type: "text", index, text: block.text };
+    } else if (block.type === "tool_use") yield { type: "tool_call", index, id: block.id, name: block.name, input: block.input };
     else if (block.type === "thinking") {
       yield { type: "reasoning", index, text: block.thinking };
       if (block.signature) yield { type: "reasoning", index, signature: block.signature };
@@ -310,9 +330,11 @@ function assemble(chunks) {
   const args = new Map();
   for (const chunk of chunks) {
     const key = `${chunk.type}:${chunk.index}`;
-    if (chunk.type === "text") {
-      if (!blocks.has(key)) blocks.set(key, { type: "text", text: "" });
-      blocks.get(key).text += chunk.text;
+    if (chunk.type === "text" || chunk.type === "citation") { // a citation belongs to the text block of its index
+      const text = `text:${chunk.index}`;
+      if (!blocks.has(text)) blocks.set(text, { type: "text", text: "" });
+      if (chunk.type === "text") blocks.get(text).text += chunk.text;
+      else (blocks.get(text).citations ??= []).push(chunk.citation);
     } else if (chunk.type === "reasoning") {
       if (!blocks.has(key)) blocks.set(key, { type: "thinking", thinking: "" });
       blocks.get(key).thinking += chunk.text ?? "";

@@ -57,7 +57,14 @@ def tool_result_content(content):
         return [{"json": content}]
     return [{"text": part} if isinstance(part, str) else {"text": part["text"]} if part.get("type") == "text"
             else media_block(part) if part.get("type") in ("image", "document")
+            else search_result(part) if part.get("type") == "search_result"
             else json_part(part.get("json", part)) for part in content]
+
+
+def search_result(part):
+    """A RAG tool's search result as Bedrock's own block, so the model can cite it (searchResultLocation)."""
+    block = {"source": part["source"], "title": part["title"], "content": [{"text": c["text"]} for c in part["content"]]}
+    return {"searchResult": {**block, **({"citations": part["citations"]} if "citations" in part else {})}}
 
 
 def media_block(block):
@@ -66,8 +73,12 @@ def media_block(block):
     if block["type"] == "image":
         return {"image": {"format": IMAGE_FORMATS[source["media_type"]],
                           "source": {"bytes": base64.b64decode(source["data"])}}}
-    return {"document": {"format": DOCUMENT_FORMATS[source["media_type"]], "name": block.get("title") or "document",
-                         "source": {"bytes": base64.b64decode(source["data"])}}}
+    name, citations = block.get("title") or "document", ({"citations": block["citations"]} if "citations" in block
+                                                          else {})
+    if source["type"] == "text":  # a plain-text document (citations need it enabled)
+        return {"document": {"format": "txt", "name": name, "source": {"text": source["data"]}, **citations}}
+    return {"document": {"format": DOCUMENT_FORMATS[source["media_type"]], "name": name,
+                         "source": {"bytes": base64.b64decode(source["data"])}, **citations}}
 
 
 def hoisted(blocks, model_id):
@@ -102,6 +113,8 @@ def json_part(value):
 def converse_block(block, status=True):
     """One Anthropic content block as a Converse content block (None: drop it; Bedrock rejects blank text)."""
     kind = block["type"]
+    if kind == "text" and block.get("citations") and block["text"].strip():  # a cited answer keeps its citations
+        return {"citationsContent": {"content": [{"text": block["text"]}], "citations": block["citations"]}}
     if kind == "text":
         return {"text": block["text"]} if block["text"].strip() else None
     if kind == "tool_use":  # the id stays exactly as Bedrock sent it; a zero-argument input is {}, never ""
@@ -192,6 +205,8 @@ def error_chunk(exc):
 
 
 def delta_chunks(index, delta, calls):
+    if "citation" in delta:  # Bedrock's key is citation (not citationsContent); it comes before the text it cites
+        yield {"type": "citation", "index": index, "citation": delta["citation"]}
     if delta.get("text"):
         yield {"type": "text", "index": index, "text": delta["text"]}
     reasoning = delta.get("reasoningContent") or {}
@@ -277,6 +292,7 @@ def whole(client, request):
         return
     for index, block in enumerate(whole_message(response)["content"]):
         if block["type"] == "text":
+            yield from ({"type": "citation", "index": index, "citation": c} for c in block.get("citations", ()))
             yield {"type": "text", "index": index, "text": block["text"]}
         elif block["type"] == "tool_use":
             yield {"type": "tool_call", "index": index, "id": block["id"], "name": block["name"], "input": block["input"]}
@@ -307,6 +323,10 @@ def whole_message(response):
         reasoning = block.get("reasoningContent") or {}
         if block.get("text"):
             blocks.append({"type": "text", "text": block["text"]})
+        elif "citationsContent" in block:
+            cited = block["citationsContent"]
+            blocks.append({"type": "text", "text": "".join(c.get("text", "") for c in cited.get("content", [])),
+                           "citations": cited.get("citations", [])})
         elif "toolUse" in block and block["toolUse"].get("type") != "server_tool_use":
             use = block["toolUse"]
             if not use.get("toolUseId") or not use.get("name"):
@@ -331,6 +351,9 @@ def assemble(chunks):
         kind, key = chunk["type"], (chunk["type"], chunk.get("index"))
         if kind == "text":
             blocks.setdefault(key, {"type": "text", "text": ""})["text"] += chunk["text"]
+        elif kind == "citation":  # it belongs to the text block of its index
+            block = blocks.setdefault(("text", chunk.get("index")), {"type": "text", "text": ""})
+            block.setdefault("citations", []).append(chunk["citation"])
         elif kind == "reasoning":
             block = blocks.setdefault(key, {"type": "thinking", "thinking": ""})
             block["thinking"] += chunk.get("text", "")
