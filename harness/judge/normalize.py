@@ -21,6 +21,7 @@ __all__ = [
     "bedrock_input_tokens",
     "COMPARISON",
     "comparable",
+    "CITED",
     "CONTENT",
     "RESTRICTIONS",
     "UNPARSED",
@@ -33,6 +34,7 @@ __all__ = [
 
 ALL = FEATURES  # every comparable field; the declarations (own_history, the usage convention) are not fields
 CONTENT = ("text", "reasoning", "redacted_reasoning", "tool_call")
+CITED = ("citation",)  # content items the assembled message holds inside its text blocks (issue 28)
 CLOSING = ("stop", "usage", "error")
 # Reports beside the stream, judged on their own (harness.judge.assembly, .openai_laws, .parity): the
 # assembled assistant message, an OpenAI-format adapter's native chunks and the library's own message from each
