@@ -260,7 +260,7 @@ def test_an_error_result_keeps_its_text_alone_where_the_family_wants_it_and_a_re
 
 @pytest.mark.parametrize("part, error", [
     ({**DOC, "title": ""}, "document has no title"),
-    ({**DOC, "source": {**DOC["source"], "media_type": "application/zip"}}, "document source must be base64"),
+    ({**DOC, "source": {**DOC["source"], "media_type": "application/zip"}}, "document source must be text, or base64"),
     ({**DOC, "source": {**DOC["source"], "data": "not base64!"}}, "data is not valid base64")])
 def test_a_bad_document_names_its_position(part, error):
     with pytest.raises(TurnError, match=rf"messages\[2\]\.content\[0\]\.content\[1\]: {error}"):

@@ -135,7 +135,7 @@ BAD_FIELDS = [
     (mutate("turns[0].tool_results", {"reed_file": {"content": "x"}}), "turns[0].tool_results.reed_file: no such tool (tools: read_file)"),
     (mutate("turns[0].tool_results.read_file.is_error", "no"), "turns[0].tool_results.read_file.is_error: expected true or false"),
     (mutate("turns[0].tool_results.read_file.content", 3), "turns[0].tool_results.read_file.content: expected a string, list or mapping"),
-    (mutate("requires", ["tool_use", "telepathy"]), "requires[1]: unknown capability 'telepathy' (known: cache_usage, errors,"),
+    (mutate("requires", ["tool_use", "telepathy"]), "requires[1]: unknown capability 'telepathy' (known: cache_usage, citations, errors,"),
     (mutate("title", DELETE), "title: missing (required)"),
     (mutate("tittle", "x"), "tittle: unknown field (known: title, description,"),
     (mutate("turns", []), "turns: expected at least one turn"),

@@ -67,8 +67,12 @@ def anthropic_citation(citation: dict) -> dict:
     inverse, for a cited answer sent back on this path."""
     location = citation.get("location") if isinstance(citation.get("location"), dict) else {}
     member, place = next(iter(location.items()), ("documentChar", {}))
-    kind, start, end = next(((k, a, b) for k, (m, a, b) in _LOCATIONS.items() if m == member), (member, "start", "end"))
     cited = "".join(part.get("text", "") for part in citation.get("sourceContent") or () if isinstance(part, dict))
+    if member == "searchResultLocation":
+        return {"type": "search_result_location", "cited_text": cited, "source": citation.get("source"),
+                "title": citation.get("title"), "search_result_index": place.get("searchResultIndex", 0),
+                "start_block_index": place.get("start"), "end_block_index": place.get("end")}
+    kind, start, end = next(((k, a, b) for k, (m, a, b) in _LOCATIONS.items() if m == member), (member, "start", "end"))
     return {"type": kind, "cited_text": cited, "document_index": place.get("documentIndex", 0),
             "document_title": citation.get("title"), start: place.get("start"), end: place.get("end")}
 
@@ -228,6 +232,11 @@ _LOCATIONS = {"char_location": ("documentChar", "start_char_index", "end_char_in
 def bedrock_citation(citation: dict) -> dict:
     """An Anthropic citation in Bedrock's CitationsDelta shape (title, sourceContent, location), so both operations
     surface one citation alike; a location kind Bedrock has no member for is kept under its own name."""
+    if citation.get("type") == "search_result_location":
+        place = {"searchResultIndex": citation.get("search_result_index", 0), "start": citation.get("start_block_index"),
+                 "end": citation.get("end_block_index")}
+        return {"title": citation.get("title"), "source": citation.get("source"),
+                "sourceContent": [{"text": citation.get("cited_text", "")}], "location": {"searchResultLocation": place}}
     member, start, end = _LOCATIONS.get(citation.get("type"), (citation.get("type") or "unknown", "start", "end"))
     place = {"documentIndex": citation.get("document_index", 0), "start": citation.get(start), "end": citation.get(end)}
     return {"title": citation.get("document_title"), "sourceContent": [{"text": citation.get("cited_text", "")}],
