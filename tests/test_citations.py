@@ -98,3 +98,22 @@ def test_the_invoke_path_gives_the_same_citation_and_sends_it_back_in_anthropics
     cited = {"role": "assistant", "content": [{"type": "text", "text": "thirty days.", "citations": [CITATION]}]}
     body = build_invoke_body({"messages": [{"role": "user", "content": "Q?"}, cited], "options": {"max_tokens": 8}})
     assert body["messages"][1]["content"] == [{"type": "text", "text": "thirty days.", "citations": [anthropic]}]
+
+
+@pytest.mark.parametrize("capability, sids", [
+    ("citations", ("edge/document-citations", "edge/search-result-citations")),
+    ("tool_result_media", ("edge/tool-result-media", "edge/openai-tool-result-image"))])
+def test_an_adapter_without_the_feature_is_skipped_with_the_reason(capability, sids):
+    from pathlib import Path
+
+    from harness.converse import ConverseAdapter
+    from harness.suite.runner import run
+    from harness.suite.scenario import discover
+
+    class Without(ConverseAdapter):
+        capabilities = ConverseAdapter.capabilities - {capability}
+
+    root = Path(__file__).resolve().parents[1]
+    results = run(discover(root / "suites", ids=sids), Without(), root)
+    assert [(r.scenario, r.status) for r in results] == [(sid, "skip") for sid in sorted(sids)]
+    assert all(capability in r.reason for r in results)
