@@ -81,7 +81,7 @@ def media_block(block):
                          "source": {"bytes": base64.b64decode(source["data"])}, **citations}}
 
 
-def hoisted(blocks, model_id):
+def hoisted(blocks, model_id, errors):
     """A user turn's blocks with the media a family takes only beside a tool result moved there, as their own blocks:
     images for every family but Claude, Nova and Llama ("This model doesn't support the image field for user
     messages"), and anything but text in a Claude error result ("all content must be type `text` if `is_error`")."""
@@ -93,7 +93,7 @@ def hoisted(blocks, model_id):
         if result is None:
             rest.append(block)
             continue
-        error = result.get("status") == "error" or result.pop("is_error", False)
+        error = result["toolUseId"] in errors  # the ids of the failed results, status sent or not
         out = [p for p in result["content"]
                if ("image" in p and not images) or (text_only_errors and error and "text" not in p and "json" not in p)]
         result["content"] = [p for p in result["content"] if p not in out] or (
@@ -122,7 +122,7 @@ def converse_block(block, status=True):
     if kind == "tool_result":  # status only where Bedrock documents it (Claude, Nova); other models reject it
         result = {"toolUseId": block["tool_use_id"], "content": tool_result_content(block.get("content"))}
         return {"toolResult": {**result, **({"status": "error" if block.get("is_error") else "success"}
-                                            if status else {"is_error": bool(block.get("is_error"))})}}
+                                            if status else {})}}
     if kind == "thinking":  # the signature goes back byte for byte; unsigned reasoning goes back without one
         text = {"text": block.get("thinking", "")}
         return {"reasoningContent": {"reasoningText": {**text, **({"signature": block["signature"]}
@@ -141,6 +141,8 @@ def converse_messages(history, status=True, model_id=""):
     # Unsigned reasoning goes back to gpt-oss only: Nova and Claude without thinking reject it ("User messages cannot
     # contain reasoning content"), and every model tried accepts the follow-up without it.
     unsigned = any(family in model_id for family in UNSIGNED_REASONING_MODELS)
+    errors = {b["tool_use_id"] for m in history if isinstance(m["content"], list) for b in m["content"]
+              if b["type"] == "tool_result" and b.get("is_error")}
     for message in history:
         content = message["content"]
         if message["role"] == "assistant" and not unsigned and not isinstance(content, str):
@@ -156,7 +158,7 @@ def converse_messages(history, status=True, model_id=""):
         first = "reasoningContent" if message["role"] == "assistant" else "toolResult"
         message["content"].sort(key=lambda block: first not in block)  # a stable sort keeps the rest in order
         if message["role"] == "user":
-            message["content"] = hoisted(message["content"], model_id)
+            message["content"] = hoisted(message["content"], model_id, errors)
     return merged
 
 
