@@ -23,14 +23,19 @@ from harness.converse import (
 )
 from harness.converse.adapter import native_chunk
 from harness.converse.conversation import Conversation
+from harness.converse.history import canonical_messages
 from harness.converse.stream import INCOMPLETE, chunks_from_response
-from harness.converse.request import status_supported
+from harness.converse.request import history_policy, status_supported, streams_tool_use
 
 __all__ = [
     "CONVERSATION",
     "OPENAI",
     "VARIANTS",
+    "AgentLoopResendsAfterToolUseStop",
     "AgentLoopStopsOnEndTurn",
+    "CrashOnUnknownStopReason",
+    "CitationDeltaUnderWrongKey",
+    "CitationsNotSentBack",
     "ConversationVariant",
     "CutStreamAsComplete",
     "GenericErrorCode",
@@ -51,6 +56,10 @@ __all__ = [
     "DroppedSignature",
     "EmptySignatureForUnsignedReasoning",
     "EmptyZeroArgInput",
+    "ErrorResultKeepsMedia",
+    "ImageInToolResultForEveryModel",
+    "MediaDroppedFromToolResults",
+    "MediaFlattenedToText",
     "HistoryDropsFunctionToolCallId",
     "MissingIdAsEmpty",
     "MissingIdAsEmptyWithoutErrors",
@@ -61,6 +70,8 @@ __all__ = [
     "SingleLastStartedSlot",
     "StatusForEveryModel",
     "SwallowedStreamError",
+    "ToolsStreamedToEveryModel",
+    "UnsignedReasoningForEveryModel",
     "Variant",
     "WithoutErrors",
     "WireVariant",
@@ -95,13 +106,15 @@ class Variant(ConverseAdapter):
     def _stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
         """As the reference: the stream's chunks, then the message assembled from each call (``native``)."""
         request, streamed = self.request(turn), []
-        for chunk in self._run(self.client(endpoint).converse_stream, request, "stream", self.chunks):
+        for chunk in self._run(*self.calls(request, endpoint, self.chunks, self.converse_chunks)):
             streamed.append(chunk)
             yield chunk
         if not turn.get("non_streaming"):
             return
         yield native_chunk("stream", streamed)
-        yield native_chunk("converse", self._whole(request, endpoint, self.converse_chunks))
+        # A model whose tools go through Converse alone (rule 38) answered the one call both paths make.
+        whole = self._whole(request, endpoint, self.converse_chunks) if streams_tool_use(request) else streamed
+        yield native_chunk("converse", whole)
 
 
 # ---- 1. streaming: tool calls never surfaced --------------------------------------------------------------
@@ -166,15 +179,15 @@ class HistoryDropsFunctionToolCallId(Variant):
     def request(self, turn: dict) -> dict:
         request = build_request({**turn, "messages": turn["messages"][:1]})
         status = status_supported(turn["model_id"])
-        request["messages"] = [self._message(m, status) for m in turn["messages"]]
+        request["messages"] = [self._message(m, status, history_policy(turn["model_id"])) for m in turn["messages"]]
         return request
 
-    def _message(self, message: dict, status: bool) -> dict:
+    def _message(self, message: dict, status: bool, media: dict) -> dict:
         """One message at a time, roles kept as given (the way the seed's ``_transform_messages`` works)."""
         blocks = _content(message)
         calls = [_internal_tool_call(b) for b in blocks if b.get("type") == "tool_use"]
         rest = [b for b in blocks if b.get("type") != "tool_use"]
-        converted = to_converse_messages([{"role": message["role"], "content": rest}], status)
+        converted = to_converse_messages([{"role": message["role"], "content": rest}], status, **media)
         content = converted[0]["content"] if converted else []
         return {"role": message["role"], "content": content + [u for u in map(_converse_tool_use, calls) if u]}
 
@@ -221,11 +234,26 @@ class WithoutErrors(ConverseAdapter):
 
 # ---- 5. reasoning signature dropped (stream side, and history side) --------------------------------------
 
+def sending_unsigned(turn: dict, thinking_only: bool = True) -> dict:
+    """The reference's request, but every reasoning block goes back, unsigned too: a library that loses signatures in
+    a thinking conversation sends the blocks without them (the reference would leave unsigned reasoning out for
+    Claude, rule 37); ``thinking_only``: only when the turn thinks, as those libraries do."""
+    request = build_request(turn)
+    if thinking_only and not (turn.get("options") or {}).get("thinking_budget"):
+        return request
+    request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
+                                               **{**history_policy(turn["model_id"]), "unsigned_reasoning": True})
+    return request
+
+
 class DroppedSignature(Variant):
     """Reasoning text streams, but the signature delta is never yielded."""
 
     name = "broken-dropped-signature"
     bug = "reasoning signature never emitted"
+
+    def request(self, turn: dict) -> dict:
+        return sending_unsigned(turn)
 
     def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
         return (chunk for chunk in chunks_from_events(events)
@@ -248,7 +276,7 @@ class SignatureNotSentBack(Variant):
     bug = "reasoning signature not sent back in history"
 
     def request(self, turn: dict) -> dict:
-        return build_request({**turn, "messages": _without_signatures(turn["messages"])})
+        return sending_unsigned({**turn, "messages": _without_signatures(turn["messages"])})
 
 
 # ---- 6. signatures concatenated across blocks (strands #3425) --------------------------------------------
@@ -290,7 +318,8 @@ class SeparateToolResultMessages(Variant):
         request = build_request({**turn, "messages": turn["messages"][:1]})
         # One message at a time: the reference's merging of same-role messages is exactly what this bug lacks.
         request["messages"] = [converted for m in turn["messages"] for part in _split_results(m)
-                               for converted in to_converse_messages([part], status_supported(turn["model_id"]))]
+                               for converted in to_converse_messages([part], status_supported(turn["model_id"]),
+                                                                     **history_policy(turn["model_id"]))]
         return request
 
 
@@ -525,6 +554,146 @@ class ToolChoiceWithoutTools(WireVariant):
         return body
 
 
+# ---- 9d. tools streamed to a model that refuses tool use in streaming mode (Writer Palmyra: issue 28, rule 38) ----
+
+class ToolsStreamedToEveryModel(Variant):
+    """Every turn goes to converse_stream, tools or not; Writer Palmyra refuses tool use there."""
+
+    name = "broken-tools-streamed-to-every-model"
+    bug = "tool use sent on ConverseStream to a model that refuses it there"
+
+    def calls(self, request: dict, endpoint: dict | None, stream_chunks, whole_chunks) -> tuple:
+        return self.client(endpoint).converse_stream, request, "stream", stream_chunks
+
+
+# ---- 9e. a stop-reason mapping that knows four values and raises on the rest (issue 28: pi #1868) ----------------
+
+KNOWN_STOPS = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length",
+               "guardrail_intervened": "content_filter"}
+
+
+class CrashOnUnknownStopReason(Variant):
+    """The stop reason is looked up in a table of the values the library knew of; any other raises."""
+
+    name = "broken-crash-on-unknown-stop-reason"
+    bug = "an unknown stop reason crashes the stream (Unhandled stop reason)"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        for chunk in chunks_from_events(events):
+            if chunk["type"] == "stop" and chunk["reason"] not in KNOWN_STOPS:
+                raise ValueError(f"Unhandled stop reason: {chunk['reason']}")
+            yield chunk
+
+
+# ---- 9f. media inside tool results flattened, dropped, or kept where the family rejects it (issue 28) ---------
+
+_MEDIA = ("image", "document")
+
+
+def _media_parts(turn: dict, change) -> dict:
+    """The turn with ``change(part)`` for every image or document part of its tool results (None drops it)."""
+    turn = copy.deepcopy(turn)
+    for message in turn["messages"]:
+        for block in _content(message) if isinstance(message.get("content"), list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                parts = [change(p) if isinstance(p, dict) and p.get("type") in _MEDIA else p for p in block["content"]]
+                block["content"] = [p for p in parts if p is not None]
+    return turn
+
+
+class MediaFlattenedToText(Variant):
+    """An image or document tool result goes back as one text block holding its base64 (the model never sees it)."""
+
+    name = "broken-media-flattened-to-text"
+    bug = "image and document tool results flattened into text (base64 inlined)"
+
+    def request(self, turn: dict) -> dict:
+        return build_request(_media_parts(turn, lambda part: {
+            "type": "text", "text": f"data:{part['source']['media_type']};base64,{part['source']['data']}"}))
+
+
+class MediaDroppedFromToolResults(Variant):
+    """Only the text and JSON parts of a tool result go back; its images and documents are silently dropped."""
+
+    name = "broken-media-dropped-from-tool-results"
+    bug = "image and document tool results dropped"
+
+    def request(self, turn: dict) -> dict:
+        return build_request(_media_parts(turn, lambda part: None))
+
+
+class ImageInToolResultForEveryModel(Variant):
+    """Images stay inside toolResult.content whatever the model; OpenAI-family models reject them there (rule 36)."""
+
+    name = "broken-image-in-tool-result-for-every-model"
+    bug = "an image kept inside a tool result for a model that rejects it there"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
+                                                   **{**history_policy(turn["model_id"]), "images": True})
+        return request
+
+
+class ErrorResultKeepsMedia(Variant):
+    """An error tool result keeps its image inside; Claude takes only text in an error result (rule 35)."""
+
+    name = "broken-error-result-keeps-media"
+    bug = "an image kept inside an error tool result sent to Claude"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
+                                                   **{**history_policy(turn["model_id"]), "error_text_only": False})
+        return request
+
+
+# ---- 9g. unsigned reasoning sent back to every model (issue 28: rule 37, vercel/ai #7034, oh-my-pi #9086) --------
+
+class UnsignedReasoningForEveryModel(Variant):
+    """Every reasoning block goes back, signed or not; Claude without thinking and Nova reject unsigned ones."""
+
+    name = "broken-unsigned-reasoning-for-every-model"
+    bug = "unsigned reasoning sent back to a model that rejects it"
+
+    def request(self, turn: dict) -> dict:
+        return sending_unsigned(turn, thinking_only=False)
+
+
+# ---- 9h. citations: read under a made-up delta key, or not sent back (issue 28) ------------------------------
+
+class CitationDeltaUnderWrongKey(Variant):
+    """The stream reader looks for ``delta.citationsContent`` (what the library's own fixtures send); Bedrock's
+    ``delta.citation`` falls through as an unknown delta and every real citation is dropped."""
+
+    name = "broken-citation-delta-under-wrong-key"
+    bug = "citation deltas read under a wrong key (citations dropped)"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        def renamed(event: dict) -> dict:
+            delta = (event.get("contentBlockDelta") or {}).get("delta") or {}
+            if "citation" not in delta:
+                return event
+            body = {**event["contentBlockDelta"], "delta": {"unknownDelta": delta["citation"]}}
+            return {"contentBlockDelta": body}
+        return chunks_from_events(renamed(event) for event in events)
+
+
+class CitationsNotSentBack(Variant):
+    """The cited answer goes back as plain text: the citations stay in the application, not in the history."""
+
+    name = "broken-citations-not-sent-back"
+    bug = "a cited answer sent back without its citations"
+
+    def request(self, turn: dict) -> dict:
+        turn = copy.deepcopy(turn)
+        for message in turn["messages"]:
+            for block in message["content"] if isinstance(message.get("content"), list) else ():
+                if isinstance(block, dict):
+                    block.pop("citations", None) if block.get("type") == "text" else None
+        return build_request(turn)
+
+
 # ==== conversation mode: correct chunks, a broken assembly (the issue-10 bug classes) ========================
 #
 # Each variant below streams exactly the reference's chunks; only what its "library" assembles and sends back
@@ -642,7 +811,9 @@ class AgentLoopStopsOnEndTurn(ConversationVariant):
     bug = "an agent loop that stops on end_turn with calls present"
 
     def stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
-        if self.conversation is not None and turn.get("conversation") == getattr(self, "_finished", None):
+        results = any(isinstance(b, dict) and b.get("type") == "tool_result" for m in turn.get("messages") or ()
+                      for b in (m.get("content") if isinstance(m.get("content"), list) else ()))
+        if self.conversation is not None and turn.get("conversation") == getattr(self, "_finished", None) and results:
             return  # the loop ended with the previous turn: the tool results are never sent to the model
         chunks = []
         for chunk in super().stream(turn, endpoint):
@@ -776,10 +947,55 @@ class StoredHistoryLosesSignatures(ConversationVariant):
     name = "broken-persisted-history-loses-signatures"
     bug = "a history that loses reasoning signatures when stored and restored"
 
+    def request(self, turn: dict) -> dict:
+        return sending_unsigned(turn)
+
     def __init__(self, conversation: bool = True, **kwargs: Any):
         super().__init__(conversation=conversation, **kwargs)
         if conversation:
             self.conversation = _StoreWithoutSignatures()
+
+
+# ---- 14c. an agent loop that runs "the calls" of a tool_use stop that has none (strands-env #252) -------------
+
+class _EmptyResultsAfterToolUseStop(Conversation):
+    """After a tool_use stop the loop appends the user message of the results of the calls it ran, none or not."""
+
+    stop = None
+
+    def history(self, turn):
+        held = self.assistant
+        if held is not None and turn.get("conversation") == self.id and self.stop == "tool_use" \
+                and not any(b["type"] == "tool_use" for b in held["content"]):
+            self.messages += [held, {"role": "user", "content": []}]
+            self.assistant = None
+        return super().history(turn)
+
+    def stream(self, turn, send, assemble=assemble_message):
+        for chunk in super().stream(turn, send, assemble):
+            self.stop = chunk["reason"] if chunk["type"] == "stop" else self.stop
+            yield chunk
+
+
+class AgentLoopResendsAfterToolUseStop(ConversationVariant):
+    """On stop tool_use the loop runs the message's calls and appends one user message with their results, although
+    the message held no call: that user message has empty content, and goes out before the application's next one."""
+
+    name = "broken-agent-loop-empty-results-after-tool-use-stop"
+    bug = "a user message with empty content sent after a tool_use stop without a toolUse block"
+
+    def __init__(self, conversation: bool = True, **kwargs: Any):
+        super().__init__(conversation=conversation, **kwargs)
+        if conversation:
+            self.conversation = _EmptyResultsAfterToolUseStop()
+
+    def request(self, turn: dict) -> dict:
+        """The library's serializer writes every message it holds, an empty one too (the reference drops it)."""
+        request, messages = build_request(turn), turn["messages"]
+        for k, message in enumerate(messages):
+            if message.get("content") == []:
+                request["messages"].insert(len(canonical_messages(messages[:k])), {"role": "user", "content": []})
+        return request
 
 
 # ---- OpenAI format: the native chat-completion chunks beside the stream ------------------------------------
@@ -894,12 +1110,22 @@ VARIANTS: dict[str, type[Variant]] = {
     "generic_error_code": GenericErrorCode,
     "empty_signature_for_unsigned_reasoning": EmptySignatureForUnsignedReasoning,
     "status_for_every_model": StatusForEveryModel,
+    "tools_streamed_to_every_model": ToolsStreamedToEveryModel,
+    "crash_on_unknown_stop_reason": CrashOnUnknownStopReason,
+    "media_flattened_to_text": MediaFlattenedToText,
+    "media_dropped_from_tool_results": MediaDroppedFromToolResults,
+    "image_in_tool_result_for_every_model": ImageInToolResultForEveryModel,
+    "error_result_keeps_media": ErrorResultKeepsMedia,
+    "unsigned_reasoning_for_every_model": UnsignedReasoningForEveryModel,
+    "citation_delta_under_wrong_key": CitationDeltaUnderWrongKey,
+    "citations_not_sent_back": CitationsNotSentBack,
     "assembly_concatenated_signatures": SignaturesConcatenatedAtAssembly,
     "assembly_drops_signature_only_block": SignatureOnlyBlockDroppedAtAssembly,
     "assembly_input_as_json_string": ToolInputStringAtAssembly,
     "assembly_drops_zero_arg_call": ZeroArgCallDroppedAtAssembly,
     "assembly_collapses_reasoning": ReasoningCollapsedAtAssembly,
     "agent_loop_stops_on_end_turn": AgentLoopStopsOnEndTurn,
+    "agent_loop_resends_after_tool_use_stop": AgentLoopResendsAfterToolUseStop,
     "signature_only_without_text": SignatureOnlySentWithoutText,
     "parity_string_arguments_when_streamed": StringArgumentsWhenStreamed,
     "assembly_garbled_field": GarbledFieldAtAssembly,

@@ -59,6 +59,16 @@ FOCUS = {
     "cache_point_at_message_end": ["edge/cache-point-before-document"],
     "schema_in_model_fields": ["edge/structured-output"],
     "tool_choice_without_tools": ["edge/toolless-final-turn"],
+    "tools_streamed_to_every_model": ["edge/tool-result-no-status"],
+    "crash_on_unknown_stop_reason": ["edge/every-stop-reason"],
+    "agent_loop_resends_after_tool_use_stop": ["edge/tool-use-stop-without-tool-use"],
+    "media_flattened_to_text": ["edge/tool-result-media", "edge/openai-tool-result-image"],
+    "media_dropped_from_tool_results": ["edge/nova-tool-result-media"],
+    "image_in_tool_result_for_every_model": ["edge/openai-tool-result-image"],
+    "error_result_keeps_media": ["edge/tool-result-error-with-image"],
+    "unsigned_reasoning_for_every_model": ["edge/unsigned-reasoning-to-claude"],
+    "citation_delta_under_wrong_key": ["edge/document-citations", "edge/search-result-citations"],
+    "citations_not_sent_back": ["edge/document-citations"],
 }
 DEFAULT_FOCUS = ["core/round-trip", "core/thinking-tools", "edge/parallel-results-round-trip", "faults/truncated-stream"]
 

@@ -99,12 +99,17 @@ def assembled(what: str, *also: str, reason: str) -> Catch:
 INPUT_NOT_A_DICT = "toolUse.input is invalid. Provide a json object for the field and try again."
 SIGNATURE_FIELD = ("This model doesn't support the reasoningContent.reasoningText.signature field. Remove "
                    "reasoningContent.reasoningText.signature and try again.")
+# Media inside tool results sent back (issue 28): as their own blocks, inside the result or beside it per family.
+MEDIA = ("edge/tool-result-media", "edge/nova-tool-result-media", "edge/openai-tool-result-image",
+         "edge/tool-result-error-with-image")
+PARALLEL_MEDIA = ("edge/tool-result-media", "edge/nova-tool-result-media")  # text, then two calls
 ROUND_TRIPS = ("core/round-trip", "core/thinking-tools", "edge/cache-usage", "edge/end-turn-with-tool-use",
                "edge/nova-style", "edge/parallel-results-round-trip", "edge/redacted-reasoning-tool",
                "edge/signature-only-reasoning", "edge/tool-result-is-error", "edge/two-signed-reasoning-blocks",
                "edge/zero-arg-tool", "edge/cache-both-spellings", "edge/interleaved-reasoning-tools",
                "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/unsigned-reasoning-round-trip",
-               "edge/zero-arg-after-text", "edge/cache-points", "edge/nova-cache-points", "edge/structured-output")
+               "edge/zero-arg-after-text", "edge/cache-points", "edge/nova-cache-points", "edge/structured-output",
+               *MEDIA, "edge/search-result-citations")
 ONE_TURN_CALLS = ("core/interleaved-text", "core/parallel-calls", "core/single-call", "edge/interleaved-parallel-deltas",
                   "edge/server-tool-then-client-tool", "edge/unicode-nested-input", "faults/http-429-then-success")
 
@@ -122,13 +127,24 @@ def input_as_string(sid: str) -> Catch:
                      reason=r"assembled message block \d+ \(tool_call\): streamed input \{.* / assembled '(\{|')")
 
 
-ROBUSTNESS = ("edge/interleaved-parallel-deltas", "faults/missing-tool-use-id")  # streams no recording shows
+ROBUSTNESS = ("edge/interleaved-parallel-deltas", "faults/missing-tool-use-id", "edge/search-result-citations")  # streams no recording shows
 MISSING_ID_AS_EMPTY = Catch(
     0, ('turn 0 actual chunk 1 (tool_call): unexpected; expected nothing / actual tool_call {"id": ""',
         'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}',
         "tool_call_ids_present: chunk 3 (tool_call) has an empty id"),
     r"^tool_call_ids_present: chunk 3 \(tool_call\) has an empty id \(a missing toolUseId must be reported, not "
     r"passed on as ''\)$", prefixed=False)
+
+
+def media_lost(sid: str, flattened: bool) -> Catch:
+    """An image (and a document) a tool result sent back lost as its own block: inside the result where the family
+    takes it there, else beside it; flattened, the base64 shows as the result's text."""
+    inside = sid in PARALLEL_MEDIA
+    where = ('turn 1 request expected messages[2].content[0].toolResult.content[1] {"image": {"format": "png"',
+             'turn 1 request expected messages[2].content[1].toolResult.content[1] {"document": {"format": "pdf", '
+             '"name": "quarterly-report"') if inside else ('turn 1 request expected messages[2].content[1] {"image": ',)
+    shown = () if inside or not flattened else ('{"text": "data:image/png;base64,iVBOR',)
+    return Catch(1, (*where, *shown), r'"image": |toolResult\.content\[1\]')
 
 
 def robust(sid: str, catch: Catch) -> Catch:
@@ -147,14 +163,14 @@ SPLIT = ("core/interleaved-text", "core/parallel-calls", "core/thinking-tools", 
          "edge/interleaved-parallel-deltas", "edge/interleaved-reasoning-tools", "edge/nova-parallel-calls",
          "edge/nova-style", "edge/redacted-reasoning-tool", "edge/server-tool-then-client-tool",
          "edge/signature-only-reasoning", "edge/two-signed-reasoning-blocks", "edge/unsigned-reasoning-round-trip",
-         "edge/zero-arg-after-text", "edge/cache-points")
+         "edge/zero-arg-after-text", "edge/cache-points", *PARALLEL_MEDIA)
 CONTENT_BLOCK_INDEX = ("edge/zero-arg-after-text", "core/interleaved-text", "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use",
                        "edge/interleaved-parallel-deltas", "edge/max-tokens-mid-tool", "edge/nova-style",
                        "edge/redacted-reasoning-tool", "edge/server-tool-then-client-tool",
                        "edge/signature-only-reasoning", "edge/two-signed-reasoning-blocks",
                        "faults/model-stream-error-mid-tool", "faults/throttling-mid-tool", "faults/truncated-stream",
                        "edge/interleaved-reasoning-tools", "edge/nova-parallel-calls", "edge/unsigned-reasoning-round-trip",
-                       "edge/cache-points")
+                       "edge/cache-points", *PARALLEL_MEDIA)
 
 CATCHES: dict[str, dict[str, Catch]] = {
     "no_tool_calls": {
@@ -187,6 +203,10 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/zero-arg-tool": call_never_surfaced(0),
         "edge/zero-arg-after-text": call_never_surfaced(1),
         "faults/http-429-then-success": call_never_surfaced(0),
+        **{sid: call_never_surfaced(1 if sid in PARALLEL_MEDIA else 0) for sid in MEDIA},
+        # robustness: the missing call is a warning, the turns it never reached fail
+        "edge/search-result-citations": Catch(0, (missing_call(0),), r"expected 3 turn\(s\) / actual 1",
+                                              prefixed=False),
     },
     "last_started_slot": {  # caught only where deltas interleave, a robustness scenario: a warning
         "edge/interleaved-parallel-deltas": warned(Catch(
@@ -206,7 +226,10 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/nova-parallel-calls": tool_use_dropped(),
         "edge/tool-result-json-values": tool_use_dropped(EMPTY_MESSAGE),
         # Outside Claude and Nova the pairing rules are warnings (no evidence): the golden request catches it.
-        "edge/interleaved-reasoning-tools": request_lacks_call(2, "functions.glob_search:0"),
+        "edge/interleaved-reasoning-tools": request_lacks_call(1, "functions.glob_search:0"),
+        "edge/unsigned-reasoning-to-claude": Catch(0, ('turn 0 request expected messages[1].content[0] {"toolUse": '
+                                                       '{"toolUseId": "tooluse_uR9sGnD0ReAs0nInGhIsT1"',),
+                                                   r"toolUse|toolResult"),
         "edge/tool-result-no-status": Catch(0, ('turn 0 request expected messages[1].content[0] {"toolUse": {"toolUseId": '
                                                 '"tooluse_wr1TeR0s7aTuSNoStAtUs1"',), r"toolUse|toolResult"),
         "edge/unsigned-reasoning-round-trip": request_lacks_call(1, "tooluse_"),
@@ -217,6 +240,10 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/two-signed-reasoning-blocks": tool_use_dropped(),
         "edge/zero-arg-tool": tool_use_dropped(EMPTY_MESSAGE),
         "edge/zero-arg-after-text": request_lacks_call(1, "tooluse_"),
+        **{sid: request_lacks_call(1 if sid in PARALLEL_MEDIA else 0, "tooluse_") for sid in MEDIA},
+        "edge/search-result-citations": Catch(1, (EMPTY_MESSAGE, "The number of toolResult blocks at messages.2.content "
+                                                  "exceeds the number of toolUse blocks of previous turn."),
+                                              r"content field", prefixed=False),
     },
     # No recording shows Bedrock omitting toolUseId (a robustness scenario: its diffs are warnings), but passing the
     # call on with id "" breaks the adapter contract's law: a failure.
@@ -248,11 +275,12 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/parallel-results-round-trip": results_split(),
         "edge/zero-arg-after-text": results_split(),
         "edge/tool-result-json-values": results_split(),
-        "edge/nova-parallel-calls": Catch(  # Nova: the pairing rules hold, alternation is Claude's (a warning)
+        "edge/tool-result-media": results_split(),
+        **{sid: Catch(  # Nova: the pairing rules hold, alternation is Claude's (a warning)
             1, ("The number of toolResult blocks at messages.3.content exceeds the number of toolUse blocks of "
                 "previous turn.",
                 'turn 1 request expected no messages[3] / actual messages[3] {"role": "user", "content": [{"toolRe'),
-            r"toolResult", prefixed=False),
+            r"toolResult", prefixed=False) for sid in ("edge/nova-parallel-calls", "edge/nova-tool-result-media")},
     },
     "zero_arg_input_empty_string": {
         "edge/zero-arg-tool": Catch(
@@ -291,7 +319,6 @@ CATCHES: dict[str, dict[str, Catch]] = {
             1, (SIGNATURE_FIELD,
                 "turn 1 request expected no messages[1].content[0].reasoningContent.reasoningText.signature / actual "
                 "messages[1].content[0].reasoningContent.reasoningText.signature ''"), r"signature", prefixed=False),
-        "edge/interleaved-reasoning-tools": Catch(1, (SIGNATURE_FIELD,), r"signature field", prefixed=False),
     },
     # Writer Palmyra rejects toolResult.status (strands #393, pydantic-ai #6318); most families accept it (Kimi: a real 200), and
     # for gpt-oss nothing settles it: a warning.
@@ -299,9 +326,65 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/tool-result-no-status": Catch(
             0, ("This model doesn't support the status field. Remove status and try again.",), r"status field",
             prefixed=False),
-        "edge/unsigned-reasoning-round-trip": warned(Catch(
+        **{sid: warned(Catch(
             1, ("warning tool-result-status (not enforced: its evidence rejects for writer;",),
-            r"^warning tool-result-status", prefixed=False)),
+            r"^warning tool-result-status", prefixed=False))
+           for sid in ("edge/unsigned-reasoning-round-trip", "edge/openai-tool-result-image")},
+    },
+    # Writer Palmyra refuses tool use on ConverseStream (strands #393): its tools go through Converse.
+    "tools_streamed_to_every_model": {
+        "edge/tool-result-no-status": Catch(
+            0, ("This model doesn't support tool use in streaming mode.",), r"streaming mode", prefixed=False),
+    },
+    # Bedrock documents nine stop reasons (pydantic-ai #5640); a table of four crashes on the first other one.
+    "crash_on_unknown_stop_reason": {
+        "edge/every-stop-reason": Catch(
+            0, ('turn 0 chunk 1 (stop): missing; expected stop {"reason": "stop_sequence"} / actual nothing',
+                "turn 0 adapter error adapter_exception: ValueError: Unhandled stop reason: stop_sequence"),
+            r"\(error\): unexpected; expected nothing"),
+    },
+    # Media inside tool results goes back as its own blocks (issue 28): flattened or dropped, the request changed.
+    "media_flattened_to_text": {sid: media_lost(sid, flattened=True) for sid in MEDIA},
+    "media_dropped_from_tool_results": {sid: media_lost(sid, flattened=False) for sid in MEDIA},
+    # OpenAI-family models reject an image inside a tool result (opencode #48069), Claude one in an error result
+    # (oh-my-pi #12809): Bedrock's texts, failures there alone.
+    "image_in_tool_result_for_every_model": {"edge/openai-tool-result-image": Catch(
+        1, ("This model doesn't support the image field for user messages. Remove image and try again.",
+            "turn 1 request expected no messages[2].content[0].toolResult.content[1] / actual messages[2].content[0]."
+            'toolResult.content[1] {"image": '), r"toolResult\.content\[1\]")},
+    "error_result_keeps_media": {"edge/tool-result-error-with-image": Catch(
+        1, ("The model returned the following errors: messages.2.content.0.tool_result: all content must be type "
+            "`text` if `is_error` is true", 'turn 1 request expected messages[2].content[1] {"image": '),
+        r"toolResult\.content\[1\]")},
+    # Unsigned reasoning sent back (rule 37): Claude without thinking rejects it (vercel/ai #17591), for Kimi nothing
+    # settles it (a warning).
+    "unsigned_reasoning_for_every_model": {
+        "edge/unsigned-reasoning-to-claude": Catch(
+            0, ("User messages cannot contain reasoning content. Please remove the reasoning content and try again.",
+                "turn 0 actual chunk 0 (error): unexpected; expected nothing / actual error"),
+            r"reasoning content", prefixed=False),
+        "edge/interleaved-reasoning-tools": warned(Catch(
+            1, ("warning reasoning-unsigned (not enforced: its evidence rejects for anthropic, deepseek, nova;",),
+            r"^warning reasoning-unsigned", prefixed=False)),
+    },
+    # Citations stream under delta.citation (R-citations) and go back as citationsContent; the search-result scenario
+    # is a robustness one (no recording streams a searchResultLocation): a warning there.
+    "citation_delta_under_wrong_key": {
+        "edge/document-citations": Catch(
+            0, ('turn 0 chunk 1 (citation): missing; expected citation {"citation": {"title": "Returns policy"',
+                "turn 0 native content[1].citations: streamed nothing / non-streamed [{"),
+            r"chunk 0 \(text\): expected text"),
+        "edge/search-result-citations": warned(Catch(
+            1, ('turn 1 chunk 1 (citation): missing; expected citation {"citation": {"title": "Returns policy"',),
+            r"chunk 0 \(text\): expected text")),
+    },
+    "citations_not_sent_back": {
+        "edge/document-citations": Catch(
+            1, ('turn 1 request expected messages[1].content[0] {"citationsContent": {"content": [{"text": "the return',),
+            r"citationsContent"),
+        "edge/search-result-citations": warned(Catch(
+            2, ('turn 2 request expected messages[3].content[0] {"citationsContent": {"content": [{"text": "you have',),
+            r"citationsContent")),
     },
     # ---- conversation mode: correct chunks, a broken assembly ----
     "assembly_concatenated_signatures": {  # the exact SIG1SIG2 text is checked by its own test below
@@ -355,13 +438,21 @@ CATCHES: dict[str, dict[str, Catch]] = {
         "edge/end-turn-with-tool-use": Catch(1, (f"turn 1 {NO_REQUEST}", "turn 1 chunk 0 (text): missing"),
                                              r"^no request reached the endpoint"),
     },
+    # A tool_use stop without a toolUse block (strands-env #252): the loop's empty results message is rejected.
+    "agent_loop_resends_after_tool_use_stop": {
+        "edge/tool-use-stop-without-tool-use": Catch(
+            1, ("The content field in the Message object at messages.2 is empty. Add a ContentBlock object to the "
+                "content field and try again.", "turn 1 actual chunk 0 (error): unexpected"),
+            r"alternate|content field", prefixed=False),
+    },
     "openai_index_from_content_block": {
         sid: robust(sid, law("openai_tool_call_index", "; expected 0 (indexes run 0..n-1 in order of first appearance, "
                                                        "never Bedrock's contentBlockIndex)")) for sid in CONTENT_BLOCK_INDEX},
     "openai_second_choice": {
         sid: robust(sid, law("openai_single_choice", "has choices[0].index 1; a single-choice stream uses index 0 only"))
         for sid in ("core/parallel-calls", "edge/interleaved-parallel-deltas", "edge/parallel-results-round-trip",
-                    "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/zero-arg-after-text")},
+                    "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/zero-arg-after-text",
+                    *PARALLEL_MEDIA)},
     # ---- today's surface (issue 28): each caught by its own scenario, with Bedrock's text where one is known ----
     "cache_point_inside_tool_result": {"edge/cache-points": Catch(
         1, ("turn 1 request expected no messages[2].content[0].toolResult.content[1] / actual", "warning "

@@ -216,3 +216,74 @@ def test_unsigned_reasoning_keeps_its_place_and_is_sent_without_a_signature():
         {"reasoningContent": {"reasoningText": {"text": "Signed.", "signature": "U0lH"}}},  # signed: first
         {"text": "Let me look."}, {"reasoningContent": {"reasoningText": {"text": "Search first."}}},
         {"toolUse": {"toolUseId": "functions.glob_search:0", "name": "glob_search", "input": {}}}]
+
+
+# ---- media inside tool results (issue 28, §13 rules 35-36) ----
+
+PDF = b"%PDF-1.4 fake"
+IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(PNG).decode()}}
+DOC = {"type": "document", "title": "q3-report",
+       "source": {"type": "base64", "media_type": "application/pdf", "data": base64.b64encode(PDF).decode()}}
+PNG_BLOCK = {"image": {"format": "png", "source": {"bytes": PNG}}}
+PDF_BLOCK = {"document": {"format": "pdf", "name": "q3-report", "source": {"bytes": PDF}}}
+
+
+def media_history(*parts, is_error=False, then=()):
+    return [ASK, {"role": "assistant", "content": [tool_use("tooluse_A", path="/a")]},
+            {"role": "user", "content": [tool_result("tooluse_A", [{"type": "text", "text": "Shot:"}, *parts],
+                                                     is_error=is_error), *then]}]
+
+
+def test_an_image_and_a_document_stay_inside_the_result_as_their_own_blocks_by_default():
+    [_, _, user] = to_converse_messages(media_history(IMAGE, DOC))
+    assert user["content"] == [{"toolResult": {"toolUseId": "tooluse_A", "status": "success",
+                                               "content": [{"text": "Shot:"}, PNG_BLOCK, PDF_BLOCK]}}]
+
+
+def test_an_image_goes_beside_the_result_for_a_family_that_takes_none_inside_it_before_the_user_text():
+    then = ({"type": "text", "text": "And now?"},)
+    [_, _, user] = to_converse_messages(media_history(IMAGE, DOC, then=then), False, images=False)
+    assert user["content"] == [{"toolResult": {"toolUseId": "tooluse_A", "content": [{"text": "Shot:"}, PDF_BLOCK]}},
+                               PNG_BLOCK, {"text": "And now?"}]
+
+
+def test_an_error_result_keeps_its_text_alone_where_the_family_wants_it_and_a_result_never_goes_empty():
+    [_, _, user] = to_converse_messages(media_history(IMAGE, is_error=True), error_text_only=True)
+    assert user["content"] == [{"toolResult": {"toolUseId": "tooluse_A", "status": "error",
+                                               "content": [{"text": "Shot:"}]}}, PNG_BLOCK]
+    only = [ASK, {"role": "assistant", "content": [tool_use("tooluse_A")]},
+            {"role": "user", "content": [tool_result("tooluse_A", [IMAGE])]}]
+    [_, _, user] = to_converse_messages(only, False, images=False)
+    assert user["content"] == [{"toolResult": {"toolUseId": "tooluse_A", "content": [
+        {"text": "(attached after the tool results)"}]}}, PNG_BLOCK]
+
+
+@pytest.mark.parametrize("part, error", [
+    ({**DOC, "title": ""}, "document has no title"),
+    ({**DOC, "source": {**DOC["source"], "media_type": "application/zip"}}, "document source must be text, or base64"),
+    ({**DOC, "source": {**DOC["source"], "data": "not base64!"}}, "data is not valid base64")])
+def test_a_bad_document_names_its_position(part, error):
+    with pytest.raises(TurnError, match=rf"messages\[2\]\.content\[0\]\.content\[1\]: {error}"):
+        to_converse_messages(media_history(part))
+
+
+def test_the_request_picks_the_history_policy_by_family():
+    from harness.converse.request import history_policy
+    assert history_policy("us.anthropic.claude-sonnet-4-20250514-v1:0") == {
+        "images": True, "error_text_only": True, "unsigned_reasoning": False}
+    assert history_policy("us.amazon.nova-pro-v1:0") == {
+        "images": True, "error_text_only": False, "unsigned_reasoning": False}
+    assert history_policy("us.openai.gpt-5.6-sol") == {
+        "images": False, "error_text_only": False, "unsigned_reasoning": True}
+
+
+def test_unsigned_reasoning_goes_back_only_where_asked_and_signed_reasoning_always():
+    signed = {"type": "thinking", "thinking": "a", "signature": "c2ln"}
+    unsigned = {"type": "thinking", "thinking": "b"}
+    messages = [ASK, {"role": "assistant", "content": [signed, unsigned, {"type": "text", "text": "Hi."}]},
+                {"role": "user", "content": "And?"}]
+    [_, kept, _] = to_converse_messages(messages)
+    [_, left, _] = to_converse_messages(messages, unsigned_reasoning=False)
+    assert len(kept["content"]) == 3
+    assert left["content"] == [{"reasoningContent": {"reasoningText": {"text": "a", "signature": "c2ln"}}},
+                               {"text": "Hi."}]

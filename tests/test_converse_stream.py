@@ -37,6 +37,8 @@ def fold(chunks) -> list[dict]:
             item["signature"] = c.get("signature", item["signature"])
         elif kind == "redacted_reasoning":
             items.append({"type": "redacted_reasoning", "data": c["data"]})
+        elif kind == "citation":
+            items.append({"type": "citation", "citation": c["citation"]})
         elif kind == "tool_call":
             item = tools.get(c["index"])
             if item is None:
@@ -71,6 +73,8 @@ def assemble(events) -> list[dict]:
             delta = body["delta"]
             if "toolUse" in delta:
                 open_items[index]["raw"] += delta["toolUse"]["input"]
+            elif "citation" in delta:  # its own item: the text on either side is not joined
+                items.append({"type": "citation", "citation": delta["citation"]})
             elif delta.get("text"):
                 if items and items[-1]["type"] == "text":
                     items[-1]["text"] += delta["text"]
@@ -291,7 +295,7 @@ def test_every_content_chunk_carries_its_block_index():
 def test_unknown_events_and_deltas_are_skipped_with_a_debug_log(caplog):
     events = [START, {"futureEvent": {"x": 1}},
               {"contentBlockDelta": {"delta": {"SDK_UNKNOWN_MEMBER": {"name": "futureDelta"}}, "contentBlockIndex": 0}},
-              {"contentBlockDelta": {"delta": {"citation": {"title": "t"}}, "contentBlockIndex": 0}},
+              {"contentBlockDelta": {"delta": {"futureDeltaMember": {"title": "t"}}, "contentBlockIndex": 0}},
               text_delta(0, "ok"), stop(0), message_stop("end_turn")]
     with caplog.at_level(logging.DEBUG, logger="harness.converse.stream"):
         chunks = list(chunks_from_events(events))

@@ -28,9 +28,12 @@ from harness.endpoint.emulator.derive import (
 from harness.wire.eventstream import decode_frames, encode_error, encode_event
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = [(f"{path.relative_to(ROOT / 'cassettes')}#{n}", item)
-           for path in sorted((ROOT / "cassettes").glob("*/*.yaml"))
-           for n, item in enumerate(cassette.load(path).interactions)]
+ALL_SHIPPED = [(f"{path.relative_to(ROOT / 'cassettes')}#{n}", item)
+               for path in sorted((ROOT / "cassettes").glob("*/*.yaml"))
+               for n, item in enumerate(cassette.load(path).interactions)]
+SHIPPED = [(name, item) for name, item in ALL_SHIPPED if item.frames is not None]  # streams
+# Converse answers: Writer Palmyra's tool turns go through Converse alone (rule 38)
+SHIPPED_CONVERSE = [(name, item) for name, item in ALL_SHIPPED if item.frames is None and item.status == 200]
 SIGNATURE = "EqQBCkgIBxABGAIqQExampleSignatureOnly=="
 REDACTED = base64.b64encode(b"EtkECkgIBxABGAIqQOpaqueData").decode()
 
@@ -81,6 +84,12 @@ def check_round_trip(body: bytes, seed: str) -> dict:
 @pytest.mark.parametrize("name, item", SHIPPED, ids=[name for name, _ in SHIPPED])
 def test_every_shipped_cassette_renders_back(name, item):
     check_round_trip(item.response_body(), seed=name)
+
+
+@pytest.mark.parametrize("name, item", SHIPPED_CONVERSE, ids=[name for name, _ in SHIPPED_CONVERSE])
+def test_every_shipped_converse_answer_renders_back(name, item):
+    script, style = script_from_converse(item.response_json)
+    assert render_converse(script, style=style, seed=name) == item.response_json
 
 
 @requires_realworld

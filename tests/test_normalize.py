@@ -163,8 +163,8 @@ def test_usage_keeps_cache_counts_and_drops_extras():
 
 
 def test_duplicate_stops_and_unknown_chunks_stay_visible():
-    result = normalize([text("a"), {"type": "citation", "title": "x"}, STOP, STOP])
-    assert result == [{"type": "text", "text": "a"}, {"type": "citation", "title": "x"}, STOP, STOP]
+    result = normalize([text("a"), {"type": "annotation", "title": "x"}, STOP, STOP])
+    assert result == [{"type": "text", "text": "a"}, {"type": "annotation", "title": "x"}, STOP, STOP]
 
 
 def test_fold_does_not_mutate_chunks():

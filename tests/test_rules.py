@@ -254,6 +254,20 @@ BAD = [
                                   modelId=WRITER),
      [("messages.2.content.0.toolResult.status", "This model doesn't support the status field. Remove status and try "
        "again.")]),
+    ("tool-result-image", tooled(user(text()), assistant(use("tooluse_A")), user(
+        {"toolResult": {"toolUseId": "tooluse_A", "content": [{"text": "The screenshot:"}, image()]}}),
+        modelId="us.openai.gpt-5.6-sol"),
+     [("messages.2.content.0.toolResult.content.1.image", "This model doesn't support the image field for user "
+       "messages. Remove image and try again.")]),
+    ("tool-result-error-text", tooled(user(text()), assistant(use("tooluse_A")), user(
+        {"toolResult": {"toolUseId": "tooluse_A", "status": "error", "content": [{"text": "boom"}, image(), image()]}}),
+        modelId="us.anthropic.claude-sonnet-4-20250514-v1:0"),
+     [("messages.2.content.0.toolResult.content", WRAP + "messages.2.content.0.tool_result: all content must be type "
+       "`text` if `is_error` is true")]),
+    ("reasoning-unsigned", tooled(user(text()), assistant(reasoning(None), use("tooluse_A")), user(result("tooluse_A")),
+                                  modelId="us.anthropic.claude-3-haiku-20240307-v1:0"),
+     [("messages.1.content.0", "User messages cannot contain reasoning content. Please remove the reasoning content "
+       "and try again.")]),
     ("tool-result-json-object", tooled(user(text()), assistant(use("tooluse_A")), user(
         {"toolResult": {"toolUseId": "tooluse_A", "content": [{"json": {"ok": 1}}, {"json": 42}, {"json": [1]}]}})),
      [(path, JSON_INVALID.format(path)) for path in ("messages.2.content.0.toolResult.content.1.json",
@@ -381,7 +395,8 @@ GOOD = [
     ("thinking-block-first", tooled(  # a new user question closes the earlier turn
         user(text()), assistant(reasoning(), use("tooluse_A")), user(result("tooluse_A")), assistant(text("Sunny.")),
         user(text("And Rome?")), additionalModelRequestFields=think())),
-    ("reasoning-signature-missing", req(user(text()), assistant(reasoning(None), text("Walk.")), user(text("Ok")))),
+    ("reasoning-signature-missing", req(user(text()), assistant(reasoning(None), text("Walk.")), user(text("Ok")),
+                                        modelId="openai.gpt-oss-120b-1:0")),
     ("reasoning-signature-invalid", round_trip([reasoning()], thinking=think())),
     ("tool-result-json-object", tooled(user(text()), assistant(use("tooluse_A")), user(
         {"toolResult": {"toolUseId": "tooluse_A", "content": [{"json": {"ok": 1}}, {"text": "42"}]}}))),
@@ -392,6 +407,20 @@ GOOD = [
     ("tool-result-status", {**round_trip(), "modelId": KIMI}),
     ("tool-result-status", {**tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A", status="error"))),
                             "modelId": "us.amazon.nova-pro-v1:0"}),
+    # unsigned reasoning left out is accepted (vercel/ai #17602); signed reasoning with thinking is rule 12's matter
+    ("reasoning-unsigned", tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A")),
+                                  modelId="us.amazon.nova-pro-v1:0")),
+    ("reasoning-unsigned", round_trip((reasoning(),), thinking=think())),
+    # the image beside the result, in the same user message, is what OpenAI-family models take (opencode #48069)
+    ("tool-result-image", {**tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A"), image())),
+                           "modelId": "us.openai.gpt-5.6-sol"}),
+    ("tool-result-image", {**tooled(user(text()), assistant(use("tooluse_A")), user(
+        {"toolResult": {"toolUseId": "tooluse_A", "content": [image(), document()]}}, text("Here."))),
+        "modelId": "us.anthropic.claude-sonnet-4-20250514-v1:0"}),
+    # an error result's image beside it, its text inside: what Claude takes (oh-my-pi #12809)
+    ("tool-result-error-text", {**tooled(user(text()), assistant(use("tooluse_A")), user(
+        {"toolResult": {"toolUseId": "tooluse_A", "status": "error", "content": [{"text": "boom"}]}}, image())),
+        "modelId": "us.anthropic.claude-sonnet-4-20250514-v1:0"}),
     ("reasoning-signature-empty", req(user(text()), assistant(reasoning(None), text("Walk.")), user(text("Ok")),
                                       modelId="openai.gpt-oss-120b-1:0")),
     ("cache-point-in-tool-result", tooled(user(text()), assistant(use("tooluse_A")), user(result("tooluse_A"), point()),

@@ -78,6 +78,109 @@ def test_tool_result_status_is_rejected_for_writer_accepted_by_most_and_a_warnin
     assert (verdict(found[0], model) if found else None) == expected
 
 
+STREAM_TOOLS = "This model doesn't support tool use in streaming mode."
+
+
+@pytest.mark.parametrize("model, expected", [
+    ("us.writer.palmyra-x5-v1:0", "reject"),  # strands #393: Writer refuses tools on ConverseStream
+    ("us.anthropic.claude-sonnet-4-20250514-v1:0", None), ("us.amazon.nova-pro-v1:0", None),  # real streamed calls
+    ("openai.gpt-oss-120b-1:0", None), ("moonshotai.kimi-k2-thinking", None),
+    ("us.meta.llama4-maverick-17b-instruct-v1:0", "warn")])  # one report, not settled
+def test_streamed_tool_use_is_refused_for_writer_on_converse_stream_only(model, expected):
+    found = [p for p in check_request(STATUS, "ConverseStream", model) if p.rule == "streamed-tool-use"]
+    assert (verdict(found[0], model) if found else None) == expected
+    assert not found or found[0].message == STREAM_TOOLS
+    assert [p for p in check_request(STATUS, "Converse", model) if p.rule == "streamed-tool-use"] == []
+    toolless = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}]}
+    assert [p for p in check_request(toolless, "ConverseStream", model) if p.rule == "streamed-tool-use"] == []
+
+
+def test_the_emulator_refuses_streamed_tools_for_writer_with_bedrocks_text_through_boto3():
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import ClientError
+
+    from harness.endpoint.server import BedrockServer
+    with BedrockServer.emulate([{"content": [{"text": "Hi"}]}] * 2) as server:
+        client = boto3.client("bedrock-runtime", endpoint_url=server.endpoint_url, region_name="us-east-1",
+                              aws_access_key_id="AKIAFAKE", aws_secret_access_key="fake",
+                              config=Config(retries={"total_max_attempts": 1}))
+        tools = {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {"type": "object"}}}}]}
+        messages = [{"role": "user", "content": [{"text": "Hi"}]}]
+        with pytest.raises(ClientError) as refused:
+            client.converse_stream(modelId="us.writer.palmyra-x5-v1:0", messages=messages, toolConfig=tools)
+        assert refused.value.response["Error"]["Message"] == STREAM_TOOLS
+        assert client.converse(modelId="us.writer.palmyra-x5-v1:0", messages=messages,
+                               toolConfig=tools)["stopReason"] == "end_turn"
+
+
+UNSIGNED = {"messages": [{"role": "user", "content": [{"text": "Hi"}]},
+                         {"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "Think."}}},
+                                                           {"text": "Hello."}]},
+                         {"role": "user", "content": [{"text": "And?"}]}]}
+
+
+@pytest.mark.parametrize("model, expected", [
+    ("us.amazon.nova-pro-v1:0", "reject"), ("us.anthropic.claude-3-haiku-20240307-v1:0", "reject"),  # rule 37
+    ("us.deepseek.r1-v1:0", "reject"),  # langchain-aws #1229
+    ("openai.gpt-oss-120b-1:0", None),  # gpt-oss takes it back (langchain-aws #1229)
+    ("moonshot.kimi-k2-thinking", "warn")])  # nothing settles it
+def test_unsigned_reasoning_sent_back_is_rejected_for_nova_and_claude_without_thinking(model, expected):
+    found = [p for p in check_request(UNSIGNED, model_id=model) if p.rule == "reasoning-unsigned"]
+    assert (verdict(found[0], model) if found else None) == expected
+
+
+PNG = b"\x89PNG\r\n\x1a\n fake"
+CALL = {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tooluse_A", "name": "f", "input": {}}}]}
+
+
+def _result(status=None, inside=True):
+    parts = [{"text": "shot:"}, *([{"image": {"format": "png", "source": {"bytes": PNG}}}] if inside else [])]
+    result = {"toolResult": {"toolUseId": "tooluse_A", "content": parts, **({"status": status} if status else {})}}
+    return {"role": "user", "content": [result, *([] if inside else [{"image": {"format": "png",
+                                                                                 "source": {"bytes": PNG}}}])]}
+
+
+UNSIGNED_TURN = {"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "Think."}}},
+                                                  {"toolUse": {"toolUseId": "tooluse_A", "name": "f", "input": {}}}]}
+
+
+@pytest.mark.parametrize("model, history, refused", [
+    # rule 36: OpenAI-family models refuse an image inside a tool result, take it beside (opencode #48069)
+    ("us.openai.gpt-5.6-sol", [CALL, _result()],
+     "This model doesn't support the image field for user messages. Remove image and try again."),
+    ("us.openai.gpt-5.6-sol", [CALL, _result(inside=False)], None),
+    ("us.anthropic.claude-sonnet-4-20250514-v1:0", [CALL, _result()], None),
+    # rule 35: Claude refuses an error result holding an image (oh-my-pi #12809)
+    ("us.anthropic.claude-sonnet-4-20250514-v1:0", [CALL, _result("error")],
+     "The model returned the following errors: messages.2.content.0.tool_result: all content must be type `text` if "
+     "`is_error` is true"),
+    ("us.amazon.nova-pro-v1:0", [CALL, _result("error")], None),  # no evidence for Nova: a warning, served
+    # rule 37: unsigned reasoning sent back to Nova is refused, left out it is taken (oh-my-pi #9086)
+    ("us.amazon.nova-pro-v1:0", [UNSIGNED_TURN, _result(inside=False)],
+     "User messages cannot contain reasoning content. Please remove the reasoning content and try again."),
+    ("us.amazon.nova-pro-v1:0", [CALL, _result(inside=False)], None),
+    ("openai.gpt-oss-120b-1:0", [UNSIGNED_TURN, _result(inside=False)], None)])
+def test_the_emulator_answers_rules_35_to_37_with_bedrocks_text_through_boto3(model, history, refused):
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import ClientError
+
+    from harness.endpoint.server import BedrockServer
+    tools = {"tools": [{"toolSpec": {"name": "f", "inputSchema": {"json": {"type": "object"}}}}]}
+    messages = [{"role": "user", "content": [{"text": "Look."}]}, *history]
+    with BedrockServer.emulate([{"content": [{"text": "Seen."}]}]) as server:
+        client = boto3.client("bedrock-runtime", endpoint_url=server.endpoint_url, region_name="us-east-1",
+                              aws_access_key_id="AKIAFAKE", aws_secret_access_key="fake",
+                              config=Config(retries={"total_max_attempts": 1}))
+        if refused is None:
+            assert client.converse(modelId=model, messages=messages, toolConfig=tools)["stopReason"] == "end_turn"
+            return
+        with pytest.raises(ClientError) as error:
+            client.converse(modelId=model, messages=messages, toolConfig=tools)
+        assert error.value.response["Error"]["Message"] == refused
+
+
 def test_the_evidence_file_names_families_and_sources_for_every_rule():
     assert all(e.rejects is ALL or isinstance(e.rejects, frozenset) for e in EVIDENCE.values())
     assert EVIDENCE["tool-result-json-type-key"].rejects == frozenset()  # one report: a warning everywhere

@@ -18,6 +18,7 @@ from harness.endpoint.emulator.plan import STYLES
 from harness.endpoint.emulator.render import render_stream
 from harness.wire.eventstream import TruncatedStream, decode_events, decode_frames
 from harness.judge.normalize import normalize
+from harness.converse.request import history_policy
 from harness.endpoint.rules.converse import check_request
 from harness.judge.protocol import CAPABILITIES
 from harness.suite.scenario import discover, first_turn, next_turn
@@ -33,12 +34,15 @@ EDGE = {
     "guardrail-trace", "cache-both-spellings", "tool-result-json-values", "zero-arg-after-text",
     # today's surface (issue 28): cache placement, structured output, a toolless final turn
     "cache-points", "nova-cache-points", "cache-point-before-document", "structured-output", "toolless-final-turn",
+    "every-stop-reason", "tool-use-stop-without-tool-use", "tool-result-media", "nova-tool-result-media",
+    "openai-tool-result-image", "tool-result-error-with-image", "unsigned-reasoning-to-claude",
+    "document-citations", "search-result-citations",
 }
 FAULTS = {"throttling-mid-tool", "model-stream-error-mid-tool", "http-429-then-success", "truncated-stream",
           "missing-tool-use-id"}
 EXPECTED = {f"core/{n}" for n in CORE} | {f"edge/{n}" for n in EDGE} | {f"faults/{n}" for n in FAULTS}
 MODEL_ID = re.compile(r"^(us\.|eu\.|apac\.)?(anthropic|amazon|openai|meta|mistral|moonshot|deepseek|qwen|writer)\."
-                      r"[a-z0-9.-]+-(v?\d+(:\d+)?|thinking)$")
+                      r"[a-z0-9.-]+-(v?\d+(:\d+)?|thinking|sol)$")  # gpt-5.6-sol: OpenAI's ids carry no version
 SIGNATURE = re.compile(r"^[A-Za-z0-9+/]{96,300}={0,2}$")
 THINKING = {"core/thinking-tools", "edge/two-signed-reasoning-blocks", "edge/signature-only-reasoning",
             "edge/redacted-reasoning-tool"}
@@ -90,7 +94,8 @@ def test_required_fields(sc):
     assert sc.title.strip() and len(sc.description) > 120, "title and a description naming the bug it catches"
     assert sc.tags and sc.requires and sc.requires <= CAPABILITIES
     assert MODEL_ID.match(sc.model_id), sc.model_id
-    assert sc.style in STYLES and sc.operation == "converse-stream"
+    # Writer Palmyra's tool calls go through Converse only (rule 38); every other scenario streams
+    assert sc.style in STYLES and sc.operation == ("converse" if "writer" in sc.tags else "converse-stream")
     assert all(turn.script and turn.script.get("usage") for turn in sc.turns), "every turn scripts its response"
     assert sc.checks["hard"], "at least one hard check"
 
@@ -273,5 +278,8 @@ def test_follow_up_sends_every_call_and_signature_back(sc):
     assert [u["input"] for u in uses] == [b["tool_use"]["input"] for b in script if "tool_use" in b]
     sent = [b["reasoningContent"]["reasoningText"] for b in assistant["content"]
             if "reasoningText" in b.get("reasoningContent", {})]
-    assert [r.get("signature") for r in sent] == [b.get("signature") for b in script if "reasoning" in b]
+    # unsigned reasoning goes back only to a family that takes it (rule 37)
+    kept = history_policy(sc.model_id)["unsigned_reasoning"]
+    assert [r.get("signature") for r in sent] == [b.get("signature") for b in script
+                                                  if "reasoning" in b and (kept or b.get("signature"))]
     assert all(r.get("signature") != "" for r in sent)  # unsigned reasoning goes back without the field

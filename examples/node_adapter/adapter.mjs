@@ -22,10 +22,8 @@ const NAME = "example-node-aws-sdk-v3";
 const VERSION = "1.0.0";
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature",
   "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
-  "cache_points", "cache_details", "structured_output"];
+  "cache_points", "cache_details", "structured_output", "tool_result_media", "citations"];
 const IMAGE_FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
-const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
-  "text/html": "html" };
 
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 
@@ -36,7 +34,53 @@ function toolResultContent(content) {
   if (typeof content === "string") return [{ text: content }];
   if (!Array.isArray(content)) return [{ json: content }];
   return content.map((part) => typeof part === "string" ? { text: part }
-    : part.type === "text" ? { text: part.text } : jsonPart(part.json ?? part));
+    : part.type === "text" ? { text: part.text }
+    : part.type === "image" || part.type === "document" ? mediaBlock(part)
+    : part.type === "search_result" ? searchResult(part) : jsonPart(part.json ?? part));
+}
+
+// A RAG tool's search result as Bedrock's own block, so the model can cite it (searchResultLocation).
+function searchResult(part) {
+  return { searchResult: { source: part.source, title: part.title, content: part.content.map((c) => ({ text: c.text })),
+    ...(part.citations ? { citations: part.citations } : {}) } };
+}
+
+const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/csv": "csv", "text/plain": "txt", "text/markdown": "md",
+  "text/html": "html" };
+
+// An image or a document as its own Converse block (never its base64 as text: the model would not see it).
+function mediaBlock(block) {
+  const citations = block.citations ? { citations: block.citations } : {};
+  const name = block.title ?? "document";
+  if (block.source.type === "text") { // a plain-text document (citations need it enabled)
+    return { document: { format: "txt", name, source: { text: block.source.data }, ...citations } };
+  }
+  const bytes = Buffer.from(block.source.data, "base64");
+  if (block.type === "image") return { image: { format: IMAGE_FORMATS[block.source.media_type], source: { bytes } } };
+  return { document: { format: DOCUMENT_FORMATS[block.source.media_type], name, source: { bytes }, ...citations } };
+}
+
+// The families that take an image inside a tool result; the others take it beside the result.
+const RESULT_IMAGE_MODELS = ["anthropic.", "amazon.nova", "meta."];
+
+// A user turn's blocks with the media a family takes only beside a tool result moved there, as their own blocks:
+// images for every family but Claude, Nova and Llama ("This model doesn't support the image field for user
+// messages"), and anything but text in a Claude error result ("all content must be type `text` if `is_error`").
+function hoisted(blocks, modelId, errors) {
+  const images = RESULT_IMAGE_MODELS.some((name) => modelId.includes(name));
+  const textOnlyErrors = modelId.includes("anthropic.");
+  const results = [], moved = [], rest = [];
+  for (const block of blocks) {
+    if (!block.toolResult) { rest.push(block); continue; }
+    const error = errors.has(block.toolResult.toolUseId);
+    const out = block.toolResult.content.filter((p) => (p.image && !images)
+      || (textOnlyErrors && error && p.text === undefined && p.json === undefined));
+    const kept = block.toolResult.content.filter((p) => !out.includes(p));
+    block.toolResult.content = kept.length || !out.length ? kept : [{ text: "(attached after the tool results)" }];
+    results.push(block);
+    moved.push(...out);
+  }
+  return [...results, ...moved, ...rest];
 }
 
 // Bedrock takes only a JSON object as json ("Provide a json object for the field"): anything else goes as text.
@@ -47,11 +91,16 @@ function jsonPart(value) {
 
 // The families seen accepting toolResult.status; Writer Palmyra rejects it, others are unknown: leave it out there.
 const STATUS_MODELS = ["anthropic.", "amazon.nova", "moonshot", "meta.", "mistral.", "cohere."];
+// Writer Palmyra refuses tools on ConverseStream ("This model doesn't support tool use in streaming mode."): its
+// tool calls go through Converse.
+const NO_STREAMED_TOOLS = ["writer."];
 
 function converseBlock(block, status = true) {
   switch (block.type) {
-    case "text": // Bedrock rejects blank text
-      return block.text.trim() ? { text: block.text } : null;
+    case "text": // Bedrock rejects blank text; a cited answer goes back with its citations
+      if (!block.text.trim()) return null;
+      return block.citations?.length ? { citationsContent: { content: [{ text: block.text }], citations: block.citations } }
+        : { text: block.text };
     case "tool_use": // the id exactly as Bedrock sent it; a zero-argument input is {}, never ""
       return { toolUse: { toolUseId: block.id, name: block.name, input: block.input ?? {} } };
     case "tool_result":
@@ -65,11 +114,8 @@ function converseBlock(block, status = true) {
     case "redacted_thinking":
       return { reasoningContent: { redactedContent: Buffer.from(block.data, "base64") } };
     case "image":
-      return { image: { format: IMAGE_FORMATS[block.source.media_type],
-        source: { bytes: Buffer.from(block.source.data, "base64") } } };
     case "document":
-      return { document: { format: DOCUMENT_FORMATS[block.source.media_type], name: block.title || "document",
-        source: { bytes: Buffer.from(block.source.data, "base64") } } };
+      return mediaBlock(block);
     default:
       throw new Error(`unsupported content block type ${JSON.stringify(block.type)}`);
   }
@@ -84,10 +130,18 @@ const withCachePoint = (made, block) => !made ? [] : block.cache_control ? [made
 
 // Same-role messages merged (parallel tool results share ONE user turn); reasoning first in an assistant
 // turn and tool results first in a user turn, as Bedrock requires.
-function converseMessages(history, status = true) {
+function converseMessages(history, status = true, modelId = "") {
   const merged = [];
+  const errors = new Set(); // the ids of the error results, whether or not status goes to the model
+  // Unsigned reasoning goes back to gpt-oss only: Nova and Claude without thinking reject it ("User messages cannot
+  // contain reasoning content"), and every model tried accepts the follow-up without it.
+  const unsigned = modelId.includes("openai.");
   for (const message of history) {
-    const items = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    let items = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    if (message.role === "assistant" && !unsigned) {
+      items = items.filter((b) => b.type !== "thinking" || b.signature);
+    }
+    for (const block of items) if (block.type === "tool_result" && block.is_error) errors.add(block.tool_use_id);
     const blocks = items.flatMap((block) => withCachePoint(converseBlock(block, status), block));
     if (!blocks.length) continue;
     const last = merged[merged.length - 1];
@@ -97,6 +151,7 @@ function converseMessages(history, status = true) {
   for (const message of merged) {
     const first = message.role === "assistant" ? "reasoningContent" : "toolResult";
     message.content.sort((a, b) => (first in b) - (first in a)); // Array.prototype.sort is stable
+    if (message.role === "user") message.content = hoisted(message.content, modelId, errors);
   }
   return merged;
 }
@@ -118,12 +173,13 @@ function converseInput(turn) {
   const options = turn.options ?? {};
   const budget = options.thinking_budget;
   const inferenceConfig = { maxTokens: options.max_tokens };
+  if (options.stop_sequences?.length) inferenceConfig.stopSequences = options.stop_sequences;
   // Bedrock rejects a temperature with thinking on
   if (!budget && options.temperature !== null && options.temperature !== undefined) {
     inferenceConfig.temperature = options.temperature;
   }
   const status = STATUS_MODELS.some((family) => turn.model_id.includes(family));
-  const input = { modelId: turn.model_id, messages: converseMessages(turn.messages, status), inferenceConfig };
+  const input = { modelId: turn.model_id, messages: converseMessages(turn.messages, status, turn.model_id), inferenceConfig };
   if (typeof turn.system === "string" && turn.system) input.system = [{ text: turn.system }];
   else if (Array.isArray(turn.system)) input.system = turn.system.flatMap((b) => withCachePoint({ text: b.text }, b));
   const wanted = options.output_format;
@@ -146,6 +202,8 @@ const errorChunk = (error, inStream) => ({ type: "error",
   code: inStream ? error.name.charAt(0).toLowerCase() + error.name.slice(1) : error.name, message: error.message });
 
 function* deltaChunks(index, delta, calls) {
+  // Bedrock's key is citation (not citationsContent); it comes before the text it cites
+  if (delta.citation) yield { type: "citation", index, citation: delta.citation };
   if (delta.text) yield { type: "text", index, text: delta.text };
   const reasoning = delta.reasoningContent ?? {};
   if (reasoning.text) yield { type: "reasoning", index, text: reasoning.text };
@@ -202,14 +260,20 @@ function usageChunk(usage) {
 async function* streamTurn(client, turn) {
   const input = converseInput(turn);
   const chunks = [];
-  for await (const chunk of streamed(client, input)) {
+  const streams = !input.toolConfig || !NO_STREAMED_TOOLS.some((name) => input.modelId.includes(name));
+  for await (const chunk of streams ? streamed(client, input) : whole(client, input)) {
     chunks.push(chunk);
     yield chunk;
   }
   if (!turn.non_streaming) return;
   const failed = chunks.find((c) => c.type === "error");
-  yield failed ? { type: "native", path: "stream", error: `${failed.code}: ${failed.message}` }
-    : { type: "native", path: "stream", message: assemble(chunks) };
+  const native = (path) => failed ? { type: "native", path, error: `${failed.code}: ${failed.message}` }
+    : { type: "native", path, message: assemble(chunks) };
+  yield native("stream");
+  if (!streams) { // the one Converse call both paths made
+    yield native("converse");
+    return;
+  }
   try {
     yield { type: "native", path: "converse", message: wholeMessage(await client.send(new ConverseCommand(input))) };
   } catch (error) { // the non-streaming call failed: that is its result
@@ -223,7 +287,10 @@ function wholeMessage(response) {
   for (const block of response.output.message.content) {
     const reasoning = block.reasoningContent ?? {};
     if (block.text) blocks.push({ type: "text", text: block.text });
-    else if (block.toolUse && block.toolUse.type !== "server_tool_use") {
+    else if (block.citationsContent) {
+      blocks.push({ type: "text", text: (block.citationsContent.content ?? []).map((c) => c.text ?? "").join(""),
+        citations: block.citationsContent.citations ?? [] });
+    } else if (block.toolUse && block.toolUse.type !== "server_tool_use") {
       if (!block.toolUse.toolUseId || !block.toolUse.name) throw new Error("a toolUse without toolUseId or name");
       blocks.push({ type: "tool_use", id: block.toolUse.toolUseId, name: block.toolUse.name, input: block.toolUse.input });
     } else if (reasoning.reasoningText) {
@@ -234,6 +301,32 @@ function wholeMessage(response) {
     }
   }
   return { role: "assistant", content: blocks };
+}
+
+// The chunks of a non-streaming Converse call: each block whole, then the stop reason and usage.
+async function* whole(client, input) {
+  let response;
+  try {
+    response = await client.send(new ConverseCommand(input));
+  } catch (error) {
+    if (!error.$metadata) throw error;
+    yield errorChunk(error, false);
+    return;
+  }
+  for (const [index, block] of wholeMessage(response).content.entries()) {
+    if (block.type === "text") {
+      for (const citation of block.citations ?? []) yield { type: "citation", index, citation };
+      yield { type: "text", index, text: block.text };
+    } else if (block.type === "tool_use") yield { type: "tool_call", index, id: block.id, name: block.name, input: block.input };
+    else if (block.type === "thinking") {
+      yield { type: "reasoning", index, text: block.thinking };
+      if (block.signature) yield { type: "reasoning", index, signature: block.signature };
+    } else if (block.type === "redacted_thinking") yield { type: "redacted_reasoning", index, data: block.data };
+  }
+  yield { type: "stop", reason: response.stopReason };
+  const usage = response.usage;
+  yield { type: "usage", input_tokens: usage.inputTokens, output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cacheReadInputTokens ?? 0, cache_write_input_tokens: usage.cacheWriteInputTokens ?? 0 };
 }
 
 async function* streamed(client, input) {
@@ -260,9 +353,11 @@ function assemble(chunks) {
   const args = new Map();
   for (const chunk of chunks) {
     const key = `${chunk.type}:${chunk.index}`;
-    if (chunk.type === "text") {
-      if (!blocks.has(key)) blocks.set(key, { type: "text", text: "" });
-      blocks.get(key).text += chunk.text;
+    if (chunk.type === "text" || chunk.type === "citation") { // a citation belongs to the text block of its index
+      const text = `text:${chunk.index}`;
+      if (!blocks.has(text)) blocks.set(text, { type: "text", text: "" });
+      if (chunk.type === "text") blocks.get(text).text += chunk.text;
+      else (blocks.get(text).citations ??= []).push(chunk.citation);
     } else if (chunk.type === "reasoning") {
       if (!blocks.has(key)) blocks.set(key, { type: "thinking", thinking: "" });
       blocks.get(key).thinking += chunk.text ?? "";
@@ -271,7 +366,8 @@ function assemble(chunks) {
       blocks.set(`${key}:${blocks.size}`, { type: "redacted_thinking", data: chunk.data });
     } else if (chunk.type === "tool_call") {
       if (!blocks.has(key)) blocks.set(key, { type: "tool_use", id: chunk.id, name: chunk.name });
-      args.set(key, (args.get(key) ?? "") + chunk.input_delta);
+      // a non-streamed call arrives whole, with its input
+      args.set(key, "input" in chunk ? JSON.stringify(chunk.input) : (args.get(key) ?? "") + chunk.input_delta);
     }
   }
   for (const [key, text] of args) {

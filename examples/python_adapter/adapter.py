@@ -24,14 +24,20 @@ from botocore.exceptions import BotoCoreError, ClientError
 NAME, VERSION = "example-python-boto3", "1.0.0"
 CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
                 "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
-                "cache_points", "cache_details", "structured_output"]
+                "cache_points", "cache_details", "structured_output", "tool_result_media", "citations"]
 IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
-DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
-                    "text/html": "html"}
 
 
 # The families seen accepting toolResult.status; Writer Palmyra rejects it, others are unknown: leave it out there.
 STATUS_MODELS = ("anthropic.", "amazon.nova", "moonshot", "meta.", "mistral.", "cohere.")
+DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/csv": "csv", "text/plain": "txt", "text/markdown": "md",
+                    "text/html": "html"}
+UNSIGNED_REASONING_MODELS = ("openai.",)
+# The families that take an image inside a tool result; the others take it beside the result.
+RESULT_IMAGE_MODELS = ("anthropic.", "amazon.nova", "meta.")
+# Writer Palmyra refuses tools on ConverseStream ("This model doesn't support tool use in streaming mode."): its tool
+# calls go through Converse.
+NO_STREAMED_TOOLS = ("writer.",)
 
 
 def send(message):
@@ -42,7 +48,7 @@ def send(message):
 # ---- the turn (Anthropic-format history) -> converse_stream arguments ----
 
 def tool_result_content(content):
-    """A tool result's content: a string, a list of text/JSON parts, or one JSON object."""
+    """A tool result's content: a string, a list of text, JSON, image and document parts, or one JSON object."""
     if content in (None, ""):
         return []
     if isinstance(content, str):
@@ -50,7 +56,51 @@ def tool_result_content(content):
     if isinstance(content, dict):
         return [{"json": content}]
     return [{"text": part} if isinstance(part, str) else {"text": part["text"]} if part.get("type") == "text"
+            else media_block(part) if part.get("type") in ("image", "document")
+            else search_result(part) if part.get("type") == "search_result"
             else json_part(part.get("json", part)) for part in content]
+
+
+def search_result(part):
+    """A RAG tool's search result as Bedrock's own block, so the model can cite it (searchResultLocation)."""
+    block = {"source": part["source"], "title": part["title"], "content": [{"text": c["text"]} for c in part["content"]]}
+    return {"searchResult": {**block, **({"citations": part["citations"]} if "citations" in part else {})}}
+
+
+def media_block(block):
+    """An image or a document as its own Converse block (never its base64 as text: the model would not see it)."""
+    source = block["source"]
+    if block["type"] == "image":
+        return {"image": {"format": IMAGE_FORMATS[source["media_type"]],
+                          "source": {"bytes": base64.b64decode(source["data"])}}}
+    name, citations = block.get("title") or "document", ({"citations": block["citations"]} if "citations" in block
+                                                          else {})
+    if source["type"] == "text":  # a plain-text document (citations need it enabled)
+        return {"document": {"format": "txt", "name": name, "source": {"text": source["data"]}, **citations}}
+    return {"document": {"format": DOCUMENT_FORMATS[source["media_type"]], "name": name,
+                         "source": {"bytes": base64.b64decode(source["data"])}, **citations}}
+
+
+def hoisted(blocks, model_id, errors):
+    """A user turn's blocks with the media a family takes only beside a tool result moved there, as their own blocks:
+    images for every family but Claude, Nova and Llama ("This model doesn't support the image field for user
+    messages"), and anything but text in a Claude error result ("all content must be type `text` if `is_error`")."""
+    images = any(family in model_id for family in RESULT_IMAGE_MODELS)
+    text_only_errors = "anthropic." in model_id
+    results, moved, rest = [], [], []
+    for block in blocks:
+        result = block.get("toolResult")
+        if result is None:
+            rest.append(block)
+            continue
+        error = result["toolUseId"] in errors  # the ids of the failed results, status sent or not
+        out = [p for p in result["content"]
+               if ("image" in p and not images) or (text_only_errors and error and "text" not in p and "json" not in p)]
+        result["content"] = [p for p in result["content"] if p not in out] or (
+            [{"text": "(attached after the tool results)"}] if out else [])
+        results.append(block)
+        moved += out
+    return results + moved + rest
 
 
 def json_part(value):
@@ -63,6 +113,8 @@ def json_part(value):
 def converse_block(block, status=True):
     """One Anthropic content block as a Converse content block (None: drop it; Bedrock rejects blank text)."""
     kind = block["type"]
+    if kind == "text" and block.get("citations") and block["text"].strip():  # a cited answer keeps its citations
+        return {"citationsContent": {"content": [{"text": block["text"]}], "citations": block["citations"]}}
     if kind == "text":
         return {"text": block["text"]} if block["text"].strip() else None
     if kind == "tool_use":  # the id stays exactly as Bedrock sent it; a zero-argument input is {}, never ""
@@ -77,23 +129,24 @@ def converse_block(block, status=True):
                                                                   if block.get("signature") else {})}}}
     if kind == "redacted_thinking":
         return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
-    if kind == "image":
-        source = block["source"]
-        return {"image": {"format": IMAGE_FORMATS[source["media_type"]],
-                          "source": {"bytes": base64.b64decode(source["data"])}}}
-    if kind == "document":
-        source = block["source"]
-        return {"document": {"format": DOCUMENT_FORMATS[source["media_type"]], "name": block.get("title") or "document",
-                             "source": {"bytes": base64.b64decode(source["data"])}}}
+    if kind in ("image", "document"):
+        return media_block(block)
     raise ValueError(f"unsupported content block type {kind!r}")
 
 
-def converse_messages(history, status=True):
+def converse_messages(history, status=True, model_id=""):
     """Same-role messages merged (parallel tool results share ONE user turn); reasoning first in an assistant
     turn and tool results first in a user turn, as Bedrock requires."""
     merged = []
+    # Unsigned reasoning goes back to gpt-oss only: Nova and Claude without thinking reject it ("User messages cannot
+    # contain reasoning content"), and every model tried accepts the follow-up without it.
+    unsigned = any(family in model_id for family in UNSIGNED_REASONING_MODELS)
+    errors = {b["tool_use_id"] for m in history if isinstance(m["content"], list) for b in m["content"]
+              if b["type"] == "tool_result" and b.get("is_error")}
     for message in history:
         content = message["content"]
+        if message["role"] == "assistant" and not unsigned and not isinstance(content, str):
+            content = [b for b in content if b["type"] != "thinking" or b.get("signature")]
         blocks = [made for b in ([{"type": "text", "text": content}] if isinstance(content, str) else content)
                   for made in with_cache_point(converse_block(b, status), b)]
         if blocks and merged and merged[-1]["role"] == message["role"]:
@@ -103,6 +156,8 @@ def converse_messages(history, status=True):
     for message in merged:
         first = "reasoningContent" if message["role"] == "assistant" else "toolResult"
         message["content"].sort(key=lambda block: first not in block)  # a stable sort keeps the rest in order
+        if message["role"] == "user":
+            message["content"] = hoisted(message["content"], model_id, errors)
     return merged
 
 
@@ -141,11 +196,11 @@ def tool_config(tools, choice, thinking):
 def converse_request(turn):
     options = turn.get("options") or {}
     budget = options.get("thinking_budget")
-    inference = {"maxTokens": options.get("max_tokens")}
+    inference = {"maxTokens": options.get("max_tokens"), "stopSequences": options.get("stop_sequences") or None}
     if not budget and options.get("temperature") is not None:
         inference["temperature"] = options["temperature"]  # Bedrock rejects a temperature with thinking on
     status = any(family in turn["model_id"] for family in STATUS_MODELS)
-    request = {"modelId": turn["model_id"], "messages": converse_messages(turn["messages"], status),
+    request = {"modelId": turn["model_id"], "messages": converse_messages(turn["messages"], status, turn["model_id"]),
                "inferenceConfig": {k: v for k, v in inference.items() if v is not None}}
     system = turn.get("system")
     if isinstance(system, str) and system:
@@ -176,6 +231,8 @@ def error_chunk(exc):
 
 
 def delta_chunks(index, delta, calls):
+    if "citation" in delta:  # Bedrock's key is citation (not citationsContent); it comes before the text it cites
+        yield {"type": "citation", "index": index, "citation": delta["citation"]}
     if delta.get("text"):
         yield {"type": "text", "index": index, "text": delta["text"]}
     reasoning = delta.get("reasoningContent") or {}
@@ -229,12 +286,17 @@ def usage_chunk(usage):
 
 def stream(client, turn):
     """The turn's chunks; when the turn asks (non_streaming), then the message assembled from the stream and the one
-    from the non-streaming converse call on the same request, which the harness holds equal."""
+    from the non-streaming converse call on the same request, which the harness holds equal. A model refusing tools
+    on ConverseStream gets the turn through converse alone (both paths are then that one call)."""
     request, chunks = converse_request(turn), []
-    for chunk in streamed(client, request):
+    streams = "toolConfig" not in request or not any(name in request["modelId"] for name in NO_STREAMED_TOOLS)
+    for chunk in streamed(client, request) if streams else whole(client, request):
         chunks.append(chunk)
         yield chunk
-    if turn.get("non_streaming"):
+    if turn.get("non_streaming") and not streams:
+        yield native("stream", chunks)
+        yield native("converse", chunks)
+    elif turn.get("non_streaming"):
         yield native("stream", chunks)
         try:
             yield {"type": "native", "path": "converse", "message": whole_message(client.converse(**request))}
@@ -254,6 +316,32 @@ def streamed(client, request):
         yield error_chunk(exc)
 
 
+def whole(client, request):
+    """The chunks of a non-streaming converse call: each block whole, then the stop reason and usage."""
+    try:
+        response = client.converse(**request)
+    except (ClientError, BotoCoreError) as exc:
+        yield error_chunk(exc)
+        return
+    for index, block in enumerate(whole_message(response)["content"]):
+        if block["type"] == "text":
+            yield from ({"type": "citation", "index": index, "citation": c} for c in block.get("citations", ()))
+            yield {"type": "text", "index": index, "text": block["text"]}
+        elif block["type"] == "tool_use":
+            yield {"type": "tool_call", "index": index, "id": block["id"], "name": block["name"], "input": block["input"]}
+        elif block["type"] == "thinking":
+            yield {"type": "reasoning", "index": index, "text": block["thinking"]}
+            if block.get("signature"):
+                yield {"type": "reasoning", "index": index, "signature": block["signature"]}
+        elif block["type"] == "redacted_thinking":
+            yield {"type": "redacted_reasoning", "index": index, "data": block["data"]}
+    yield {"type": "stop", "reason": response["stopReason"]}
+    usage = response["usage"]
+    yield {"type": "usage", "input_tokens": usage["inputTokens"], "output_tokens": usage["outputTokens"],
+           "cache_read_input_tokens": usage.get("cacheReadInputTokens", 0),
+           "cache_write_input_tokens": usage.get("cacheWriteInputTokens", 0)}
+
+
 def native(path, chunks):
     failed = next((c for c in chunks if c["type"] == "error"), None)
     if failed:
@@ -268,6 +356,10 @@ def whole_message(response):
         reasoning = block.get("reasoningContent") or {}
         if block.get("text"):
             blocks.append({"type": "text", "text": block["text"]})
+        elif "citationsContent" in block:
+            cited = block["citationsContent"]
+            blocks.append({"type": "text", "text": "".join(c.get("text", "") for c in cited.get("content", [])),
+                           "citations": cited.get("citations", [])})
         elif "toolUse" in block and block["toolUse"].get("type") != "server_tool_use":
             use = block["toolUse"]
             if not use.get("toolUseId") or not use.get("name"):
@@ -292,6 +384,9 @@ def assemble(chunks):
         kind, key = chunk["type"], (chunk["type"], chunk.get("index"))
         if kind == "text":
             blocks.setdefault(key, {"type": "text", "text": ""})["text"] += chunk["text"]
+        elif kind == "citation":  # it belongs to the text block of its index
+            block = blocks.setdefault(("text", chunk.get("index")), {"type": "text", "text": ""})
+            block.setdefault("citations", []).append(chunk["citation"])
         elif kind == "reasoning":
             block = blocks.setdefault(key, {"type": "thinking", "thinking": ""})
             block["thinking"] += chunk.get("text", "")
@@ -301,7 +396,9 @@ def assemble(chunks):
             blocks[(kind, len(blocks))] = {"type": "redacted_thinking", "data": chunk["data"]}
         elif kind == "tool_call":
             blocks.setdefault(key, {"type": "tool_use", "id": chunk["id"], "name": chunk["name"]})
-            arguments[key] = arguments.get(key, "") + chunk["input_delta"]
+            # a non-streamed call arrives whole, with its input
+            arguments[key] = json.dumps(chunk["input"]) if "input" in chunk else \
+                arguments.get(key, "") + chunk["input_delta"]
     for key, text in arguments.items():
         try:  # a zero-argument call streams no input at all: its input is {}
             blocks[key]["input"] = json.loads(text) if text.strip() else {}

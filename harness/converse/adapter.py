@@ -22,7 +22,7 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 from harness.version import __version__
 from harness.converse.conversation import Conversation, assemble_message
 from harness.converse.invoke import build_invoke_request, chunks_from_invoke_events
-from harness.converse.request import build_request
+from harness.converse.request import build_request, streams_tool_use
 from harness.converse.stream import (
     chunks_from_events,
     chunks_from_response,
@@ -70,6 +70,7 @@ class _BedrockAdapter:
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
         "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
+        "tool_result_media", "citations",
     })
     SURFACE = frozenset({"cache_points", "cache_details", "structured_output"})  # harness.judge.protocol's
 
@@ -139,13 +140,22 @@ class ConverseAdapter(_BedrockAdapter):
         """Chunks for one whole-history turn through ``converse_stream``; when the turn asks, then the message
         assembled from it and from ``converse`` on the same request (``native`` chunks: streaming parity)."""
         request, streamed = build_request(turn), []
-        for chunk in self._run(self.client(endpoint).converse_stream, request, "stream", chunks_from_events):
+        for chunk in self._run(*self.calls(request, endpoint, chunks_from_events, chunks_from_response)):
             streamed.append(chunk)
             yield chunk
         if not turn.get("non_streaming"):
             return
         yield native_chunk("stream", streamed)
-        yield native_chunk("converse", self._whole(request, endpoint, chunks_from_response))
+        # A model whose tools go through Converse alone (rule 38) answered the one call both paths make.
+        whole = self._whole(request, endpoint, chunks_from_response) if streams_tool_use(request) else streamed
+        yield native_chunk("converse", whole)
+
+    def calls(self, request: dict, endpoint: dict | None, stream_chunks: Callable, whole_chunks: Callable) -> tuple:
+        """``_run``'s call, request, member and chunker: ``converse_stream``, or ``converse`` for a model that refuses
+        tool use in streaming mode (Writer Palmyra, rule 38), whose tool calls Bedrock serves only there."""
+        if streams_tool_use(request):
+            return self.client(endpoint).converse_stream, request, "stream", stream_chunks
+        return self.client(endpoint).converse, request, None, whole_chunks
 
     def _whole(self, request: dict, endpoint: dict | None, to_chunks: Callable[[Any], Iterable[dict]]) -> list[dict]:
         """The chunks of ``converse`` on the same request; what it raises is its closing error chunk."""

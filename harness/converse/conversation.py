@@ -23,6 +23,10 @@ def _text(block: dict, chunk: Mapping) -> None:
     block["text"] += chunk.get("text") or ""
 
 
+def _citation(block: dict, chunk: Mapping) -> None:
+    block.setdefault("citations", []).append(copy.deepcopy(chunk.get("citation")))
+
+
 def _thinking(block: dict, chunk: Mapping) -> None:
     block["thinking"] += chunk.get("text") or ""
     if chunk.get("signature") is not None:
@@ -38,11 +42,12 @@ def _tool_use(block: dict, chunk: Mapping) -> None:
 
 _NEW = {
     "text": lambda chunk: {"type": "text", "text": ""},
+    "citation": lambda chunk: {"type": "text", "text": ""},  # the text block it cites, which its text then fills
     "reasoning": lambda chunk: {"type": "thinking", "thinking": "", "signature": None},
     "redacted_reasoning": lambda chunk: {"type": "redacted_thinking", "data": chunk.get("data")},
     "tool_call": lambda chunk: {"type": "tool_use", "id": chunk.get("id"), "name": chunk.get("name"), "_deltas": []},
 }
-_ADD = {"text": _text, "reasoning": _thinking, "redacted_reasoning": lambda block, chunk: None, "tool_call": _tool_use}
+_ADD = {"text": _text, "citation": _citation, "reasoning": _thinking, "redacted_reasoning": lambda block, chunk: None, "tool_call": _tool_use}
 
 
 def _finished(block: dict) -> dict | None:
@@ -68,6 +73,8 @@ def _key(n: int, chunk: Mapping) -> Any:
     kind, index = chunk.get("type"), chunk.get("index")
     if kind == "redacted_reasoning":
         return n
+    if kind == "citation":  # it belongs to the text block of its index
+        return ("text", index)
     return (kind, chunk.get("id") if index is None and kind == "tool_call" else index)
 
 

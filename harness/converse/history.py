@@ -25,8 +25,12 @@ REASONING_TYPES = ("thinking", "redacted_thinking")
 _ALIASES = {"tool_call": "tool_use", "reasoning": "thinking", "redacted_reasoning": "redacted_thinking"}
 _IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",
                   "image/webp": "webp"}
-_DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
-                     "text/html": "html"}
+_DOCUMENT_FORMATS = {"application/pdf": "pdf", "text/csv": "csv", "text/plain": "txt", "text/markdown": "md",
+                     "text/html": "html", "application/msword": "doc", "application/vnd.ms-excel": "xls",
+                     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx"}
+# What a tool result whose every part moved out of it still says (Bedrock wants a result's content non-empty).
+MOVED = "(attached after the tool results)"
 
 
 def _first(block: dict, *paths: str) -> Any:
@@ -82,13 +86,35 @@ def _image(block: dict, where: str) -> dict:
 
 
 def _document(block: dict, where: str) -> dict:
-    """A base64 document (Anthropic's ``document`` block): pdf, txt, md, csv or html, named by its ``title``."""
+    """A document (base64 bytes of a PDF, a text or office file; or plain text) with its title (Bedrock's ``name``,
+    required) and its ``citations`` setting."""
     source = block.get("source") if isinstance(block.get("source"), dict) else {}
-    if source.get("type") != "base64" or source.get("media_type") not in _DOCUMENT_FORMATS:
-        raise TurnError(f"{where}: document source must be base64 {'/'.join(_DOCUMENT_FORMATS)}, got "
-                        f"{source.get('type')!r} {source.get('media_type')!r}")
-    _b64decode(source.get("data"), where)
-    return {"type": "document", "source": dict(source), "title": block.get("title") or "document"}
+    plain = source.get("type") == "text" and isinstance(source.get("data"), str)
+    if not plain and (source.get("type") != "base64" or source.get("media_type") not in _DOCUMENT_FORMATS):
+        raise TurnError(f"{where}: document source must be text, or base64 with one of the media types "
+                        f"{', '.join(sorted(_DOCUMENT_FORMATS))}, got {source.get('type')!r} {source.get('media_type')!r}")
+    if not plain:
+        _b64decode(source.get("data"), where)
+    name = block.get("title") or block.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise TurnError(f"{where}: document has no title (Bedrock names every document)")
+    citations = block.get("citations")
+    if citations is not None and not (isinstance(citations, dict) and isinstance(citations.get("enabled"), bool)):
+        raise TurnError(f"{where}: document citations must be {{\"enabled\": true or false}}, got {citations!r:.80}")
+    return {"type": "document", "source": dict(source), "title": name,
+            **({"citations": dict(citations)} if citations is not None else {})}
+
+
+def _search_result(block: dict, where: str) -> dict:
+    """A search result a RAG tool returned: its source, title, text passages and ``citations`` setting."""
+    content = block.get("content")
+    texts = [c.get("text") if isinstance(c, dict) else None for c in content] if isinstance(content, list) else [None]
+    if not all(isinstance(block.get(key), str) for key in ("source", "title")) or not texts or \
+            not all(isinstance(t, str) and t.strip() for t in texts):
+        raise TurnError(f"{where}: search_result needs a source, a title and content: a list of text blocks")
+    citations = block.get("citations")
+    return {"type": "search_result", "source": block["source"], "title": block["title"], "content": texts,
+            **({"citations": dict(citations)} if isinstance(citations, dict) else {})}
 
 
 def _part_kind(part: Any) -> str | None:
@@ -115,6 +141,10 @@ def _result_part(part: Any, where: str) -> dict:
         return {"type": "json", "json": part}
     if kind == "image":
         return _image(part, where)
+    if kind == "document":
+        return _document(part, where)
+    if kind == "search_result":
+        return _search_result(part, where)
     raise TurnError(f"{where}: unsupported tool result part {part!r:.80}")
 
 
@@ -160,10 +190,14 @@ def _redacted(block: dict, where: str) -> dict:
 
 
 def _text(block: dict, where: str) -> dict | None:
-    text = block.get("text")
+    text, citations = block.get("text"), block.get("citations")
     if not isinstance(text, str):
         raise TurnError(f"{where}: text block without a text string")
-    return {"type": "text", "text": text} if text.strip() else None  # Bedrock rejects blank text
+    if citations is not None and not (isinstance(citations, list) and all(isinstance(c, dict) for c in citations)):
+        raise TurnError(f"{where}: text citations must be a list of citation objects")
+    if not text.strip():
+        return None  # Bedrock rejects blank text
+    return {"type": "text", "text": text, **({"citations": list(citations)} if citations else {})}
 
 
 _BLOCKS = {"text": _text, "image": _image, "document": _document, "tool_use": _tool_use, "tool_result": _tool_result,
@@ -238,20 +272,39 @@ def _converse_image(block: dict) -> dict:
                       "source": {"bytes": base64.b64decode(source["data"])}}}
 
 
+def _converse_document(block: dict) -> dict:
+    source = block["source"]
+    if source["type"] == "text":
+        document = {"format": "txt", "name": block["title"], "source": {"text": source["data"]}}
+    else:
+        document = {"format": _DOCUMENT_FORMATS[source["media_type"]], "name": block["title"],
+                    "source": {"bytes": base64.b64decode(source["data"])}}
+    return {"document": {**document, **({"citations": block["citations"]} if "citations" in block else {})}}
+
+
+def _converse_search_result(block: dict) -> dict:
+    result = {"source": block["source"], "title": block["title"], "content": [{"text": t} for t in block["content"]]}
+    return {"searchResult": {**result, **({"citations": block["citations"]} if "citations" in block else {})}}
+
+
 def _converse_part(part: dict) -> dict:
-    return _converse_image(part) if part["type"] == "image" else {part["type"]: part[part["type"]]}
+    if part["type"] == "image":
+        return _converse_image(part)
+    if part["type"] == "search_result":
+        return _converse_search_result(part)
+    return _converse_document(part) if part["type"] == "document" else {part["type"]: part[part["type"]]}
 
 
 def _converse_block(block: dict, status: bool) -> dict:
     kind = block["type"]
+    if kind == "text" and block.get("citations"):  # a cited answer goes back with its citations (§13)
+        return {"citationsContent": {"content": [{"text": block["text"]}], "citations": block["citations"]}}
     if kind == "text":
         return {"text": block["text"]}
     if kind == "image":
         return _converse_image(block)
     if kind == "document":
-        source = block["source"]
-        return {"document": {"format": _DOCUMENT_FORMATS[source["media_type"]], "name": block["title"],
-                             "source": {"bytes": base64.b64decode(source["data"])}}}
+        return _converse_document(block)
     if kind == "tool_use":
         return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block["input"]}}
     if kind == "tool_result":
@@ -263,16 +316,48 @@ def _converse_block(block: dict, status: bool) -> dict:
     return {"reasoningContent": {"redactedContent": base64.b64decode(block["data"])}}
 
 
-def _converse_blocks(block: dict, status: bool) -> list[dict]:
-    """A block and, when it carries ``cache_control``, the cache point after it: beside a tool result in the
-    message's content, never inside ``toolResult.content`` (rule 31)."""
-    return [_converse_block(block, status)] + ([cache_block(block["cache_control"])] if block.get("cache_control")
-                                               else [])
+def _with_cache_point(block: dict, converse: dict) -> list[dict]:
+    """A Converse block and, when its block carries ``cache_control``, the cache point after it: beside a tool
+    result in the message's content, never inside ``toolResult.content`` (rule 31)."""
+    return [converse] + ([cache_block(block["cache_control"])] if block.get("cache_control") else [])
 
 
-def to_converse_messages(messages: list | None, status: bool = True) -> list[dict]:
+def _moves(part: dict, result: dict, images: bool, error_text_only: bool) -> bool:
+    """Whether a tool-result part goes beside its result instead: an image for a family that takes none inside a
+    result (§13 rule 36), any non-text part of an error result for one that takes text only there (rule 35)."""
+    return (part["type"] == "image" and not images) or (error_text_only and result["is_error"]
+                                                         and part["type"] != "text")
+
+
+def _user_blocks(blocks: list[dict], status: bool, images: bool, error_text_only: bool) -> list[dict]:
+    """A user turn's Converse blocks: its tool results first (each with its cache point), then the parts moved out
+    of them, in order, as their own blocks (never flattened into text), then the rest."""
+    results, moved, rest = [], [], []
+    for block in blocks:
+        if block["type"] != "tool_result":
+            rest += _with_cache_point(block, _converse_block(block, status))
+            continue
+        out = [p for p in block["content"] if _moves(p, block, images, error_text_only)]
+        kept = [p for p in block["content"] if p not in out] or ([{"type": "text", "text": MOVED}] if out else [])
+        results += _with_cache_point(block, _converse_block({**block, "content": kept}, status))
+        moved += [_converse_part(p) for p in out]
+    return results + moved + rest
+
+
+def _sent(block: dict, unsigned_reasoning: bool) -> bool:
+    """Whether an assistant block goes back: unsigned reasoning only to a family that takes it (§13 rule 37)."""
+    return unsigned_reasoning or block["type"] != "thinking" or bool(block.get("signature"))
+
+
+def to_converse_messages(messages: list | None, status: bool = True, *, images: bool = True,
+                         error_text_only: bool = False, unsigned_reasoning: bool = True) -> list[dict]:
     """Converse ``messages`` for a history (signatures byte-exact, redacted reasoning as bytes, a cache point after
-    each block that asks for one); ``status``: whether tool results carry ``status`` (most families accept it, Writer
-    Palmyra rejects it: ``request.status_supported``)."""
-    return [{"role": m["role"], "content": [c for b in m["content"] for c in _converse_blocks(b, status)]}
+    each block that asks for one); ``status``: whether tool results carry ``status`` (most families accept it,
+    Writer Palmyra rejects it: ``request.status_supported``); ``images``: whether an image may stay inside a tool
+    result, ``error_text_only``: whether an error result holds text alone, ``unsigned_reasoning``: whether reasoning
+    without a signature goes back (``request.history_policy``); a part that may not stay in a result is its own
+    block beside the results."""
+    return [{"role": m["role"], "content": _user_blocks(m["content"], status, images, error_text_only)
+             if m["role"] == "user" else [c for b in m["content"] if _sent(b, unsigned_reasoning)
+                                          for c in _with_cache_point(b, _converse_block(b, status))]}
             for m in canonical_messages(messages)]

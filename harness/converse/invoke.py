@@ -57,7 +57,24 @@ def _anthropic_block(block: dict) -> dict:
         return {k: v for k, v in block.items() if v is not None}
     if kind == "redacted_thinking":
         return {"type": kind, "data": _redacted_data(block["data"])}
+    if kind == "text" and block.get("citations"):
+        return {**block, "citations": [anthropic_citation(c) for c in block["citations"]]}
     return dict(block)
+
+
+def anthropic_citation(citation: dict) -> dict:
+    """A Bedrock citation (title, sourceContent, location) in Anthropic's document-citation shape: bedrock_citation's
+    inverse, for a cited answer sent back on this path."""
+    location = citation.get("location") if isinstance(citation.get("location"), dict) else {}
+    member, place = next(iter(location.items()), ("documentChar", {}))
+    cited = "".join(part.get("text", "") for part in citation.get("sourceContent") or () if isinstance(part, dict))
+    if member == "searchResultLocation":
+        return {"type": "search_result_location", "cited_text": cited, "source": citation.get("source"),
+                "title": citation.get("title"), "search_result_index": place.get("searchResultIndex", 0),
+                "start_block_index": place.get("start"), "end_block_index": place.get("end")}
+    kind, start, end = next(((k, a, b) for k, (m, a, b) in _LOCATIONS.items() if m == member), (member, "start", "end"))
+    return {"type": kind, "cited_text": cited, "document_index": place.get("documentIndex", 0),
+            "document_title": citation.get("title"), start: place.get("start"), end: place.get("end")}
 
 
 def _system(turn: dict, cache: bool) -> Any:
@@ -163,6 +180,8 @@ class _InvokeState:
             yield {"type": "reasoning", "index": index, "text": delta["thinking"]}
         elif kind == "signature_delta" and delta.get("signature"):
             yield {"type": "reasoning", "index": index, "signature": delta["signature"]}
+        elif kind == "citations_delta" and isinstance(delta.get("citation"), dict):
+            yield {"type": "citation", "index": index, "citation": bedrock_citation(delta["citation"])}
         elif kind not in ("text_delta", "thinking_delta", "signature_delta"):
             log.debug("content_block_delta at index %s: skipping %s", index, kind)
 
@@ -202,6 +221,26 @@ class _InvokeState:
         self.done = True
         error = payload.get("error") or {}
         yield {"type": "error", "code": error.get("type") or "error", "message": error.get("message") or ""}
+
+
+# Anthropic's document citation locations -> Bedrock's CitationLocation member and its start/end fields.
+_LOCATIONS = {"char_location": ("documentChar", "start_char_index", "end_char_index"),
+              "page_location": ("documentPage", "start_page_number", "end_page_number"),
+              "content_block_location": ("documentChunk", "start_block_index", "end_block_index")}
+
+
+def bedrock_citation(citation: dict) -> dict:
+    """An Anthropic citation in Bedrock's CitationsDelta shape (title, sourceContent, location), so both operations
+    surface one citation alike; a location kind Bedrock has no member for is kept under its own name."""
+    if citation.get("type") == "search_result_location":
+        place = {"searchResultIndex": citation.get("search_result_index", 0), "start": citation.get("start_block_index"),
+                 "end": citation.get("end_block_index")}
+        return {"title": citation.get("title"), "source": citation.get("source"),
+                "sourceContent": [{"text": citation.get("cited_text", "")}], "location": {"searchResultLocation": place}}
+    member, start, end = _LOCATIONS.get(citation.get("type"), (citation.get("type") or "unknown", "start", "end"))
+    place = {"documentIndex": citation.get("document_index", 0), "start": citation.get(start), "end": citation.get(end)}
+    return {"title": citation.get("document_title"), "sourceContent": [{"text": citation.get("cited_text", "")}],
+            "location": {member: place}}
 
 
 def chunks_from_invoke_events(events: Iterable[dict]) -> Iterator[dict]:

@@ -10,7 +10,8 @@ from harness.converse.errors import TurnError
 from harness.converse.history import to_converse_messages
 from harness.converse.tools import CACHE_POINT, cache_block, cache_control, tool_config
 
-__all__ = ["build_request", "output_config", "status_supported", "system_blocks", "system_texts", "thinking_budget"]
+__all__ = ["build_request", "history_policy", "output_config", "status_supported", "streams_tool_use", "system_blocks",
+           "system_texts", "thinking_budget"]
 
 # Model ids of the families Bedrock was seen accepting toolResult.status from (bedrock-wire.md §9 rule 29): Writer
 # Palmyra rejects it, and for any other family (or an id naming none) nothing settles it, so it is left out there.
@@ -20,6 +21,39 @@ _STATUS_MODELS = re.compile(r"(^|[./])(anthropic|amazon\.nova|moonshot|moonshota
 def status_supported(model_id: str) -> bool:
     """Whether a tool result carries ``status``: only to the families seen accepting it."""
     return bool(_STATUS_MODELS.search(model_id.lower()))
+
+
+# Model ids of the families Bedrock was seen taking an image inside toolResult.content from (§13 rule 36: Claude, Nova,
+# Llama 4; OpenAI, Mistral, Qwen, Kimi and others answer "This model doesn't support the image field for user
+# messages", and take the image beside the result), and of those that take only text in an error result (rule 35).
+_RESULT_IMAGE_MODELS = re.compile(r"(^|[./])(anthropic|amazon\.nova|meta)[.-]")
+_ERROR_TEXT_ONLY_MODELS = re.compile(r"(^|[./])anthropic[.-]")
+
+
+# Model ids of the families Bedrock takes unsigned reasoning back from (gpt-oss, langchain-aws #1229); Nova, Claude
+# without thinking and DeepSeek reject it ("User messages cannot contain reasoning content", §13 rule 37), and
+# leaving it out is accepted everywhere it was tried, so it is left out for every other family.
+_UNSIGNED_REASONING_MODELS = re.compile(r"(^|[./])openai[.-]")
+
+
+def history_policy(model_id: str) -> dict:
+    """``to_converse_messages``' family keywords for a model: where an image or an error result's media may go, and
+    whether unsigned reasoning goes back."""
+    name = model_id.lower()
+    return {"images": bool(_RESULT_IMAGE_MODELS.search(name)),
+            "error_text_only": bool(_ERROR_TEXT_ONLY_MODELS.search(name)),
+            "unsigned_reasoning": bool(_UNSIGNED_REASONING_MODELS.search(name))}
+
+
+# Model ids of the families Bedrock refuses tool use for on ConverseStream ("This model doesn't support tool use in
+# streaming mode.", bedrock-wire.md §13 rule 38): Writer Palmyra; their tool calls go through Converse.
+_NO_STREAMED_TOOLS = re.compile(r"(^|[./])writer[.-]")
+
+
+def streams_tool_use(request: dict) -> bool:
+    """Whether a built request may go to ``converse_stream``: not when it has tools and its model refuses them there
+    (the adapter then calls ``converse`` and yields the same chunks from the whole answer)."""
+    return "toolConfig" not in request or not _NO_STREAMED_TOOLS.search(str(request.get("modelId", "")).lower())
 
 
 def thinking_budget(options: dict) -> int | None:
@@ -93,7 +127,8 @@ def build_request(turn: dict) -> dict:
     budget = thinking_budget(options)
     request = {
         "modelId": turn["model_id"],
-        "messages": to_converse_messages(turn.get("messages"), status_supported(turn["model_id"])),
+        "messages": to_converse_messages(turn.get("messages"), status_supported(turn["model_id"]),
+                                         **history_policy(turn["model_id"])),
         "system": _system(turn, options),
         "inferenceConfig": _inference_config(options, budget is not None),
         "toolConfig": tool_config(turn.get("tools"), options.get("tool_choice"), thinking=budget is not None,

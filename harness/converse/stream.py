@@ -171,6 +171,9 @@ class _ConverseState:
         if "text" in delta:
             self.blocks.delta(index, "text", where, event)
             yield from ([{"type": "text", "index": index, "text": delta["text"]}] if delta["text"] else ())
+        elif "citation" in delta:  # a CitationsDelta of the text block: the key is citation, not citationsContent
+            self.blocks.delta(index, "text", where, event)
+            yield {"type": "citation", "index": index, "citation": delta["citation"]}
         elif "reasoningContent" in delta:
             self.blocks.delta(index, "reasoning", where, event)
             yield from _reasoning(index, delta["reasoningContent"])
@@ -218,9 +221,13 @@ def drive(feed: Callable[[dict], Iterable[dict]], events: Iterable[dict], finish
 
 def _response_block(index: int, block: dict) -> Iterator[dict]:
     """Chunks for one content block of a Converse response (a tool call arrives with its whole input)."""
-    reasoning, tool = block.get("reasoningContent") or {}, block.get("toolUse")
+    reasoning, tool, cited = block.get("reasoningContent") or {}, block.get("toolUse"), block.get("citationsContent")
     if block.get("text"):
         yield {"type": "text", "index": index, "text": block["text"]}
+    if isinstance(cited, dict):  # the citations first, as the stream sends them, then the cited text
+        yield from ({"type": "citation", "index": index, "citation": c} for c in cited.get("citations") or ())
+        text = "".join(part.get("text") or "" for part in cited.get("content") or () if isinstance(part, dict))
+        yield from ([{"type": "text", "index": index, "text": text}] if text else ())
     yield from _reasoning(index, {**(reasoning.get("reasoningText") or {}), **reasoning})
     if tool is not None:
         check_tool(tool, f"output.message.content[{index}]", block)

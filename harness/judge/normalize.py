@@ -21,6 +21,7 @@ __all__ = [
     "bedrock_input_tokens",
     "COMPARISON",
     "comparable",
+    "CITED",
     "CONTENT",
     "RESTRICTIONS",
     "UNPARSED",
@@ -33,6 +34,7 @@ __all__ = [
 
 ALL = FEATURES  # every comparable field; the declarations (own_history, the usage convention) are not fields
 CONTENT = ("text", "reasoning", "redacted_reasoning", "tool_call")
+CITED = ("citation",)  # content items the assembled message holds inside its text blocks (issue 28)
 CLOSING = ("stop", "usage", "error")
 # Reports beside the stream, judged on their own (harness.judge.assembly, .openai_laws, .parity): the
 # assembled assistant message, an OpenAI-format adapter's native chunks and the library's own message from each
@@ -160,12 +162,17 @@ def _fold_reasoning(content: list, chunk: Mapping) -> None:
         last["signature"], last["_open"] = signature, False
 
 
+def _fold_citation(content: list, chunk: Mapping) -> None:
+    """A citation is its own item, in stream order: the text on either side of it is not joined."""
+    content.append({"type": "citation", "citation": chunk.get("citation")})
+
+
 def _fold_redacted(content: list, chunk: Mapping) -> None:
     content.append({"type": "redacted_reasoning", "data": chunk.get("data")})  # base64 text: the chunk schema says so
 
 
 _FOLDERS: dict[str, Callable[[list, Mapping], None]] = {
-    "text": _fold_text, "reasoning": _fold_reasoning, "redacted_reasoning": _fold_redacted,
+    "text": _fold_text, "reasoning": _fold_reasoning, "redacted_reasoning": _fold_redacted, "citation": _fold_citation,
 }
 _CLOSERS: dict[str, Callable[[Mapping], dict]] = {
     "stop": lambda c: {"type": "stop", "reason": c.get("reason")},
@@ -180,7 +187,8 @@ _CLOSERS: dict[str, Callable[[Mapping], dict]] = {
 # ---- capability restrictions: (items, capabilities) -> items ----
 
 _ITEM_CAPABILITY = {"text": "text", "reasoning": "reasoning", "redacted_reasoning": "redacted_reasoning",
-                    "tool_call": "tool_use", "stop": "stop_reason", "usage": "usage", "error": "errors"}
+                    "tool_call": "tool_use", "stop": "stop_reason", "usage": "usage", "error": "errors",
+                    "citation": "citations"}
 
 
 def drop_undeclared_items(items: list[dict], capabilities: frozenset[str]) -> list[dict]:

@@ -34,8 +34,10 @@ FEATURES = frozenset({
 })
 # Today's surface that not every library reaches (issue 28): cache points placed where the turn asks (system, a
 # message's block, a tool; TTL 5m or 1h), usage's cacheDetails per TTL surfaced, structured output (outputConfig's
-# JSON schema, strict tools). A scenario requiring one is skipped for an adapter without it.
-SURFACE_FEATURES = frozenset({"cache_points", "cache_details", "structured_output"})
+# JSON schema, strict tools), images and documents in tool results sent back as their own blocks
+# (tool_result_media), citation chunks surfaced and the cited answer sent back as citationsContent (citations). A
+# scenario requiring one is skipped for an adapter without it; a shim declares one where it drives its library's API.
+SURFACE_FEATURES = frozenset({"cache_points", "cache_details", "structured_output", "tool_result_media", "citations"})
 FEATURES = FEATURES | SURFACE_FEATURES
 OWN_HISTORY = "own_history"  # conversation mode: turn N >= 1 carries only the new messages
 USAGE_INCLUDES_CACHE = "usage_input_includes_cache"  # input_tokens include cache read + write tokens

@@ -52,6 +52,7 @@ _STR, _OPTIONAL_STR, _COUNT, _ANY = (str,), (str, type(None)), (int, type(None))
 _CHUNKS = {"text": {"text": _STR}, "reasoning": {"text": _STR, "signature": _OPTIONAL_STR},
            "redacted_reasoning": {"data": _STR},
            "tool_call": {"id": _OPTIONAL_STR, "name": _OPTIONAL_STR, "input": _ANY},
+           "citation": {"citation": (dict,)},  # issue 28: the normalized vocabulary gains citations
            "stop": {"reason": _OPTIONAL_STR}, "error": {"code": _OPTIONAL_STR, "message": _OPTIONAL_STR},
            "usage": dict.fromkeys(("input_tokens", "output_tokens", "cache_read_input_tokens",
                                    "cache_write_input_tokens"), _COUNT)}

@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 DEFAULT_OPTIONS = {"max_tokens": 1024, "temperature": None, "thinking_budget": None, "tool_choice": None}
-OPTIONAL_OPTIONS = ("output_format",)  # options a turn carries only when the scenario gives them
+OPTIONAL_OPTIONS = ("output_format", "stop_sequences")  # options a turn carries only when the scenario gives them
 CACHE_TTLS = ("5m", "1h")
 GOLDEN_SUFFIX = ".golden.yaml"
 OPERATIONS = ("converse-stream", "converse", "invoke-with-response-stream")
@@ -385,11 +385,13 @@ def _output_format(value: Any, where: str) -> dict:
 
 _OPTION_CHECKS = {"max_tokens": lambda value, where: _integer(value, where, 1), "temperature": _optional(_number),
                   "thinking_budget": _optional(lambda value, where: _integer(value, where, 1)),
-                  "tool_choice": _optional(_tool_choice), "output_format": _optional(_output_format)}
+                  "tool_choice": _optional(_tool_choice), "output_format": _optional(_output_format),
+                  # no default: a turn carries it only where a scenario sets it (inferenceConfig.stopSequences)
+                  "stop_sequences": _optional(lambda value, where: _items(value, where, _text))}
 
 
 def _options(value: Any, where: str) -> dict:
-    _fields(value, where, (*DEFAULT_OPTIONS, *OPTIONAL_OPTIONS))
+    _fields(value, where, tuple(_OPTION_CHECKS))
     return {key: _OPTION_CHECKS[key](item, f"{where}.{key}") for key, item in value.items()}
 
 
@@ -516,10 +518,25 @@ _BLOCKS = {
 
 
 def assistant_message(output: Sequence[Mapping]) -> dict:
-    """The assistant message for a normalized output: reasoning blocks first, the rest in stream order."""
+    """The assistant message for a normalized output: reasoning blocks first, the rest in stream order; citations
+    go with the text that follows them (Bedrock streams a block's citations before its text)."""
     items = [item for item in output if item["type"] in _BLOCKS]
     ordered = sorted(items, key=lambda item: item["type"] not in _REASONING)  # stable: keeps stream order
-    return {"role": "assistant", "content": [_BLOCKS[item["type"]](item) for item in ordered]}
+    return {"role": "assistant", "content": _cited([_BLOCKS[item["type"]](item) for item in ordered], output)}
+
+
+def _cited(blocks: list[dict], output: Sequence[Mapping]) -> list[dict]:
+    """The text blocks with the citations that came before them (each text item after its citations)."""
+    pending, texts = [], iter(b for b in blocks if b["type"] == "text")
+    for item in output:
+        if item["type"] == "citation":
+            pending.append(fresh(item["citation"]))
+        elif item["type"] == "text" and pending:
+            block = next(texts)
+            block["citations"], pending = pending, []
+        elif item["type"] == "text":
+            next(texts)
+    return blocks
 
 
 def _user_messages(results: list[dict], own: list[dict]) -> list[dict]:

@@ -117,13 +117,20 @@ def _text(block: Block, script: Script, seed: str):
 def _citation(citation: dict, where: str) -> dict:
     """A Bedrock citation as Anthropic's document citation (char, page or content-block location)."""
     location = citation.get("location") or {}
+    cited = "".join(part.get("text", "") for part in citation.get("sourceContent", []))
+    if "searchResultLocation" in location:  # Anthropic's search-result citation: its index and block span
+        place = location["searchResultLocation"]
+        return {"type": "search_result_location", "cited_text": cited, "source": citation.get("source"),
+                "title": citation.get("title"), "search_result_index": place.get("searchResultIndex", 0),
+                "start_block_index": place.get("start"), "end_block_index": place.get("end")}
     for key, (kind, start, end) in _LOCATIONS.items():
         if key in location:
             place = location[key]
             cited = "".join(part.get("text", "") for part in citation.get("sourceContent", []))
             return {"type": kind, "cited_text": cited, "document_index": place.get("documentIndex", 0),
                     "document_title": citation.get("title"), start: place.get("start"), end: place.get("end")}
-    raise EmulatorScriptError(f"{where}.location: needs {', '.join(_LOCATIONS)} for InvokeModel streams")
+    raise EmulatorScriptError(f"{where}.location: needs {', '.join(_LOCATIONS)} or searchResultLocation for "
+                              "InvokeModel streams")
 
 
 def _reasoning(block: Block, script: Script, seed: str):

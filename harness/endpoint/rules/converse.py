@@ -230,6 +230,38 @@ def tool_result_json_type_key(body: dict) -> Iterable[Problem]:
             yield Problem("tool-result-json-type-key", path, _json_invalid(path))
 
 
+def _result_parts(body: dict) -> Iterable[tuple[int, int, dict, int, dict]]:
+    """(i, j, toolResult, k, part) of every toolResult.content[] part that is an object."""
+    for i, message in messages(body):
+        for j, block in blocks(message):
+            result = block.get("toolResult")
+            content = result.get("content") if isinstance(result, dict) else None
+            for k, part in enumerate(content if isinstance(content, list) else ()):
+                if isinstance(part, dict):
+                    yield i, j, result, k, part
+
+
+def tool_result_image(body: dict) -> Iterable[Problem]:
+    """An image goes inside a toolResult only to a family that takes it there, else beside it (§13 rule 36)."""
+    for i, j, _, k, part in _result_parts(body):
+        if part.get("image") is not None:
+            # Bedrock's text, verbatim (anomalyco/opencode#48069, OpenAI family on ConverseStream).
+            yield Problem("tool-result-image", f"messages.{i}.content.{j}.toolResult.content.{k}.image",
+                          "This model doesn't support the image field for user messages. Remove image and try again.")
+
+
+def tool_result_error_text(body: dict) -> Iterable[Problem]:
+    """A toolResult with status error holds text (or JSON) only, for Claude (§13 rule 35; see scope.py)."""
+    reported = set()
+    for i, j, result, _, part in _result_parts(body):
+        if result.get("status") == "error" and kind(part) not in ("text", "json", None) and (i, j) not in reported:
+            reported.add((i, j))
+            # Claude's text as Bedrock relays it (can1357/oh-my-pi#12809), in the model-error form of §9.
+            yield Problem("tool-result-error-text", f"messages.{i}.content.{j}.toolResult.content",
+                          f"The model returned the following errors: messages.{i}.content.{j}.tool_result: all "
+                          "content must be type `text` if `is_error` is true")
+
+
 def document_needs_text(body: dict) -> Iterable[Problem]:
     """A message with a document block also holds a text block (§9 rule 18, Message.content doc)."""
     for i, message in messages(body):
@@ -306,14 +338,24 @@ def tool_choice_unknown(body: dict) -> Iterable[Problem]:
                       "toolConfig.tools. Specify a defined tool and try again.")
 
 
+def streamed_tool_use(body: dict, operation: str) -> Iterable[Problem]:
+    """Tools go on ConverseStream to no model that refuses them there, as Writer Palmyra does (§13 rule 38; see
+    scope.py): its tool calls go through Converse."""
+    # Whether tools stream depends on the model alone: a body checked without one says nothing of it.
+    if operation == "ConverseStream" and isinstance(body.get("toolConfig"), dict) and body.get("modelId"):
+        # Bedrock's text, verbatim (strands-agents/harness-sdk#393, Writer Palmyra X5).
+        yield Problem("streamed-tool-use", "toolConfig", "This model doesn't support tool use in streaming mode.")
+
+
+OPERATION_RULES = (streamed_tool_use,)  # rules over the body and the operation it was sent to
 CONVERSATION_RULES = (first_message_user, alternating_roles, content_empty, text_blank, toolconfig_required,
                       tool_use_duplicate_id, tool_result_exceeds, tool_result_missing, tool_result_unknown_id,
                       tool_result_first, tool_use_input_object, tool_result_json_object, tool_result_json_type_key,
-                      tool_result_status, document_needs_text, media_in_user, media_limit,
+                      tool_result_status, tool_result_image, tool_result_error_text, document_needs_text, media_in_user, media_limit,
                       tool_schema_object, tool_name_duplicate, tool_choice_unknown)
 RULES = (*SHAPE_RULES, *CONVERSATION_RULES, *CACHING_RULES, *THINKING_RULES)
 # Every problem id a request can get: each rule function's name, and the input-shape check's own.
-RULE_IDS = (*INPUT_RULE_IDS, *(rule.__name__.replace("_", "-") for rule in RULES))
+RULE_IDS = (*INPUT_RULE_IDS, *(rule.__name__.replace("_", "-") for rule in (*OPERATION_RULES, *RULES)))
 
 
 def check_request(body: dict, operation: str = "ConverseStream", model_id: str | None = None, *,
@@ -330,7 +372,8 @@ def check_request(body: dict, operation: str = "ConverseStream", model_id: str |
     if model_id is not None:  # modelId is a member of the request, carried in the URI
         body = {**body, "modelId": model_id}
     text = body_text(body) if raw is None else (raw, model_id)
-    found = input_problems(body, operation, model_id, text=text) + _rule_problems(body, text)
+    found = input_problems(body, operation, model_id, text=text) + \
+        [problem for rule in OPERATION_RULES for problem in rule(body, operation)] + _rule_problems(body, text)
     # A problem the model's family was seen to accept is none (scope.py); the rest: rejected, or a warning there.
     return [p for p in found if verdict(p, body.get("modelId")) != "accept"]
 

@@ -166,6 +166,16 @@ def reasoning_signature_missing(body: dict) -> Iterable[Problem]:
                           WRAP + f"{path}.thinking.signature: Field required")
 
 
+def reasoning_unsigned(body: dict) -> Iterable[Problem]:
+    """Unsigned reasoning goes back to no model that rejects it: Claude without thinking, Nova (§13 rule 37)."""
+    for path, signature in () if thinking(body) else _signatures(body):  # with thinking: signature-missing
+        if signature is None:
+            # Bedrock's text, verbatim (can1357/oh-my-pi#9086 for Nova, vercel/ai#17591 for Claude 3 Haiku).
+            yield Problem("reasoning-unsigned", path,
+                          "User messages cannot contain reasoning content. Please remove the reasoning content and "
+                          "try again.")
+
+
 def _valid_base64(text: str) -> bool:
     try:
         base64.b64decode(text, validate=True)
@@ -194,4 +204,4 @@ def reasoning_signature_empty(body: dict) -> Iterable[Problem]:
 
 THINKING_RULES = (thinking_forced_tool, thinking_temperature, thinking_top_p, thinking_top_k, thinking_budget_min,
                   thinking_budget, thinking_prefill, thinking_block_first, reasoning_signature_missing,
-                  reasoning_signature_invalid, reasoning_signature_empty)
+                  reasoning_signature_invalid, reasoning_signature_empty, reasoning_unsigned)
