@@ -52,6 +52,13 @@ FOCUS = {
     "persisted_history_loses_signatures": ["core/thinking-tools"],
     "openai_index_from_content_block": ["core/interleaved-text"],
     "openai_second_choice": ["core/parallel-calls"],
+    "served_options_dropped": ["edge/service-tier-priority", "edge/latency-optimized"],
+    "invoked_model_dropped": ["edge/prompt-router-trace"],
+    "response_fields_dropped": ["edge/response-field-paths"],
+    "clean_after_async_guardrail": ["edge/guardrail-async", "edge/guardrail-intervened"],
+    "image_glued_into_text": ["edge/image-output-block"],
+    "crash_on_unknown_block": ["edge/future-block-kind"],
+    "server_result_as_answer": ["edge/server-tool-text-result", "edge/server-tool-then-client-tool"],
 }
 DEFAULT_FOCUS = ["core/round-trip", "core/thinking-tools", "edge/parallel-results-round-trip", "faults/truncated-stream"]
 

@@ -13,6 +13,7 @@ from harness.judge.protocol import (
     NATIVE_PATHS,
     NON_STREAMING,
     OWN_HISTORY,
+    SERVED,
     USAGE_INCLUDES_CACHE,
     Adapter,
     AdapterFailure,
@@ -20,5 +21,5 @@ from harness.judge.protocol import (
 )
 
 __all__ = ["CAPABILITIES", "DECLARATIONS", "ENTRY_POINT_GROUP", "FEATURES", "NATIVE_PATHS", "NON_STREAMING",
-           "OWN_HISTORY", "USAGE_INCLUDES_CACHE",
+           "OWN_HISTORY", "SERVED", "USAGE_INCLUDES_CACHE",
            "Adapter", "AdapterFailure", "AdapterLoadError", "AdapterSkip", "known_adapters", "load_adapter"]

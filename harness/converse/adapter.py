@@ -22,7 +22,7 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 from harness.version import __version__
 from harness.converse.conversation import Conversation, assemble_message
 from harness.converse.invoke import build_invoke_request, chunks_from_invoke_events
-from harness.converse.request import build_request
+from harness.converse.request import build_request, converse_twin
 from harness.converse.stream import (
     chunks_from_events,
     chunks_from_response,
@@ -39,6 +39,8 @@ _LOCK = threading.Lock()
 KEPT_CLIENTS = 4
 OWN_HISTORY = "own_history"  # the capability of conversation mode (harness.judge.protocol.OWN_HISTORY)
 NON_STREAMING = "non_streaming"  # each turn through both calls (harness.judge.protocol.NON_STREAMING)
+# How a request is served, and what the service reports of it (harness.judge.protocol.SERVED): ConverseStream's.
+SERVED = frozenset({"service_tier", "guardrail", "response_fields", "response_metadata"})
 
 
 @functools.cache
@@ -132,7 +134,7 @@ class ConverseAdapter(_BedrockAdapter):
     """The reference implementation over ConverseStream (and non-streaming Converse)."""
 
     name = "reference"
-    capabilities = _BedrockAdapter.capabilities | {NON_STREAMING}
+    capabilities = _BedrockAdapter.capabilities | {NON_STREAMING} | SERVED
 
     def _stream(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
         """Chunks for one whole-history turn through ``converse_stream``; when the turn asks, then the message
@@ -144,7 +146,7 @@ class ConverseAdapter(_BedrockAdapter):
         if not turn.get("non_streaming"):
             return
         yield native_chunk("stream", streamed)
-        yield native_chunk("converse", self._whole(request, endpoint, chunks_from_response))
+        yield native_chunk("converse", self._whole(converse_twin(request), endpoint, chunks_from_response))
 
     def _whole(self, request: dict, endpoint: dict | None, to_chunks: Callable[[Any], Iterable[dict]]) -> list[dict]:
         """The chunks of ``converse`` on the same request; what it raises is its closing error chunk."""
@@ -159,7 +161,7 @@ class ConverseAdapter(_BedrockAdapter):
         yield from self._converse_on(turn, lambda full: self._converse(full, endpoint))
 
     def _converse(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
-        request = build_request(turn)
+        request = converse_twin(build_request(turn))
         yield from self._run(self.client(endpoint).converse, request, None, chunks_from_response)
 
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from harness.judge.protocol import FEATURES, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import FEATURES, SERVED, USAGE_INCLUDES_CACHE
 
 __all__ = [
     "ALL",
@@ -22,7 +22,9 @@ __all__ = [
     "COMPARISON",
     "comparable",
     "CONTENT",
+    "METADATA",
     "RESTRICTIONS",
+    "SKIPPED",
     "UNPARSED",
     "call_keys",
     "fold",
@@ -31,14 +33,18 @@ __all__ = [
     "restrict",
 ]
 
-ALL = FEATURES  # every comparable field; the declarations (own_history, the usage convention) are not fields
+ALL = FEATURES | SERVED  # every comparable field; the declarations (own_history, the usage convention) are not fields
 CONTENT = ("text", "reasoning", "redacted_reasoning", "tool_call")
-CLOSING = ("stop", "usage", "error")
+CLOSING = ("stop", "response_fields", "usage", "metadata", "error")
 # Reports beside the stream, judged on their own (harness.judge.assembly, .openai_laws, .parity): the
 # assembled assistant message, an OpenAI-format adapter's native chunks and the library's own message from each
 # call say nothing new about the content.
 BESIDE = ("message", "openai_chunk", "native")
+# A block of a kind the chunks do not carry (an image the model made, a kind newer than the adapter): surfacing it
+# as an ``other`` chunk or skipping it are both correct, so it never reaches a golden; reading it as text is the bug.
+SKIPPED = ("other",)
 UNPARSED = "__unparsed__"
+METADATA = ("invoked_model_id", "service_tier", "latency")  # a metadata chunk's fields (absent: null)
 
 
 def normalize(chunks: Iterable[Mapping], capabilities: Iterable[str] = ALL) -> list[dict]:
@@ -114,7 +120,7 @@ def fold(chunks: Iterable[Mapping]) -> list[dict]:
             _FOLDERS[kind](content, chunk)
         elif kind in CLOSING:
             closing[kind].append(_CLOSERS[kind](chunk))
-        elif kind in BESIDE:
+        elif kind in BESIDE or kind in SKIPPED:
             continue
         else:  # outside the vocabulary: kept so the diff shows it
             content.append(dict(chunk))
@@ -173,13 +179,16 @@ _CLOSERS: dict[str, Callable[[Mapping], dict]] = {
                         "cache_read_input_tokens": c.get("cache_read_input_tokens") or 0,
                         "cache_write_input_tokens": c.get("cache_write_input_tokens") or 0},
     "error": lambda c: {"type": "error", "code": c.get("code"), "message": c.get("message")},
+    "response_fields": lambda c: {"type": "response_fields", "fields": c.get("fields")},
+    "metadata": lambda c: {"type": "metadata", **{key: c.get(key) for key in METADATA}},
 }
 
 
 # ---- capability restrictions: (items, capabilities) -> items ----
 
 _ITEM_CAPABILITY = {"text": "text", "reasoning": "reasoning", "redacted_reasoning": "redacted_reasoning",
-                    "tool_call": "tool_use", "stop": "stop_reason", "usage": "usage", "error": "errors"}
+                    "tool_call": "tool_use", "stop": "stop_reason", "usage": "usage", "error": "errors",
+                    "response_fields": "response_fields", "metadata": "response_metadata"}
 
 
 def drop_undeclared_items(items: list[dict], capabilities: frozenset[str]) -> list[dict]:

@@ -33,11 +33,26 @@ def blobs_as_base64(body: Any) -> Any:
 
 _PINNED_MEMBERS = ("system", "messages", "toolConfig", "additionalModelRequestFields", "inferenceConfig",
                    "tools", "tool_choice", "thinking")  # the last three: Anthropic-native (InvokeModel) bodies
+# How the turn asked to be served (the options service_tier, latency, guardrail, response_field_paths): what the
+# application asked for, so a library that drops it sends other content than the turn gave.
+_SERVED_MEMBERS = ("serviceTier", "performanceConfig", "guardrailConfig", "additionalModelResponseFieldPaths")
 
 
 def pinned_members(body: dict) -> dict:
-    """Members scenarios never pin (modelId, requestMetadata, performanceConfig, ...) are adapter choices."""
-    return {key: value for key, value in body.items() if key in _PINNED_MEMBERS}
+    """Members scenarios never pin (modelId, requestMetadata, promptVariables, ...) are adapter choices."""
+    return {key: value for key, value in body.items() if key in _PINNED_MEMBERS or key in _SERVED_MEMBERS}
+
+
+_SERVED_DEFAULTS = {"performanceConfig": {"latency": "standard"}, "serviceTier": {"type": "default"}}
+
+
+def served_defaults(body: dict) -> dict:
+    """Served defaults (standard latency, the default tier, a guardrail's sync processing) compare as absent."""
+    body = {key: value for key, value in body.items() if _SERVED_DEFAULTS.get(key, ...) != value}
+    guardrail = body.get("guardrailConfig")
+    if isinstance(guardrail, dict) and guardrail.get("streamProcessingMode") == "sync":
+        body["guardrailConfig"] = {k: v for k, v in guardrail.items() if k != "streamProcessingMode"}
+    return body
 
 
 def drop_inference_config(body: dict) -> dict:
@@ -219,7 +234,7 @@ def drop_empty_members(body: dict) -> dict:
     return {key: value for key, value in body.items() if value not in (None, [], {})}
 
 
-REQUEST_STEPS = (pinned_members, drop_inference_config, thinking_only, drop_cache_points, tool_spec_fields,
+REQUEST_STEPS = (pinned_members, served_defaults, drop_inference_config, thinking_only, drop_cache_points, tool_spec_fields,
                  implicit_auto_tool_choice, empty_required_lists, implicit_success_status, tool_result_values,
                  assistant_text_layout, drop_empty_members)
 PINNABLE = {"inferenceConfig": drop_inference_config, "cachePoint": drop_cache_points}

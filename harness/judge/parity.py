@@ -174,7 +174,17 @@ def _requests(requests: tuple, where: str) -> list[str]:
     streamed, other = requests
     if not isinstance(streamed, Mapping) or not isinstance(other, Mapping) or same_json(streamed, other):
         return []
-    return diff_pair(normalize_request(streamed), normalize_request(other), SIDES, f"{_at(where)}request")
+    return diff_pair(_stream_only_out(normalize_request(streamed)), normalize_request(other), SIDES,
+                     f"{_at(where)}request")
+
+
+def _stream_only_out(body: dict) -> dict:
+    """Without the guardrail's streamProcessingMode, which only ConverseStream takes (Converse's guardrailConfig has
+    none)."""
+    guardrail = body.get("guardrailConfig")
+    if not isinstance(guardrail, dict) or "streamProcessingMode" not in guardrail:
+        return body
+    return {**body, "guardrailConfig": {k: v for k, v in guardrail.items() if k != "streamProcessingMode"}}
 
 
 def _at(where: str) -> str:
