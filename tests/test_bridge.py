@@ -52,7 +52,7 @@ FOCUS = {
     "persisted_history_loses_signatures": ["core/thinking-tools"],
     "openai_index_from_content_block": ["core/interleaved-text"],
     "openai_second_choice": ["core/parallel-calls"],
-    "served_options_dropped": ["edge/service-tier-priority", "edge/latency-optimized"],
+    "served_options_dropped": ["edge/service-tier-flex", "edge/latency-optimized"],
     "invoked_model_dropped": ["edge/prompt-router-trace"],
     "response_fields_dropped": ["edge/response-field-paths"],
     "clean_after_async_guardrail": ["edge/guardrail-async", "edge/guardrail-intervened"],

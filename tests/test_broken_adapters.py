@@ -355,8 +355,8 @@ CATCHES: dict[str, dict[str, Catch]] = {
                     "edge/nova-parallel-calls", "edge/tool-result-json-values", "edge/zero-arg-after-text")},
     # ---- today's surface: how a request is served, blocks the chunks do not carry (issue 28) ----
     "served_options_dropped": {
-        "edge/service-tier-priority": Catch(
-            0, ('turn 0 request expected serviceTier {"type": "priority"} / actual no serviceTier',), r"serviceTier"),
+        "edge/service-tier-flex": Catch(
+            0, ('turn 0 request expected serviceTier {"type": "flex"} / actual no serviceTier',), r"serviceTier"),
         "edge/latency-optimized": Catch(
             0, ('turn 0 request expected performanceConfig {"latency": "optimized"} / actual no performanceConfig',),
             r"performanceConfig"),

@@ -482,6 +482,6 @@ def test_served_options_are_validated_naming_the_field(tmp_path, options, messag
 
 def test_served_options_reach_the_turn_only_when_a_scenario_sets_them():
     scenarios = {s.id: s for s in discover(Path(__file__).resolve().parents[1] / "suites")}
-    assert first_turn(scenarios["edge/service-tier-priority"])["options"]["service_tier"] == "priority"
+    assert first_turn(scenarios["edge/service-tier-flex"])["options"]["service_tier"] == "flex"
     assert not {"service_tier", "latency", "guardrail", "response_field_paths"} & set(
         first_turn(scenarios["core/smoke-text"])["options"])

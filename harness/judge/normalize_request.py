@@ -12,7 +12,7 @@ import base64
 import json
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "conversation_content",
+__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "conversation_content", "converse_form",
            "normalize_request", "tool_result_values", "wrapped_values"]
 
 
@@ -227,6 +227,15 @@ def assistant_text_layout(body: dict) -> dict:
     return {**body, "messages": [{**m, "content": _text_before_tool_uses(m["content"])}
                                  if isinstance(m, dict) and m.get("role") == "assistant"
                                  and isinstance(m.get("content"), list) else m for m in messages]}
+
+
+def converse_form(body: Any) -> Any:
+    """A ConverseStream request as Converse takes it: its guardrailConfig has no streamProcessingMode (Converse's
+    GuardrailConfiguration, not GuardrailStreamConfiguration); what a request through Converse is compared with."""
+    guardrail = body.get("guardrailConfig") if isinstance(body, dict) else None
+    if not isinstance(guardrail, dict) or "streamProcessingMode" not in guardrail:
+        return body
+    return {**body, "guardrailConfig": {k: v for k, v in guardrail.items() if k != "streamProcessingMode"}}
 
 
 def drop_empty_members(body: dict) -> dict:

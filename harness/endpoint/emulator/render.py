@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import replace
 from typing import Any
 
 from harness.endpoint.emulator.invoke import render_invoke_stream
@@ -26,9 +27,10 @@ CONVERSE_STREAM_EXCEPTIONS = ("internalServerException", "modelStreamErrorExcept
 _HEADERS = (":content-type", "application/json"), (":message-type", "event")
 
 
-def render_stream(script: Any, *, style: str = "claude", seed: str) -> list[bytes]:
-    """ConverseStream: one encoded frame per event, each padded with ``p``, cut at the script's exception."""
-    script = parse_script(script)
+def render_stream(script: Any, *, style: str = "claude", seed: str, tools: bool = True) -> list[bytes]:
+    """ConverseStream: one encoded frame per event, each padded with ``p``, cut at the script's exception; ``tools``:
+    whether the request carried toolConfig (some styles stream differently without it)."""
+    script = replace(parse_script(script), tools=tools)
     check_style(style)
     parts = [_PARTS[block.kind](block, script, style, seed) for block in script.blocks]
     metadata = {"metrics": {"latencyMs": script.latency_ms}, "usage": usage_json(script.usage, style),
@@ -67,9 +69,10 @@ def _text(block: Block, script: Script, style: str, seed: str):
 
 
 def _last_answer_text(block: Block, script: Script) -> bool:
-    """Whether ``block`` is the last text block of an end_turn answer (where Nova closes with "")."""
+    """Whether ``block`` is the last text block of an end_turn answer to a request with tools (where Nova closes with
+    "": R-nova1's answer does, R-nova-micro's, asked without tools, does not)."""
     texts = [b for b in script.blocks if b.kind == "text"]
-    return script.stop_reason == "end_turn" and bool(texts) and texts[-1] is block
+    return script.tools and script.stop_reason == "end_turn" and bool(texts) and texts[-1] is block
 
 
 def _reasoning(block: Block, script: Script, style: str, seed: str):

@@ -116,6 +116,8 @@ class Script:
     trace: dict | None = None  # metadata.trace (a guardrail assessment, a prompt router's invoked model)
     service_tier: str | None = None  # metadata.serviceTier.type: the tier that served the request
     performance: str | None = None  # metadata.performanceConfig.latency: the latency configuration that served it
+    tools: bool = True  # whether the request carried toolConfig (Nova closes an answer with "" only then); set by
+    # the renderer from the request, not a script field
 
 
 def _fail(where: str, message: str):
