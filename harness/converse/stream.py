@@ -188,7 +188,7 @@ class _ConverseState:
         kind = "server" if tool is not None or "toolResult" in start else "other"
         log.debug("%s: skipping %s block %s", where, kind, sorted(start))
         self.blocks.start(index, Block(kind), where, event)
-        if kind == "other" and start:  # an image the model made, or a block kind newer than this adapter: surfaced, not read
+        if kind == "other" and start:  # an image the model made, or a kind newer than this adapter: surfaced, unread
             yield {"type": "other", "index": index, "kind": other_kind(start)}
 
     def _on_contentBlockDelta(self, body: dict, event: dict) -> Iterator[dict]:
