@@ -9,6 +9,7 @@ patched globally, so a variant cannot leak into another test. ``VARIANTS`` maps 
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 from collections.abc import Iterable, Iterator
@@ -25,7 +26,7 @@ from harness.converse.adapter import native_chunk
 from harness.converse.conversation import Conversation
 from harness.converse.history import canonical_messages
 from harness.converse.stream import INCOMPLETE, chunks_from_response
-from harness.converse.request import history_policy, status_supported, streams_tool_use
+from harness.converse.request import converse_twin, history_policy, status_supported, streams_tool_use
 
 __all__ = [
     "CONVERSATION",
@@ -36,6 +37,13 @@ __all__ = [
     "CrashOnUnknownStopReason",
     "CitationDeltaUnderWrongKey",
     "CitationsNotSentBack",
+    "CleanAfterAsyncGuardrail",
+    "CrashOnUnknownBlock",
+    "ImageGluedIntoText",
+    "InvokedModelDropped",
+    "ResponseFieldsDropped",
+    "ServedOptionsDropped",
+    "ServerResultTextAsAnswer",
     "ConversationVariant",
     "CutStreamAsComplete",
     "GenericErrorCode",
@@ -113,7 +121,8 @@ class Variant(ConverseAdapter):
             return
         yield native_chunk("stream", streamed)
         # A model whose tools go through Converse alone (rule 38) answered the one call both paths make.
-        whole = self._whole(request, endpoint, self.converse_chunks) if streams_tool_use(request) else streamed
+        whole = (self._whole(converse_twin(request), endpoint, self.converse_chunks) if streams_tool_use(request)
+                 else streamed)
         yield native_chunk("converse", whole)
 
 
@@ -1095,6 +1104,128 @@ class OpenAISecondChoiceIndex(OpenAIFormat):
     stream_class = _ChoicePerCall
 
 
+# ---- today's surface (issue 28): how a request is served, and blocks the chunks do not carry ----------------
+
+class ServedOptionsDropped(Variant):
+    """The library has no service-tier or latency option: the request goes out without serviceTier and
+    performanceConfig, served on the default tier by standard inference."""
+
+    name = "broken-served-options-dropped"
+    bug = "the service tier and latency the application asked for are not sent"
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        return {k: v for k, v in request.items() if k not in ("serviceTier", "performanceConfig")}
+
+
+class InvokedModelDropped(Variant):
+    """The model that answered is taken to be the request's model id: a prompt router's invokedModelId is lost."""
+
+    name = "broken-invoked-model-dropped"
+    bug = "a prompt router's invoked model id dropped"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        # ``response.model = request.model_id``: metadata.trace is read for guardrails only.
+        return ({**chunk, "invoked_model_id": None} if chunk["type"] == "metadata" else chunk
+                for chunk in chunks_from_events(events))
+
+
+class ResponseFieldsDropped(Variant):
+    """messageStop is read for its stop reason alone: the additional response fields asked for are lost."""
+
+    name = "broken-response-fields-dropped"
+    bug = "additionalModelResponseFields dropped"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        return (chunk for chunk in chunks_from_events(events) if chunk["type"] != "response_fields")
+
+
+class CleanAfterAsyncGuardrail(Variant):
+    """In async guardrail mode the text already delivered is taken as the answer: a guardrail_intervened stop
+    after streamed text is read as a late, out-of-band verdict and the turn reported as a clean end_turn."""
+
+    name = "broken-clean-after-async-guardrail"
+    bug = "partial text presented as a clean answer after an async guardrail intervened"
+
+    def _stream(self, turn: dict, endpoint: dict | None = None) -> Iterator[dict]:
+        guardrail = (turn.get("options") or {}).get("guardrail") or {}
+        self._async = guardrail.get("stream_processing_mode") == "async"
+        return super()._stream(turn, endpoint)
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        texted = False
+        for chunk in chunks_from_events(events):
+            texted = texted or chunk["type"] == "text"
+            late = self._async and texted and chunk == {"type": "stop", "reason": "guardrail_intervened"}
+            yield {"type": "stop", "reason": "end_turn"} if late else chunk
+
+
+def _image_as_text(event: dict) -> dict:
+    """An image delta read as text: its bytes inlined as base64 (the model never 'said' them)."""
+    body = event.get("contentBlockDelta") or {}
+    image = (body.get("delta") or {}).get("image") or {}
+    data = (image.get("source") or {}).get("bytes")
+    if data is None:
+        return event
+    return {"contentBlockDelta": {**body, "delta": {"text": base64.b64encode(bytes(data)).decode("ascii")}}}
+
+
+class ImageGluedIntoText(Variant):
+    """Every delta with content is read as text: an image the model made lands in the answer as base64."""
+
+    name = "broken-image-glued-into-text"
+    bug = "an image output block glued into the text"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        return chunks_from_events(_image_as_text(event) for event in events)
+
+
+def _refuse_unknown(event: dict) -> dict:
+    """Raise on a block member this adapter does not know (botocore's SDK_UNKNOWN_MEMBER), as a strict switch does."""
+    for name in ("contentBlockStart", "contentBlockDelta"):
+        body = event.get(name) or {}
+        member = body.get("start" if name == "contentBlockStart" else "delta") or {}
+        if "SDK_UNKNOWN_MEMBER" in member:
+            raise ValueError(f"unsupported content block {member['SDK_UNKNOWN_MEMBER'].get('name')!r}")
+    return event
+
+
+class CrashOnUnknownBlock(Variant):
+    """A block kind newer than the adapter raises: the whole turn is lost for a block it could have skipped."""
+
+    name = "broken-crash-on-unknown-block"
+    bug = "crashes on a content block kind it does not know"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        return chunks_from_events(_refuse_unknown(event) for event in events)
+
+
+def _results_as_text(events: Iterable[dict]) -> Iterator[dict]:
+    """A server tool's toolResult block read as text: no start, its text items as text deltas."""
+    results = set()
+    for event in events:
+        start, body = event.get("contentBlockStart") or {}, event.get("contentBlockDelta") or {}
+        if "toolResult" in (start.get("start") or {}):
+            results.add(start["contentBlockIndex"])
+            continue
+        items = (body.get("delta") or {}).get("toolResult")
+        if body.get("contentBlockIndex") in results and isinstance(items, list):
+            text = "".join(item.get("text", "") for item in items)
+            yield {"contentBlockDelta": {**body, "delta": {"text": text}}}
+            continue
+        yield event
+
+
+class ServerResultTextAsAnswer(Variant):
+    """A server tool's streamed result is read as answer text: its text items join the model's answer."""
+
+    name = "broken-server-result-as-answer"
+    bug = "a server tool result's text read as the answer"
+
+    def chunks(self, events: Iterable[dict]) -> Iterator[dict]:
+        return chunks_from_events(_results_as_text(events))
+
+
 VARIANTS: dict[str, type[Variant]] = {
     "no_tool_calls": NoToolCallsWhileStreaming,
     "last_started_slot": SingleLastStartedSlot,
@@ -1140,6 +1271,13 @@ VARIANTS: dict[str, type[Variant]] = {
     "cache_point_at_message_end": CachePointAtMessageEnd,
     "schema_in_model_fields": SchemaInModelFields,
     "tool_choice_without_tools": ToolChoiceWithoutTools,
+    "served_options_dropped": ServedOptionsDropped,
+    "invoked_model_dropped": InvokedModelDropped,
+    "response_fields_dropped": ResponseFieldsDropped,
+    "clean_after_async_guardrail": CleanAfterAsyncGuardrail,
+    "image_glued_into_text": ImageGluedIntoText,
+    "crash_on_unknown_block": CrashOnUnknownBlock,
+    "server_result_as_answer": ServerResultTextAsAnswer,
 }
 CONVERSATION = frozenset(key for key, cls in VARIANTS.items() if issubclass(cls, ConversationVariant))
 OPENAI = frozenset(key for key, cls in VARIANTS.items() if issubclass(cls, OpenAIFormat))

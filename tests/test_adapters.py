@@ -16,6 +16,7 @@ from harness.adapters import (
     ENTRY_POINT_GROUP,
     FEATURES,
     OWN_HISTORY,
+    SERVED,
     SURFACE_FEATURES,
     Adapter,
     AdapterLoadError,
@@ -60,8 +61,9 @@ def adapter_module(tmp_path, monkeypatch):
 def test_builtin_names(spec, cls):
     adapter = load_adapter(spec)
     assert type(adapter) is cls and adapter.name == spec and adapter.version == harness.__version__
-    declared = {"non_streaming"} if spec == "reference" else set()  # the InvokeModel path has no Converse twin
+    # the InvokeModel path has no Converse twin, nor ConverseStream's service tiers, guardrail or response fields,
     # nor is its request judged, nor does its stream say cacheDetails: today's surface features are the Converse one's
+    declared = {"non_streaming"} | SERVED if spec == "reference" else set()
     features = FEATURES if spec == "reference" else FEATURES - SURFACE_FEATURES
     assert adapter.capabilities == features | declared and isinstance(adapter, Adapter)
     assert adapter.conversation is None
@@ -72,15 +74,15 @@ def test_builtin_names(spec, cls):
 def test_builtin_conversation_names_own_their_history(spec, cls):
     adapter = load_adapter(spec)
     assert type(adapter) is cls and adapter.name == spec
-    declared = {"non_streaming"} if cls is ConverseAdapter else set()
+    declared = {"non_streaming"} | SERVED if cls is ConverseAdapter else set()
     features = FEATURES if cls is ConverseAdapter else FEATURES - SURFACE_FEATURES
     assert adapter.capabilities == features | {OWN_HISTORY} | declared and adapter.conversation is not None
     assert load_adapter(spec).conversation is not adapter.conversation  # each load starts its own history
 
 
 def test_capabilities_are_the_features_and_the_declarations():
-    assert CAPABILITIES == FEATURES | {"own_history", "usage_input_includes_cache", "non_streaming"}
-    assert not FEATURES & DECLARATIONS
+    assert CAPABILITIES == FEATURES | SERVED | {"own_history", "usage_input_includes_cache", "non_streaming"}
+    assert not FEATURES & DECLARATIONS and not SERVED & (FEATURES | DECLARATIONS)
 
 
 def test_public_from_the_package():

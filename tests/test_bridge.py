@@ -69,6 +69,13 @@ FOCUS = {
     "unsigned_reasoning_for_every_model": ["edge/unsigned-reasoning-to-claude"],
     "citation_delta_under_wrong_key": ["edge/document-citations", "edge/search-result-citations"],
     "citations_not_sent_back": ["edge/document-citations"],
+    "served_options_dropped": ["edge/service-tier-flex", "edge/latency-optimized"],
+    "invoked_model_dropped": ["edge/prompt-router-trace"],
+    "response_fields_dropped": ["edge/response-field-paths"],
+    "clean_after_async_guardrail": ["edge/guardrail-async", "edge/guardrail-intervened"],
+    "image_glued_into_text": ["edge/image-output-block"],
+    "crash_on_unknown_block": ["edge/future-block-kind"],
+    "server_result_as_answer": ["edge/server-tool-text-result", "edge/server-tool-then-client-tool"],
 }
 DEFAULT_FOCUS = ["core/round-trip", "core/thinking-tools", "edge/parallel-results-round-trip", "faults/truncated-stream"]
 

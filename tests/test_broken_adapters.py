@@ -127,7 +127,8 @@ def input_as_string(sid: str) -> Catch:
                      reason=r"assembled message block \d+ \(tool_call\): streamed input \{.* / assembled '(\{|')")
 
 
-ROBUSTNESS = ("edge/interleaved-parallel-deltas", "faults/missing-tool-use-id", "edge/search-result-citations")  # streams no recording shows
+ROBUSTNESS = ("edge/interleaved-parallel-deltas", "faults/missing-tool-use-id",  # streams no recording shows
+              "edge/search-result-citations", "edge/future-block-kind", "edge/web-search-server-tool")
 MISSING_ID_AS_EMPTY = Catch(
     0, ('turn 0 actual chunk 1 (tool_call): unexpected; expected nothing / actual tool_call {"id": ""',
         'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"}',
@@ -479,6 +480,41 @@ CATCHES: dict[str, dict[str, Catch]] = {
         1, ("1 validation error detected: Value null at 'toolConfig.tools' failed to satisfy constraint: Member must "
             "not be null", 'turn 1 actual chunk 0 (error): unexpected; expected nothing / actual error {"code": '
             '"validationException"}', "warning tool-choice-without-tools"), r"Value null at 'toolConfig\.tools'", prefixed=False)},
+    # ---- today's surface: how a request is served, blocks the chunks do not carry (issue 28) ----
+    "served_options_dropped": {
+        "edge/service-tier-flex": Catch(
+            0, ('turn 0 request expected serviceTier {"type": "flex"} / actual no serviceTier',), r"serviceTier"),
+        "edge/latency-optimized": Catch(
+            0, ('turn 0 request expected performanceConfig {"latency": "optimized"} / actual no performanceConfig',),
+            r"performanceConfig"),
+    },
+    "invoked_model_dropped": {"edge/prompt-router-trace": Catch(
+        0, ("turn 0 chunk 3 (metadata): expected invoked_model_id 'arn:aws:bedrock:us-east-1:111111111111:"
+            "inference-profile/us.anthropic.claude-3-5-haiku-20241022-v1:0' / actual null",),
+        r"\(metadata\): expected invoked_model_id 'arn:aws:bedrock:.*inference-profile/.* / actual null")},
+    "response_fields_dropped": {"edge/response-field-paths": Catch(
+        0, ('turn 0 chunk 2 (response_fields): missing; expected response_fields {"fields": {"stop_sequence": null}}',),
+        r"\(response_fields\): missing; expected response_fields")},
+    "clean_after_async_guardrail": {"edge/guardrail-async": Catch(
+        0, ("turn 0 chunk 1 (stop): expected reason 'guardrail_intervened' / actual 'end_turn'",),
+        r"\(stop\): expected reason 'guardrail_intervened' / actual 'end_turn'")},
+    "image_glued_into_text": {"edge/image-output-block": Catch(
+        0, ("turn 0 chunk 0 (text): expected text …'the image you asked for.It is a single red pixel'… / actual "
+            "…'the image you asked for.iVBORw0KGgoAAAANSUhEUgAA'…",),
+        r"\(text\): expected text .* / actual .*iVBORw0KGgo")},
+    # No model streams a block kind newer than every SDK (a robustness scenario): the crash is a warning there.
+    "crash_on_unknown_block": {"edge/future-block-kind": warned(Catch(
+        0, ('turn 0 actual chunk 1 (error): unexpected; expected nothing / actual error {"code": "adapter_error"}',
+            "ValueError: unsupported content block 'videoOutput'"),
+        r"\(text\): expected text 'Here is the clip\.A red ball .* / actual 'Here is the clip\.'"))},
+    "server_result_as_answer": {
+        "edge/server-tool-text-result": Catch(
+            0, ("turn 0 chunk 0 (text): expected text 'The computation timed ou'… / actual 'Execution failed: the sn'…",),
+            r"\(text\): expected text 'The computation timed ou'… / actual 'Execution failed"),
+        "edge/web-search-server-tool": warned(Catch(
+            0, ("turn 0 chunk 0 (text): expected text 'According to the search '… / actual 'Tour de France - Wikiped'…",),
+            r"\(text\): expected text 'According to the search '… / actual 'Tour de France")),
+    },
 }
 
 

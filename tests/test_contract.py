@@ -21,7 +21,7 @@ from harness.adapters.subprocess import SubprocessAdapter
 from harness.converse import ConverseAdapter, InvokeAdapter, conversation_reference, conversation_reference_invoke
 from harness.suite import runner
 from harness.suite.contract import SCHEMAS, _plain_check, chunk_problem, problem, schema, schema_text
-from harness.judge.normalize import BESIDE, CITED, CLOSING, CONTENT
+from harness.judge.normalize import BESIDE, CITED, CLOSING, CONTENT, SKIPPED
 from harness.judge.protocol import CAPABILITIES, NATIVE_PATHS, NON_STREAMING, OWN_HISTORY
 from harness.suite.scenario import discover
 
@@ -106,7 +106,7 @@ def test_each_schema_is_a_valid_draft_2020_12_schema_and_holds_its_examples(name
 
 
 def test_the_chunk_types_are_the_vocabulary_the_judge_folds():
-    assert set(DEFS) == set(CONTENT) | set(CITED) | set(CLOSING) | set(BESIDE)
+    assert set(DEFS) == set(CONTENT) | set(CITED) | set(CLOSING) | set(BESIDE) | set(SKIPPED)
     assert schema("chunk")["properties"]["type"]["enum"] == list(DEFS)
     assert all(d["properties"]["type"] == {"const": kind} for kind, d in DEFS.items())
     assert tuple(DEFS["native"]["properties"]["path"]["enum"]) == NATIVE_PATHS
@@ -135,7 +135,11 @@ def test_every_chunk_and_turn_of_the_reference_adapters_holds_on_the_whole_suite
     assert [c for c in adapter.chunks if not whole.is_valid(c) or chunk_problem(c)] == []
     beside = {"native"} if NON_STREAMING in adapter.capabilities else set()
     beside |= {"message"} if OWN_HISTORY in adapter.capabilities else set()
-    assert {c["type"] for c in adapter.chunks} == set(CONTENT) | set(CITED) | set(CLOSING) | beside
+    served = {"metadata": "response_metadata", "response_fields": "response_fields"}  # ConverseStream's alone
+    cited = set(CITED) if "citations" in adapter.capabilities else set()
+    kinds = set(CONTENT) | cited | set(CLOSING) - {kind for kind, cap in served.items() if cap not in adapter.capabilities}
+    kinds |= set(SKIPPED) if "response_metadata" in adapter.capabilities else set()  # image and unknown blocks
+    assert {c["type"] for c in adapter.chunks} == kinds | beside
     assert [(t["scenario"], t["index"], problem("turn", t)) for t in adapter.turns if problem("turn", t)] == []
 
 

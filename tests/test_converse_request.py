@@ -154,3 +154,34 @@ def test_a_json_result_that_is_not_an_object_goes_as_text():
                              "options": {"max_tokens": 10}})
     contents = [b["toolResult"]["content"] for b in request["messages"][2]["content"]]
     assert contents == [[{"json": {"n": 1}}], [{"text": "42"}], [{"text": '["a", "b"]'}], [{"text": "plain"}]]
+
+
+def test_how_the_turn_is_served_goes_into_the_request():
+    guardrail = {"identifier": "grd1", "version": "2", "trace": "enabled", "stream_processing_mode": "async"}
+    request = build_request(turn(service_tier="flex", latency="optimized", guardrail=guardrail,
+                                 response_field_paths=["/stop_sequence"]))
+    assert {k: request[k] for k in ("serviceTier", "performanceConfig", "guardrailConfig",
+                                    "additionalModelResponseFieldPaths")} == {
+        "serviceTier": {"type": "flex"}, "performanceConfig": {"latency": "optimized"},
+        "guardrailConfig": {"guardrailIdentifier": "grd1", "guardrailVersion": "2", "trace": "enabled",
+                            "streamProcessingMode": "async"},
+        "additionalModelResponseFieldPaths": ["/stop_sequence"]}
+    assert not {"serviceTier", "performanceConfig", "guardrailConfig"} & set(build_request(turn()))
+
+
+def test_the_converse_twin_leaves_out_the_stream_processing_mode():
+    from harness.converse.request import converse_twin
+    request = build_request(turn(guardrail={"identifier": "grd1", "version": "2", "stream_processing_mode": "async"}))
+    assert converse_twin(request)["guardrailConfig"] == {"guardrailIdentifier": "grd1", "guardrailVersion": "2"}
+    assert request["guardrailConfig"]["streamProcessingMode"] == "async"  # the stream's request is left as it was
+    plain = build_request(turn())
+    assert converse_twin(plain) is plain
+
+
+@pytest.mark.parametrize("bad, error", [
+    ({"guardrail": "grd1"}, "options.guardrail must be a mapping"),
+    ({"response_field_paths": "/stop_sequence"}, "options.response_field_paths must be a list of JSON Pointers"),
+])
+def test_bad_served_options_raise(bad, error):
+    with pytest.raises(TurnError, match=error):
+        build_request(turn(**bad))

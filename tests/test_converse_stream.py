@@ -92,6 +92,8 @@ def assemble(events) -> list[dict]:
                 open_items[index]["signature"] = r.get("signature", open_items[index]["signature"])
         elif name == "messageStop":
             items.append({"type": "stop", "reason": body["stopReason"]})
+            if "additionalModelResponseFields" in body:  # Claude 4.6 sends some unasked (R-vercel)
+                items.append({"type": "response_fields", "fields": body["additionalModelResponseFields"]})
         elif name == "metadata":
             u = body["usage"]
             items.append({"type": "usage", "input_tokens": u["inputTokens"], "output_tokens": u["outputTokens"],
@@ -352,7 +354,8 @@ def test_real_stream_matches_an_independent_assembly(interaction):
     chunks = list(chunks_from_events(decode_events(interaction.body)))
     expected = assemble(decode_events(interaction.body))
     assert fold(chunks) == expected
-    assert expected[-2]["type"] == "stop" and expected[-1]["type"] == "usage"
+    assert [item["type"] for item in expected if item["type"] in ("stop", "usage")] == ["stop", "usage"]
+    assert expected[-1]["type"] == "usage"
 
 
 def _lookup(spec):
@@ -375,3 +378,63 @@ def test_bedrocks_own_error_keeps_its_code_and_carries_no_traceback():
     from botocore.exceptions import ClientError
     exc = ClientError({"Error": {"Code": "throttlingException", "Message": "slow down"}}, "ConverseStream")
     assert error_chunk(exc) == {"type": "error", "code": "throttlingException", "message": "slow down"}
+
+
+# ---- how the turn was served, response fields, blocks the chunks do not carry (bedrock-wire.md §13) ----------
+
+ROUTED = "arn:aws:bedrock:us-east-1:111111111111:inference-profile/us.anthropic.claude-3-5-haiku-20241022-v1:0"
+
+
+def test_metadata_members_become_one_metadata_chunk_after_usage():
+    served = {**metadata()["metadata"], "trace": {"promptRouter": {"invokedModelId": ROUTED}},
+              "serviceTier": {"type": "priority"}, "performanceConfig": {"latency": "optimized"}}
+    chunks = list(chunks_from_events([START, text_delta(0, "Hi."), stop(0), message_stop("end_turn"),
+                                      {"metadata": served}]))
+    assert [c["type"] for c in chunks] == ["text", "stop", "usage", "metadata"]
+    assert chunks[-1] == {"type": "metadata", "invoked_model_id": ROUTED, "service_tier": "priority",
+                          "latency": "optimized"}
+
+
+def test_a_guardrail_trace_alone_gives_no_metadata_chunk():
+    traced = {**metadata()["metadata"], "trace": {"guardrail": {"modelOutput": ["No."]}}}
+    chunks = list(chunks_from_events([START, text_delta(0, "No."), message_stop("guardrail_intervened"),
+                                      {"metadata": traced}]))
+    assert [c["type"] for c in chunks] == ["text", "stop", "usage"]
+
+
+def test_additional_response_fields_follow_the_stop():
+    ended = {"messageStop": {"stopReason": "end_turn", "additionalModelResponseFields": {"stop_sequence": None}}}
+    chunks = list(chunks_from_events([START, text_delta(0, "OK"), ended, metadata()]))
+    assert chunks[1:3] == [{"type": "stop", "reason": "end_turn"},
+                           {"type": "response_fields", "fields": {"stop_sequence": None}}]
+
+
+def test_an_image_block_is_surfaced_by_its_kind_and_never_read_as_text():
+    image = [{"contentBlockStart": {"contentBlockIndex": 1, "start": {"image": {"format": "png"}}}},
+             {"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"image": {"source": {"bytes": b"\x89PNG"}}}}},
+             stop(1)]
+    chunks = list(chunks_from_events([START, text_delta(0, "Look."), stop(0), *image, text_delta(2, "Done."), stop(2),
+                                      message_stop("end_turn"), metadata()]))
+    assert chunks[:3] == [{"type": "text", "index": 0, "text": "Look."}, {"type": "other", "index": 1, "kind": "image"},
+                          {"type": "text", "index": 2, "text": "Done."}]
+
+
+def test_a_member_newer_than_botocore_is_skipped_without_raising():
+    unknown = {"SDK_UNKNOWN_MEMBER": {"name": "videoOutput"}}  # how botocore hands over a union member it lacks
+    events = [START, {"contentBlockStart": {"contentBlockIndex": 0, "start": unknown}},
+              {"contentBlockDelta": {"contentBlockIndex": 0, "delta": unknown}}, stop(0), text_delta(1, "Clip."),
+              stop(1), message_stop("end_turn"), metadata()]
+    chunks = list(chunks_from_events(events))
+    assert [c["type"] for c in chunks] == ["other", "text", "stop", "usage"] and chunks[0]["kind"] == "videoOutput"
+
+
+def test_a_converse_response_reports_the_same_served_members_and_blocks():
+    response = {"output": {"message": {"role": "assistant", "content": [
+                    {"text": "Look."}, {"image": {"format": "png", "source": {"bytes": b"\x89PNG"}}}]}},
+                "stopReason": "end_turn", "additionalModelResponseFields": {"stop_sequence": None},
+                "usage": {"inputTokens": 1, "outputTokens": 2, "totalTokens": 3},
+                "trace": {"promptRouter": {"invokedModelId": ROUTED}}, "serviceTier": {"type": "flex"}}
+    assert [c["type"] for c in chunks_from_response(response)] == ["text", "other", "stop", "response_fields", "usage",
+                                                                   "metadata"]
+    assert list(chunks_from_response(response))[-1] == {"type": "metadata", "invoked_model_id": ROUTED,
+                                                        "service_tier": "flex", "latency": None}

@@ -607,7 +607,7 @@ def test_any_script_renders_a_stream_that_assembles_to_its_content(content, styl
 
 # ---- script errors ------------------------------------------------------------------------------------
 
-KNOWN = "text, reasoning, redacted_reasoning, tool_use, server_tool_use, tool_result"
+KNOWN = "text, reasoning, redacted_reasoning, tool_use, server_tool_use, tool_result, image, future_block"
 
 
 @pytest.mark.parametrize("script, message", [
@@ -652,7 +652,7 @@ KNOWN = "text, reasoning, redacted_reasoning, tool_use, server_tool_use, tool_re
     ({"content": [], "exception": {"type": "throttlingException"}}, "script exception.after_event: required"),
     ({"content": [], "interleave": "yes"}, "script interleave: expected true or false, got 'yes'"),
     ({"content": [], "latency": 5}, "script: unknown field 'latency' (known: content, stop_reason, usage, latency_ms, "
-     "interleave, exception, additional_model_response_fields, trace)"),
+     "interleave, exception, additional_model_response_fields, trace, service_tier, performance)"),
     ({}, "script content: required"),
     ({"content": {"text": "a"}}, "script content: expected a list, got dict"),
     ([], "script: expected a mapping, got list"),
@@ -673,3 +673,73 @@ def test_errors_carry_the_callers_context_and_bad_styles_are_refused():
 
 def test_public_names_exist():
     assert all(hasattr(emulator, name) for name in emulator.__all__)
+
+
+# ---- image output, a future block kind, how the turn was served (bedrock-wire.md §13) ----------------------
+
+SERVED_SCRIPT = {"content": [{"text": "Look."}, {"image": {"format": "png", "data": ["iVBORw0K", "GgoAAAAN"]}},
+                             {"future_block": {"kind": "videoOutput", "start": {"format": "mp4"},
+                                               "deltas": [{"source": {"bytes": "AAAA"}}]}},
+                             {"text": "Done."}],
+                 "service_tier": "flex", "performance": "optimized", "stop_reason": "end_turn"}
+
+
+def _wire(script):
+    return [(f.type, {k: v for k, v in f.json().items() if k != "p"})
+            for f in decode_frames(b"".join(render_stream(script, style="nova-2", seed="s")))]
+
+
+def test_an_image_streams_a_start_with_its_format_then_a_delta_per_part():
+    events = _wire(SERVED_SCRIPT)
+    assert ("contentBlockStart", {"contentBlockIndex": 1, "start": {"image": {"format": "png"}}}) in events
+    assert [body["delta"]["image"] for name, body in events if name == "contentBlockDelta"
+            and "image" in body["delta"]] == [{"source": {"bytes": "iVBORw0K"}}, {"source": {"bytes": "GgoAAAAN"}}]
+    failed = {"content": [{"image": {"format": "webp", "error": "could not render"}}]}
+    assert [b["delta"] for n, b in _wire(failed) if n == "contentBlockDelta"] == [
+        {"image": {"error": {"message": "could not render"}}}]
+
+
+def test_a_future_block_streams_under_its_own_member_and_botocore_hands_it_over_as_unknown():
+    events = _wire(SERVED_SCRIPT)
+    assert ("contentBlockStart", {"contentBlockIndex": 2, "start": {"videoOutput": {"format": "mp4"}}}) in events
+    assert ("contentBlockDelta", {"contentBlockIndex": 2, "delta": {"videoOutput": {"source": {"bytes": "AAAA"}}}}) \
+        in events
+
+
+def test_metadata_and_the_converse_response_carry_the_tier_and_latency_that_served_it():
+    [metadata] = [body for name, body in _wire(SERVED_SCRIPT) if name == "metadata"]
+    assert metadata["serviceTier"] == {"type": "flex"} and metadata["performanceConfig"] == {"latency": "optimized"}
+    converse = render_converse(SERVED_SCRIPT, style="nova-2", seed="s")
+    assert converse["serviceTier"] == {"type": "flex"} and converse["performanceConfig"] == {"latency": "optimized"}
+    assert converse["output"]["message"]["content"][1] == {"image": {"format": "png", "source": {
+        "bytes": base64.b64encode(base64.b64decode("iVBORw0K") + base64.b64decode("GgoAAAAN")).decode()}}}
+    assert "serviceTier" not in [b for n, b in _wire({"content": [{"text": "x"}]}) if n == "metadata"][0]
+
+
+def test_a_derived_script_renders_the_same_image_future_block_and_served_members_again():
+    frames = render_stream(SERVED_SCRIPT, style="claude", seed="s")
+    derived, style = script_from_frames(b"".join(frames))
+    assert _semantic(render_stream(derived, style=style, seed="s")) == _semantic(frames)
+
+
+def _semantic(frames):
+    return [(f.type, {k: v for k, v in f.json().items() if k != "p"}) for f in decode_frames(b"".join(frames))]
+
+
+@pytest.mark.parametrize("script, message", [
+    ({"content": [{"image": {"format": "bmp", "data": "AAAA"}}]},
+     "script content[0].image.format: expected one of png, jpeg, gif, webp, got 'bmp'"),
+    ({"content": [{"image": {"format": "png"}}]},
+     "script content[0].image: give data (base64, or a list of base64 parts) or error, one of them"),
+    ({"content": [{"image": {"format": "png", "data": ["AAAA", "not base64!"]}}]},
+     "script content[0].image.data[1]: not valid base64"),
+    ({"content": [{"future_block": {"kind": "toolUse", "deltas": []}}]},
+     "script content[0].future_block.kind: 'toolUse' is a member ConverseStream already has"),
+    ({"content": [], "service_tier": "gold"},
+     "script service_tier: expected one of priority, default, flex, reserved, got 'gold'"),
+    ({"content": [], "performance": "fast"}, "script performance: expected one of standard, optimized, got 'fast'"),
+])
+def test_served_and_new_block_errors_name_the_field(script, message):
+    with pytest.raises(EmulatorScriptError) as raised:
+        parse_script(script)
+    assert str(raised.value) == message

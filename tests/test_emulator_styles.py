@@ -39,8 +39,9 @@ def _kind(value):
     return type(value).__name__
 
 
-def shapes(frames: list[bytes], tolerate_closing_empty: bool = False) -> list[str]:
-    """The stream's event shapes, equal runs folded; tool input deltas as one or many."""
+def shapes(frames: list[bytes]) -> list[str]:
+    """The stream's event shapes, equal runs folded; tool input deltas as one or many; an empty "" text delta is told
+    from other text wherever it comes, so the style must put it where the real stream has it."""
     out: list[list] = []
     for frame in decode_frames(b"".join(frames)):
         body = frame.json()
@@ -50,11 +51,7 @@ def shapes(frames: list[bytes], tolerate_closing_empty: bool = False) -> list[st
             out[-1][1] += 1
         else:
             out.append([shape, 1])
-    folded = [shape + (" (many)" if n > 1 and '"toolUse": {"input": "str"}' in shape else "") for shape, n in out]
-    if tolerate_closing_empty:  # Nova closes some text blocks with "" and not others (both seen for the same model)
-        empty = 'contentBlockDelta {"delta": {"text": "\'\'"}}'
-        folded = [s for i, s in enumerate(folded) if not (s == empty and i and '"text": "str"' in folded[i - 1])]
-    return folded
+    return [shape + (" (many)" if n > 1 and '"toolUse": {"input": "str"}' in shape else "") for shape, n in out]
 
 
 def content_only(script: dict) -> dict:
@@ -83,10 +80,105 @@ def test_the_family_style_streams_real_content_in_the_real_shapes(recorded):
     script = content_only(script)
     if style == "openai":
         script["usage"].pop("server_tool_usage", None)  # the style sends serverToolUsage {} by itself
-    ours = render_stream(script, style=style, seed="shape")
+    ours = render_stream(script, style=style, seed="shape", tools=asked_with_tools(recorded))
     real = [frame.encode() for frame in decode_frames(recorded.body)]
-    nova = style == "nova"
-    assert shapes(ours, nova) == shapes(real, nova)
+    assert shapes(ours) == shapes(real)
+
+
+def asked_with_tools(recorded) -> bool:
+    """Whether the recorded request carried toolConfig (Nova closes an end_turn answer with "" only then)."""
+    return bool((recorded.request or {}).get("toolConfig"))
+
+
+def whole_inputs(frames) -> list[str]:
+    """The tool input deltas of calls whose input arrived in one delta, as sent."""
+    inputs: dict = {}
+    for frame in decode_frames(b"".join(frames) if isinstance(frames, list) else frames):
+        body = frame.json()
+        if frame.type == "contentBlockDelta" and "toolUse" in body["delta"]:
+            inputs.setdefault(body["contentBlockIndex"], []).append(body["delta"]["toolUse"]["input"])
+    return [parts[0] for parts in inputs.values() if len(parts) == 1]
+
+
+WHOLE = [s for s in FAMILY_STREAMS if whole_inputs(s.body)]
+
+
+@requires_realworld
+@pytest.mark.parametrize("recorded", WHOLE, ids=ids(WHOLE))
+def test_a_whole_tool_input_is_written_byte_for_byte_as_the_family_writes_it(recorded):
+    """Separators and key order of an input sent in one delta, as the real stream wrote it (Nova: compact)."""
+    style = style_of(recorded.model_id)
+    script = content_only(script_from_frames(recorded.body)[0])
+    assert whole_inputs(render_stream(script, style=style, seed="whole")) == whole_inputs(recorded.body)
+
+
+def test_kimi_writes_its_whole_tool_input_with_spaced_separators():
+    """R-kimi-stream and R-kimi-read-file (vercel/ai fixtures, kept as decoded events) send {"pattern": "**/*cursor*"}
+    and {"target_file": "src/cursor-config.ts"}: one delta each, ", " and ": " as separators."""
+    script = {"content": [{"tool_use": {"name": "glob_search", "input": {"pattern": "**/*cursor*"}}},
+                          {"tool_use": {"name": "read_file", "input": {"target_file": "src/cursor-config.ts",
+                                                                       "limit": 20}}}]}
+    assert deltas("open-weight", "toolUse", script) == [
+        {"input": '{"pattern": "**/*cursor*"}'}, {"input": '{"target_file": "src/cursor-config.ts", "limit": 20}'}]
+
+
+@requires_realworld
+def test_the_nova_closing_empty_delta_follows_whether_the_request_had_tools():
+    """Both real Nova v1 end_turn answers: with tools the last text closes with "", without tools it does not."""
+    answers = [s for s in FAMILY_STREAMS if style_of(s.model_id) == "nova" and b"end_turn" in s.body]
+    seen = {asked_with_tools(s): [d for n, b in events_of(s.body) if n == "contentBlockDelta"
+                                  for d in [b["delta"].get("text")] if d is not None][-1] for s in answers}
+    assert seen[True] == "" and seen[False] != ""
+    for recorded in answers:
+        script = content_only(script_from_frames(recorded.body)[0])
+        ours = render_stream(script, style="nova", seed="n", tools=asked_with_tools(recorded))
+        assert ([b["delta"]["text"] for n, b in events_of(b"".join(ours)) if n == "contentBlockDelta"][-1] == "") \
+            == asked_with_tools(recorded)
+
+
+def events_of(body: bytes) -> list:
+    return [(f.type, f.json()) for f in decode_frames(body)]
+
+
+SURFACE = {"content": [{"text": "See the source.", "citations": [
+                           {"title": "Guide", "sourceContent": [{"text": "Paris"}],
+                            "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 5}}}]},
+                       {"server_tool_use": {"name": "web_search", "input": {"query": "Paris"}}},
+                       {"tool_result": {"status": "error", "type": "web_search_tool_result",
+                                        "content": [{"text": "timed out"}]}},
+                       {"image": {"format": "png", "data": "iVBORw0K"}},
+                       {"future_block": {"kind": "videoOutput", "deltas": [{"part": 1}]}},
+                       {"text": "Done."}],
+           "stop_reason": "end_turn", "additional_model_response_fields": {"stop_sequence": None},
+           "trace": {"promptRouter": {"invokedModelId": "arn:aws:bedrock:us-east-1::foundation-model/x"}},
+           "service_tier": "priority", "performance": "optimized",
+           "usage": {"input_tokens": 3, "output_tokens": 4, "cache_read_input_tokens": 2, "cache_write_input_tokens": 1}}
+
+
+@pytest.mark.parametrize("style", ["claude", "nova", "nova-2", "openai", "open-weight", "titan"])
+def test_every_member_of_todays_surface_renders_in_each_family_style_that_has_it(style):
+    """Citations, a server tool's toolResult with status and a text item, an image block, a future member, response
+    fields, a prompt router's trace, the service tier, latency and cache counts: in every style (no tool use in
+    Titan's)."""
+    script = SURFACE if style != "titan" else {**SURFACE, "content": [b for b in SURFACE["content"]
+                                                                       if "server_tool_use" not in b
+                                                                       and "tool_result" not in b]}
+    seen = events(style, script)
+    deltas_seen = {key for name, body in seen if name == "contentBlockDelta" for key in body["delta"]}
+    starts = {key for name, body in seen if name == "contentBlockStart" for key in body["start"]}
+    expected = {"text", "citation", "image", "videoOutput"} | ({"toolUse", "toolResult"} if style != "titan" else set())
+    assert deltas_seen == expected and starts >= {"image"} | ({"toolUse", "toolResult"} if style != "titan" else set())
+    if style != "titan":
+        [result] = [b["start"]["toolResult"] for n, b in seen if n == "contentBlockStart" and "toolResult" in b["start"]]
+        assert result["status"] == "error" and result["type"] == "web_search_tool_result"
+        assert [b["delta"]["toolResult"] for n, b in seen if n == "contentBlockDelta" and "toolResult" in b["delta"]] \
+            == [[{"text": "timed out"}]]
+    [(_, stop)] = [(n, b) for n, b in seen if n == "messageStop"]
+    [(_, metadata)] = [(n, b) for n, b in seen if n == "metadata"]
+    assert stop["additionalModelResponseFields"] == {"stop_sequence": None}
+    assert {k: metadata[k] for k in ("trace", "serviceTier", "performanceConfig")} == {
+        "trace": SURFACE["trace"], "serviceTier": {"type": "priority"}, "performanceConfig": {"latency": "optimized"}}
+    assert (metadata["usage"]["cacheReadInputTokens"], metadata["usage"]["cacheWriteInputTokens"]) == (2, 1)
 
 
 @requires_realworld
@@ -124,7 +216,7 @@ def test_openai_fragments_tool_input_without_a_leading_empty_delta():
 
 
 def test_open_weight_sends_each_tool_input_whole_as_kimi_k2_does():
-    assert [d["input"] for d in deltas("open-weight", "toolUse")] == ['{"pattern":"*.py"}', '{"path":"a.py"}']
+    assert [d["input"] for d in deltas("open-weight", "toolUse")] == ['{"pattern": "*.py"}', '{"path": "a.py"}']
 
 
 @pytest.mark.parametrize("style", ["claude", "nova", "nova-2", "openai", "open-weight"])

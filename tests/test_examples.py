@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness.adapters import FEATURES
+from harness.adapters import FEATURES, SERVED
 from harness.cli import main
 from harness.suite.scenario import discover
 
@@ -38,7 +38,7 @@ def certify_whole_suite(command: str) -> tuple[int, dict]:
 def assert_certified(exit_code: int, report: dict, name: str, conversation: bool = False) -> None:
     """Every scenario of the suite ran and passed, with its non-streamed call checked against the streamed one;
     nothing skipped, since the example declares everything."""
-    declared = FEATURES | {"non_streaming"} | ({"own_history"} if conversation else set())
+    declared = FEATURES | SERVED | {"non_streaming"} | ({"own_history"} if conversation else set())
     assert report["adapter"]["name"] == name and set(report["adapter"]["capabilities"]) == declared
     statuses = {r["scenario"]: (r["status"], r["reason"]) for r in report["results"]}
     assert set(statuses) == {s.id for s in discover(ROOT / "suites")}

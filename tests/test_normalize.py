@@ -536,3 +536,33 @@ def test_default_tool_choice_and_empty_required_lists_compare_as_absent():
     assert normalize_request(sent) == normalize_request(bare)
     forced = {**sent, "toolConfig": {**sent["toolConfig"], "toolChoice": {"any": {}}}}
     assert normalize_request(forced)["toolConfig"]["toolChoice"] == {"any": {}}
+
+
+# ---- how the turn was served, response fields, blocks the chunks do not carry ----------------------------
+
+SERVED_CHUNKS = [{"type": "text", "text": "Hi."}, {"type": "other", "index": 1, "kind": "image"},
+                 {"type": "metadata", "invoked_model_id": "arn:x", "service_tier": None},
+                 {"type": "usage", "input_tokens": 1, "output_tokens": 2},
+                 {"type": "response_fields", "fields": {"stop_sequence": None}}, {"type": "stop", "reason": "end_turn"}]
+
+
+def test_served_items_close_the_list_in_a_fixed_order_and_other_blocks_never_reach_it():
+    assert [item["type"] for item in fold(SERVED_CHUNKS)] == ["text", "stop", "response_fields", "usage", "metadata"]
+    assert fold(SERVED_CHUNKS)[-1] == {"type": "metadata", "invoked_model_id": "arn:x", "service_tier": None,
+                                       "latency": None}
+
+
+def test_served_items_are_compared_only_for_an_adapter_declaring_them():
+    kinds = [item["type"] for item in normalize(SERVED_CHUNKS, ALL - {"response_fields", "response_metadata"})]
+    assert kinds == ["text", "stop", "usage"]
+    assert [item["type"] for item in normalize(SERVED_CHUNKS, ALL - {"response_metadata"})][-1] == "usage"
+
+
+def test_how_the_turn_asked_to_be_served_is_pinned_and_bedrocks_defaults_compare_as_absent():
+    served = {"messages": [], "serviceTier": {"type": "flex"}, "performanceConfig": {"latency": "optimized"},
+              "guardrailConfig": {"guardrailIdentifier": "g", "guardrailVersion": "1", "streamProcessingMode": "async"},
+              "additionalModelResponseFieldPaths": ["/stop_sequence"], "requestMetadata": {"team": "a"}}
+    assert normalize_request(served) == {k: v for k, v in served.items() if k not in ("requestMetadata", "messages")}
+    defaults = {"serviceTier": {"type": "default"}, "performanceConfig": {"latency": "standard"},
+                "guardrailConfig": {"guardrailIdentifier": "g", "guardrailVersion": "1", "streamProcessingMode": "sync"}}
+    assert normalize_request(defaults) == {"guardrailConfig": {"guardrailIdentifier": "g", "guardrailVersion": "1"}}

@@ -163,7 +163,8 @@ BAD_FIELDS = [
     (mutate("turns[0].extra", 1), "turns[0].extra: unknown field (known: messages, options, script, tool_results, accepted_stop_reasons, tools)"),
     (mutate("options.max_tokens", 0), "options.max_tokens: expected an integer 1.."),
     (mutate("options.temperature", True), "options.temperature: expected a number"),
-    (mutate("options.top_k", 5), "options.top_k: unknown field (known: max_tokens, temperature, thinking_budget, tool_choice, output_format, stop_sequences)"),
+    (mutate("options.top_k", 5), "options.top_k: unknown field (known: max_tokens, temperature, thinking_budget, tool_choice, "
+     "output_format, stop_sequences, service_tier, latency, guardrail, response_field_paths)"),
     (mutate("turns[1].options", {"tool_choice": "sometimes"}), "turns[1].options.tool_choice: unknown tool_choice 'sometimes' (known: any, auto)"),
     (mutate("turns[1].options", {"tool_choice": {"tool": "x"}}), "turns[1].options.tool_choice.tool: unknown field (known: name)"),
     (mutate("tools[0].input_schema", DELETE), "tools[0].input_schema: missing (required)"),
@@ -490,3 +491,28 @@ def test_ids_come_from_file_names_and_select_picks_like_discover(tmp_path):
         assert [s.id for s in select(every, suites, ids)] == [s.id for s in discover(root, suites, ids)]
     with pytest.raises(ScenarioError, match="unknown scenario 'core/nope'"):
         select(every, (), ("core/nope",))
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"service_tier": "gold"}, "options.service_tier: unknown service_tier 'gold' (known: default, flex, priority, reserved)"),
+    ({"latency": "fast"}, "options.latency: unknown latency 'fast' (known: optimized, standard)"),
+    ({"guardrail": {"identifier": "g"}}, "options.guardrail.version: missing (required)"),
+    ({"guardrail": {"identifier": "g", "version": "1", "stream_processing_mode": "later"}},
+     "options.guardrail.stream_processing_mode: unknown stream_processing_mode 'later' (known: async, sync)"),
+    ({"response_field_paths": "/stop_sequence"}, "options.response_field_paths: expected a list"),
+])
+def test_served_options_are_validated_naming_the_field(tmp_path, options, message):
+    path = tmp_path / "suites" / "edge" / "served.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yaml.safe_dump({"title": "t", "model_id": "m", "options": options,
+                                    "turns": [{"messages": [{"role": "user", "content": "hi"}]}]}))
+    with pytest.raises(ScenarioError) as raised:
+        load_scenario(path, tmp_path / "suites")
+    assert str(raised.value) == f"{path}: {message}"
+
+
+def test_served_options_reach_the_turn_only_when_a_scenario_sets_them():
+    scenarios = {s.id: s for s in discover(Path(__file__).resolve().parents[1] / "suites")}
+    assert first_turn(scenarios["edge/service-tier-flex"])["options"]["service_tier"] == "flex"
+    assert not {"service_tier", "latency", "guardrail", "response_field_paths"} & set(
+        first_turn(scenarios["core/smoke-text"])["options"])

@@ -37,12 +37,16 @@ EDGE = {
     "every-stop-reason", "tool-use-stop-without-tool-use", "tool-result-media", "nova-tool-result-media",
     "openai-tool-result-image", "tool-result-error-with-image", "unsigned-reasoning-to-claude",
     "document-citations", "search-result-citations",
+    # how a request is served, and blocks the chunks do not carry (issue 28)
+    "service-tier-flex", "latency-optimized", "prompt-router-trace", "guardrail-async", "response-field-paths",
+    "image-output-block", "future-block-kind", "server-tool-text-result", "web-search-server-tool",
 }
 FAULTS = {"throttling-mid-tool", "model-stream-error-mid-tool", "http-429-then-success", "truncated-stream",
           "missing-tool-use-id"}
 EXPECTED = {f"core/{n}" for n in CORE} | {f"edge/{n}" for n in EDGE} | {f"faults/{n}" for n in FAULTS}
-MODEL_ID = re.compile(r"^(us\.|eu\.|apac\.)?(anthropic|amazon|openai|meta|mistral|moonshot|deepseek|qwen|writer)\."
-                      r"[a-z0-9.-]+-(v?\d+(:\d+)?|thinking|sol)$")  # gpt-5.6-sol: OpenAI's ids carry no version
+MODEL_ID = re.compile(r"^((us\.|eu\.|apac\.)?(anthropic|amazon|openai|meta|mistral|moonshot|deepseek|qwen|writer)\."
+                      r"[a-z0-9.-]+-(v?\d+(:\d+)?|thinking|sol)"  # gpt-5.6-sol: OpenAI's ids carry no version
+                      r"|arn:aws:bedrock:[a-z0-9-]+:111111111111:default-prompt-router/[a-z]+\.[a-z]+:\d+)$")
 SIGNATURE = re.compile(r"^[A-Za-z0-9+/]{96,300}={0,2}$")
 THINKING = {"core/thinking-tools", "edge/two-signed-reasoning-blocks", "edge/signature-only-reasoning",
             "edge/redacted-reasoning-tool"}

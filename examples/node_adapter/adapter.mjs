@@ -22,7 +22,10 @@ const NAME = "example-node-aws-sdk-v3";
 const VERSION = "1.0.0";
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature",
   "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
-  "cache_points", "cache_details", "structured_output", "tool_result_media", "citations"];
+  "cache_points", "cache_details", "structured_output", "tool_result_media", "citations",
+  "service_tier", "guardrail", "response_fields", "response_metadata"];
+const GUARDRAIL = { identifier: "guardrailIdentifier", version: "guardrailVersion", trace: "trace",
+  stream_processing_mode: "streamProcessingMode" };
 const IMAGE_FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
@@ -191,7 +194,34 @@ function converseInput(turn) {
   const config = toolConfig(turn.tools, options.tool_choice, Boolean(budget));
   if (config) input.toolConfig = config;
   if (budget) input.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: budget } };
-  return input;
+  return { ...input, ...served(options) };
+}
+
+// How the turn asks to be served: service tier, latency, guardrail, the response fields to return.
+function served(options) {
+  const out = {};
+  if (options.service_tier) out.serviceTier = { type: options.service_tier };
+  if (options.latency) out.performanceConfig = { latency: options.latency };
+  if (options.guardrail) {
+    out.guardrailConfig = Object.fromEntries(Object.entries(options.guardrail)
+      .filter(([, value]) => value).map(([key, value]) => [GUARDRAIL[key], value]));
+  }
+  if (options.response_field_paths?.length) out.additionalModelResponseFieldPaths = options.response_field_paths;
+  return out;
+}
+
+// Converse's guardrailConfig has no streamProcessingMode: the non-streaming call leaves it out.
+function converseTwin(input) {
+  if (!input.guardrailConfig?.streamProcessingMode) return input;
+  const { streamProcessingMode, ...guardrail } = input.guardrailConfig;
+  return { ...input, guardrailConfig: guardrail };
+}
+
+// How the service served the turn: a prompt router's invoked model, the service tier, the latency (or null).
+function metadataChunk(metadata) {
+  const chunk = { invoked_model_id: metadata.trace?.promptRouter?.invokedModelId ?? null,
+    service_tier: metadata.serviceTier?.type ?? null, latency: metadata.performanceConfig?.latency ?? null };
+  return Object.values(chunk).some((value) => value !== null) ? { type: "metadata", ...chunk } : null;
 }
 
 // ---- ConverseStream events -> stream chunks ----
@@ -224,7 +254,11 @@ async function* eventChunks(events) {
   for await (const event of events) {
     if (event.contentBlockStart) {
       const index = event.contentBlockStart.contentBlockIndex;
-      const tool = event.contentBlockStart.start?.toolUse;
+      const start = event.contentBlockStart.start ?? {};
+      const tool = start.toolUse;
+      if (!tool && !start.toolResult && Object.keys(start).length) { // an image, or a kind newer than the SDK
+        yield { type: "other", index, kind: start.$unknown?.[0] ?? Object.keys(start)[0] };
+      }
       if (!tool || tool.type === "server_tool_use") continue;
       if (!tool.toolUseId || !tool.name) {
         yield { type: "error", code: "invalidToolUse",
@@ -238,9 +272,14 @@ async function* eventChunks(events) {
     } else if (event.messageStop) {
       stopped = true;
       yield { type: "stop", reason: event.messageStop.stopReason };
+      if (event.messageStop.additionalModelResponseFields !== undefined) {
+        yield { type: "response_fields", fields: event.messageStop.additionalModelResponseFields };
+      }
     } else if (event.metadata?.usage) {
       const usage = event.metadata.usage;
       yield usageChunk(usage);
+      const servedBy = metadataChunk(event.metadata);
+      if (servedBy) yield servedBy;
     }
   }
   // a cut-off stream: never let a half-streamed tool call pass as complete
@@ -275,7 +314,7 @@ async function* streamTurn(client, turn) {
     return;
   }
   try {
-    yield { type: "native", path: "converse", message: wholeMessage(await client.send(new ConverseCommand(input))) };
+    yield { type: "native", path: "converse", message: wholeMessage(await client.send(new ConverseCommand(converseTwin(input)))) };
   } catch (error) { // the non-streaming call failed: that is its result
     yield { type: "native", path: "converse", error: `${error.name}: ${error.message}` };
   }

@@ -24,7 +24,10 @@ from botocore.exceptions import BotoCoreError, ClientError
 NAME, VERSION = "example-python-boto3", "1.0.0"
 CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
                 "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "non_streaming",
-                "cache_points", "cache_details", "structured_output", "tool_result_media", "citations"]
+                "cache_points", "cache_details", "structured_output", "tool_result_media", "citations",
+                "service_tier", "guardrail", "response_fields", "response_metadata"]
+GUARDRAIL = {"identifier": "guardrailIdentifier", "version": "guardrailVersion", "trace": "trace",
+             "stream_processing_mode": "streamProcessingMode"}
 IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 
 
@@ -217,7 +220,30 @@ def converse_request(turn):
         request["toolConfig"] = config
     if budget:
         request["additionalModelRequestFields"] = {"thinking": {"type": "enabled", "budget_tokens": budget}}
+    request.update(served(options))
     return request
+
+
+def served(options):
+    """How the turn asks to be served: service tier, latency, guardrail, the response fields to return."""
+    out = {}
+    if options.get("service_tier"):
+        out["serviceTier"] = {"type": options["service_tier"]}
+    if options.get("latency"):
+        out["performanceConfig"] = {"latency": options["latency"]}
+    if options.get("guardrail"):
+        out["guardrailConfig"] = {GUARDRAIL[k]: v for k, v in options["guardrail"].items() if v}
+    if options.get("response_field_paths"):
+        out["additionalModelResponseFieldPaths"] = options["response_field_paths"]
+    return out
+
+
+def converse_twin(request):
+    """Converse's guardrailConfig has no streamProcessingMode: the non-streaming call leaves it out."""
+    guardrail = request.get("guardrailConfig")
+    if not guardrail or "streamProcessingMode" not in guardrail:
+        return request
+    return {**request, "guardrailConfig": {k: v for k, v in guardrail.items() if k != "streamProcessingMode"}}
 
 
 # ---- ConverseStream events -> stream chunks ----
@@ -248,12 +274,24 @@ def delta_chunks(index, delta, calls):
         yield {"type": "tool_call", "index": index, **calls[index], "input_delta": tool["input"]}
 
 
+def metadata_chunk(metadata):
+    """How the service served the turn: a prompt router's invoked model, the service tier, the latency (or None)."""
+    chunk = {"invoked_model_id": metadata.get("trace", {}).get("promptRouter", {}).get("invokedModelId"),
+             "service_tier": metadata.get("serviceTier", {}).get("type"),
+             "latency": metadata.get("performanceConfig", {}).get("latency")}
+    return {"type": "metadata", **chunk} if any(v is not None for v in chunk.values()) else None
+
+
 def event_chunks(events):
     """Blocks tracked by contentBlockIndex, so parallel tool calls never mix."""
     calls, stopped = {}, False
     for event in events:
         if "contentBlockStart" in event:
-            index, tool = event["contentBlockStart"]["contentBlockIndex"], event["contentBlockStart"]["start"].get("toolUse")
+            index, start = event["contentBlockStart"]["contentBlockIndex"], event["contentBlockStart"]["start"]
+            tool = start.get("toolUse")
+            if tool is None and "toolResult" not in start:  # an image, or a kind newer than botocore: never text
+                unknown = start.get("SDK_UNKNOWN_MEMBER", {}).get("name")
+                yield {"type": "other", "index": index, "kind": unknown or next(iter(start), "unknown")}
             if tool is None or tool.get("type") == "server_tool_use":
                 continue  # a server-side tool ran inside Bedrock: not a call for the application
             if not tool.get("toolUseId") or not tool.get("name"):
@@ -268,9 +306,14 @@ def event_chunks(events):
         elif "messageStop" in event:
             stopped = True
             yield {"type": "stop", "reason": event["messageStop"]["stopReason"]}
+            if "additionalModelResponseFields" in event["messageStop"]:
+                yield {"type": "response_fields", "fields": event["messageStop"]["additionalModelResponseFields"]}
         elif "metadata" in event and "usage" in event["metadata"]:
             usage = event["metadata"]["usage"]
             yield usage_chunk(usage)
+            served_by = metadata_chunk(event["metadata"])
+            if served_by:
+                yield served_by
     if not stopped:  # a cut-off stream: never let a half-streamed tool call pass as complete
         yield {"type": "error", "code": "incompleteStream", "message": "the stream ended before messageStop"}
 
@@ -299,7 +342,8 @@ def stream(client, turn):
     elif turn.get("non_streaming"):
         yield native("stream", chunks)
         try:
-            yield {"type": "native", "path": "converse", "message": whole_message(client.converse(**request))}
+            yield {"type": "native", "path": "converse",
+                   "message": whole_message(client.converse(**converse_twin(request)))}
         except Exception as exc:  # noqa: BLE001 - the non-streaming call failed: that is its result
             yield {"type": "native", "path": "converse", "error": f"{type(exc).__name__}: {exc}"}
 

@@ -13,6 +13,7 @@ from harness.judge.protocol import (
     NATIVE_PATHS,
     NON_STREAMING,
     OWN_HISTORY,
+    SERVED,
     SURFACE_FEATURES,
     USAGE_INCLUDES_CACHE,
     Adapter,
@@ -21,5 +22,5 @@ from harness.judge.protocol import (
 )
 
 __all__ = ["CAPABILITIES", "DECLARATIONS", "ENTRY_POINT_GROUP", "FEATURES", "NATIVE_PATHS", "NON_STREAMING",
-           "OWN_HISTORY", "SURFACE_FEATURES", "USAGE_INCLUDES_CACHE",
+           "OWN_HISTORY", "SERVED", "SURFACE_FEATURES", "USAGE_INCLUDES_CACHE",
            "Adapter", "AdapterFailure", "AdapterLoadError", "AdapterSkip", "known_adapters", "load_adapter"]

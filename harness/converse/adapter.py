@@ -22,7 +22,7 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 from harness.version import __version__
 from harness.converse.conversation import Conversation, assemble_message
 from harness.converse.invoke import build_invoke_request, chunks_from_invoke_events
-from harness.converse.request import build_request, streams_tool_use
+from harness.converse.request import build_request, converse_twin, streams_tool_use
 from harness.converse.stream import (
     chunks_from_events,
     chunks_from_response,
@@ -39,6 +39,8 @@ _LOCK = threading.Lock()
 KEPT_CLIENTS = 4
 OWN_HISTORY = "own_history"  # the capability of conversation mode (harness.judge.protocol.OWN_HISTORY)
 NON_STREAMING = "non_streaming"  # each turn through both calls (harness.judge.protocol.NON_STREAMING)
+# How a request is served, and what the service reports of it (harness.judge.protocol.SERVED): ConverseStream's.
+SERVED = frozenset({"service_tier", "guardrail", "response_fields", "response_metadata"})
 
 
 @functools.cache
@@ -70,9 +72,9 @@ class _BedrockAdapter:
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning", "usage",
         "cache_usage", "stop_reason", "round_trip", "errors", "streaming",
-        "tool_result_media", "citations",
     })
-    SURFACE = frozenset({"cache_points", "cache_details", "structured_output"})  # harness.judge.protocol's
+    SURFACE = frozenset({"cache_points", "cache_details", "structured_output", "tool_result_media",
+                         "citations"})  # harness.judge.protocol's SURFACE_FEATURES
 
     def __init__(self, client: Any = None, *, max_attempts: int = 3, conversation: bool = False):
         self._client, self._max_attempts, self._clients = client, max_attempts, {}
@@ -134,7 +136,7 @@ class ConverseAdapter(_BedrockAdapter):
     """The reference implementation over ConverseStream (and non-streaming Converse)."""
 
     name = "reference"
-    capabilities = _BedrockAdapter.capabilities | _BedrockAdapter.SURFACE | {NON_STREAMING}
+    capabilities = _BedrockAdapter.capabilities | _BedrockAdapter.SURFACE | {NON_STREAMING} | SERVED
 
     def _stream(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
         """Chunks for one whole-history turn through ``converse_stream``; when the turn asks, then the message
@@ -147,15 +149,17 @@ class ConverseAdapter(_BedrockAdapter):
             return
         yield native_chunk("stream", streamed)
         # A model whose tools go through Converse alone (rule 38) answered the one call both paths make.
-        whole = self._whole(request, endpoint, chunks_from_response) if streams_tool_use(request) else streamed
+        whole = (self._whole(converse_twin(request), endpoint, chunks_from_response) if streams_tool_use(request)
+                 else streamed)
         yield native_chunk("converse", whole)
 
     def calls(self, request: dict, endpoint: dict | None, stream_chunks: Callable, whole_chunks: Callable) -> tuple:
         """``_run``'s call, request, member and chunker: ``converse_stream``, or ``converse`` for a model that refuses
-        tool use in streaming mode (Writer Palmyra, rule 38), whose tool calls Bedrock serves only there."""
+        tool use in streaming mode (Writer Palmyra, rule 38), whose tool calls Bedrock serves only there (with
+        Converse's own guardrail config)."""
         if streams_tool_use(request):
             return self.client(endpoint).converse_stream, request, "stream", stream_chunks
-        return self.client(endpoint).converse, request, None, whole_chunks
+        return self.client(endpoint).converse, converse_twin(request), None, whole_chunks
 
     def _whole(self, request: dict, endpoint: dict | None, to_chunks: Callable[[Any], Iterable[dict]]) -> list[dict]:
         """The chunks of ``converse`` on the same request; what it raises is its closing error chunk."""
@@ -170,7 +174,7 @@ class ConverseAdapter(_BedrockAdapter):
         yield from self._converse_on(turn, lambda full: self._converse(full, endpoint))
 
     def _converse(self, turn: dict, endpoint: dict | None) -> Iterator[dict]:
-        request = build_request(turn)
+        request = converse_twin(build_request(turn))
         yield from self._run(self.client(endpoint).converse, request, None, chunks_from_response)
 
 

@@ -10,8 +10,8 @@ from harness.converse.errors import TurnError
 from harness.converse.history import to_converse_messages
 from harness.converse.tools import CACHE_POINT, cache_block, cache_control, tool_config
 
-__all__ = ["build_request", "history_policy", "output_config", "status_supported", "streams_tool_use", "system_blocks",
-           "system_texts", "thinking_budget"]
+__all__ = ["build_request", "converse_twin", "history_policy", "output_config", "served_options", "status_supported",
+           "streams_tool_use", "system_blocks", "system_texts", "thinking_budget"]
 
 # Model ids of the families Bedrock was seen accepting toolResult.status from (bedrock-wire.md §9 rule 29): Writer
 # Palmyra rejects it, and for any other family (or an id naming none) nothing settles it, so it is left out there.
@@ -119,8 +119,38 @@ def _inference_config(options: dict, thinking: bool) -> dict | None:
     return {k: v for k, v in config.items() if v is not None} or None
 
 
+_GUARDRAIL = (("identifier", "guardrailIdentifier"), ("version", "guardrailVersion"), ("trace", "trace"),
+              ("stream_processing_mode", "streamProcessingMode"))
+
+
+def served_options(options: dict) -> dict:
+    """How the turn asks to be served: ``serviceTier``, ``performanceConfig``, ``guardrailConfig`` and
+    ``additionalModelResponseFieldPaths`` from the options service_tier, latency, guardrail, response_field_paths."""
+    guardrail = options.get("guardrail") or {}
+    if not isinstance(guardrail, dict):
+        raise TurnError(f"options.guardrail must be a mapping, got {guardrail!r:.80}")
+    paths = options.get("response_field_paths")
+    if paths is not None and not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)):
+        raise TurnError(f"options.response_field_paths must be a list of JSON Pointers, got {paths!r:.80}")
+    served = {"serviceTier": {"type": options["service_tier"]} if options.get("service_tier") else None,
+              "performanceConfig": {"latency": options["latency"]} if options.get("latency") else None,
+              "guardrailConfig": {wire: guardrail[key] for key, wire in _GUARDRAIL if guardrail.get(key)} or None,
+              "additionalModelResponseFieldPaths": paths or None}
+    return {key: value for key, value in served.items() if value is not None}
+
+
+def converse_twin(request: dict) -> dict:
+    """The ``converse`` kwargs for a ``converse_stream`` request: Converse's guardrailConfig has no
+    streamProcessingMode (GuardrailConfiguration, not GuardrailStreamConfiguration)."""
+    guardrail = request.get("guardrailConfig")
+    if not isinstance(guardrail, dict) or "streamProcessingMode" not in guardrail:
+        return request
+    return {**request, "guardrailConfig": {k: v for k, v in guardrail.items() if k != "streamProcessingMode"}}
+
+
 def build_request(turn: dict) -> dict:
-    """``modelId``, ``messages``, ``system``, ``inferenceConfig``, ``toolConfig``, thinking; None values omitted."""
+    """``modelId``, ``messages``, ``system``, ``inferenceConfig``, ``toolConfig``, thinking, how it is served; None
+    values omitted."""
     if not turn.get("model_id"):
         raise TurnError("turn has no model_id")
     options = turn.get("options") or {}
@@ -135,5 +165,6 @@ def build_request(turn: dict) -> dict:
                                   cache_point=bool(options.get("cache_points"))),
         "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
         "outputConfig": output_config(options),
+        **served_options(options),
     }
     return {k: v for k, v in request.items() if v is not None}

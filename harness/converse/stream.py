@@ -2,7 +2,10 @@
 
 Blocks are tracked by ``contentBlockIndex``, so parallel and interleaved blocks never mix; every content
 chunk carries its block's ``index``. Server-side tool use (``type: server_tool_use`` and its ``toolResult``
-block) ran inside Bedrock: it is not a call the application must execute, so it yields no ``tool_call``.
+block) ran inside Bedrock: it is not a call the application must execute, so it yields no ``tool_call``. A block of
+a kind the chunks do not carry (an image the model made, a kind newer than botocore) is surfaced as an ``other`` chunk
+naming its kind and never read as text; how the service served the turn (``metadata``) and the model's extra response
+fields (``response_fields``) close the stream beside the stop and usage chunks.
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ __all__ = [
     "chunks_from_events",
     "chunks_from_response",
     "error_chunk",
+    "metadata_chunk",
+    "other_kind",
     "redacted_chunk",
+    "response_fields_chunk",
     "traceback_tail",
     "usage_chunk",
 ]
@@ -72,6 +78,28 @@ def usage_chunk(usage: dict) -> dict:
     details = [{"ttl": d.get("ttl"), "input_tokens": d.get("inputTokens")} for d in usage.get("cacheDetails") or ()
                if isinstance(d, dict)]
     return {**chunk, "cache_details": details} if details else chunk
+
+
+def metadata_chunk(body: dict) -> dict | None:
+    """What the service reports of how it served the turn (a prompt router's invoked model, the service tier, the
+    latency configuration), from a metadata event or a Converse response; None when it reports none of them."""
+    chunk = {"invoked_model_id": ((body.get("trace") or {}).get("promptRouter") or {}).get("invokedModelId"),
+             "service_tier": (body.get("serviceTier") or {}).get("type"),
+             "latency": (body.get("performanceConfig") or {}).get("latency")}
+    return {"type": "metadata", **chunk} if any(value is not None for value in chunk.values()) else None
+
+
+def response_fields_chunk(body: dict) -> Iterator[dict]:
+    """messageStop's (or a Converse response's) additionalModelResponseFields, when it carries them."""
+    if body.get("additionalModelResponseFields") is not None:
+        yield {"type": "response_fields", "fields": body["additionalModelResponseFields"]}
+
+
+def other_kind(start: dict) -> str:
+    """The kind of a block the chunk vocabulary does not carry: ``image``, or a member newer than botocore's model
+    (botocore hands an unknown union member over as ``SDK_UNKNOWN_MEMBER``)."""
+    unknown = start.get("SDK_UNKNOWN_MEMBER")
+    return str(unknown.get("name")) if isinstance(unknown, dict) else next(iter(sorted(start)), "unknown")
 
 
 def redacted_chunk(index: int, data: bytes) -> dict:
@@ -164,6 +192,8 @@ class _ConverseState:
         kind = "server" if tool is not None or "toolResult" in start else "other"
         log.debug("%s: skipping %s block %s", where, kind, sorted(start))
         self.blocks.start(index, Block(kind), where, event)
+        if kind == "other" and start:  # an image the model made, or a kind newer than this adapter: surfaced, unread
+            yield {"type": "other", "index": index, "kind": other_kind(start)}
 
     def _on_contentBlockDelta(self, body: dict, event: dict) -> Iterator[dict]:
         index, delta = body["contentBlockIndex"], body.get("delta") or {}
@@ -192,9 +222,11 @@ class _ConverseState:
     def _on_messageStop(self, body: dict, event: dict) -> Iterator[dict]:
         self.stopped = True
         yield {"type": "stop", "reason": body.get("stopReason")}
+        yield from response_fields_chunk(body)
 
     def _on_metadata(self, body: dict, event: dict) -> Iterator[dict]:
         yield from ([usage_chunk(body["usage"])] if body.get("usage") else ())
+        yield from filter(None, [metadata_chunk(body)])
 
 
 def chunks_from_events(events: Iterable[dict]) -> Iterator[dict]:
@@ -234,6 +266,8 @@ def _response_block(index: int, block: dict) -> Iterator[dict]:
     if tool is not None and tool.get("type") != "server_tool_use":
         yield {"type": "tool_call", "index": index, "id": tool["toolUseId"], "name": tool["name"],
                "input": tool.get("input") or {}}
+    if "image" in block or "SDK_UNKNOWN_MEMBER" in block:
+        yield {"type": "other", "index": index, "kind": other_kind(block)}
 
 
 def chunks_from_response(response: dict) -> Iterator[dict]:
@@ -243,5 +277,7 @@ def chunks_from_response(response: dict) -> Iterator[dict]:
         yield from _response_block(index, block)
     if response.get("stopReason"):
         yield {"type": "stop", "reason": response["stopReason"]}
+    yield from response_fields_chunk(response)
     if response.get("usage"):
         yield usage_chunk(response["usage"])
+    yield from filter(None, [metadata_chunk(response)])

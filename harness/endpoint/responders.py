@@ -54,13 +54,14 @@ def turn_seed(seed: str, turn: int) -> str:
     return f"{seed}#{turn}"
 
 
-def render(script: Any, operation: str, *, style: str, seed: str, model_id: str) -> Reply:
-    """A script rendered as ``operation`` answers it: ConverseStream or Anthropic-native frames, or Converse JSON."""
+def render(script: Any, operation: str, *, style: str, seed: str, model_id: str, tools: bool = True) -> Reply:
+    """A script rendered as ``operation`` answers it: ConverseStream or Anthropic-native frames, or Converse JSON;
+    ``tools``: whether the request carried toolConfig."""
     if operation == "Converse":
         return Reply.json(emulator.render_converse(script, style=style, seed=seed))
     if operation == "InvokeModelWithResponseStream":
         return Reply(frames=emulator.render_invoke_stream(script, seed=seed, model_id=model_id))
-    return Reply(frames=emulator.render_stream(script, style=style, seed=seed))
+    return Reply(frames=emulator.render_stream(script, style=style, seed=seed, tools=tools))
 
 
 @dataclass(frozen=True)
@@ -216,5 +217,7 @@ class EmulatorResponder:
             turns = f"{len(self.scripts)} turn{'' if len(self.scripts) == 1 else 's'}"
             message = f"{self.name}: request {request.turn + 1} (turn {request.turn}) is past the scenario's {turns}"
             raise RequestError(400, "ValidationException", message)
+        body = request.body_json if isinstance(request.body_json, dict) else {}
         return render(self.scripts[request.turn], request.operation, style=self.style,
-                      seed=turn_seed(self.seed, request.turn), model_id=request.model_id)
+                      seed=turn_seed(self.seed, request.turn), model_id=request.model_id,
+                      tools=bool(body.get("toolConfig")))

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from harness.judge.protocol import FEATURES, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import FEATURES, SERVED, USAGE_INCLUDES_CACHE
 
 __all__ = [
     "ALL",
@@ -23,7 +23,9 @@ __all__ = [
     "comparable",
     "CITED",
     "CONTENT",
+    "METADATA",
     "RESTRICTIONS",
+    "SKIPPED",
     "UNPARSED",
     "call_keys",
     "fold",
@@ -32,15 +34,19 @@ __all__ = [
     "restrict",
 ]
 
-ALL = FEATURES  # every comparable field; the declarations (own_history, the usage convention) are not fields
+ALL = FEATURES | SERVED  # every comparable field; the declarations (own_history, the usage convention) are not fields
 CONTENT = ("text", "reasoning", "redacted_reasoning", "tool_call")
 CITED = ("citation",)  # content items the assembled message holds inside its text blocks (issue 28)
-CLOSING = ("stop", "usage", "error")
+CLOSING = ("stop", "response_fields", "usage", "metadata", "error")
 # Reports beside the stream, judged on their own (harness.judge.assembly, .openai_laws, .parity): the
 # assembled assistant message, an OpenAI-format adapter's native chunks and the library's own message from each
 # call say nothing new about the content.
 BESIDE = ("message", "openai_chunk", "native")
+# A block of a kind the chunks do not carry (an image the model made, a kind newer than the adapter): surfacing it
+# as an ``other`` chunk or skipping it are both correct, so it never reaches a golden; reading it as text is the bug.
+SKIPPED = ("other",)
 UNPARSED = "__unparsed__"
+METADATA = ("invoked_model_id", "service_tier", "latency")  # a metadata chunk's fields (absent: null)
 
 
 def normalize(chunks: Iterable[Mapping], capabilities: Iterable[str] = ALL) -> list[dict]:
@@ -116,7 +122,7 @@ def fold(chunks: Iterable[Mapping]) -> list[dict]:
             _FOLDERS[kind](content, chunk)
         elif kind in CLOSING:
             closing[kind].append(_CLOSERS[kind](chunk))
-        elif kind in BESIDE:
+        elif kind in BESIDE or kind in SKIPPED:
             continue
         else:  # outside the vocabulary: kept so the diff shows it
             content.append(dict(chunk))
@@ -181,6 +187,8 @@ _CLOSERS: dict[str, Callable[[Mapping], dict]] = {
                         "cache_write_input_tokens": c.get("cache_write_input_tokens") or 0,
                         **({"cache_details": c["cache_details"]} if c.get("cache_details") else {})},
     "error": lambda c: {"type": "error", "code": c.get("code"), "message": c.get("message")},
+    "response_fields": lambda c: {"type": "response_fields", "fields": c.get("fields")},
+    "metadata": lambda c: {"type": "metadata", **{key: c.get(key) for key in METADATA}},
 }
 
 
@@ -188,7 +196,7 @@ _CLOSERS: dict[str, Callable[[Mapping], dict]] = {
 
 _ITEM_CAPABILITY = {"text": "text", "reasoning": "reasoning", "redacted_reasoning": "redacted_reasoning",
                     "tool_call": "tool_use", "stop": "stop_reason", "usage": "usage", "error": "errors",
-                    "citation": "citations"}
+                    "citation": "citations", "response_fields": "response_fields", "metadata": "response_metadata"}
 
 
 def drop_undeclared_items(items: list[dict], capabilities: frozenset[str]) -> list[dict]:

@@ -12,7 +12,7 @@ import base64
 import json
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "conversation_content",
+__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "conversation_content", "converse_form",
            "drop_cache_points", "normalize_request", "tool_result_values", "wrapped_values"]
 
 
@@ -33,11 +33,26 @@ def blobs_as_base64(body: Any) -> Any:
 
 _PINNED_MEMBERS = ("system", "messages", "toolConfig", "additionalModelRequestFields", "inferenceConfig",
                    "outputConfig", "tools", "tool_choice", "thinking")  # the last three: Anthropic-native (InvokeModel)
+# How the turn asked to be served (the options service_tier, latency, guardrail, response_field_paths): what the
+# application asked for, so a library that drops it sends other content than the turn gave.
+_SERVED_MEMBERS = ("serviceTier", "performanceConfig", "guardrailConfig", "additionalModelResponseFieldPaths")
 
 
 def pinned_members(body: dict) -> dict:
-    """Members scenarios never pin (modelId, requestMetadata, performanceConfig, ...) are adapter choices."""
-    return {key: value for key, value in body.items() if key in _PINNED_MEMBERS}
+    """Members scenarios never pin (modelId, requestMetadata, promptVariables, ...) are adapter choices."""
+    return {key: value for key, value in body.items() if key in _PINNED_MEMBERS or key in _SERVED_MEMBERS}
+
+
+_SERVED_DEFAULTS = {"performanceConfig": {"latency": "standard"}, "serviceTier": {"type": "default"}}
+
+
+def served_defaults(body: dict) -> dict:
+    """Served defaults (standard latency, the default tier, a guardrail's sync processing) compare as absent."""
+    body = {key: value for key, value in body.items() if _SERVED_DEFAULTS.get(key, ...) != value}
+    guardrail = body.get("guardrailConfig")
+    if isinstance(guardrail, dict) and guardrail.get("streamProcessingMode") == "sync":
+        body["guardrailConfig"] = {k: v for k, v in guardrail.items() if k != "streamProcessingMode"}
+    return body
 
 
 def drop_inference_config(body: dict) -> dict:
@@ -251,12 +266,22 @@ def output_format(body: dict) -> dict:
     return {**body, "outputConfig": {"textFormat": text_format} if text_format is not None else {}}
 
 
+def converse_form(body: Any) -> Any:
+    """A ConverseStream request as Converse takes it: its guardrailConfig has no streamProcessingMode (Converse's
+    GuardrailConfiguration, not GuardrailStreamConfiguration); what a request through Converse is compared with."""
+    guardrail = body.get("guardrailConfig") if isinstance(body, dict) else None
+    if not isinstance(guardrail, dict) or "streamProcessingMode" not in guardrail:
+        return body
+    return {**body, "guardrailConfig": {k: v for k, v in guardrail.items() if k != "streamProcessingMode"}}
+
+
 def drop_empty_members(body: dict) -> dict:
     """Empty members ("system": [], "inferenceConfig": {}, null) mean the same as absent ones."""
     return {key: value for key, value in body.items() if value not in (None, [], {})}
 
 
-REQUEST_STEPS = (pinned_members, drop_inference_config, thinking_only, implicit_cache_ttl, tool_spec_fields,
+REQUEST_STEPS = (pinned_members, served_defaults, drop_inference_config, thinking_only, implicit_cache_ttl,
+                 tool_spec_fields,
                  implicit_auto_tool_choice, empty_required_lists, implicit_success_status, tool_result_values,
                  output_format, assistant_text_layout, drop_empty_members)
 PINNABLE = {"inferenceConfig": drop_inference_config}

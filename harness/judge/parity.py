@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any, Sequence
 
 from harness.judge.compare import Diff, compile_pattern, diff_pair, same_json
-from harness.judge.normalize_request import normalize_request
+from harness.judge.normalize_request import converse_form, normalize_request
 from harness.judge.protocol import NATIVE_PATHS
 
 __all__ = ["EMPTY_ALIKE", "EQUIVALENCES", "SIDES", "check_parity", "declared_paths", "empty_alike", "natives"]
@@ -174,7 +174,9 @@ def _requests(requests: tuple, where: str) -> list[str]:
     streamed, other = requests
     if not isinstance(streamed, Mapping) or not isinstance(other, Mapping) or same_json(streamed, other):
         return []
-    return diff_pair(normalize_request(streamed), normalize_request(other), SIDES, f"{_at(where)}request")
+    # the twin goes through Converse, whose guardrailConfig has no streamProcessingMode
+    return diff_pair(converse_form(normalize_request(streamed)), normalize_request(other), SIDES,
+                     f"{_at(where)}request")
 
 
 def _at(where: str) -> str:

@@ -14,7 +14,9 @@ mode") and ``usage_input_includes_cache`` (its ``input_tokens`` count cache read
 ``inputTokens`` does not) and ``non_streaming`` (a turn carrying ``"non_streaming": true``, as the harness's replay
 sends them, also runs through the library's non-streaming call on the same content, and the adapter reports the
 message its library built on each path as a closing ``native`` chunk: ``{"type": "native", "path": "stream" | "converse", "message": ...}``, or ``"error"`` when that path
-raised; the harness compares the two). ``FEATURES`` is everything else: what a full implementation does all of.
+raised; the harness compares the two). ``FEATURES`` is everything else: what a full implementation does all of;
+``SERVED`` are today's features of how a request is served (service tier, guardrail, response fields and metadata),
+which the reference declares and a library declares where it has the API.
 ``harness.adapters`` re-exports all of these for adapter authors.
 """
 
@@ -23,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-__all__ = ["CAPABILITIES", "DECLARATIONS", "FEATURES", "SURFACE_FEATURES", "NATIVE_PATHS", "NON_STREAMING", "OWN_HISTORY", "TURN_TIMEOUT",
+__all__ = ["CAPABILITIES", "DECLARATIONS", "FEATURES", "NATIVE_PATHS", "NON_STREAMING", "OWN_HISTORY", "SERVED",
+           "SURFACE_FEATURES", "TURN_TIMEOUT",
            "USAGE_INCLUDES_CACHE", "Adapter", "AdapterFailure", "AdapterSkip"]
 
 TURN_TIMEOUT = 60.0  # seconds one turn of an adapter may take by default (--timeout, --bedrock-timeout)
@@ -39,12 +42,20 @@ FEATURES = frozenset({
 # scenario requiring one is skipped for an adapter without it; a shim declares one where it drives its library's API.
 SURFACE_FEATURES = frozenset({"cache_points", "cache_details", "structured_output", "tool_result_media", "citations"})
 FEATURES = FEATURES | SURFACE_FEATURES
+# How a request is served and what the service reports of it (bedrock-wire.md §13): features a library has only where
+# it has the API, so they are not in FEATURES (which every shim starts from); a scenario needing one requires it.
+SERVED = frozenset({
+    "service_tier",  # sends the options service_tier and latency (serviceTier, performanceConfig)
+    "guardrail",  # sends the option guardrail (guardrailConfig, streamProcessingMode included)
+    "response_fields",  # sends response_field_paths and surfaces messageStop's additionalModelResponseFields
+    "response_metadata",  # surfaces metadata's invoked model, service tier and latency (a ``metadata`` chunk)
+})
 OWN_HISTORY = "own_history"  # conversation mode: turn N >= 1 carries only the new messages
 USAGE_INCLUDES_CACHE = "usage_input_includes_cache"  # input_tokens include cache read + write tokens
 NON_STREAMING = "non_streaming"  # each turn also through the library's non-streaming call: streaming parity
 NATIVE_PATHS = ("stream", "converse")  # the ``path`` of a native chunk: which call built the message
 DECLARATIONS = frozenset({OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING})
-CAPABILITIES = FEATURES | DECLARATIONS
+CAPABILITIES = FEATURES | SERVED | DECLARATIONS
 
 
 class AdapterFailure(RuntimeError):

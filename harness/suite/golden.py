@@ -55,7 +55,9 @@ _CHUNKS = {"text": {"text": _STR}, "reasoning": {"text": _STR, "signature": _OPT
            "citation": {"citation": (dict,)},  # issue 28: the normalized vocabulary gains citations
            "stop": {"reason": _OPTIONAL_STR}, "error": {"code": _OPTIONAL_STR, "message": _OPTIONAL_STR},
            "usage": dict.fromkeys(("input_tokens", "output_tokens", "cache_read_input_tokens",
-                                   "cache_write_input_tokens"), _COUNT)}
+                                   "cache_write_input_tokens"), _COUNT),
+           "response_fields": {"fields": _ANY},
+           "metadata": dict.fromkeys(("invoked_model_id", "service_tier", "latency"), _OPTIONAL_STR)}
 
 
 def _chunk_problem(chunk: Any) -> str | None:

@@ -38,7 +38,7 @@ from harness.endpoint.faults import Faults
 from harness.judge.compare import note
 from harness.judge.laws import laws
 from harness.judge.normalize import ALL, BEDROCK_ERROR_CODES, CONTENT, fold, normalize
-from harness.judge.normalize_request import normalize_request
+from harness.judge.normalize_request import converse_form, normalize_request
 from harness.endpoint.responders import CassetteResponder
 from harness.suite.results import Result, TurnResult, verdict
 from harness.suite.scenario import Scenario, ScenarioError, first_turn, new_messages, next_turn, turn_dict
@@ -240,7 +240,7 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
     ``text_deltas``: recorded, per turn; ``vocabulary``: the library declarations the adapter cites for declared
     judgements."""
     actual = run.golden_turns(capabilities)  # in Bedrock's usage convention, whichever the adapter declares
-    expected = golden.load_golden(scenario)
+    expected = _as_operation(golden.load_golden(scenario), run.turns)
     diffs = golden.check(scenario, actual, capabilities, expected)
     expected = expected or []
     results = []
@@ -266,6 +266,16 @@ def judge(scenario: Scenario, run: Run, capabilities: frozenset[str],
         results[-1:] = [TurnResult(last.index, last.diffs + stray, last.laws, last.request_problems,
                                    last.request_notes, last.warnings)]
     return results
+
+
+def _as_operation(expected: list[dict] | None, turns: list[dict]) -> list[dict] | None:
+    """The golden's turns with each request in the form of the operation the turn went through (a ConverseStream
+    request compared with one sent through Converse loses what only ConverseStream takes)."""
+    if expected is None:
+        return None
+    return [{**want, "request": converse_form(want.get("request"))}
+            if index < len(turns) and turns[index].get("operation") == "Converse" else want
+            for index, want in enumerate(expected)]
 
 
 def _grading(scenario: Scenario, index: int, turn: dict, normalized: list[dict], expected: list[dict],

@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_OPTIONS",
     "GOLDEN_SUFFIX",
     "Scenario",
+    "SERVED_OPTIONS",
     "ScenarioError",
     "Turn",
     "assistant_message",
@@ -383,16 +384,32 @@ def _output_format(value: Any, where: str) -> dict:
     return value
 
 
+def _guardrail(value: Any, where: str) -> dict:
+    _fields(value, where, ("identifier", "version", "trace", "stream_processing_mode"), required=("identifier", "version"))
+    for key in ("identifier", "version"):
+        _text(value[key], f"{where}.{key}")
+    _optional(_choice(("enabled", "disabled", "enabled_full"), "trace"))(value.get("trace"), f"{where}.trace")
+    _optional(_choice(("sync", "async"), "stream_processing_mode"))(value.get("stream_processing_mode"),
+                                                                    f"{where}.stream_processing_mode")
+    return value
+
+
 _OPTION_CHECKS = {"max_tokens": lambda value, where: _integer(value, where, 1), "temperature": _optional(_number),
                   "thinking_budget": _optional(lambda value, where: _integer(value, where, 1)),
                   "tool_choice": _optional(_tool_choice), "output_format": _optional(_output_format),
                   # no default: a turn carries it only where a scenario sets it (inferenceConfig.stopSequences)
                   "stop_sequences": _optional(lambda value, where: _items(value, where, _text))}
+# How the request is served (capabilities service_tier, guardrail, response_fields): in a turn only when a scenario
+# sets them, so the turns of every other scenario stay as they were.
+SERVED_OPTIONS = {"service_tier": _choice(("priority", "default", "flex", "reserved"), "service_tier"),
+                  "latency": _choice(("standard", "optimized"), "latency"), "guardrail": _guardrail,
+                  "response_field_paths": lambda value, where: _items(value, where, _text)}
 
 
 def _options(value: Any, where: str) -> dict:
-    _fields(value, where, tuple(_OPTION_CHECKS))
-    return {key: _OPTION_CHECKS[key](item, f"{where}.{key}") for key, item in value.items()}
+    checks = {**_OPTION_CHECKS, **SERVED_OPTIONS}
+    _fields(value, where, tuple(checks))
+    return {key: checks[key](item, f"{where}.{key}") for key, item in value.items()}
 
 
 def _script(value: Any, where: str) -> dict:

@@ -18,7 +18,7 @@ from itertools import accumulate
 from typing import Any
 
 from harness.endpoint.emulator.render import render_invoke_stream, render_stream
-from harness.endpoint.emulator.script import EmulatorScriptError
+from harness.endpoint.emulator.script import STREAM_MEMBERS, EmulatorScriptError
 from harness.wire.eventstream import Frame, decode_frames
 
 __all__ = ["delivered", "for_operation", "recorded_text_deltas", "script_from_converse", "script_from_frames"]
@@ -67,6 +67,10 @@ def _read_event(name: str, body: dict, blocks: dict, script: dict) -> None:
         script["usage"] = _usage(body.get("usage") or {})
         if "trace" in body:
             script["trace"] = body["trace"]
+        if "serviceTier" in body:
+            script["service_tier"] = (body["serviceTier"] or {}).get("type")
+        if "performanceConfig" in body:
+            script["performance"] = (body["performanceConfig"] or {}).get("latency")
 
 
 def _usage(usage: dict) -> dict:
@@ -106,6 +110,12 @@ def _block(acc: dict, style: str) -> dict:
         return {"tool_result": {**_result_head(start["toolResult"]), "content": content}}
     if "toolUse" in start:
         return _tool(start["toolUse"], _fragments(acc), style)
+    if "image" in start:
+        return {"image": {"format": start["image"].get("format"), **_image_parts(deltas)}}
+    future = next((key for key in [*start, *(k for d in deltas for k in d)] if key not in STREAM_MEMBERS), None)
+    if future is not None:
+        return {"future_block": {"kind": future, **({"start": start[future]} if future in start else {}),
+                                 "deltas": [d[future] for d in deltas if future in d]}}
     reasoning = [d["reasoningContent"] for d in deltas if "reasoningContent" in d]
     if reasoning and "redactedContent" in reasoning[0]:
         return {"redacted_reasoning": reasoning[0]["redactedContent"]}
@@ -114,6 +124,14 @@ def _block(acc: dict, style: str) -> dict:
         return {"reasoning": [r["text"] for r in reasoning if "text" in r], **_signature(signature)}
     citations = [d["citation"] for d in deltas if "citation" in d]
     return {"text": [d["text"] for d in deltas if "text" in d], **({"citations": citations} if citations else {})}
+
+
+def _image_parts(deltas: list[dict]) -> dict:
+    images = [d["image"] for d in deltas if "image" in d]
+    errors = [image["error"].get("message", "") for image in images if "error" in image]
+    if errors:
+        return {"error": errors[0]}
+    return {"data": [(image.get("source") or {}).get("bytes", "") for image in images]}
 
 
 def _signature(signature: str | None) -> dict:

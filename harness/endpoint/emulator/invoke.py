@@ -167,5 +167,10 @@ def _tool_result(block: Block, script: Script, seed: str):
     return [_start(block, {**head, "content": list(block.content)})], [], _stop(block)
 
 
+def _no_block(block: Block, script: Script, seed: str):
+    """Anthropic's Messages stream has no image output and no future ConverseStream member: nothing is sent."""
+    return [], [], []
+
+
 _PARTS = {"text": _text, "reasoning": _reasoning, "redacted_reasoning": _redacted, "tool_use": _tool,
-          "server_tool_use": _tool, "tool_result": _tool_result}
+          "server_tool_use": _tool, "tool_result": _tool_result, "image": _no_block, "future_block": _no_block}

@@ -6,10 +6,11 @@ Each *style* is one model family's way of streaming the same content, as seen in
 - ``claude``: text in word deltas; tool input led by an empty ``""`` delta, then small fragments of JSON written
   with ``", "``/``": "``; ``tooluse_`` ids;
 - ``nova`` (Nova v1): tool input as one whole compact delta; tool starts carry no ``type``; the last text block of
-  an ``end_turn`` answer closes with an empty ``""`` delta;
+  an ``end_turn`` answer to a request with tools closes with an empty ``""`` delta (asked without tools, it does not);
 - ``nova-2`` (Nova 2): as ``nova``, but every tool start carries its ``type`` (``tool_use``, ``server_tool_use``);
 - ``openai`` (gpt-oss on Bedrock): tool input fragmented without Claude's leading ``""``;
-- ``open-weight`` (Kimi, DeepSeek, Llama, Qwen): tool input whole in one delta, as Kimi K2 sends it; every text
+- ``open-weight`` (Kimi, DeepSeek, Llama, Qwen): tool input whole in one delta written with ``", "`` and ``": "``, as
+  Kimi K2 sends it; every text
   block ends with an empty ``""`` delta; Kimi's tool ids ``functions.<name>:<n>`` (n counts the message's calls);
 - ``titan``: each text block in one whole delta; no tool use.
 
@@ -39,7 +40,7 @@ __all__ = ["NOVA", "STYLES", "check_style", "digest", "text_deltas", "reasoning_
 
 STYLES = ("claude", "nova", "nova-2", "openai", "open-weight", "titan")
 NOVA = ("nova", "nova-2")
-_COMPACT = (*NOVA, "openai", "open-weight", "titan")  # styles writing tool input JSON without spaces
+_COMPACT = (*NOVA, "openai", "titan")  # styles writing tool input JSON without spaces (Kimi writes ", " and ": ")
 PlanFrame = tuple[Callable[[str, dict, int], bytes], str, dict]
 _WORDS = re.compile(r"\s*\S+|\s+")
 _GAP = object()
@@ -88,7 +89,7 @@ def reasoning_deltas(block: Block, seed: str) -> list[str]:
 
 
 def input_text(block: Block, style: str) -> str:
-    """The tool input JSON as the model writes it: Claude with ", " and ": ", Nova compact."""
+    """The tool input JSON as the model writes it: Claude and Kimi (open-weight) with ", " and ": ", Nova compact."""
     if block.raw_input is not None:
         return "".join(block.raw_input)
     separators = (",", ":") if style in _COMPACT else (", ", ": ")

@@ -8,7 +8,9 @@ problem is an `EmulatorScriptError` naming the block index and field.
 
 from __future__ import annotations
 
+import base64
 import json
+from dataclasses import replace
 from typing import Any
 
 from harness.endpoint.emulator.invoke import render_invoke_stream
@@ -25,13 +27,14 @@ CONVERSE_STREAM_EXCEPTIONS = ("internalServerException", "modelStreamErrorExcept
 _HEADERS = (":content-type", "application/json"), (":message-type", "event")
 
 
-def render_stream(script: Any, *, style: str = "claude", seed: str) -> list[bytes]:
-    """ConverseStream: one encoded frame per event, each padded with ``p``, cut at the script's exception."""
-    script = parse_script(script)
+def render_stream(script: Any, *, style: str = "claude", seed: str, tools: bool = True) -> list[bytes]:
+    """ConverseStream: one encoded frame per event, each padded with ``p``, cut at the script's exception; ``tools``:
+    whether the request carried toolConfig (some styles stream differently without it)."""
+    script = replace(parse_script(script), tools=tools)
     check_style(style)
     parts = [_PARTS[block.kind](block, script, style, seed) for block in script.blocks]
     metadata = {"metrics": {"latencyMs": script.latency_ms}, "usage": usage_json(script.usage, style),
-                **({"trace": script.trace} if script.trace is not None else {})}
+                **({"trace": script.trace} if script.trace is not None else {}), **served_by(script)}
     plan = [_event("messageStart", {"role": "assistant"}), *schedule(script, parts),
             _event("messageStop", _message_stop(script)), _event("metadata", metadata)]
     return encode_plan(plan, script, seed, CONVERSE_STREAM_EXCEPTIONS)
@@ -66,9 +69,10 @@ def _text(block: Block, script: Script, style: str, seed: str):
 
 
 def _last_answer_text(block: Block, script: Script) -> bool:
-    """Whether ``block`` is the last text block of an end_turn answer (where Nova closes with "")."""
+    """Whether ``block`` is the last text block of an end_turn answer to a request with tools (where Nova closes with
+    "": R-nova1's answer does, R-nova-micro's, asked without tools, does not)."""
     texts = [b for b in script.blocks if b.kind == "text"]
-    return script.stop_reason == "end_turn" and bool(texts) and texts[-1] is block
+    return script.tools and script.stop_reason == "end_turn" and bool(texts) and texts[-1] is block
 
 
 def _reasoning(block: Block, script: Script, style: str, seed: str):
@@ -96,8 +100,21 @@ def _tool_result(block: Block, script: Script, style: str, seed: str):
     return [start], [(_encode_in_order, "contentBlockDelta", delta)], _stop(block)
 
 
+def _image(block: Block, script: Script, style: str, seed: str):
+    """ImageBlockStart{format}, then ImageBlockDelta{source: {bytes}} per part (or {error: {message}})."""
+    deltas = [{"image": {"error": {"message": part["error"]}} if isinstance(part, dict) else {"source": {"bytes": part}}}
+              for part in block.parts]
+    return [_start(block, {"image": {"format": block.format}})], [_delta(block, d) for d in deltas], _stop(block)
+
+
+def _future(block: Block, script: Script, style: str, seed: str):
+    """A member no SDK's model knows yet: its start (when given) and deltas under its own name."""
+    starts = [] if block.start is None else [_start(block, {block.format: block.start})]
+    return starts, [_delta(block, {block.format: delta}) for delta in block.parts], _stop(block)
+
+
 _PARTS = {"text": _text, "reasoning": _reasoning, "redacted_reasoning": _redacted, "tool_use": _tool,
-          "server_tool_use": _tool, "tool_result": _tool_result}
+          "server_tool_use": _tool, "tool_result": _tool_result, "image": _image, "future_block": _future}
 
 
 def _tool_head(block: Block, style: str, seed: str) -> dict:
@@ -116,6 +133,14 @@ def _result_head(block: Block, script: Script, seed: str, style: str = "claude")
     if (tid := tool_id(script.blocks[block.ref], seed, style)) is not None:
         head["toolUseId"] = tid
     return head if block.type is None else {**head, "type": block.type}
+
+
+def served_by(script: Script) -> dict:
+    """``performanceConfig`` and ``serviceTier`` as metadata (and a Converse response) carry them, when the script
+    gives them."""
+    served = {"performanceConfig": {"latency": script.performance} if script.performance is not None else None,
+              "serviceTier": {"type": script.service_tier} if script.service_tier is not None else None}
+    return {key: value for key, value in served.items() if value is not None}
 
 
 def _message_stop(script: Script) -> dict:
@@ -155,6 +180,7 @@ def render_converse(script: Any, *, style: str = "claude", seed: str) -> dict:
         body["additionalModelResponseFields"] = script.additional_fields
     if script.trace is not None:
         body["trace"] = script.trace
+    body.update(served_by(script))
     return dict(sorted(body.items()))
 
 
@@ -185,5 +211,17 @@ def _converse_result(block: Block, script: Script, style: str, seed: str) -> dic
     return {"toolResult": dict(sorted(result.items()))}
 
 
+def _converse_image(block: Block, script: Script, style: str, seed: str) -> dict:
+    """The whole image as an ImageBlock (its parts' bytes joined); a failed one has no Converse form but its format."""
+    data = [base64.b64decode(part) for part in block.parts if not isinstance(part, dict)]
+    source = {"source": {"bytes": base64.b64encode(b"".join(data)).decode()}} if data else {}
+    return {"image": {"format": block.format, **source}}
+
+
+def _converse_future(block: Block, script: Script, style: str, seed: str) -> dict:
+    return {block.format: {**(block.start or {}), **{k: v for delta in block.parts for k, v in delta.items()}}}
+
+
 _CONVERSE = {"text": _converse_text, "reasoning": _converse_reasoning, "redacted_reasoning": _converse_redacted,
-             "tool_use": _converse_tool, "server_tool_use": _converse_tool, "tool_result": _converse_result}
+             "tool_use": _converse_tool, "server_tool_use": _converse_tool, "tool_result": _converse_result,
+             "image": _converse_image, "future_block": _converse_future}

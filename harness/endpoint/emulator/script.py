@@ -13,17 +13,21 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["AUTO", "BLOCK_KINDS", "STOP_REASONS", "EXCEPTIONS", "Block", "Usage", "StreamException", "Script",
-           "EmulatorScriptError", "parse_script"]
+__all__ = ["AUTO", "BLOCK_KINDS", "IMAGE_FORMATS", "STOP_REASONS", "EXCEPTIONS", "SERVICE_TIERS", "LATENCIES",
+           "STREAM_MEMBERS", "Block", "Usage", "StreamException", "Script", "EmulatorScriptError", "parse_script"]
 
-BLOCK_KINDS = ("text", "reasoning", "redacted_reasoning", "tool_use", "server_tool_use", "tool_result")
+BLOCK_KINDS = ("text", "reasoning", "redacted_reasoning", "tool_use", "server_tool_use", "tool_result", "image",
+               "future_block")
+IMAGE_FORMATS = ("png", "jpeg", "gif", "webp")  # ImageBlockStart.format (ImageFormat)
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
                 "malformed_model_output", "malformed_tool_use", "model_context_window_exceeded")
 # ConverseStream's exception members plus modelTimeoutException, which only InvokeModel streams carry.
 EXCEPTIONS = ("internalServerException", "modelStreamErrorException", "validationException",
               "throttlingException", "serviceUnavailableException", "modelTimeoutException")
 _SCRIPT_FIELDS = ("content", "stop_reason", "usage", "latency_ms", "interleave", "exception",
-                  "additional_model_response_fields", "trace")
+                  "additional_model_response_fields", "trace", "service_tier", "performance")
+SERVICE_TIERS = ("priority", "default", "flex", "reserved")  # metadata.serviceTier.type (ServiceTierType)
+LATENCIES = ("standard", "optimized")  # metadata.performanceConfig.latency (PerformanceConfigLatency)
 _SIBLINGS = {"text": ("citations",), "reasoning": ("signature",)}
 _TOOL_FIELDS = ("name", "id", "input", "raw_input", "fragments", "type")
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_write_input_tokens",
@@ -56,6 +60,9 @@ class Block:
     status: str = "success"
     content: tuple = ()
     ref: int | None = None  # tool_result: index of the server_tool_use it answers
+    format: str = ""  # image: its ImageFormat; future_block: the member name (a kind no model streams yet)
+    parts: tuple = ()  # image: the deltas' base64 parts ({"error": message} for a failed one); future_block: deltas
+    start: dict | None = None  # future_block: its contentBlockStart body (None: no start, as text has none)
     ordinal: int = 0  # tool_use / server_tool_use: how many tool uses come before it in the message
 
 
@@ -109,6 +116,10 @@ class Script:
     additional_fields: dict | None = None
     where: str = "script"
     trace: dict | None = None  # metadata.trace (a guardrail assessment, a prompt router's invoked model)
+    service_tier: str | None = None  # metadata.serviceTier.type: the tier that served the request
+    performance: str | None = None  # metadata.performanceConfig.latency: the latency configuration that served it
+    tools: bool = True  # whether the request carried toolConfig (Nova closes an answer with "" only then); set by
+    # the renderer from the request, not a script field
 
 
 def _fail(where: str, message: str):
@@ -215,8 +226,48 @@ def _tool_result(item: Mapping, where: str, index: int, blocks: list) -> Block:
                  ref=servers[-1])
 
 
+def _image(item: Mapping, where: str, index: int, blocks: list) -> Block:
+    """An image the model made: a start naming its format, then deltas of base64 bytes (or an error)."""
+    where = f"{where}.image"
+    spec = _fields(item["image"], where, ("format", "data", "error"), required=("format",))
+    if spec["format"] not in IMAGE_FORMATS:
+        _fail(f"{where}.format", f"expected one of {', '.join(IMAGE_FORMATS)}, got {spec['format']!r}")
+    if ("data" in spec) == ("error" in spec):
+        _fail(where, "give data (base64, or a list of base64 parts) or error, one of them")
+    if "error" in spec:
+        return Block("image", index, where, format=spec["format"], parts=({"error": _str(spec["error"], f"{where}.error")},))
+    parts = _deltas(spec["data"], f"{where}.data")
+    for n, part in enumerate((parts,) if isinstance(parts, str) else parts):
+        try:
+            base64.b64decode(part, validate=True)
+        except binascii.Error:
+            _fail(f"{where}.data" + (f"[{n}]" if isinstance(parts, tuple) else ""), "not valid base64")
+    return Block("image", index, where, format=spec["format"], parts=(parts,) if isinstance(parts, str) else parts)
+
+
+def _future(item: Mapping, where: str, index: int, blocks: list) -> Block:
+    """A block of a kind no model streams yet (a member newer than every SDK's model): its start and deltas."""
+    where = f"{where}.future_block"
+    spec = _fields(item["future_block"], where, ("kind", "start", "deltas"), required=("kind", "deltas"))
+    kind = _str(spec["kind"], f"{where}.kind")
+    if kind in STREAM_MEMBERS:
+        _fail(f"{where}.kind", f"{kind!r} is a member ConverseStream already has")
+    start = spec.get("start")
+    if start is not None and not isinstance(start, Mapping):
+        _fail(f"{where}.start", f"expected a mapping, got {type(start).__name__}")
+    deltas = _list(spec["deltas"], f"{where}.deltas")
+    for n, delta in enumerate(deltas):
+        if not isinstance(delta, Mapping):
+            _fail(f"{where}.deltas[{n}]", f"expected a mapping, got {type(delta).__name__}")
+    return Block("future_block", index, where, format=kind, parts=tuple(dict(d) for d in deltas),
+                 start=dict(start) if start is not None else None)
+
+
+# ContentBlockStart and ContentBlockDelta members (botocore 1.44.8): a future block must be none of them.
+STREAM_MEMBERS = ("text", "toolUse", "toolResult", "reasoningContent", "citation", "image")
+
 _PARSERS = {"text": _text, "reasoning": _reasoning, "redacted_reasoning": _redacted, "tool_use": _tool,
-            "server_tool_use": _tool, "tool_result": _tool_result}
+            "server_tool_use": _tool, "tool_result": _tool_result, "image": _image, "future_block": _future}
 
 
 def _block(item: Any, where: str, index: int, blocks: list) -> Block:
@@ -299,9 +350,17 @@ def parse_script(script: Any, where: str = "script") -> Script:
     trace = spec.get("trace")
     if trace is not None and not isinstance(trace, Mapping):
         _fail(f"{where} trace", f"expected a mapping, got {type(trace).__name__}")
+    served = {key: _one_of(spec.get(key), f"{where} {key}", known) for key, known in
+              (("service_tier", SERVICE_TIERS), ("performance", LATENCIES))}
     return Script(
         tuple(blocks), _stop_reason(spec.get("stop_reason"), f"{where} stop_reason", blocks),
         _usage(spec["usage"], f"{where} usage") if "usage" in spec else Usage(),
         _int(spec.get("latency_ms", 100 * max(1, len(blocks))), f"{where} latency_ms"), interleave,
         _exception(spec["exception"], f"{where} exception") if "exception" in spec else None,
-        dict(extra) if extra is not None else None, where, dict(trace) if trace is not None else None)
+        dict(extra) if extra is not None else None, where, dict(trace) if trace is not None else None, **served)
+
+
+def _one_of(value: Any, where: str, known: tuple) -> str | None:
+    if value is not None and value not in known:
+        _fail(where, f"expected one of {', '.join(known)}, got {value!r}")
+    return value
