@@ -4,7 +4,7 @@ Each case is text built from a small, valid cassette (``cassettes/core/smoke-tex
 made hostile: YAML alias bombs, deep nesting, huge padding, wrong types, broken frames, IPv6 junk, what serve
 cannot send (a status or header line, an empty frame item or one holding two frames), a non-JSON event, a key twice,
 a stream botocore refuses (``CASES``, each refused); odd-shaped ones every reader must handle (``ACCEPTED``); and a
-big (400k-frame, ~100 MB) cassette written line by line. ``bounded(cmd)`` runs a command in a child process under
+big (400k-frame, ~57 MB) cassette written line by line. ``bounded(cmd)`` runs a command in a child process under
 an address-space limit and a timeout, so a regression shows as a failed test rather than a stuck machine.
 """
 
@@ -23,7 +23,8 @@ from pathlib import Path
 
 from harness.wire.eventstream import encode_frame
 
-__all__ = ["ACCEPTED", "CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines", "laughs"]
+__all__ = ["ACCEPTED", "CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines", "laughs",
+           "string_bomb"]
 
 _URI = "http://127.0.0.1/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
 _REQUEST = """\
@@ -107,8 +108,9 @@ def cassette_text(deltas: str | None = None, *, uri: str = _URI, body: str = _BO
 FRAMES_PER_INTERACTION = 100_000  # the most one interaction may hold (harness.cassettes.limits.MAX_FRAMES)
 
 
-def big_cassette(path: Path, interactions: int = 4, text_size: int = 180) -> Path:
-    """A ~100 MB cassette of 4 x 100,000 frames (text deltas, 180 characters each), written in one pass."""
+def big_cassette(path: Path, interactions: int = 4, text_size: int = 24) -> Path:
+    """A ~57 MB cassette of 4 x 100,000 frames (text deltas, 24 characters each), written in one pass: within the
+    file limit (limits.MAX_FILE_BYTES)."""
     text = "'" + "x" * text_size + "'"
     deltas = frame_lines([text] * (FRAMES_PER_INTERACTION - 4))  # messageStart, and three closing frames
     with open(path, "w", encoding="utf-8") as f:
@@ -124,6 +126,26 @@ def laughs(indent: str, levels: int = 9, fan: int = 9) -> str:
     for n in range(1, levels + 1):
         lines.append(f"{indent}lol{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * fan) + "]")
     return "\n".join(lines) + "\n"
+
+
+_BIG_STRING = 4 * 1024 * 1024  # the probe's: one 4 MiB string, aliased 1,000 times (4 GiB to whoever expands it)
+
+
+def string_bomb(where: str, times: int = 1000) -> str:
+    """A ~4 MB cassette anchoring one 4 MiB string and aliasing it ``times`` times, in the request's messages or
+    system prompt, in the response's frames, or inside a mapping aliased under a key no reader looks at."""
+    big = "x" * _BIG_STRING
+    if where == "messages":
+        items = f"        - text: &s {big}\n" + "        - text: *s\n" * times
+        return cassette_text(body="    json:\n      messages:\n      - role: user\n        content:\n" + items)
+    if where == "system":
+        items = f"      - text: &s {big}\n" + "      - text: *s\n" * times
+        return cassette_text(body="    json:\n      system:\n" + items + _BODY.replace("    json:\n", ""))
+    if where == "frames":
+        return cassette_text(frame_lines([f"&s {big}"] + ["*s"] * times))
+    head = _HEAD.replace("interactions:", f"unread:\n  one: &m {{k: {big}}}\n  many: [" + ", ".join(["*m"] * times)
+                         + "]\ninteractions:")
+    return cassette_text(head=head)
 
 
 def _deep_frame_base64(depth: int) -> str:
@@ -149,6 +171,8 @@ CASES: dict[str, tuple] = {
     "alias-bomb-request": (lambda: cassette_text(body="    json:\n" + laughs("      ")), "alias"),
     "alias-bomb-unread-key": (lambda: cassette_text(head=_HEAD.replace(
         "interactions:", "unread:\n" + laughs("  ") + "interactions:")), "alias"),
+    **{f"alias-string-bomb-{where}": (lambda where=where: string_bomb(where), "alias")
+       for where in ("messages", "system", "frames", "mapping")},
     "deep-nesting": (lambda: cassette_text(extra="    x-deep:\n" + _nested(100_000)), "nest"),
     "deep-json-payload": (lambda: cassette_text("    - event: contentBlockDelta\n      payload: '" + "[" * 5000
                                                 + "]" * 5000 + "'\n"), "nested"),
