@@ -142,13 +142,14 @@ def test_an_odd_cassette_verify_passes_is_handled_by_every_reader(tmp_path, name
 # What each generated input of another class gives: per command, the exit code and a word its one line holds.
 _EXPECTED = {
     "compressed": {"scan": (1, "expands past"), "import": (1, "expands past")},
-    "path": {"verify": (1, ""), "show": (1, ""), "scan": (1, ""), "import": (1, ""), "serve": (2, ""),
+    "path": {"verify": (2, ""), "show": (2, ""), "scan": (2, ""), "import": (2, ""), "serve": (2, ""),
              "list": (2, "not a regular file but a FIFO"), "run": (2, "not a regular file but a FIFO")},
 }
 _SPECIAL = {
     ("gzip-mappings-1mib", "scan"): (0, "ok: no secrets in 1 file(s)"),
     ("gzip-mappings-1mib", "import"): (1, "unrecognised fixture format"),
-    ("cassette-fifo-in-run", "run"): (1, "no cassette at"),
+    ("cassette-fifo-in-run", "run"): (2, "not a regular file but a FIFO"),
+    **{("sparse-10gib", command): (1, "over the limit") for command in ("verify", "show", "scan", "import")},
     ("hello-unterminated-300mb", "certify"): (2, "longer than 1048576 bytes during the hello handshake"),
     ("stdout-unterminated-1gib", "certify"): (1, "longer than 8388608 bytes"),
     ("traceback-50mb", "certify"): (1, "longer than 8388608 bytes"),

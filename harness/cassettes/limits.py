@@ -12,6 +12,7 @@ what and where, and which each reader turns into its own error naming the file, 
 from __future__ import annotations
 
 import bz2
+import errno
 import gc
 import json
 import lzma
@@ -26,8 +27,8 @@ import yaml
 __all__ = ["MAX_ALIAS_BYTES", "MAX_ALIAS_NODES", "MAX_BODY_BYTES", "MAX_DECOMPRESSED_BYTES", "MAX_DEPTH", "MAX_ERROR_CHARS",
            "MAX_FILE_BYTES", "MAX_FRAMES", "MAX_FRAME_BYTES", "MAX_HEADER_BYTES", "MAX_HELLO_BYTES", "MAX_LINE_BYTES",
            "MAX_PADDING", "MAX_PAYLOAD_BYTES", "MAX_RENDERED_CHARS", "MAX_STDERR_LINE_CHARS", "MAX_TRACEBACK_CHARS",
-           "LimitError", "check_json_text", "clip", "decompress", "gunzip", "json_size", "load_yaml", "read_file",
-           "without_gc"]
+           "LimitError", "check_json_text", "clip", "decompress", "gunzip", "json_size", "load_yaml", "path_kind",
+           "read_file", "without_gc"]
 
 MAX_DEPTH = 200  # nesting levels of a YAML document, and of JSON text carried inside one
 MAX_FRAMES = 100_000  # frames in one interaction's response
@@ -280,10 +281,39 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a file")
 
 
+def path_kind(path, folder: bool = False) -> str | None:
+    """What ``path`` is when it is not what a reader may open (a regular file, or with ``folder`` a directory, a
+    symbolic link to one counting as one): "a FIFO", "a socket", "a character device", "a block device", "a
+    directory", "a regular file" (when a folder is wanted), "a symbolic link that loops", "a dangling symbolic link
+    (to X)", or "missing"; None when it is fine. Said from ``stat`` alone: nothing is opened, so nothing blocks."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            return "missing"
+        return f"a dangling symbolic link (to {target})"
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return "a symbolic link that loops"
+        return f"unreadable ({err.strerror or err})"
+    if folder:
+        return None if stat.S_ISDIR(info.st_mode) else "a regular file" if stat.S_ISREG(info.st_mode) \
+            else _kind(info.st_mode)
+    return None if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
+
+
 def read_file(path) -> bytes:
     """A regular file's bytes, at most MAX_FILE_BYTES: LimitError for a FIFO, a device, a directory or a bigger
     file, said before anything is read (opened without blocking, so a FIFO never waits for a writer)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:  # a socket (ENXIO), a symbolic link that loops (ELOOP): said as what it is
+        kind = path_kind(path) if err.errno in (errno.ENXIO, errno.ELOOP, errno.EOPNOTSUPP) else None
+        if kind is None or kind.startswith("unreadable"):
+            raise
+        raise LimitError(f"not a regular file but {kind}") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
