@@ -162,6 +162,21 @@ def _two_frames() -> str:
     return f"    - frame_base64: {base64.b64encode(frame * 2).decode()}\n"
 
 
+def _frame_item(headers, payload: bytes) -> str:
+    return f"    - frame_base64: {base64.b64encode(encode_frame(headers, payload)).decode()}\n"
+
+
+def _exception(kind, payload: bytes = b'{"message":"slow down"}') -> str:
+    """An exception frame item ending the stream after one delta, its type header ``kind`` (bytes: a bytes header)."""
+    headers = ((":exception-type", kind), (":content-type", "application/json"), (":message-type", "exception"))
+    return frame_lines(["hi"]) + _frame_item(headers, payload)
+
+
+def _exception_ending(item: str) -> str:
+    """A cassette whose stream is messageStart, ``item`` (frame items), and nothing after."""
+    return cassette_text(item).split("    - event: contentBlockStop")[0]
+
+
 def _nested(depth: int) -> str:
     return "      deep: " + "[" * depth + "]" * depth + "\n"
 
@@ -216,6 +231,18 @@ CASES: dict[str, tuple] = {
                                                                    "interactions:\n", 1), "duplicate"),
     "block-start-empty": (lambda: cassette_text("    - event: contentBlockStart\n      json: {contentBlockIndex: 0, "
                                                 "start: {}}\n" + frame_lines(["hi"])), "frame 1"),
+    # what verify passed and run then blamed on the adapter, or a client reads differently (issue 31)
+    "exception-type-invalid-utf8-bytes": (lambda: _exception_ending(_exception(b"throttl\xffingException")),
+                                          ":exception-type is a bytes"),
+    "exception-payload-not-json": (lambda: _exception_ending(_exception("throttlingException", b"not json")),
+                                   "not JSON"),
+    "exception-payload-a-list": (lambda: _exception_ending(_exception("throttlingException", b"[1]")),
+                                 "not a JSON object"),
+    "error-code-a-number": (lambda: _exception_ending(frame_lines(["hi"]) + _frame_item(
+        ((":error-code", 7), (":error-message", "x"), (":message-type", "error")), b"")), ":error-code is an int"),
+    "empty-message-for-message-stop": (lambda: cassette_text().replace(
+        "    - event: messageStop\n      p: 57\n      json:\n        stopReason: end_turn\n",
+        _frame_item((), b"")), "unknown event type ''"),
     "header-line-break": (lambda: cassette_text().replace("      Content-Type: application/vnd.amazon.eventstream\n",
                                                           "      Content-Type: \"a\\r\\nX-Injected: 1\"\n"), "header"),
     "header-name-space": (lambda: cassette_text().replace("      Content-Type: application/vnd.amazon.eventstream\n",

@@ -33,6 +33,7 @@ __all__ = [
     "decode_frames",
     "decode_events",
     "frame_slices",
+    "checksum_problem",
     "FrameError",  # noqa: F822 - made on first use, by the module's __getattr__
     "TruncatedStream",
     "STREAM_MEMBERS",
@@ -170,16 +171,49 @@ def _frame_error() -> type:
     return type("FrameError", (ParserError,), {"__doc__": doc, "__module__": __name__})
 
 
+@functools.cache
+def _checksum_error() -> type:
+    """botocore's ``ChecksumMismatch`` with a message saying which checksum failed (the prelude's or the message's)."""
+    from botocore.eventstream import ChecksumMismatch
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)
+
+    return type("ChecksumMismatch", (ChecksumMismatch,), {"__init__": __init__, "__module__": __name__,
+                                                           "__doc__": "A frame's prelude or message CRC fails."})
+
+
 def __getattr__(name: str) -> Any:
     if name == "FrameError":
         return _frame_error()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def checksum_problem(piece: bytes) -> str | None:
+    """Which checksum of one frame's bytes fails, said as botocore never says it: the prelude's (its first 8 bytes)
+    or the whole message's; None when both hold or the bytes end before the one to check."""
+    if len(piece) < 12:
+        return None
+    expected, found = int.from_bytes(piece[8:12], "big"), binascii.crc32(piece[:8])
+    if expected != found:
+        return f"prelude checksum mismatch (the frame's prelude says 0x{expected:08x}, its bytes give 0x{found:08x})"
+    total = int.from_bytes(piece[:4], "big")
+    if total < 16 or len(piece) < total:
+        return None
+    expected, found = int.from_bytes(piece[total - 4 : total], "big"), binascii.crc32(piece[: total - 4])
+    if expected != found:
+        return f"message checksum mismatch (the frame says 0x{expected:08x}, its bytes give 0x{found:08x})"
+    return None
+
+
 def _message(piece: bytes, number: int):
-    """botocore's reading of one frame's bytes (None: they end inside it); only ParserErrors escape."""
+    """botocore's reading of one frame's bytes (None: they end inside it); only ParserErrors escape, a checksum
+    mismatch named as the prelude's or the message's."""
     from botocore.eventstream import EventStreamBuffer, ParserError
 
+    mismatch = checksum_problem(piece)
+    if mismatch:
+        raise _checksum_error()(f"frame {number}: {mismatch}")
     buffer = EventStreamBuffer()
     buffer.add_data(piece)
     try:
