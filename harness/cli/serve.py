@@ -118,6 +118,8 @@ class _Recording:
     def stop(self, signame: str) -> None:
         """Exchanges still streaming are written as far as they got, marked incomplete; then the server closes."""
         self.proxy.finish(f"serve --record stopped ({signame}) while this exchange was in flight")
+        for tape in self.recorder.tapes:  # a write another thread began finishes before the process ends
+            tape.wait(10.0)
         self.server.close()
 
 
