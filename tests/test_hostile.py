@@ -149,7 +149,8 @@ _SPECIAL = {
     ("gzip-mappings-1mib", "scan"): (0, "ok: no secrets in 1 file(s)"),
     ("gzip-mappings-1mib", "import"): (1, "unrecognised fixture format"),
     ("cassette-fifo-in-run", "run"): (2, "not a regular file but a FIFO"),
-    **{("sparse-10gib", command): (1, "over the limit") for command in ("verify", "show", "scan", "import")},
+    **{(name, command): (1, "over the limit") for name in ("sparse-10gib", "file-250mb")
+       for command in ("verify", "show", "scan", "import")},
     ("hello-unterminated-300mb", "certify"): (2, "longer than 1048576 bytes during the hello handshake"),
     ("stdout-unterminated-1gib", "certify"): (1, "longer than 8388608 bytes"),
     ("traceback-50mb", "certify"): (1, "longer than 8388608 bytes"),
