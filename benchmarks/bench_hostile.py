@@ -105,6 +105,14 @@ def main(argv: list[str] | None = None) -> int:
                             args.memory_mb, 1800))
     over = [r for r in rows if r[5] != "no" or float(r[3]) >= TARGET_MB
             or (float(r[2]) >= TARGET_S and not r[7].startswith("serving"))]
+    classes_of = {name: "cassette" for name in [*CASES, *ACCEPTED]} | {name: kind for name, (kind, _, _) in
+                                                                      INPUTS.items()}
+    for kind in sorted({classes_of[r[0]] for r in rows}):
+        mine = [r for r in rows if classes_of[r[0]] == kind and not r[7].startswith("serving")]
+        if mine:
+            slowest, biggest = max(mine, key=lambda r: float(r[2])), max(mine, key=lambda r: float(r[3]))
+            print(f"class {kind:<10} {len(mine):>4} runs: slowest {slowest[2]} s ({slowest[0]} {slowest[1]}), "
+                  f"peak {biggest[3]} MB ({biggest[0]} {biggest[1]})")
     print(f"{len(rows)} runs; {len(over)} over the targets (a traceback, {TARGET_MB} MB or {TARGET_S} s)")
     return 0
 

@@ -4,7 +4,7 @@ Each case is text built from a small, valid cassette (``cassettes/core/smoke-tex
 made hostile: YAML alias bombs, deep nesting, huge padding, wrong types, broken frames, IPv6 junk, what serve
 cannot send (a status or header line, an empty frame item or one holding two frames), a non-JSON event, a key twice,
 a stream botocore refuses (``CASES``, each refused); odd-shaped ones every reader must handle (``ACCEPTED``); and a
-big (400k-frame, ~100 MB) cassette written line by line. ``bounded(cmd)`` runs a command in a child process under
+big (400k-frame, ~57 MB) cassette written line by line. ``bounded(cmd)`` runs a command in a child process under
 an address-space limit and a timeout, so a regression shows as a failed test rather than a stuck machine.
 """
 
@@ -23,7 +23,8 @@ from pathlib import Path
 
 from harness.wire.eventstream import encode_frame
 
-__all__ = ["ACCEPTED", "CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines", "laughs"]
+__all__ = ["ACCEPTED", "CASES", "Bounded", "big_cassette", "bounded", "bounded_cli", "cassette_text", "frame_lines", "laughs",
+           "string_bomb"]
 
 _URI = "http://127.0.0.1/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
 _REQUEST = """\
@@ -107,8 +108,9 @@ def cassette_text(deltas: str | None = None, *, uri: str = _URI, body: str = _BO
 FRAMES_PER_INTERACTION = 100_000  # the most one interaction may hold (harness.cassettes.limits.MAX_FRAMES)
 
 
-def big_cassette(path: Path, interactions: int = 4, text_size: int = 180) -> Path:
-    """A ~100 MB cassette of 4 x 100,000 frames (text deltas, 180 characters each), written in one pass."""
+def big_cassette(path: Path, interactions: int = 4, text_size: int = 24) -> Path:
+    """A ~57 MB cassette of 4 x 100,000 frames (text deltas, 24 characters each), written in one pass: within the
+    file limit (limits.MAX_FILE_BYTES)."""
     text = "'" + "x" * text_size + "'"
     deltas = frame_lines([text] * (FRAMES_PER_INTERACTION - 4))  # messageStart, and three closing frames
     with open(path, "w", encoding="utf-8") as f:
@@ -126,6 +128,26 @@ def laughs(indent: str, levels: int = 9, fan: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
+_BIG_STRING = 4 * 1024 * 1024  # the probe's: one 4 MiB string, aliased 1,000 times (4 GiB to whoever expands it)
+
+
+def string_bomb(where: str, times: int = 1000) -> str:
+    """A ~4 MB cassette anchoring one 4 MiB string and aliasing it ``times`` times, in the request's messages or
+    system prompt, in the response's frames, or inside a mapping aliased under a key no reader looks at."""
+    big = "x" * _BIG_STRING
+    if where == "messages":
+        items = f"        - text: &s {big}\n" + "        - text: *s\n" * times
+        return cassette_text(body="    json:\n      messages:\n      - role: user\n        content:\n" + items)
+    if where == "system":
+        items = f"      - text: &s {big}\n" + "      - text: *s\n" * times
+        return cassette_text(body="    json:\n      system:\n" + items + _BODY.replace("    json:\n", ""))
+    if where == "frames":
+        return cassette_text(frame_lines([f"&s {big}"] + ["*s"] * times))
+    head = _HEAD.replace("interactions:", f"unread:\n  one: &m {{k: {big}}}\n  many: [" + ", ".join(["*m"] * times)
+                         + "]\ninteractions:")
+    return cassette_text(head=head)
+
+
 def _deep_frame_base64(depth: int) -> str:
     """A whole frame, CRCs right, whose JSON payload is ``depth`` arrays deep (the YAML nests none of it)."""
     headers = ((":event-type", "contentBlockDelta"), (":content-type", "application/json"), (":message-type", "event"))
@@ -140,6 +162,21 @@ def _two_frames() -> str:
     return f"    - frame_base64: {base64.b64encode(frame * 2).decode()}\n"
 
 
+def _frame_item(headers, payload: bytes) -> str:
+    return f"    - frame_base64: {base64.b64encode(encode_frame(headers, payload)).decode()}\n"
+
+
+def _exception(kind, payload: bytes = b'{"message":"slow down"}') -> str:
+    """An exception frame item ending the stream after one delta, its type header ``kind`` (bytes: a bytes header)."""
+    headers = ((":exception-type", kind), (":content-type", "application/json"), (":message-type", "exception"))
+    return frame_lines(["hi"]) + _frame_item(headers, payload)
+
+
+def _exception_ending(item: str) -> str:
+    """A cassette whose stream is messageStart, ``item`` (frame items), and nothing after."""
+    return cassette_text(item).split("    - event: contentBlockStop")[0]
+
+
 def _nested(depth: int) -> str:
     return "      deep: " + "[" * depth + "]" * depth + "\n"
 
@@ -149,6 +186,8 @@ CASES: dict[str, tuple] = {
     "alias-bomb-request": (lambda: cassette_text(body="    json:\n" + laughs("      ")), "alias"),
     "alias-bomb-unread-key": (lambda: cassette_text(head=_HEAD.replace(
         "interactions:", "unread:\n" + laughs("  ") + "interactions:")), "alias"),
+    **{f"alias-string-bomb-{where}": (lambda where=where: string_bomb(where), "alias")
+       for where in ("messages", "system", "frames", "mapping")},
     "deep-nesting": (lambda: cassette_text(extra="    x-deep:\n" + _nested(100_000)), "nest"),
     "deep-json-payload": (lambda: cassette_text("    - event: contentBlockDelta\n      payload: '" + "[" * 5000
                                                 + "]" * 5000 + "'\n"), "nested"),
@@ -192,6 +231,18 @@ CASES: dict[str, tuple] = {
                                                                    "interactions:\n", 1), "duplicate"),
     "block-start-empty": (lambda: cassette_text("    - event: contentBlockStart\n      json: {contentBlockIndex: 0, "
                                                 "start: {}}\n" + frame_lines(["hi"])), "frame 1"),
+    # what verify passed and run then blamed on the adapter, or a client reads differently (issue 31)
+    "exception-type-invalid-utf8-bytes": (lambda: _exception_ending(_exception(b"throttl\xffingException")),
+                                          ":exception-type is a bytes"),
+    "exception-payload-not-json": (lambda: _exception_ending(_exception("throttlingException", b"not json")),
+                                   "not JSON"),
+    "exception-payload-a-list": (lambda: _exception_ending(_exception("throttlingException", b"[1]")),
+                                 "not a JSON object"),
+    "error-code-a-number": (lambda: _exception_ending(frame_lines(["hi"]) + _frame_item(
+        ((":error-code", 7), (":error-message", "x"), (":message-type", "error")), b"")), ":error-code is an int"),
+    "empty-message-for-message-stop": (lambda: cassette_text().replace(
+        "    - event: messageStop\n      p: 57\n      json:\n        stopReason: end_turn\n",
+        _frame_item((), b"")), "unknown event type ''"),
     "header-line-break": (lambda: cassette_text().replace("      Content-Type: application/vnd.amazon.eventstream\n",
                                                           "      Content-Type: \"a\\r\\nX-Injected: 1\"\n"), "header"),
     "header-name-space": (lambda: cassette_text().replace("      Content-Type: application/vnd.amazon.eventstream\n",

@@ -80,6 +80,14 @@ def _sparse(folder: Path) -> Path:
     return path
 
 
+def _file_250mb(folder: Path) -> Path:
+    """A 250 MB file (sparse: its size is what a reader looks at first)."""
+    path = folder / "big-250mb.yaml"
+    with open(path, "wb") as handle:
+        handle.truncate(250 * 1000 * 1000)
+    return path
+
+
 def _readers(make: Callable[[Path], Path]) -> Callable[[Path], dict]:
     """Every command that reads a cassette file, on the file ``make`` leaves in the folder."""
     def commands(folder: Path) -> dict:
@@ -205,6 +213,7 @@ INPUTS: dict[str, tuple[str, Callable[[Path], dict], str]] = {
     "fifo": ("path", _readers(_fifo), "regular file"),
     "dev-zero": ("path", _readers(_dev_zero), "regular file"),
     "sparse-10gib": ("path", _readers(_sparse), "limit"),
+    "file-250mb": ("path", _readers(_file_250mb), "limit"),
     "cassette-fifo-in-run": ("path", _cassette_fifo, ""),
     "scenario-fifo": ("path", _scenario_fifo, "regular file"),
     "stdout-unterminated-1gib": ("adapter", _subprocess("stdout-unterminated"), "longer than"),

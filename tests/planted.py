@@ -81,6 +81,26 @@ def _prose(token: str) -> str:
     return "".join(_halves(token))
 
 
+def _percent(text: str) -> str:
+    """Every byte as a %XX escape."""
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+def _entities(text: str) -> str:
+    """Every character as an HTML entity, decimal and hexadecimal in turn."""
+    return "".join(f"&#{ord(c)};" if n % 2 else f"&#x{ord(c):x};" for n, c in enumerate(text))
+
+
+def _hex_spaced(text: str) -> str:
+    return " ".join(f"{b:02x}" for b in text.encode())
+
+
+def _escaped_halves(token: str, escape) -> tuple[str, str]:
+    """The prose around ``escape(token)``, cut in the middle of the escaped token."""
+    written = escape(token)
+    return f"the value is {written[:len(written) // 2]}", f"{written[len(written) // 2:]} and that is all"
+
+
 # ------------------------------------------------------------------ what the upstream answers
 
 
@@ -106,9 +126,15 @@ def _reasoning_block(*texts: str) -> list[bytes]:
         _event("contentBlockStop", {"contentBlockIndex": 0})]
 
 
-def _tool_block(token: str) -> list[bytes]:
+def _tool_block(token: str, unicode_escaped: bool = False) -> list[bytes]:
+    """A tool use whose input's JSON holds the token, cut in two deltas in the middle of the token; with
+    ``unicode_escaped`` its first character written as a JSON ``\\u`` escape (a JSON writer may choose to)."""
     json_text = json.dumps({"note": _prose(token)})
     middle = json_text.index(token[:10]) + len(token) // 2  # an escape (\\n) may be cut too
+    if unicode_escaped:
+        at = json_text.index(token[:10])
+        json_text = json_text[:at] + f"\\u{ord(token[0]):04x}" + json_text[at + 1:]
+        middle += 5
     start = {"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": "tooluse_planted01", "name": "save"}}}
     deltas = [_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"toolUse": {"input": part}}})
               for part in (json_text[:middle], json_text[middle:])]
@@ -154,8 +180,8 @@ class Exchange:
 
 
 def _request(name: str, operation: str = "converse-stream", extra: list | None = None,
-             system: list | None = None, query: str = "") -> tuple[str, dict]:
-    content = [{"text": f"case {name}"}] + (extra or [])
+             system: list | None = None, query: str = "", first: list | None = None) -> tuple[str, dict]:
+    content = (first or []) + [{"text": f"case {name}"}] + (extra or [])
     body: dict[str, Any] = {"messages": [{"role": "user", "content": content}]}
     if system:
         body["system"] = system
@@ -198,6 +224,16 @@ EXCHANGE_PLACES: dict[str, Callable[[str, str], tuple[str, dict, Reply]]] = {
                     "stopReason": "end_turn"}).encode())), "converse"),
     "response-header": _answer(lambda t: Reply(200, {**_STREAM, "x-debug-note": _prose(t).replace("\n", " ")},
                                                frames=_stream(_text_block(0, "ok")))),
+    # written escaped, then split (issue 31): read as what the escapes stand for, the pieces joined
+    "split-tool-input-unicode-escaped": _answer(lambda t: Reply(200, dict(_STREAM), frames=_stream(
+        _tool_block(t, unicode_escaped=True)))),
+    "split-deltas-percent-escaped": _answer(lambda t: Reply(200, dict(_STREAM), frames=_stream(_text_block(
+        0, *_escaped_halves(t, _percent))))),
+    "split-deltas-html-entities": _answer(lambda t: Reply(200, dict(_STREAM), frames=_stream(_text_block(
+        0, *_escaped_halves(t, _entities))))),
+    "hex-spaced": _answer(lambda t: _said("bytes " + _hex_spaced(_prose(t)))),
+    "request-split-system-and-user": _asked(lambda t: {"system": [{"text": _halves(t)[0]}],
+                                                       "first": [{"text": _halves(t)[1]}]}),
     "request-text": _asked(lambda t: {"extra": [{"text": _prose(t)}]}),
     "request-split-blocks": _asked(lambda t: {"extra": [{"text": h} for h in _halves(t)]}),
     "request-split-system": _asked(lambda t: {"system": [{"text": h} for h in _halves(t)]}),
@@ -237,8 +273,10 @@ class PlantedUpstream:
         self.replies = {e.name: e.reply for e in exchanges}
 
     def respond(self, request) -> Reply:
-        first = (((request.body_json or {}).get("messages") or [{}])[0].get("content") or [{}])[0].get("text", "")
-        return self.replies.get(first.removeprefix("case "), _said("unknown case"))
+        content = (((request.body_json or {}).get("messages") or [{}])[0].get("content") or [{}])
+        named = next((b["text"] for b in content if isinstance(b, dict) and str(b.get("text", "")).startswith("case ")),
+                     "")
+        return self.replies.get(named.removeprefix("case "), _said("unknown case"))
 
 
 # ------------------------------------------------------------------ files for `cassette scan`
@@ -251,11 +289,11 @@ def _frame_item(frame: bytes) -> dict:
     return frame_to_doc(frames_from_body(frame)[0])
 
 
-def _ours(frames: list[bytes], operation: str = "converse-stream") -> bytes:
+def _ours(frames: list[bytes], operation: str = "converse-stream", request: dict | None = None) -> bytes:
     uri = f"https://bedrock-runtime.us-east-1.amazonaws.com/model/{MODEL.replace(':', '%3A')}/{operation}"
+    request = request or {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}
     doc = {"metadata": {"format_version": 1, "source": "live", "model_id": MODEL},
-           "interactions": [{"request": {"method": "POST", "uri": uri, "headers": _JSON,
-                                         "json": {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}},
+           "interactions": [{"request": {"method": "POST", "uri": uri, "headers": _JSON, "json": request},
                              "response": {"status": {"code": 200, "message": "OK"}, "headers": _STREAM,
                                           "frames": [_frame_item(f) for f in frames]}}]}
     return yaml.safe_dump(doc, sort_keys=False).encode()
@@ -292,6 +330,12 @@ FILE_PLACES: dict[str, Callable[[str], bytes]] = {
     "ours-split-tool-input": lambda t: _ours(_stream(_tool_block(t))),
     "ours-split-invoke-chunks": lambda t: _ours(_invoke_stream(*_halves(t)), "invoke-with-response-stream"),
     "ours-glued-capitals": lambda t: _ours(_stream(_text_block(0, f"XQZW{t}QWZX"))),
+    "ours-split-tool-input-unicode-escaped": lambda t: _ours(_stream(_tool_block(t, unicode_escaped=True))),
+    "ours-split-percent-escaped": lambda t: _ours(_stream(_text_block(0, *_escaped_halves(t, _percent)))),
+    "ours-split-html-entities": lambda t: _ours(_stream(_text_block(0, *_escaped_halves(t, _entities)))),
+    "ours-hex-spaced": lambda t: _ours(_stream(_text_block(0, "bytes " + _hex_spaced(_prose(t))))),
+    "ours-split-system-and-user": lambda t: _ours(_stream(_text_block(0, "ok")), request={
+        "system": [{"text": _halves(t)[0]}], "messages": [{"role": "user", "content": [{"text": _halves(t)[1]}]}]}),
     "ours-gzip-base64": lambda t: _ours(_stream(_text_block(0, _B64(gzip.compress(_prose(t).encode())).decode()))),
     "vcrpy-binary-stream-split": lambda t: _vcrpy(_split_stream(t), _STREAM),
     "vcrpy-binary-gzip-stream-split": lambda t: _vcrpy(gzip.compress(_split_stream(t)),

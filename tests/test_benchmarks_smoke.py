@@ -131,7 +131,7 @@ def test_bench_hostile_measures_a_case(monkeypatch, capsys):
     assert out[2].startswith("huge-padding") and "FILE: interaction 0, frame 1" in out[2] and "padding" in out[2]
     assert bench_hostile.main(["--case", "fifo", "--command", "verify"]) == 0
     row = capsys.readouterr().out.splitlines()[2].split()
-    assert row[:2] == ["fifo", "verify"] and row[4:6] == ["1", "no"] and "not a regular file but a FIFO" in " ".join(row)
+    assert row[:2] == ["fifo", "verify"] and row[4:6] == ["2", "no"] and "not a regular file but a FIFO" in " ".join(row)
 
 
 def test_bench_secrets_plants_through_serve_record_and_scan(monkeypatch, capsys):

@@ -242,8 +242,8 @@ def test_a_scenario_without_a_cassette_says_how_to_record_it(tmp_path):
 def test_a_path_still_wins_over_an_id_and_a_device_is_refused_as_a_file(tmp_path):
     """``/dev/null`` is taken as the path it is (not a scenario id), and refused as every reader refuses a device."""
     assert one_error_line(invoke("cassette", "verify", "/dev/null"),
-                          "/dev/null: not a regular file but a character device", 1)
-    assert one_error_line(invoke("cassette", "show", tmp_path), f"Error: {tmp_path}: a folder")
+                          "Error: /dev/null: not a regular file but a character device", 2)
+    assert one_error_line(invoke("cassette", "show", tmp_path), f"Error: {tmp_path}: not a regular file but a directory")
 
 
 # ---- help offers what each command has ----

@@ -48,3 +48,20 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         write_atomic(path, "new\n")
     assert path.read_text() == "kept\n" and [p.name for p in tmp_path.iterdir()] == ["golden.yaml"]
+
+
+def test_a_write_killed_before_its_file_is_named_leaves_nothing(tmp_path, monkeypatch):
+    """Written into a file with no name (O_TMPFILE), named only once whole: dying while writing leaves no temp."""
+    if not hasattr(os, "O_TMPFILE"):
+        pytest.skip("no O_TMPFILE here")
+    target = tmp_path / "c.yaml"
+    target.write_text("old\n")
+
+    def killed(*args, **kwargs):
+        assert [p.name for p in tmp_path.iterdir()] == ["c.yaml"]  # the new text is written, under no name
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "link", killed)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(target, "new\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["c.yaml"] and target.read_text() == "old\n"

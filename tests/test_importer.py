@@ -360,3 +360,56 @@ def test_a_malformed_recording_of_a_known_format_names_the_interaction_and_the_f
     with pytest.raises(cassette.CassetteError) as err:
         importer.import_file(tmp_path / name)
     assert str(err.value) == f"{tmp_path / name}: {message}"
+
+
+def _stream(flip: int | None = None) -> bytes:
+    """messageStart, a delta, the close; with ``flip``, one byte of the second frame flipped (8: its prelude CRC)."""
+    frames = [es.encode_event("messageStart", {"role": "assistant"}, 4),
+              es.encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "hi"}}, 4),
+              es.encode_event("contentBlockStop", {"contentBlockIndex": 0}, 4),
+              es.encode_event("messageStop", {"stopReason": "end_turn"}, 4),
+              es.encode_event("metadata", {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                                           "metrics": {"latencyMs": 1}}, 4)]
+    second = bytearray(frames[1])
+    if flip is not None:
+        second[flip if flip >= 0 else len(second) + flip] ^= 0x01
+    frames[1] = bytes(second)
+    return b"".join(frames)
+
+
+def _vcrpy_fixture(body: bytes) -> str:
+    return yaml.safe_dump({"interactions": [{
+        "request": {"method": "POST", "uri": "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse-stream",
+                    "body": '{"messages": []}', "headers": {"Content-Type": ["application/json"]}},
+        "response": {"status": {"code": 200, "message": "OK"},
+                     "headers": {"Content-Type": ["application/vnd.amazon.eventstream"]}, "body": {"string": body}}}]})
+
+
+@pytest.mark.parametrize("flip, which", [(-6, "message"), (8, "prelude")])
+def test_a_foreign_fixture_frame_with_a_bad_checksum_is_reported_naming_the_checksum(tmp_path, flip, which):
+    from click.testing import CliRunner
+    from harness.cli import main
+
+    (tmp_path / "fixture.yaml").write_text(_vcrpy_fixture(_stream(flip)))
+    result = CliRunner().invoke(main, ["cassette", "import", str(tmp_path / "fixture.yaml"), str(tmp_path / "c.yaml")])
+    assert result.exit_code == 1, result.output
+    first = result.output.splitlines()[0]
+    assert first.startswith(f"{tmp_path / 'c.yaml'}: interaction 0 (ConverseStream), frame 1: corrupt frame bytes "
+                            f"(ChecksumMismatch: frame 0: {which} checksum mismatch"), result.output
+    verified = CliRunner().invoke(main, ["cassette", "verify", str(tmp_path / "c.yaml")])
+    assert verified.exit_code == 1 and verified.output.splitlines()[0] == first  # and verify says the same
+    (tmp_path / "clean.yaml").write_text(_vcrpy_fixture(_stream()))
+    clean = CliRunner().invoke(main, ["cassette", "import", str(tmp_path / "clean.yaml"), str(tmp_path / "d.yaml")])
+    assert clean.exit_code == 0, clean.output
+
+
+@pytest.mark.parametrize("flip, which", [(-6, "message"), (-1, "message"), (8, "prelude"), (0, "prelude")])
+def test_a_raw_stream_with_a_bad_checksum_is_refused_as_a_checksum_error(tmp_path, flip, which):
+    (tmp_path / "raw.bin").write_bytes(_stream(flip) if flip else _stream())
+    if flip == 0:  # the first frame's own prelude: the stream is still told by its bytes, which are no text
+        data = bytearray(_stream())
+        data[9] ^= 0x01
+        (tmp_path / "raw.bin").write_bytes(bytes(data))
+    with pytest.raises(cassette.CassetteError, match=rf"raw event-stream bytes that do not decode \(ChecksumMismatch: "
+                                                     rf"frame \d: {which} checksum mismatch"):
+        importer.import_file(tmp_path / "raw.bin")

@@ -3,6 +3,7 @@ and ten times the largest real recording stays within every one."""
 
 from __future__ import annotations
 
+import base64
 import bz2
 import gzip
 import json
@@ -20,7 +21,7 @@ import yaml
 from harness.cassettes import cassette as cs
 from harness.cassettes import importer, limits, views
 from harness.wire import eventstream as es
-from hostile import CASES
+from hostile import CASES, cassette_text, string_bomb
 from realworld import recording_files, requires_realworld, streams
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -246,3 +247,84 @@ def test_a_key_twice_in_one_mapping_is_refused_naming_its_line():
 def test_clip_keeps_the_start_and_says_how_much_was_cut():
     assert limits.clip("short", 10) == "short"
     assert limits.clip("x" * 25, 10) == "x" * 10 + "… (15 more characters cut)"
+
+
+@pytest.mark.parametrize("where", ["messages", "system", "frames", "mapping"])
+def test_an_alias_string_bomb_is_refused_by_the_bytes_it_adds_fast_and_small(where):
+    """One 4 MiB string aliased 1,000 times is 1,000 nodes but 4 GiB: refused within the alias byte limit."""
+    text = string_bomb(where)
+    tracemalloc.start()
+    began = time.monotonic()
+    try:
+        with pytest.raises(limits.LimitError, match=r"^line \d+, column \d+: YAML aliases would expand this "
+                                                    rf"document by more than {limits.MAX_ALIAS_BYTES} bytes"):
+            limits.load_yaml(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.monotonic() - began < 5 and peak < 8 * len(text), peak
+
+
+def test_a_few_aliases_of_a_big_string_stay_within_the_byte_limit():
+    loaded = limits.load_yaml(string_bomb("messages", times=2))
+    texts = [block["text"] for block in loaded["interactions"][0]["request"]["json"]["messages"][0]["content"]]
+    assert len(texts) == 3 and texts[0] is texts[1] is texts[2] and len(texts[0]) == 4 * 1024 * 1024
+
+
+def test_aliased_collections_count_the_text_inside_them():
+    big = "y" * (limits.MAX_ALIAS_BYTES // 4 + 1)
+    with pytest.raises(limits.LimitError, match="bytes"):
+        limits.load_yaml(f"a: &m {{k: [{big}]}}\nb: [*m, *m, *m, *m]\n")
+    assert len(limits.load_yaml(f"a: &m {{k: [{big}]}}\nb: [*m, *m, *m]\n")["b"]) == 3
+
+
+@pytest.mark.parametrize("value", [{"a": ["x", 1, 2.5, None, True, {"b": "é\n"}]}, ["\u2028" * 10, 10**30],
+                                   {"k": "\ud800"}, []])
+def test_json_size_counts_what_json_dumps_writes(value):
+    for ensure_ascii, style in ((True, {}), (False, {"separators": (",", ":"), "ensure_ascii": False})):
+        written = len(json.dumps(value, **style).encode("utf-8", "surrogatepass"))
+        counted = limits.json_size(value, 10**9, ensure_ascii=ensure_ascii)
+        assert written <= counted + 2 and counted <= written * 3 + 24, (value, written, counted)
+
+
+def test_json_size_gives_up_past_its_limit_without_walking_the_rest():
+    shared = ["x" * 1000]
+    value = [shared] * 1_000_000  # a billion bytes once serialized, a few megabytes in memory
+    began = time.monotonic()
+    assert limits.json_size(value, 100_000) > 100_000
+    assert time.monotonic() - began < 1
+
+
+def test_a_body_is_refused_by_its_serialized_size_before_it_is_serialized(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_BODY_BYTES", 10_000)
+    text = cassette_text(body="    json:\n      messages:\n      - {role: user, content: [{text: &t " + "z" * 3000
+                         + "}, {text: *t}, {text: *t}, {text: *t}]}\n")
+    dumped = []
+    real = cs.json.dumps
+    monkeypatch.setattr(cs.json, "dumps", lambda *a, **k: dumped.append(a) or real(*a, **k))
+    with pytest.raises(cs.CassetteError, match="interaction 0: request body of more than 10000 bytes once "
+                                               "serialized, over the limit of 10000"):
+        cs.loads(text, "big.yaml")
+    assert not [args for args in dumped if isinstance(args[0], dict) and "messages" in args[0]]  # never serialized
+
+
+def test_a_file_of_250_mb_is_refused_by_its_size_at_once(tmp_path):
+    path = tmp_path / "big.yaml"
+    with open(path, "wb") as handle:
+        handle.truncate(250 * 1000 * 1000)
+    began = time.monotonic()
+    assert cs.verify(path) == [f"{path}: a file of 250000000 bytes, over the limit of {limits.MAX_FILE_BYTES}"]
+    assert time.monotonic() - began < 1
+
+
+def test_a_frame_item_aliased_60000_times_is_read_once(tmp_path):
+    """Like the probe's 1.3 MB cassette: one frame_base64 item and tens of thousands of aliases of it (a few bytes
+    each, within the alias byte limit)."""
+    frame = es.encode_frame(((":event-type", "contentBlockDelta"), (":content-type", "application/json"),
+                             (":message-type", "event")), b'{"contentBlockIndex":0,"delta":{"text":"hi"}}')
+    item = f"    - &f {{frame_base64: {base64.b64encode(frame).decode()}}}\n" + "    - *f\n" * 60_000
+    path = tmp_path / "aliased.yaml"
+    path.write_text(cassette_text(item))
+    began = time.monotonic()
+    assert cs.verify(path) == []
+    assert time.monotonic() - began < 10

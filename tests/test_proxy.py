@@ -31,6 +31,8 @@ from harness.endpoint.upstream import Upstream
 from harness.suite.runner import loopback_endpoint, replay
 from harness.suite.scenario import load_scenario
 from harness.wire.eventstream import decode_events
+from hostile_http import CASES as HOSTILE_HTTP
+from hostile_http import send_case
 from live_upstream import CLIENT_KEY, CLIENT_SECRET, PROXY_CREDENTIALS, HistoryEmulator, sigv4_problem
 from planted import EXCHANGES, TOKENS, PlantedUpstream
 from test_examples import node_command
@@ -303,3 +305,15 @@ def test_a_request_target_a_cassette_cannot_hold_is_refused_with_400_and_nothing
                 answer = b"".join(iter(lambda: sock.recv(65536), b"")).decode("latin-1")
             assert answer.startswith("HTTP/1.1 400 ") and "cannot record the request target" in answer, answer
         assert upstream.requests == [] and not tape.path.exists()
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_HTTP))
+def test_the_proxy_refuses_what_the_endpoint_refuses_and_forwards_none_of_it(tmp_path, case):
+    """The recording proxy is served by the endpoint's own HTTP server: a head two readers could read two ways is
+    refused there, so nothing of it, nor what a smuggler slipped behind it, goes upstream or onto a tape."""
+    tape = Tape(tmp_path / "smuggled.yaml")
+    with proxied(HistoryEmulator(SINGLE), tape) as (upstream, proxy):
+        statuses, closed, _ = send_case(urlsplit(proxy.endpoint_url).port, HOSTILE_HTTP[case], wait=10)
+        forwarded = upstream.request_count
+    assert len(statuses) == 1 and statuses[0] in (400, 501) and closed, (statuses, closed)
+    assert forwarded == 0 and not tape.path.exists()  # a bad chunk too: read as a malformed body, refused as one

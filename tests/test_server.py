@@ -27,11 +27,12 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError, EventStreamError
 from hostile_http import CASES as HOSTILE_HTTP
-from hostile_http import CONTROL, send_case
+from hostile_http import CONTROL, answers, send_case
 from realworld import ids, requires_realworld, streams
 from urllib3.exceptions import ProtocolError
 
 from harness.cassettes import cassette as cassette_module
+from harness.endpoint import server as server_module
 from harness.endpoint.emulator import render as emulator
 from harness.cassettes import vcr as recording
 from harness.cassettes.cassette import Cassette, Interaction
@@ -1116,3 +1117,66 @@ def test_the_accepting_thread_sleeps_until_a_client_comes_and_ends_when_closed(m
         server.close()
     assert not thread.is_alive() and timeouts and set(timeouts) == {None}
     assert httpd.fileno() == -1 and httpd._wake.fileno() == -1 and httpd._waker.fileno() == -1
+
+
+# ------------------------------------------------------------------ slow clients: header and body timeouts, a cap
+
+_HALF_HEAD = b"POST /model/m/converse-stream HTTP/1.1\r\nHost: x\r\n"  # the blank line that ends a head never comes
+
+
+def test_sixty_half_sent_heads_are_closed_at_the_header_timeout_and_their_threads_end(monkeypatch):
+    monkeypatch.setattr(server_module, "HEADER_TIMEOUT", 0.5)
+    with BedrockServer(Canned()) as server:  # the idle timeout stays at its 60 s: the head's own clock closes them
+        threads = threading.active_count()
+        port = urlsplit(server.endpoint_url).port
+        began = time.monotonic()
+        slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(60)]
+        for sock in slow:
+            sock.sendall(_HALF_HEAD)
+        assert all(_closed_within(sock, 10) is not None for sock in slow)
+        assert 0.4 < time.monotonic() - began < 5
+        time.sleep(0.3)
+        assert threading.active_count() <= threads + 1 and server.request_count == 0
+        for sock in slow:
+            sock.close()
+        assert outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)
+
+
+def test_a_body_that_stops_arriving_is_closed_at_the_body_timeout(monkeypatch):
+    monkeypatch.setattr(server_module, "BODY_TIMEOUT", 0.5)
+    with BedrockServer(Canned()) as server:
+        with socket.create_connection(("127.0.0.1", urlsplit(server.endpoint_url).port)) as sock:
+            sock.sendall(_HALF_HEAD + b"Content-Length: 100\r\n\r\n" + b'{"messages":')
+            began = time.monotonic()
+            assert _closed_within(sock, 10) is not None and 0.4 < time.monotonic() - began < 5
+        assert server.request_count == 0
+
+
+def test_past_the_connection_cap_a_client_is_answered_503_at_once_and_threads_stay_bounded(monkeypatch):
+    with BedrockServer(Canned(), max_connections=5) as server:
+        threads = threading.active_count()
+        port = urlsplit(server.endpoint_url).port
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+        time.sleep(0.3)  # accepted, each with its handler
+        with socket.create_connection(("127.0.0.1", port)) as extra:
+            extra.sendall(CONTROL)
+            statuses, closed = answers(extra, time.monotonic() + 5)
+        assert statuses == [503] and closed
+        assert threading.active_count() <= threads + 5
+        for sock in held:
+            sock.close()
+        time.sleep(0.3)
+        assert outcome(converse_stream(client(server))["stream"]) == (FULL_EVENTS, None)  # served again
+
+
+def test_the_turned_away_answer_is_bedrock_shaped(monkeypatch):
+    with BedrockServer(Canned(), max_connections=0) as server:
+        with socket.create_connection(("127.0.0.1", urlsplit(server.endpoint_url).port)) as sock:
+            sock.sendall(CONTROL)
+            sock.settimeout(5)
+            data = b""
+            while piece := sock.recv(65536):
+                data += piece
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 503 ") and b"x-amzn-ErrorType: ServiceUnavailableException" in head
+    assert json.loads(body)["message"].startswith("bedrock-harness endpoint: 0 connections are open already")

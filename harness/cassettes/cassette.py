@@ -190,6 +190,10 @@ def _interaction_doc(it: Interaction) -> dict:
 def _body_from_doc(doc: dict, compact: bool, what: str) -> bytes:
     if "json" in doc:
         style = {"separators": (",", ":"), "ensure_ascii": False} if compact else {}
+        size = limits.json_size(doc["json"], limits.MAX_BODY_BYTES, ensure_ascii=not compact)
+        if size > limits.MAX_BODY_BYTES:  # said before it is serialized: aliases can make it gigabytes
+            raise CassetteError(f"{what} body of more than {limits.MAX_BODY_BYTES} bytes once serialized, over the "
+                                f"limit of {limits.MAX_BODY_BYTES}")
         body = json.dumps(doc["json"], **style).encode()
     elif "body_base64" in doc:
         body = base64.b64decode(doc["body_base64"], validate=True)
@@ -207,12 +211,16 @@ def _frames_from_doc(items: Any, where: str) -> tuple[Frame, ...]:
         raise CassetteError(f"{where}: response.frames is {kind_of(items)}, not a list")
     if len(items) > limits.MAX_FRAMES:
         raise CassetteError(f"{where}: {len(items)} frames, over the limit of {limits.MAX_FRAMES} per interaction")
-    frames = []
+    frames, built = [], {}  # an item aliased many times (YAML shares it) is read once
     for k, item in enumerate(items):
-        try:
-            frames.append(frame_from_doc(item))
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
-            raise CassetteError(f"{where}, frame {k}: unreadable frame item ({type(err).__name__}: {err})") from None
+        frame = built.get(id(item))
+        if frame is None:
+            try:
+                frame = built[id(item)] = frame_from_doc(item)
+            except (KeyError, TypeError, ValueError, AttributeError) as err:
+                raise CassetteError(f"{where}, frame {k}: unreadable frame item ({type(err).__name__}: {err})") \
+                    from None
+        frames.append(frame)
     return tuple(frames)
 
 
@@ -405,9 +413,16 @@ def _where(cassette: Cassette, n: int, k: int | None = None) -> str:
 
 
 def _frame_problems(cassette: Cassette) -> list[str]:
+    found: dict[int, str | None] = {}  # by frame: one aliased item is one frame object, checked once
+
+    def problem_of(frame) -> str | None:
+        if id(frame) not in found:
+            found[id(frame)] = servable.frame_item_problem(frame)
+        return found[id(frame)]
+
     return [f"{_where(cassette, n, k)}: {problem}"
             for n, it in enumerate(cassette.interactions) for k, f in enumerate(it.frames or ())
-            for problem in [servable.frame_item_problem(f)] if problem]
+            for problem in [problem_of(f)] if problem]
 
 
 def loads(text: str, path: Path | str | None = None) -> Cassette:

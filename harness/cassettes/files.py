@@ -17,9 +17,13 @@ def write_atomic(path: Path, text: str) -> None:
     """Write via a temp file in the same directory and ``os.replace``: readers never see half a file.
 
     A rewritten file keeps its mode; a new one gets the mode ``open()`` would give it (0666 less the umask). The
-    folder must exist.
+    folder must exist. Where Linux has them, the text is written into a file with no name (``O_TMPFILE``) that gets
+    its temp name only once written, just before the rename: a process killed (``kill -9``) while it writes leaves
+    nothing behind.
     """
     mode = file_mode(path)
+    if _write_unnamed(path, text, mode):
+        return
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.chmod(tmp, mode)  # mkstemp makes 0600 whatever the umask
@@ -29,6 +33,37 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _write_unnamed(path: Path, text: str, mode: int) -> bool:
+    """``write_atomic`` through an unnamed file (``O_TMPFILE``); False, having done nothing, where there is none."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not os.path.isdir("/proc/self/fd"):
+        return False
+    try:
+        fd = os.open(path.parent, flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), mode)
+    except OSError:  # a file system without it (EOPNOTSUPP, EISDIR on old kernels): the named temp file then
+        return False
+    tmp = None
+    try:
+        os.fchmod(fd, mode)  # O_TMPFILE's mode is masked by the umask; a rewritten file keeps its own
+        with os.fdopen(fd, "w", encoding="utf-8", closefd=False) as f:
+            f.write(text)
+        tmp = Path(tempfile.mktemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+        folder = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:  # a folder descriptor makes os.link call linkat, which follows /proc's link to the file (link() won't)
+            os.link(f"/proc/self/fd/{fd}", tmp.name, dst_dir_fd=folder, follow_symlinks=True)
+        except OSError:  # /proc not ours to link from (a sandbox): the named temp file then
+            return False
+        finally:
+            os.close(folder)
+        os.replace(tmp, path)  # named only now, written whole
+        tmp = None
+    finally:
+        os.close(fd)
+        if tmp is not None and os.path.lexists(tmp):
+            os.unlink(tmp)
+    return True
 
 
 def write_through(path: Path, text: str) -> None:

@@ -246,7 +246,13 @@ def _bare(body: bytes, operation: str, model: str | None, prompt: str) -> Foreig
 
 def raw_stream(body: bytes, model: str | None) -> Foreign:
     """Raw event-stream bytes: one streamed answer, its operation read from the frames."""
-    operation = _stream_operation(eventstream.decode_frames(body))
+    from botocore.eventstream import ParserError
+
+    try:
+        frames = eventstream.decode_frames(body)
+    except ParserError as err:  # a checksum that fails says which (prelude or message), and in which frame
+        raise ShapeError(f"raw event-stream bytes that do not decode ({type(err).__name__}: {err})") from None
+    operation = _stream_operation(frames)
     return _bare(body, operation, model, "(the recording holds no request)")
 
 

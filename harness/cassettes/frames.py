@@ -82,8 +82,17 @@ def _head_doc(frame: Frame) -> dict | None:
             return {key: frame.type}
     if [n for n, _ in frame.headers] == [":error-code", ":error-message", ":message-type"] and not frame.payload:
         return {"error": frame.type, "message": frame.header_map[":error-message"]}
-    if all(isinstance(v, (str, bool, int)) for _, v in frame.headers):
-        return {"headers": [[n, v] for n, v in frame.headers]}
+    plain = [[n, _plain(v)] for n, v in frame.headers]
+    return {"headers": plain} if all(v is not None for _, v in plain) else None
+
+
+def _plain(value: Any) -> Any:
+    """A header value as YAML writes it (text, true/false, a whole number the encoder writes as the same type),
+    or None: a byte, short, timestamp, uuid or bytes header is kept in ``frame_base64``."""
+    if type(value) in (str, bool, int):
+        return value
+    if type(value) is eventstream.Long and not -(2**31) <= value < 2**31:
+        return int(value)  # a plain int this big is written as a long too
     return None
 
 

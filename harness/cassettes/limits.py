@@ -12,6 +12,7 @@ what and where, and which each reader turns into its own error naming the file, 
 from __future__ import annotations
 
 import bz2
+import errno
 import gc
 import json
 import lzma
@@ -23,17 +24,24 @@ from typing import Any, Iterator
 
 import yaml
 
-__all__ = ["MAX_ALIAS_NODES", "MAX_BODY_BYTES", "MAX_DECOMPRESSED_BYTES", "MAX_DEPTH", "MAX_ERROR_CHARS",
+__all__ = ["MAX_ALIAS_BYTES", "MAX_ALIAS_NODES", "MAX_BODY_BYTES", "MAX_DECOMPRESSED_BYTES", "MAX_DEPTH", "MAX_ERROR_CHARS",
            "MAX_FILE_BYTES", "MAX_FRAMES", "MAX_FRAME_BYTES", "MAX_HEADER_BYTES", "MAX_HELLO_BYTES", "MAX_LINE_BYTES",
            "MAX_PADDING", "MAX_PAYLOAD_BYTES", "MAX_RENDERED_CHARS", "MAX_STDERR_LINE_CHARS", "MAX_TRACEBACK_CHARS",
-           "LimitError", "check_json_text", "clip", "decompress", "gunzip", "load_yaml", "read_file", "without_gc"]
+           "LimitError", "check_json_text", "clip", "decompress", "gunzip", "json_size", "load_yaml", "path_kind",
+           "read_file", "without_gc"]
 
 MAX_DEPTH = 200  # nesting levels of a YAML document, and of JSON text carried inside one
 MAX_FRAMES = 100_000  # frames in one interaction's response
 MAX_PADDING = 1024  # the padding length ``p`` of one frame
-MAX_FILE_BYTES = 256 * 1024 * 1024  # a file a command reads (a cassette, fixture, scenario, golden, baseline)
+# A file a command reads (a cassette, fixture, scenario, golden, baseline): what a reader builds from YAML costs up
+# to ~20 times its text, so this keeps every accepted file's reading within about a gigabyte (the largest real
+# recording is 172 KB; 4 x 100,000 frames fit).
+MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_DECOMPRESSED_BYTES = 1024 * 1024  # a compressed file (gzip, bz2, xz) once decompressed, every member together
 MAX_ALIAS_NODES = 1_000_000  # nodes YAML aliases may add to a document (PyYAML writes &id001 for shared dicts)
+# Bytes of scalar text YAML aliases may add: a 4 MiB string aliased 1,000 times is one node each time but 4 GiB to
+# every reader that serializes, scans or shows it. Counted as the text each alias stands for, whole.
+MAX_ALIAS_BYTES = 16 * 1024 * 1024
 MAX_BODY_BYTES = 32 * 1024 * 1024  # a request body, or a response body that is not an event stream
 # What botocore itself reads in one frame (headers, payload, and with prelude and CRCs the whole): no more.
 MAX_HEADER_BYTES = 128 * 1024
@@ -84,9 +92,11 @@ class _Builder:
     def __init__(self, text: str):
         self.loader = _Base(text)
         self.cache: dict = {}
-        self.stack: list = []  # [collection, the mapping key waiting for its value, nodes so far, anchor]
-        self.anchors: dict[str, tuple[Any, int | None]] = {}  # name -> (value, nodes; None while it is open)
+        # [collection, the mapping key waiting for its value, nodes so far, anchor, scalar bytes so far]
+        self.stack: list = []
+        self.anchors: dict[str, tuple[Any, int | None, int]] = {}  # name -> (value, nodes (None while open), bytes)
         self.aliased = 0  # nodes the aliases added so far
+        self.aliased_bytes = 0  # scalar text the aliases added so far
         self.root: Any = None
 
     def scalar(self, event) -> Any:
@@ -118,12 +128,13 @@ class _Builder:
                                                     f"{tag.rsplit(':', 1)[-1]} ({type(err).__name__})",
                                                     event.start_mark) from None
 
-    def add(self, value: Any, mark, nodes: int = 1) -> None:
+    def add(self, value: Any, mark, nodes: int = 1, size: int = 0) -> None:
         if not self.stack:
             self.root = value
             return
         top = self.stack[-1]
         top[2] += nodes
+        top[4] += size
         if type(top[0]) is list:
             top[0].append(value)
         elif top[1] is _NO_KEY:
@@ -143,28 +154,32 @@ class _Builder:
                                                     event.start_mark)
         if len(self.stack) >= MAX_DEPTH:
             raise LimitError(f"{_at(event.start_mark)}nested deeper than {MAX_DEPTH} levels")
-        self.stack.append([kind(), _NO_KEY, 1, event.anchor])
+        self.stack.append([kind(), _NO_KEY, 1, event.anchor, 0])
         if event.anchor:
-            self.anchors[event.anchor] = (self.stack[-1][0], None)
+            self.anchors[event.anchor] = (self.stack[-1][0], None, 0)
 
     def close(self, event) -> None:
-        collection, _, nodes, anchor = self.stack.pop()
+        collection, _, nodes, anchor, size = self.stack.pop()
         if anchor:
-            self.anchors[anchor] = (collection, nodes)
-        self.add(collection, event.start_mark, nodes)
+            self.anchors[anchor] = (collection, nodes, size)
+        self.add(collection, event.start_mark, nodes, size)
 
     def alias(self, event) -> None:
         if event.anchor not in self.anchors:
             raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}",
                                               event.start_mark)
-        value, nodes = self.anchors[event.anchor]
+        value, nodes, size = self.anchors[event.anchor]
         if nodes is None:
             raise LimitError(f"{_at(event.start_mark)}a recursive YAML alias (*{event.anchor} inside itself)")
         self.aliased += nodes
+        self.aliased_bytes += size
         if self.aliased > MAX_ALIAS_NODES:
             raise LimitError(f"{_at(event.start_mark)}YAML aliases would expand this document by more than "
                              f"{MAX_ALIAS_NODES} nodes")
-        self.add(value, event.start_mark, nodes)
+        if self.aliased_bytes > MAX_ALIAS_BYTES:
+            raise LimitError(f"{_at(event.start_mark)}YAML aliases would expand this document by more than "
+                             f"{MAX_ALIAS_BYTES} bytes (the limit of MAX_ALIAS_BYTES)")
+        self.add(value, event.start_mark, nodes, size)
 
     def build(self) -> Any:
         get, documents = self.loader.get_event, 0
@@ -173,9 +188,10 @@ class _Builder:
             kind = type(event)
             if kind is yaml.ScalarEvent:
                 value = self.scalar(event)
+                size = len(event.value)
                 if event.anchor:
-                    self.anchors[event.anchor] = (value, 1)
-                self.add(value, event.start_mark)
+                    self.anchors[event.anchor] = (value, 1, size)
+                self.add(value, event.start_mark, 1, size)
             elif kind is yaml.MappingStartEvent:
                 self.open(event, dict, _MAP)
             elif kind is yaml.SequenceStartEvent:
@@ -209,6 +225,31 @@ def load_yaml(text: str) -> Any:
         builder.loader.dispose()
 
 
+def json_size(value: Any, limit: int, ensure_ascii: bool = True) -> int:
+    """How many bytes ``json.dumps(value)`` would write, counted without writing it and given up past ``limit`` (a
+    number over it is returned then): what a YAML document expands to is checked before it is serialized. Compact
+    separators are counted (the default ones write at most one more byte per item)."""
+    encode = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    total, stack = 0, [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            total += len(encode(item)) if ensure_ascii else len(encode(item).encode("utf-8", "surrogatepass"))
+        elif kind is dict:
+            total += 2 + 3 * len(item)  # braces, and per item a separator, a colon (and a space, roughly)
+            stack.extend(item.values())
+            stack.extend(k if type(k) is str else str(k) for k in item)
+        elif kind is list or kind is tuple:
+            total += 2 + 2 * len(item)
+            stack.extend(item)
+        elif kind is int and (item > 10**18 or item < -10**18):
+            total += len(str(item))
+        else:
+            total += 24 if kind is float else 5  # a number at most this long, true, false or null
+    return total
+
+
 def _depth(value: Any) -> int:
     """The nesting depth of parsed JSON, without recursion."""
     deepest, stack = 0, [(value, 1)]
@@ -240,10 +281,39 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a file")
 
 
+def path_kind(path, folder: bool = False) -> str | None:
+    """What ``path`` is when it is not what a reader may open (a regular file, or with ``folder`` a directory, a
+    symbolic link to one counting as one): "a FIFO", "a socket", "a character device", "a block device", "a
+    directory", "a regular file" (when a folder is wanted), "a symbolic link that loops", "a dangling symbolic link
+    (to X)", or "missing"; None when it is fine. Said from ``stat`` alone: nothing is opened, so nothing blocks."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            return "missing"
+        return f"a dangling symbolic link (to {target})"
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return "a symbolic link that loops"
+        return f"unreadable ({err.strerror or err})"
+    if folder:
+        return None if stat.S_ISDIR(info.st_mode) else "a regular file" if stat.S_ISREG(info.st_mode) \
+            else _kind(info.st_mode)
+    return None if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
+
+
 def read_file(path) -> bytes:
     """A regular file's bytes, at most MAX_FILE_BYTES: LimitError for a FIFO, a device, a directory or a bigger
     file, said before anything is read (opened without blocking, so a FIFO never waits for a writer)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:  # a socket (ENXIO), a symbolic link that loops (ELOOP): said as what it is
+        kind = path_kind(path) if err.errno in (errno.ENXIO, errno.ELOOP, errno.EOPNOTSUPP) else None
+        if kind is None or kind.startswith("unreadable"):
+            raise
+        raise LimitError(f"not a regular file but {kind}") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -19,7 +19,6 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
-from urllib.parse import unquote_to_bytes
 
 import yaml
 
@@ -31,7 +30,6 @@ __all__ = ["Finding", "SecretFound", "refuse_request_secrets", "refuse_response_
 _TOKEN_HEADERS = ("x-amz-security-token", "authorization")
 _MAX_DEPTH = 4
 _MEMO_BYTES, _MEMO_VALUES = 256, 200_000  # values this short are scanned once each, up to this many (~50 MB)
-_JSON_ESCAPE = re.compile(rb"\\(?:u[0-9a-fA-F]{4}|[/\\\"bfnrt])")
 _LINE_BREAK = re.compile(rb"[ \t]*\r?\n[ \t]*(?:#[ \t]*)?")
 
 
@@ -81,6 +79,9 @@ class _Scanner:
     def _data(self, data: bytes, location: str, depth: int) -> Iterator[Finding]:
         for _, kind, value in tokens.matches(data, self.env):
             yield Finding(location, kind, tokens.masked(value) if value else "", value)
+        plain = tokens.unescaped(data) if depth < _MAX_DEPTH else data
+        if plain != data:  # JSON, HTML or percent escapes: read as what they stand for
+            yield from self.data(plain, f"{location} (unescaped)", depth + 1)
         if depth < _MAX_DEPTH:
             yield from self.readings(views.readings(data, self.budget), location, depth)
             for how, decoded in tokens.decoded_runs(data):
@@ -157,13 +158,8 @@ def _document(document: Any, scanner: _Scanner) -> list[Finding]:
 
 
 def _unescaped(data: bytes) -> bytes:
-    """Percent, JSON (``\\/``, ``\\"``) and ``\\uXXXX`` escapes undone (line breaks stay where they were)."""
-    def json_escape(match: re.Match) -> bytes:
-        text = match.group(0)
-        if text[1:2] == b"u":
-            return chr(int(text[2:], 16)).encode("utf-8", "surrogatepass")
-        return json.loads(b'"' + text + b'"').encode() if text[1:2] in b"bfnrt" else text[1:]
-    return unquote_to_bytes(_JSON_ESCAPE.sub(json_escape, data))
+    """Percent, JSON and HTML escapes undone (harness.cassettes.tokens.unescaped)."""
+    return tokens.unescaped(data)
 
 
 def _unwrapped(data: bytes) -> tuple[bytes, list[int]]:

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
+import json
 import re
 from typing import Iterator
+from urllib.parse import unquote_to_bytes
 
 from harness.cassettes import limits
 
-__all__ = ["MAX_RUN_BYTES", "decoded_runs", "env_secrets", "masked", "matches", "secret_spans"]
+__all__ = ["MAX_RUN_BYTES", "decoded_runs", "env_secrets", "masked", "matches", "secret_spans", "unescaped"]
 
 # Each names a format its issuer documents, by its fixed prefix; none needs a boundary before it, so a key glued
 # after other letters is found too. Bearer tokens count from 20 characters (``Bearer SCRUBBED`` is what scrubbing
@@ -57,6 +60,13 @@ _CLASSES = (re.compile(rb"[A-Z]"), re.compile(rb"[a-z]"), re.compile(rb"[0-9]"))
 _ENV_SECRETS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK")
 _BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")  # no repeated group: sre stacks those
+# Hex bytes with a separator (a space, colon, comma or dash) or a 0x / \x before each, 16 or more: ``41 4b 49 41``,
+# ``41:4b``, ``0x41,0x4b``, ``\x41\x4b`` (what a hex dump or a byte-array literal shows).
+_HEX_SPACED = re.compile(rb"(?:(?:0x|\\x)?[0-9a-fA-F]{2}(?:, ?|[ :-]|(?=\\x|0x))){15,}(?:0x|\\x)?[0-9a-fA-F]{2}"
+                         rb"(?![0-9a-fA-F])")
+_HEX_DIGITS = re.compile(rb"(?:0x|\\x)?([0-9a-fA-F]{2})")
+_JSON_ESCAPE = re.compile(rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[/\\\"bfnrt])")
+_HTML_ENTITY = re.compile(rb"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 MAX_RUN_BYTES = limits.MAX_BODY_BYTES  # a base64 or hex run longer than any body a reader accepts
 _MIN_ENV_SECRET = 12  # shorter values (``testing``) are dummies, and would match everywhere
 
@@ -71,6 +81,28 @@ def env_secrets(env) -> list[tuple[str, bytes]]:
     """(variable name, value) of each AWS credential variable in ``env`` long enough to be a real secret."""
     values = ((name, env.get(name) or "") for name in _ENV_SECRETS)
     return [(name, value.encode()) for name, value in values if len(value) >= _MIN_ENV_SECRET]
+
+
+def _json_escape(match: re.Match) -> bytes:
+    text = match.group(0)
+    if text[1:2] in b"u":
+        return json.loads(b'"' + text + b'"').encode("utf-8", "surrogatepass")  # a surrogate pair joins
+    return json.loads(b'"' + text + b'"').encode() if text[1:2] in b"bfnrt" else text[1:]
+
+
+def _html_entity(match: re.Match) -> bytes:
+    return html.unescape(match.group(0).decode("ascii")).encode("utf-8", "surrogatepass")
+
+
+def unescaped(data: bytes) -> bytes:
+    """``data`` with JSON escapes (``\\u0041``, ``\\/``), HTML entities (``&#65;``, ``&#x41;``, ``&amp;``) and percent
+    escapes (``%41``) undone, each kind once (a scan reads the result again, so an escape of an escape is undone
+    too); line breaks stay where they were."""
+    if b"\\" in data:
+        data = _JSON_ESCAPE.sub(_json_escape, data)
+    if b"&" in data:
+        data = _HTML_ENTITY.sub(_html_entity, data)
+    return unquote_to_bytes(data) if b"%" in data else data
 
 
 def _b64decode(run: bytes) -> bytes | None:
@@ -100,12 +132,16 @@ def _decoded(run: re.Match) -> bytes | None:
 
 
 def _runs(data: bytes) -> Iterator[tuple[re.Match, str, bytes]]:
-    """(run, "base64" or "hex", decoded bytes) of every run of ``data`` that decodes (``_decoded``)."""
+    """(run, "base64" or "hex", decoded bytes) of every run of ``data`` that decodes (``_decoded``), hex with
+    separators too."""
     for pattern, how in ((_BASE64_RUN, "base64"), (_HEX_RUN, "hex")):
         for run in pattern.finditer(data):
             decoded = _decoded(run)
             if decoded:
                 yield run, how, decoded
+    for run in _HEX_SPACED.finditer(data) if len(data) >= 47 else ():
+        if run.end() - run.start() <= MAX_RUN_BYTES:
+            yield run, "hex", bytes.fromhex(b"".join(_HEX_DIGITS.findall(run.group(0))).decode())
 
 
 def decoded_runs(data: bytes) -> Iterator[tuple[str, bytes]]:

@@ -7,7 +7,7 @@ is in no single string of a file; these readings put it back together the way a 
 - ``readings(data)``: bytes decompressed by their magic (every gzip member, zlib, bz2, xz), text in UTF-16 or UTF-32
   re-encoded as UTF-8, and an event stream's assembled text;
 - ``joined(value)``: a document's list or mapping read as a whole: text blocks joined (a message's content, the
-  system prompt, a Converse answer), hex network chunks joined (the importer reads a body so), stream events
+  system prompt, a Converse answer), a request's system prompt and messages joined (every text of one request), hex network chunks joined (the importer reads a body so), stream events
   assembled (this project's frame items, decoded events, Anthropic events), a body decoded by its
   ``Content-Encoding`` (raw deflate has no magic to go by; an encoding nothing here decodes is reported);
 - ``assembled(events)``: every text, reasoning and tool-input delta of a block joined, then the blocks of the
@@ -216,11 +216,38 @@ def _decoded_body(value: dict, budget: Budget) -> Iterator[tuple[str, bytes | li
             yield "body (raw deflate)", err
 
 
+def _strings(value: Any) -> list[str]:
+    """Every string inside ``value`` in document order (keys left out), walked without recursion."""
+    out, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return out
+
+
+def _request_texts(value: dict) -> str | None:
+    """A request's system prompt and messages read as one text (every string in them, in order, joined): a secret
+    split between the system prompt and a message, or across messages and blocks, is whole in it."""
+    if not isinstance(value.get("messages"), list):
+        return None
+    contents = [m.get("content") if isinstance(m, dict) else m for m in value["messages"]]  # not the roles
+    parts = _strings(value.get("system")) + _strings(contents)
+    return "".join(parts) if len(parts) > 1 else None
+
+
 def joined(value: Any, budget: Budget) -> Iterator[tuple[str, str | bytes | limits.LimitError]]:
     """(how, text) for each reading of a list or mapping as a whole; see the module docstring."""
     if isinstance(value, dict):
         if "headers" in value and _content_encoding(value["headers"]):
             yield from _decoded_body(value, budget)
+        whole = _request_texts(value)
+        if whole:
+            yield "request texts joined", whole
         return
     if not isinstance(value, list) or len(value) < 2:
         return

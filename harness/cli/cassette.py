@@ -7,6 +7,7 @@ Exit codes: 0 fine, 1 corruption / a secret / an unreadable file (one line namin
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -15,11 +16,11 @@ from harness.cassettes import cassette as cassettes
 from harness.cassettes import documents, importer, limits
 from harness.cassettes import scrub
 from harness.cli.cassette_show import render
-from harness.cli.common import root_option
+from harness.cli.common import InputFile, check_input, root_option
 
 __all__ = ["cassette"]
 
-_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+_FILE = InputFile()
 
 
 class _UsageFailure(click.ClickException):
@@ -34,10 +35,12 @@ def _cassette_paths(names: tuple[str, ...], root: tuple[str, ...], folders: bool
 
 def _cassette_path(name: str, root: tuple[str, ...], folders: bool) -> Path:
     path = Path(name)
-    if path.exists() and (folders or not path.is_dir()):  # a file, a device or FIFO, or (scan) a folder
+    if folders and path.is_dir():  # scan reads folders
         return path
     if path.is_dir():
-        raise _UsageFailure(f"{name}: a folder; give a cassette file or a scenario id")
+        raise _UsageFailure(f"{name}: not a regular file but a directory; give a cassette file or a scenario id")
+    if os.path.lexists(path):  # a file, or a socket, FIFO, device, or a link that loops or dangles: refused here
+        return check_input(path)
     from harness.suite import roots  # a scenario id: the suite's rooms load only then
 
     found = roots.resolve(root)
@@ -46,6 +49,8 @@ def _cassette_path(name: str, root: tuple[str, ...], folders: bool) -> Path:
         where = ", ".join(str(r) for r in found)
         raise _UsageFailure(f"{name}: no such file, nor a scenario of {where} (`bedrock-harness list` shows them)")
     cassette = owner / "cassettes" / f"{name}.yaml"
+    if os.path.lexists(cassette):
+        return check_input(cassette, f"{name}: its cassette")
     if not cassette.is_file():
         raise _UsageFailure(f"{name}: no cassette at {cassette}; record it with `bedrock-harness record --emulate "
                             f"{name}" + (f" --root {owner}" if root else "") + "`")

@@ -16,7 +16,7 @@ from harness import report
 from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
-from harness.cli.common import (BadUsage, child_options, default_region, every_id, load, loopback_option, named_folder,
+from harness.cli.common import (InputFile, BadUsage, child_options, default_region, every_id, load, loopback_option, named_folder,
                                 one_root_option, release_args, release_options, root_option, scenarios,
                                 selection, selection_options, shard_option, strict_option, timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
@@ -79,7 +79,7 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @click.option("--adapter", "spec", metavar="SPEC", help="In-process adapter: reference, a registered name, or module:attribute.")
 @click.option("--command", metavar="CMD", help='Subprocess adapter: a command line, split like a shell (no shell), e.g. "node adapter.mjs".')
 @selection_options
-@click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--baseline", type=InputFile(),
               help="Known failures (YAML: scenario id -> reason).")
 @click.option("--format", "fmt", type=click.Choice(certification.FORMATS), default=None,
               help="Report format [default: from --output's suffix, else markdown; --live: text or json].")
@@ -179,8 +179,8 @@ def _reports(root: Path, paths: tuple[Path, ...]) -> list[Path]:
 
 
 @click.command("certification-table")
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="[REPORT.json]...")
-@click.option("--readme", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.argument("paths", nargs=-1, type=InputFile(), metavar="[REPORT.json]...")
+@click.option("--readme", type=InputFile(),
               help="The markdown file holding the tables between their markers (the project's: "
                    "docs/certification/third-party.md).")
 @click.option("--check", is_flag=True, help="Exit 1 when the file's tables differ from the reports.")

@@ -17,7 +17,7 @@ import click
 from harness.judge.protocol import TURN_TIMEOUT
 from harness.studies.shard import Shard, ShardError, parse_shard
 
-__all__ = ["BadUsage", "Finite", "adapter_option", "child_options", "default_region", "every_id", "live_credentials", "load", "loopback_option",
+__all__ = ["BadUsage", "Finite", "InputFile", "InputFolder", "check_input", "adapter_option", "check_cassettes", "child_options", "default_region", "every_id", "live_credentials", "load", "loopback_option",
            "named_folder", "one_root_option", "region_option", "release_args", "release_options", "root_option", "scenarios", "selection", "selection_options",
            "shard_option", "strict_option", "timeout_option"]
 
@@ -48,6 +48,40 @@ class Finite(click.ParamType):
                                           " above 0" if self.minimum == 0 else f" above {self.minimum:g}")
             self.fail(f"{value!r} is not {wanted}", param, ctx)
         return number
+
+
+def check_input(path, what: str = "", folder: bool = False) -> Path:
+    """``path`` when it is a regular file (or with ``folder`` a directory); else one usage line naming it and what it
+    is (a socket, a FIFO, a device, a symbolic link that loops or dangles, a directory, missing): exit 2, before
+    anything is read or written."""
+    from harness.cassettes.limits import path_kind  # light: the limits module, no botocore
+
+    kind = path_kind(path, folder=folder)
+    if kind is not None:
+        wanted = "a folder" if folder else "a regular file"
+        raise BadUsage(f"{what + ' ' if what else ''}{path}: " + (f"no such {'folder' if folder else 'file'}" if kind == "missing"
+                                                                   else f"not {wanted} but {kind}"))
+    return Path(path)
+
+
+class InputFile(click.ParamType):
+    """A file a command reads: a regular file (a link to one counts), else the one usage line of ``check_input``."""
+
+    name = "file"
+
+    def __init__(self, folder: bool = False, allow_dash: bool = False) -> None:
+        self.folder, self.allow_dash = folder, allow_dash
+
+    def convert(self, value, param, ctx) -> Path:
+        if self.allow_dash and value == "-":
+            return Path(value)
+        option = param.opts[0] if param is not None and param.opts and param.opts[0].startswith("-") else ""
+        return check_input(value, option, self.folder)
+
+
+def InputFolder() -> InputFile:  # noqa: N802 - a parameter type, named like click's
+    """A folder a command reads: a directory (a link to one counts), else one usage line."""
+    return InputFile(folder=True)
 
 
 def root_option(fn):
@@ -155,19 +189,35 @@ def named_folder(path: Path, option: str, create: bool = True) -> Path:
     return path
 
 
-def scenarios(root, suites=(), ids=(), shard: Shard | None = None) -> tuple[Path | None, list]:
+def scenarios(root, suites=(), ids=(), shard: Shard | None = None, cassettes: bool = True) -> tuple[Path | None, list]:
     """(root, selected scenarios) for one ``--root`` (a path or None) or several (a tuple: layered, root None);
-    a bad scenario file or unknown id is a usage error (exit 2). With ``shard``, only the scenarios it owns are
+    a bad scenario file or unknown id is a usage error (exit 2), and so (``cassettes``) is a selected scenario's
+    cassette that is there but no regular file (``check_cassettes``). With ``shard``, only the scenarios it owns are
     read, and stderr says how many of the selected ones that is."""
     from harness.suite import roots
 
     found = _roots(root)
     if shard is None:
-        return roots.single(found), _usage(roots.load, found, suites, ids)
-    total = len(_usage(roots.selected, found, suites, ids))
-    kept = _usage(roots.load, found, suites, ids, shard.owns)
-    click.echo(f"shard {shard}: {len(kept)} of {total} scenarios", err=True)
+        kept = _usage(roots.load, found, suites, ids)
+    else:
+        total = len(_usage(roots.selected, found, suites, ids))
+        kept = _usage(roots.load, found, suites, ids, shard.owns)
+        click.echo(f"shard {shard}: {len(kept)} of {total} scenarios", err=True)
+    if cassettes:
+        check_cassettes(roots.single(found), kept)
     return roots.single(found), kept
+
+
+def check_cassettes(root, chosen) -> None:
+    """A usage error (exit 2, one line) for the first scenario whose cassette path holds something that is not a
+    regular file: a socket, a FIFO, a device, a folder, a symbolic link that loops or dangles. A missing one is the
+    runner's to report (``record`` makes it)."""
+    from harness.suite.runner import cassette_path
+
+    for scenario in chosen:
+        path = cassette_path(root, scenario)
+        if os.path.lexists(path):
+            check_input(path, f"the cassette of {scenario.id},")
 
 
 def selection(root, suites=(), ids=()) -> list[str]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 import click
 
-from harness.cli.common import BadUsage, root_option, scenarios
+from harness.cli.common import BadUsage, InputFolder, root_option, scenarios
 from harness.evidence import CatalogError, ClaimError
 from harness.cli.output import choose_format, output_option, write_output
 from harness.judge.evidence import Evidence, gather
@@ -114,7 +113,7 @@ def _json(found: Evidence) -> str:
 @click.command()
 @click.option("--check", is_flag=True, help="Exit 1 when a claim has no source (or an unknown one, or only the "
                                             "service model), or a rule, style or scenario says nothing of its evidence.")
-@click.option("--recordings", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
+@click.option("--recordings", type=InputFolder(), metavar="DIR",
               help="Check the recordings the catalog names against their sha256 here (../shared/realworld).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Listing format [default: from --output's suffix, else text].")
@@ -132,7 +131,7 @@ def evidence(check, recordings, fmt, rules, ids, families, output, root):
 
     The filters narrow the listing; --check always checks every claim."""
     fmt = choose_format(fmt, output, "text", FORMATS)
-    _, selected = scenarios(root)
+    _, selected = scenarios(root, cassettes=False)
     try:
         found = gather(selected, recordings)
     except (CatalogError, ClaimError, ValueError) as exc:  # a broken evidence file of the package or a root

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from harness.cli.common import BadUsage
+from harness.cli.common import BadUsage, InputFile
 from harness.cli.output import choose_format, output_option, write_output
 from harness.studies import merge as merging
 from harness import report
@@ -24,7 +24,7 @@ def report_group() -> None:
 
 @report_group.command()
 @click.argument("paths", nargs=-1, required=True, metavar="REPORT.json...",
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+                type=InputFile())
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Report format [default: from --output's suffix, else markdown for a certification, text for a "
                    "run].")

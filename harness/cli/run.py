@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
 from harness import report
-from harness.cli.common import (BadUsage, adapter_option, child_options, every_id, load, loopback_option, release_args,
+from harness.cli.common import (InputFile, BadUsage, adapter_option, child_options, every_id, load, loopback_option, release_args,
                                 release_options, root_option, scenarios, selection, selection_options, shard_option,
                                 strict_option, timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
@@ -30,7 +29,7 @@ def _progress(enabled: bool):
 @click.option("--format", "fmt", type=click.Choice(report.FORMATS), default=None,
               help="Report format [default: from --output's suffix, else text].")
 @output_option(report.FORMATS)
-@click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--baseline", type=InputFile(),
               help="Known failures (YAML: scenario id -> reason).")
 @timeout_option
 @release_options

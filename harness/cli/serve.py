@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from harness.cli.common import BadUsage, Finite, default_region, live_credentials, named_folder, root_option
+from harness.cli.common import BadUsage, check_input, Finite, default_region, live_credentials, named_folder, root_option
 from harness.endpoint.emulator.render import EmulatorScriptError
 from harness.endpoint.faults import FaultError, Faults, parse_fault
 from harness.endpoint.rules.input_shape import load_model
@@ -69,6 +69,7 @@ def _checked_cassette(path: str):
     """The cassette at ``path``; a stream that breaks Bedrock's event grammar is refused, as `run` refuses it."""
     from harness.cassettes.cassette import CassetteError, load_checked  # the cassette reader, for --cassette only
 
+    check_input(path, "--cassette")  # a socket, FIFO, device, folder, or a link that loops or dangles: one line
     try:
         return load_checked(path)
     except CassetteError as error:
@@ -117,6 +118,8 @@ class _Recording:
     def stop(self, signame: str) -> None:
         """Exchanges still streaming are written as far as they got, marked incomplete; then the server closes."""
         self.proxy.finish(f"serve --record stopped ({signame}) while this exchange was in flight")
+        for tape in self.recorder.tapes:  # a write another thread began finishes before the process ends
+            tape.wait(10.0)
         self.server.close()
 
 
@@ -147,7 +150,7 @@ def _serve_until_signalled(server: BedrockServer, recording: _Recording | None =
 
 
 @click.command()
-@click.option("--cassette", type=click.Path(dir_okay=False), help="Replay this cassette, interactions in order.")
+@click.option("--cassette", help="Replay this cassette, interactions in order.")
 @click.option("--emulate", "scenario", metavar="SCENARIO", help="Emulate a scenario: an id (e.g. core/single-call) or a YAML path.")
 @root_option
 @click.option("--port", default=0, show_default=True, type=click.IntRange(0, 65535), help="0 picks a free port.")

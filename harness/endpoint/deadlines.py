@@ -23,6 +23,7 @@ class Deadlines:
     def __init__(self, tick: float = 0.1):
         self.tick = tick
         self._due: dict[socket.socket, float] = {}
+        self._passed: set[socket.socket] = set()  # shut down at their deadline, until set again
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="connection deadlines", daemon=True)
@@ -31,10 +32,16 @@ class Deadlines:
     def set(self, sock: socket.socket, seconds: float | None) -> None:
         """``sock`` is shut down ``seconds`` from now unless set again first (None: never)."""
         with self._lock:
+            self._passed.discard(sock)
             if seconds is None:
                 self._due.pop(sock, None)
             else:
                 self._due[sock] = time.monotonic() + seconds
+
+    def passed(self, sock: socket.socket) -> bool:
+        """Whether ``sock`` was shut down at its deadline (what a reader then read ended early, not at its end)."""
+        with self._lock:
+            return sock in self._passed
 
     def stop(self) -> None:
         self._stopped.set()
@@ -47,6 +54,7 @@ class Deadlines:
                 late = [sock for sock, due in self._due.items() if due <= now]
                 for sock in late:
                     del self._due[sock]
+                    self._passed.add(sock)
             for sock in late:
                 log.debug("closing a connection past its deadline (idle, or its request arriving too slowly)")
                 try:

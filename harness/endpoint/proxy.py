@@ -52,22 +52,31 @@ class _Exchange:
         self.recorded = False
         self._lock = threading.Lock()
 
-    def add(self, piece: bytes) -> None:
+    def add(self, piece: bytes) -> bool:
+        """Keep ``piece``; False once the exchange is recorded (cut short): the client never gets more than the
+        cassette holds."""
         with self._lock:
+            if self.recorded:
+                return False
             self.received.append(piece)
+            return True
 
     def record(self, incomplete: str = "") -> None:
-        """Fill the slot with what passed so far (nothing when no answer came); later calls do nothing."""
-        with self._lock:
+        """Fill the slot with what passed so far (nothing when no answer came); later calls do nothing. Cut short
+        (``incomplete``), it is not marked so when every frame of a whole stream had passed already."""
+        with self._lock:  # what is taken here is all the client ever gets (``add`` refuses more from now on)
             if self.recorded:
                 return
             self.recorded, body = True, b"".join(self.received)
+        if incomplete and self.forwarded is not None and _whole_stream(self.request.operation, body):
+            incomplete = ""
         forwarded = self.forwarded
         self.tape.fill(self.slot, _interaction(self.request, forwarded, body) if forwarded else None,
                        incomplete if forwarded else "")
 
     def cut(self, why: str) -> None:
-        """Record it as far as it got, marked incomplete, and stop reading the upstream's answer."""
+        """Record it as far as it got, marked incomplete (unless every frame of a whole stream had passed, and only
+        the body's end was still to come), and stop reading the upstream's answer."""
         forwarded = self.forwarded
         if forwarded is None:
             log.warning("%s: %s before the upstream answered; not recorded", self.request.path, why)
@@ -98,7 +107,9 @@ class RecordingProxy:
             if forwarded.status < 300 and _is_stream(forwarded.headers):
                 return Reply(forwarded.status, headers, stream=self._relay(exchange))
             for piece in forwarded.pieces():
-                exchange.add(piece)
+                if not exchange.add(piece):
+                    raise RequestError(503, "ServiceUnavailableException", f"bedrock-harness proxy: "
+                                       f"{self._finished or 'stopped'}")
         except UpstreamError as error:
             exchange.forwarded = None
             self._end(exchange)
@@ -131,7 +142,9 @@ class RecordingProxy:
         pieces, broken = exchange.forwarded.pieces(), False
         try:
             for piece in pieces:
-                exchange.add(piece)
+                if not exchange.add(piece):  # cut short by finish(): the rest is neither recorded nor relayed
+                    broken = True
+                    raise ConnectionAbortedError("serve --record stopped; the rest of this answer is not relayed")
                 yield piece
         except UpstreamError as error:
             broken = True
@@ -142,6 +155,17 @@ class RecordingProxy:
                 for piece in _drain(pieces):          # what Bedrock sent
                     exchange.add(piece)
             self._end(exchange)
+
+
+def _whole_stream(operation: str, body: bytes) -> bool:
+    """Whether ``body`` is a whole event stream: whole frames only, in the event grammar to its end."""
+    from harness.wire import eventstream, grammar
+
+    try:
+        frames = eventstream.decode_frames(body)
+    except Exception:  # noqa: BLE001 -- a partial or broken frame: not whole
+        return False
+    return bool(frames) and not grammar.stream_problems(operation, frames)
 
 
 def _drain(pieces: Iterator[bytes]) -> Iterator[bytes]:

@@ -36,7 +36,7 @@ from harness.endpoint.rules import scope
 from harness.endpoint.rules.input_shape import valid_model_id
 from harness.wire.eventstream import loads
 
-__all__ = ["IDLE_TIMEOUT", "OPERATIONS", "BedrockServer"]
+__all__ = ["BODY_TIMEOUT", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "MAX_CONNECTIONS", "OPERATIONS", "BedrockServer"]
 
 log = logging.getLogger("harness.endpoint.server")
 log.addFilter(MaskingFilter())  # paths, queries and model ARNs are printed masked
@@ -47,9 +47,16 @@ OPERATIONS = {
     "invoke-with-response-stream": "InvokeModelWithResponseStream",
 }
 EVENT_STREAM = "application/vnd.amazon.eventstream"
-# Seconds a connection may wait for its next request, and then for that request's head and body, before it is
-# closed (an AWS load balancer's default idle timeout); a reply streams as long as it takes.
+# How long a connection may take before it is closed (a slow or idle client never holds a handler thread longer):
+# a kept-alive connection waiting for its next request (an AWS load balancer's default idle timeout); a new
+# connection's request line and headers, and a later request's headers once its line is in; the body once the head
+# is in. Each is at most the server's idle timeout. A reply streams as long as it takes.
 IDLE_TIMEOUT = 60.0
+HEADER_TIMEOUT = 10.0
+BODY_TIMEOUT = 30.0
+# Connections served at once, one handler thread each: past it a new connection is answered 503 (Bedrock's
+# ServiceUnavailableException) and closed at once, so a flood of slow clients cannot grow threads without end.
+MAX_CONNECTIONS = 256
 _RULED = ("ConverseStream", "Converse")
 PAIRED = frozenset({"ConverseStream", "Converse"})  # a paired session serves each turn once to each (streaming parity)
 
@@ -224,6 +231,10 @@ class BodyTooLarge(Exception):
     """The request body is over the server's limit; the connection cannot be kept in step."""
 
 
+class _Cut(Exception):
+    """The connection was shut down at its deadline while the request arrived: nothing is answered."""
+
+
 # Python's own refusals (send_error) in Bedrock's shape: status -> (status sent, error type).
 _REFUSALS = {501: (405, "UnknownOperationException")}
 
@@ -253,14 +264,20 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_head(error_reply(status, kind, f"{text}."), None)
 
     def handle_one_request(self) -> None:
-        self.server.deadlines.set(self.connection, self.server.idle_timeout)  # waiting for the next request
+        # a new connection's whole head is due within the header timeout; a kept-alive one may wait idle first
+        first = not getattr(self, "_answered", False)
+        self._answered = True
+        self.server.deadlines.set(self.connection, self.server.header_timeout if first else self.server.idle_timeout)
         super().handle_one_request()
 
     def parse_request(self) -> bool:
         """http.server's parse, less HTTP/0.9 (`GET /path` alone), whose replies carry no status or headers, and
         less any head whose framing two readers could read two ways (harness.endpoint.framing)."""
-        self.server.deadlines.set(self.connection, self.server.idle_timeout)  # the head and body, from now on
+        self.server.deadlines.set(self.connection, self.server.header_timeout)  # the headers, from the line on
         if not super().parse_request():
+            return False
+        if self.server.deadlines.passed(self.connection):  # cut at the header timeout: no head, nothing answered
+            self.close_connection = True
             return False
         if self.request_version == "HTTP/0.9":
             self.send_error(505, "Invalid HTTP version (0.9)")
@@ -295,8 +312,15 @@ class _Handler(BaseHTTPRequestHandler):
         except BodyTooLarge:
             self.close_connection = True  # the rest of the body is never read
             self._send_head(too_large(self.server.max_body), None)
+        except _Cut:
+            log.info("%s %s: closed at the body timeout (%.0f s) before the body arrived", self.command, self.path,
+                     self.server.body_timeout)
+            self.close_connection = True
         except (BrokenPipeError, ConnectionResetError) as error:
             log.info("%s %s: client closed the connection (%s)", self.command, self.path, type(error).__name__)
+            self.close_connection = True
+        except ConnectionAbortedError as error:  # the responder gave up mid-reply (a recording stopped): one line
+            log.info("%s %s: %s", self.command, self.path, error)
             self.close_connection = True
         except Exception as error:  # noqa: BLE001 -- never a traceback or a bare 500: one line, a Bedrock-shaped answer
             log.error("%s %s: handler error: %s", self.command, self.path, _describe(error))
@@ -311,7 +335,10 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), format % args)
 
     def _capture(self) -> CapturedRequest:
+        self.server.deadlines.set(self.connection, self.server.body_timeout)  # the body, from the head on
         raw = self._read_body()
+        if self.server.deadlines.passed(self.connection):  # cut at the body timeout: a part of a body is no body
+            raise _Cut
         if raw is None:  # an unreadable length leaves the connection out of step
             self.close_connection = True
         return _captured(self.command, self.path, dict(self.headers.items()), raw)
@@ -470,8 +497,10 @@ class _HTTPServer(ThreadingHTTPServer):
     request_queue_size = 1024  # the listen backlog: 200 clients connecting at once must never meet a reset
 
     def __init__(self, session: _Session, port: int, max_body: int = MAX_BODY_BYTES,
-                 idle_timeout: float = IDLE_TIMEOUT):
+                 idle_timeout: float = IDLE_TIMEOUT, max_connections: int = MAX_CONNECTIONS):
         self.session, self.max_body, self.idle_timeout = session, max_body, idle_timeout
+        self.header_timeout, self.body_timeout = min(HEADER_TIMEOUT, idle_timeout), min(BODY_TIMEOUT, idle_timeout)
+        self.max_connections = max_connections
         self.deadlines = Deadlines()
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
@@ -497,8 +526,26 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def process_request(self, request, client_address):
         with self._open_lock:
-            self._open.add(request)
+            busy = len(self._open) >= self.max_connections
+            if not busy:
+                self._open.add(request)
+        if busy:
+            return self._turn_away(request)
         super().process_request(request, client_address)
+
+    def _turn_away(self, request: socket.socket) -> None:
+        """Answer a connection past MAX_CONNECTIONS with 503 in Bedrock's shape and close it, from the accepting
+        thread (a few hundred bytes: the write does not wait), so no thread is started for it."""
+        log.warning("refused a connection: %d are open already (the most served at once)", self.max_connections)
+        reply = error_reply(503, "ServiceUnavailableException", f"bedrock-harness endpoint: {self.max_connections} "
+                            "connections are open already; try again")
+        head = "".join(f"{k}: {v}\r\n" for k, v in _head(reply, len(reply.body), "", True).items())
+        try:
+            request.settimeout(1.0)
+            request.sendall(f"HTTP/1.1 503 Service Unavailable\r\n{head}\r\n".encode("latin-1") + reply.body)
+        except OSError:
+            pass
+        self.shutdown_request(request)
 
     def shutdown_request(self, request):
         with self._open_lock:
@@ -538,11 +585,12 @@ class BedrockServer:
 
     def __init__(self, responder: Responder, *, faults: Faults | None = None, validate: bool = True, port: int = 0,
                  keep_requests: int | None = None, max_body: int = MAX_BODY_BYTES, loop: bool = False,
-                 pairs: bool = False, idle_timeout: float = IDLE_TIMEOUT, in_process: bool = False):
+                 pairs: bool = False, idle_timeout: float = IDLE_TIMEOUT, in_process: bool = False,
+                 max_connections: int = MAX_CONNECTIONS):
         """``in_process``: botocore clients in this process reach the server without a socket
         (harness.endpoint.inprocess) while it is started; other clients and processes still connect over TCP."""
         self._keep, self._max_body, self._loop, self._idle_timeout = keep_requests, max_body, loop, idle_timeout
-        self._in_process = in_process
+        self._in_process, self._max_connections = in_process, max_connections
         self._session = _Session(responder, faults or Faults(), validate, keep_requests, loop, pairs)
         self._port = port
         self._httpd: _HTTPServer | None = None
@@ -602,7 +650,7 @@ class BedrockServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def start(self) -> BedrockServer:
-        self._httpd = _HTTPServer(self._session, self._port, self._max_body, self._idle_timeout)
+        self._httpd = _HTTPServer(self._session, self._port, self._max_body, self._idle_timeout, self._max_connections)
         self._thread = threading.Thread(target=self._httpd.serve, daemon=True)
         self._thread.start()
         if self._in_process:

@@ -86,7 +86,7 @@ def cassette_sha256(path: str | Path) -> str | None:
     """The sha256 of a cassette file, or None when it does not exist or is no regular file within the size limit."""
     try:
         return hashlib.sha256(read_file(path)).hexdigest()
-    except (FileNotFoundError, LimitError):
+    except (OSError, LimitError):  # missing, or a socket, a link that loops: no file to hash
         return None
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
-from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, read_file
+from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, path_kind, read_file
 from harness.cassettes.parsed import load_yaml_bytes
 from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
@@ -121,6 +121,9 @@ def scenario_id(path: str | Path, root: str | Path = "suites") -> str:
 
 
 def _scenario_id(path: str | Path, root: str | Path, resolved_root: Path) -> str:
+    kind = path_kind(path) if Path(path).is_symlink() else None
+    if kind is not None:  # a link that loops, dangles or leads to a device: said as what it is
+        raise ScenarioError(f"{path}: cannot read: not a regular file but {kind}")
     try:
         parts = Path(path).resolve().relative_to(resolved_root).parts
     except ValueError:
@@ -136,7 +139,11 @@ def load_scenario(path: str | Path, root: str | Path = "suites", sid: str | None
     sid = sid or scenario_id(path, root)
     try:
         data = load_yaml_bytes(read_file(path))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
+    except OSError as exc:
+        kind = path_kind(path)
+        said = f"not a regular file but {kind}" if kind not in (None, "missing") else " ".join(str(exc).split())
+        raise ScenarioError(f"{path}: cannot read: {said}") from None
+    except (UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
         raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     try:
         scenario = _scenario(data, sid, path)

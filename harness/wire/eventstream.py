@@ -22,6 +22,11 @@ from harness.wire.service_model import operation_model
 
 __all__ = [
     "Frame",
+    "Byte",
+    "Short",
+    "Long",
+    "Timestamp",
+    "Uuid",
     "PADDING_ALPHABET",
     "padding",
     "json_payload",
@@ -33,6 +38,7 @@ __all__ = [
     "decode_frames",
     "decode_events",
     "frame_slices",
+    "checksum_problem",
     "FrameError",  # noqa: F822 - made on first use, by the module's __getattr__
     "TruncatedStream",
     "STREAM_MEMBERS",
@@ -44,7 +50,33 @@ CONTENT_TYPE = "application/json"
 # Operation -> name of the eventstream member in its output shape.
 STREAM_MEMBERS = {"ConverseStream": "stream", "InvokeModelWithResponseStream": "body"}
 
-_STRING, _BYTES, _TRUE, _FALSE, _INT32, _INT64 = 7, 6, 0, 1, 4, 5
+_TRUE, _FALSE, _INT8, _INT16, _INT32, _INT64, _BYTES, _STRING, _TIMESTAMP, _UUID = range(10)
+
+
+class Byte(int):
+    """A header value of type byte (an int8, type 2); botocore reads it as an int."""
+
+
+class Short(int):
+    """A header value of type short (an int16, type 3)."""
+
+
+class Long(int):
+    """A header value of type long (an int64, type 5) that would fit an int32: kept so it re-encodes as written."""
+
+
+class Timestamp(int):
+    """A header value of type timestamp (type 8): milliseconds since the epoch, an int64 on the wire."""
+
+
+class Uuid(bytes):
+    """A header value of type uuid (type 9): 16 bytes on the wire, with no length prefix."""
+
+
+# A typed value's wire type and struct format (a plain int is an int32 when it fits, else an int64).
+_TYPED = ((Byte, _INT8, ">Bb"), (Short, _INT16, ">Bh"), (Long, _INT64, ">Bq"), (Timestamp, _TIMESTAMP, ">Bq"))
+_WRAP = {_INT8: Byte, _INT16: Short, _INT64: Long, _TIMESTAMP: Timestamp, _UUID: Uuid}
+_FIXED = {_TRUE: 0, _FALSE: 0, _INT8: 1, _INT16: 2, _INT32: 4, _INT64: 8, _TIMESTAMP: 8, _UUID: 16}
 _SCAN = json.JSONDecoder().raw_decode
 
 
@@ -109,6 +141,13 @@ def _encode_header(name: str, value: Any) -> bytes:
     head = struct.pack(">B", len(raw_name)) + raw_name
     if isinstance(value, bool):
         return head + struct.pack(">B", _TRUE if value else _FALSE)
+    for kind, code, layout in _TYPED:
+        if isinstance(value, kind):
+            return head + struct.pack(layout, code, value)
+    if isinstance(value, Uuid):
+        if len(value) != 16:
+            raise ValueError(f"header {name}: a uuid of {len(value)} bytes, not 16")
+        return head + struct.pack(">B", _UUID) + bytes(value)
     if isinstance(value, int):
         if -(2**31) <= value < 2**31:
             return head + struct.pack(">Bi", _INT32, value)
@@ -170,16 +209,49 @@ def _frame_error() -> type:
     return type("FrameError", (ParserError,), {"__doc__": doc, "__module__": __name__})
 
 
+@functools.cache
+def _checksum_error() -> type:
+    """botocore's ``ChecksumMismatch`` with a message saying which checksum failed (the prelude's or the message's)."""
+    from botocore.eventstream import ChecksumMismatch
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)
+
+    return type("ChecksumMismatch", (ChecksumMismatch,), {"__init__": __init__, "__module__": __name__,
+                                                           "__doc__": "A frame's prelude or message CRC fails."})
+
+
 def __getattr__(name: str) -> Any:
     if name == "FrameError":
         return _frame_error()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def checksum_problem(piece: bytes) -> str | None:
+    """Which checksum of one frame's bytes fails, said as botocore never says it: the prelude's (its first 8 bytes)
+    or the whole message's; None when both hold or the bytes end before the one to check."""
+    if len(piece) < 12:
+        return None
+    expected, found = int.from_bytes(piece[8:12], "big"), binascii.crc32(piece[:8])
+    if expected != found:
+        return f"prelude checksum mismatch (the frame's prelude says 0x{expected:08x}, its bytes give 0x{found:08x})"
+    total = int.from_bytes(piece[:4], "big")
+    if total < 16 or len(piece) < total:
+        return None
+    expected, found = int.from_bytes(piece[total - 4 : total], "big"), binascii.crc32(piece[: total - 4])
+    if expected != found:
+        return f"message checksum mismatch (the frame says 0x{expected:08x}, its bytes give 0x{found:08x})"
+    return None
+
+
 def _message(piece: bytes, number: int):
-    """botocore's reading of one frame's bytes (None: they end inside it); only ParserErrors escape."""
+    """botocore's reading of one frame's bytes (None: they end inside it); only ParserErrors escape, a checksum
+    mismatch named as the prelude's or the message's."""
     from botocore.eventstream import EventStreamBuffer, ParserError
 
+    mismatch = checksum_problem(piece)
+    if mismatch:
+        raise _checksum_error()(f"frame {number}: {mismatch}")
     buffer = EventStreamBuffer()
     buffer.add_data(piece)
     try:
@@ -188,6 +260,25 @@ def _message(piece: bytes, number: int):
         raise
     except Exception as err:  # hostile bytes: struct.error, UnicodeDecodeError, KeyError (unknown header type)
         raise _frame_error()(f"frame {number}: {type(err).__name__}: {err}") from None
+
+
+def _typed(raw: bytes, values: dict) -> tuple[tuple[str, Any], ...]:
+    """botocore's header values in wire order, each of a type botocore reads as a plain int or bytes (byte, short,
+    long, timestamp, uuid) wrapped as that type, so the frame re-encodes byte for byte. ``raw``: the header bytes
+    botocore parsed (so well formed)."""
+    out, at = [], 0
+    while at < len(raw):
+        size = raw[at]
+        name = raw[at + 1 : at + 1 + size].decode("utf-8")
+        code = raw[at + 1 + size]
+        at += 2 + size
+        if code in _FIXED:
+            at += _FIXED[code]
+        else:  # byte array or string: a two-byte length first
+            at += 2 + int.from_bytes(raw[at : at + 2], "big")
+        wrap = _WRAP.get(code)
+        out.append((name, wrap(values[name]) if wrap else values[name]))
+    return tuple(out)
 
 
 def frame_slices(data: bytes) -> Iterator[bytes]:
@@ -207,7 +298,11 @@ def decode_frames(data: bytes, *, strict: bool = True) -> list[Frame]:
         message = _message(piece, len(frames))
         if message is None:
             break
-        frames.append(Frame(tuple(message.headers.items()), bytes(message.payload)))
+        headers = message.headers
+        plain = all(type(v) in (str, bool) for v in headers.values())  # Bedrock's: string headers only
+        prelude = message.prelude
+        frames.append(Frame(tuple(headers.items()) if plain else _typed(piece[12 : 12 + prelude.headers_length],
+                                                                         headers), bytes(message.payload)))
         consumed += message.prelude.total_length
     if strict and consumed != len(data):
         raise TruncatedStream(f"{len(data) - consumed} trailing bytes after frame {len(frames)}")

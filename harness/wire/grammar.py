@@ -14,15 +14,52 @@ import base64
 import binascii
 import json
 
-from harness.wire.eventstream import Frame, decode_events
+from harness.wire.eventstream import Frame, checksum_problem, decode_events
 from harness.wire.kinds import kind_of
 
 __all__ = ["stream_problems"]
 
 
 def _terminal(frame: Frame) -> bool:
-    """The client stops at this frame: an exception, an error, or a frame it cannot decode."""
-    return frame.message_type in ("exception", "error") or not frame.headers
+    """The client stops at this frame: an exception, an error, or a frame corrupt on purpose (a frame that merely
+    has no headers, as AWS's ``empty_message`` test vector, is a frame like any other: no event a client knows)."""
+    return frame.message_type in ("exception", "error") or _corrupt(frame)
+
+
+def _corrupt(frame: Frame) -> bool:
+    """A cassette's frame item marked ``corrupt:``, or bytes that do not decode (kept raw, with nothing decoded)."""
+    raw = getattr(frame, "raw", None)
+    undecoded = raw is not None and not frame.headers and not frame.payload and not _empty_frame(raw)
+    return undecoded or bool(getattr(frame, "note", ""))
+
+
+def _empty_frame(raw: bytes) -> bool:
+    """The 16 bytes of a valid frame with neither headers nor payload (AWS's ``empty_message``)."""
+    return len(raw) == 16 and raw[:8] == b"\0\0\0\x10\0\0\0\0" and checksum_problem(raw) is None
+
+
+def _text(value) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _end_problem(frame: Frame) -> str | None:
+    """What a client cannot read in the exception or error frame a stream ends with: a code that is not text (a
+    bytes or number header, which botocore reads as no code at all), a message that is not text, an exception
+    payload that is not a JSON object (Bedrock's carry ``{"message": ...}``; the JavaScript SDK parses it)."""
+    headers = frame.header_map
+    if frame.message_type == "exception":
+        kind = headers.get(":exception-type")
+        if not _text(kind):
+            return f":exception-type is {kind_of(kind)}, not text naming the exception (a client reads no error code)"
+        try:
+            body = frame.json()
+        except (ValueError, RecursionError):
+            return "the exception's payload is not JSON (an exception carries a JSON object with its message)"
+        return None if isinstance(body, dict) else f"the exception's payload is {kind_of(body)}, not a JSON object"
+    code, message = headers.get(":error-code"), headers.get(":error-message", "")
+    if not _text(code):
+        return f":error-code is {kind_of(code)}, not text naming the error (a client reads no error code)"
+    return None if isinstance(message, str) else f":error-message is {kind_of(message)}, not text"
 
 
 def _body(frame: Frame) -> dict:
@@ -180,7 +217,10 @@ def stream_problems(operation: str, frames) -> list[tuple[int | None, str]]:
     checker, out = checker_class(), []
     for k, frame in enumerate(frames):
         if _terminal(frame):
-            return out or _botocore_problems(operation, frames[:k])
+            if out or _corrupt(frame):
+                return out or _botocore_problems(operation, frames[:k])
+            problem = _end_problem(frame)
+            return [(k, problem)] if problem else _botocore_problems(operation, frames[: k + 1], frame.type)
         problem = checker.step(frame)
         if problem:
             out.append((k, problem))
@@ -191,12 +231,22 @@ def stream_problems(operation: str, frames) -> list[tuple[int | None, str]]:
     return out or _botocore_problems(operation, frames)
 
 
-def _botocore_problems(operation: str, frames) -> list[tuple[int | None, str]]:
-    """What botocore's own parser refuses in frames that keep the grammar (one event per frame, in order)."""
+def _botocore_problems(operation: str, frames, code: str | None = None) -> list[tuple[int | None, str]]:
+    """What botocore's own parser refuses in frames that keep the grammar (one event per frame, in order); with
+    ``code``, the last frame is an exception or error botocore must raise as that code."""
+    from botocore.exceptions import EventStreamError
+
     parsed = 0
     try:
         for _ in decode_events((frame.encode() for frame in frames), operation):
             parsed += 1
+    except EventStreamError as err:
+        found = err.response.get("Error", {}).get("Code")
+        if code is not None and parsed == len(frames) - 1 and found == code:
+            return []
+        return [(parsed, f"botocore reads this frame as the error {found!r}, not {code!r}")]
     except Exception as err:  # noqa: BLE001 -- botocore's parser fails with whatever the shape walk meets
         return [(parsed, f"botocore cannot parse this event ({type(err).__name__}: {err})".replace("\n", " "))]
+    if code is not None:
+        return [(len(frames) - 1, f"botocore reads this {frames[-1].message_type} frame as no error at all")]
     return []
