@@ -23,6 +23,7 @@ from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, read_file
 from harness.cassettes.parsed import load_yaml_bytes
 from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
+from harness.suite.discovered import Discovered, pack
 from harness.judge.grade import JUDGEMENTS
 from harness.judge.protocol import CAPABILITIES
 from harness.endpoint.emulator.plan import STYLES
@@ -127,7 +128,11 @@ def _scenario_id(path: str | Path, root: str | Path, resolved_root: Path) -> str
 def load_scenario(path: str | Path, root: str | Path = "suites", sid: str | None = None) -> Scenario:
     """Load and validate one scenario file (``sid``: its id, when the caller has it already)."""
     path = Path(path)
-    sid = sid or scenario_id(path, root)
+    return _loaded(path, sid or scenario_id(path, root))[0]
+
+
+def _loaded(path: Path, sid: str) -> tuple[Scenario, Any]:
+    """(the validated scenario of the file at ``path``, the parsed document it was built from)."""
     try:
         data = load_yaml_bytes(read_file(path))
     except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
@@ -137,7 +142,22 @@ def load_scenario(path: str | Path, root: str | Path = "suites", sid: str | None
     except _Invalid as exc:
         raise ScenarioError(f"{path}: {exc}") from None
     _validate_parts(scenario)
-    return scenario
+    return scenario, data
+
+
+def _rebuilt(sid: str, path: Path, data: Any) -> Scenario:
+    """The Scenario of a document ``discover`` validated already (harness.suite.discovered builds it again)."""
+    try:
+        return _scenario(data, sid, path)
+    except _Invalid as exc:  # not after discovery's validation; kept for a document changed in between
+        raise ScenarioError(f"{path}: {exc}") from None
+
+
+def _lean(path: Path, sid: str) -> tuple[str, str, Any]:
+    """A Discovered entry for the file at ``path``: validated whole, kept as its packed document."""
+    scenario, data = _loaded(path, sid)
+    packed = pack(data)
+    return sid, str(path), scenario if packed is None else packed
 
 
 def _validate_parts(scenario: Scenario) -> None:
@@ -152,12 +172,13 @@ def _validate_parts(scenario: Scenario) -> None:
 
 
 def discover(root: str | Path = "suites", suites: Sequence[str] = (), ids: Sequence[str] = (),
-             keep: Callable[[str], bool] | None = None) -> list[Scenario]:
+             keep: Callable[[str], bool] | None = None) -> Discovered:
     """The scenarios under ``root`` sorted by id: all, or those in ``suites`` plus those named in ``ids``; with
-    ``keep``, only the ids it keeps (one shard's) are read at all."""
+    ``keep``, only the ids it keeps (one shard's) are read at all. Every file is read and validated now; each
+    scenario is kept lean until it is asked for (harness.suite.discovered)."""
     paths = _scenario_paths(root)
     chosen = sorted(sid for sid in _select(paths, suites, ids) if keep is None or keep(sid))
-    return [load_scenario(paths[sid], root, sid) for sid in chosen]
+    return Discovered((_lean(Path(paths[sid]), sid) for sid in chosen), _rebuilt)
 
 
 def selected_ids(known: Iterable[str], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[str]:
