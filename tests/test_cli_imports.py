@@ -60,9 +60,9 @@ def forbidden(chains: dict[str, str], loaded: set[str], prefixes: tuple[str, ...
     return sorted({chains.get(m, f"{m} (through importlib)") for m in loaded | set(chains) if hit(m)})
 
 
-def run_command(*args: str) -> tuple[dict[str, str], set[str]]:
+def run_command(*args: str, env: dict[str, str] | None = None) -> tuple[dict[str, str], set[str]]:
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", _CHILD, *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, env={**os.environ, "AWS_ACCESS_KEY_ID": "AKIAFAKE"})
+                          cwd=ROOT, timeout=120, env={**os.environ, "AWS_ACCESS_KEY_ID": "AKIAFAKE", **(env or {})})
     assert done.returncode in (0, 1), done.stderr[-2000:]
     return imported(done.stderr)
 
@@ -73,6 +73,16 @@ def test_reading_commands_load_neither_boto3_botocore_vcrpy_nor_deepdiff(args):
     chains, loaded = run_command(*args)
     assert loaded, "the child reported no modules"
     assert forbidden(chains, loaded, THIRD_PARTY + ("harness.suite.runner", "harness.report")) == []
+
+
+def test_list_from_the_parsed_cache_loads_neither_pyyaml_nor_the_graders(tmp_path):
+    cache = {"BEDROCK_HARNESS_PARSED_CACHE": str(tmp_path)}
+    chains, loaded = run_command("list", env=cache)  # a cold cache: the files are parsed, and kept
+    assert "yaml" in loaded and forbidden(chains, loaded, ("harness.judge.grade",)) == []
+    chains, loaded = run_command("list", env=cache)
+    assert "harness.suite.scenario" in loaded
+    assert forbidden(chains, loaded, ("yaml", "harness.cassettes.yaml_reader", "harness.judge.grade",
+                                      "harness.endpoint.emulator.plan")) == []
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])

@@ -17,17 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-import yaml
-
-from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, read_file
+from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, read_file, yaml_errors
 from harness.cassettes.parsed import load_yaml_bytes
 from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
 from harness.suite.discovered import Discovered, pack
-from harness.judge.grade import JUDGEMENTS
+from harness.judge.judgement_ids import SCENARIO_JUDGEMENTS
 from harness.judge.protocol import CAPABILITIES
-from harness.endpoint.emulator.plan import STYLES
-from harness.endpoint.emulator.script import EmulatorScriptError, parse_script
+from harness.endpoint.emulator.script import STYLES, EmulatorScriptError, parse_script
 
 
 __all__ = [
@@ -57,7 +54,6 @@ OPERATIONS = ("converse-stream", "converse", "invoke-with-response-stream")
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
                 "malformed_model_output", "malformed_tool_use", "model_context_window_exceeded")
 FAULT_KINDS = ("http_error", "exception", "truncate_after_byte", "drop_after_byte")
-SCENARIO_JUDGEMENTS = tuple(sorted(j.id for j in JUDGEMENTS.values() if not j.everywhere))  # named per scenario
 
 
 class ScenarioError(ValueError):
@@ -135,7 +131,7 @@ def _loaded(path: Path, sid: str) -> tuple[Scenario, Any]:
     """(the validated scenario of the file at ``path``, the parsed document it was built from)."""
     try:
         data = load_yaml_bytes(read_file(path))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
+    except (OSError, UnicodeDecodeError, LimitError, *yaml_errors()) as exc:
         raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     try:
         scenario = _scenario(data, sid, path)

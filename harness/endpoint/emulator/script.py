@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["AUTO", "BLOCK_KINDS", "STOP_REASONS", "EXCEPTIONS", "Block", "Usage", "StreamException", "Script",
+__all__ = ["AUTO", "BLOCK_KINDS", "STYLES", "STOP_REASONS", "EXCEPTIONS", "Block", "Usage", "StreamException", "Script",
            "EmulatorScriptError", "parse_script"]
 
+STYLES = ("claude", "nova", "nova-2", "openai", "open-weight", "titan")  # the model families a script renders as
 BLOCK_KINDS = ("text", "reasoning", "redacted_reasoning", "tool_use", "server_tool_use", "tool_result")
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
                 "malformed_model_output", "malformed_tool_use", "model_context_window_exceeded")
