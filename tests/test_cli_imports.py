@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -94,20 +95,24 @@ def test_run_loads_the_writer_of_its_own_format_only(fmt):
     assert forbidden(chains, loaded, others + studies + ("vcr",)) == []
 
 
-def test_serve_answers_from_the_service_model_file_without_a_botocore_session():
+def test_serve_answers_and_checks_the_input_shape_without_botocore():
     command = [sys.executable, "-X", "importtime", "-c", _CHILD, "serve", "--emulate", "core/smoke-text", "--port", "0"]
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = child.stdout.readline().strip()
-        body = json.dumps({"messages": [{"role": "user", "content": [{"text": "Say hello"}]}]}).encode()
-        request = urllib.request.Request(f"{url}/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream",
-                                         body, {"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=60) as answer:
+        target = f"{url}/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
+        body = {"messages": [{"role": "user", "content": [{"text": "Say hello"}]}]}
+        with urllib.request.urlopen(urllib.request.Request(target, json.dumps(body).encode(),
+                                                           {"Content-Type": "application/json"}), timeout=60) as answer:
             assert answer.status == 200 and answer.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the input shape is checked: an unknown member
+            urllib.request.urlopen(urllib.request.Request(target, json.dumps({**body, "extra": 1}).encode(),
+                                                          {"Content-Type": "application/json"}), timeout=60)
+        assert refused.value.code == 400 and 'Unknown parameter in input: \\"extra\\"' in refused.value.read().decode()
     finally:
         child.send_signal(signal.SIGINT)
         _, stderr = child.communicate(timeout=60)
     chains, loaded = imported(stderr)
-    assert "botocore.validate" in loaded, "the request was not checked against the input shape"
-    assert forbidden(chains, loaded, ("boto3", "botocore.session", "botocore.loaders", "botocore.client", "vcr",
-                                      "deepdiff", "harness.suite.runner", "harness.report")) == []
+    assert "harness.endpoint.rules.validator" in loaded, "the request was not checked against the input shape"
+    assert forbidden(chains, loaded, ("boto3", "botocore", "vcr", "deepdiff", "harness.suite.runner",
+                                      "harness.report")) == []

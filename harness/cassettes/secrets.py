@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 from urllib.parse import unquote_to_bytes
 
-import yaml
-
 from harness.cassettes import limits, parsed, tokens, views
 
 __all__ = ["Finding", "SecretFound", "refuse_request_secrets", "refuse_response_secrets", "scan", "scan_both",
@@ -229,7 +227,7 @@ def scan_data(data: bytes, environ=None, allowed: Iterable[str | bytes] = ()) ->
     """``scan_file`` of a file's bytes already read (``views.plain``)."""
     try:
         document = parsed.load_yaml_bytes(data)  # the document scan's verify just parsed, when it did
-    except (yaml.YAMLError, UnicodeDecodeError, limits.LimitError):
+    except (UnicodeDecodeError, limits.LimitError, *limits.yaml_errors()):
         document = _json_lines(data)  # decoded events, one per line (as `import` reads them); else the raw text
     return scan_both(document, data, environ, allowed)
 
