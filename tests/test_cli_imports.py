@@ -86,6 +86,14 @@ def test_list_from_the_parsed_cache_loads_neither_pyyaml_nor_the_graders(tmp_pat
                                       "harness.endpoint.emulator.plan")) == []
 
 
+def test_run_from_the_parsed_cache_loads_no_pyyaml(tmp_path):
+    cache, args = {"BEDROCK_HARNESS_PARSED_CACHE": str(tmp_path)}, ("run", "--scenario", "core/single-call", "--no-progress")
+    run_command(*args, env=cache)  # the scenario, its golden and its cassette parsed, and kept
+    chains, loaded = run_command(*args, env=cache)
+    assert "harness.suite.golden" in loaded and "harness.cassettes.cassette" in loaded
+    assert forbidden(chains, loaded, ("yaml", "harness.cassettes.yaml_reader")) == []
+
+
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_run_loads_the_writer_of_its_own_format_only(fmt):
     chains, loaded = run_command("run", "--scenario", "core/smoke-text", "--format", fmt, "--no-progress")
