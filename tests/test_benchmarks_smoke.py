@@ -156,3 +156,13 @@ def test_bench_http_sends_a_case_and_the_idle_ones(monkeypatch, capsys):
     assert "idle connection closed after (s): 1." in out and "5 idle connections: serve threads" in out
     before, held, after = map(int, re.search(r"serve threads (\d+) before, (\d+) while open, (\d+) ", out).groups())
     assert held >= before + 5 and after == before  # a thread per idle connection, each released at the timeout
+
+
+def test_bench_discovery_measures_the_lean_and_the_built_form(monkeypatch, tmp_path, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_discovery
+
+    assert bench_discovery.main(["--n", "4", "--workdir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "lean " in out and "built " in out and "generated 4 scenario files" in out
+    assert re.search(r"target lean <= 2048 bytes per discovered scenario .*: \d+ held, -?\d+ resident \((met|NOT met)", out)

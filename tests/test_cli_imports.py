@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -60,9 +61,9 @@ def forbidden(chains: dict[str, str], loaded: set[str], prefixes: tuple[str, ...
     return sorted({chains.get(m, f"{m} (through importlib)") for m in loaded | set(chains) if hit(m)})
 
 
-def run_command(*args: str) -> tuple[dict[str, str], set[str]]:
+def run_command(*args: str, env: dict[str, str] | None = None) -> tuple[dict[str, str], set[str]]:
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", _CHILD, *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, env={**os.environ, "AWS_ACCESS_KEY_ID": "AKIAFAKE"})
+                          cwd=ROOT, timeout=120, env={**os.environ, "AWS_ACCESS_KEY_ID": "AKIAFAKE", **(env or {})})
     assert done.returncode in (0, 1), done.stderr[-2000:]
     return imported(done.stderr)
 
@@ -75,6 +76,24 @@ def test_reading_commands_load_neither_boto3_botocore_vcrpy_nor_deepdiff(args):
     assert forbidden(chains, loaded, THIRD_PARTY + ("harness.suite.runner", "harness.report")) == []
 
 
+def test_list_from_the_parsed_cache_loads_no_pyyaml(tmp_path):
+    # harness.judge.grade is loaded again since main's scenario levels (scenario -> suite.results -> judge.grade)
+    cache = {"BEDROCK_HARNESS_PARSED_CACHE": str(tmp_path)}
+    chains, loaded = run_command("list", env=cache)  # a cold cache: the files are parsed, and kept
+    assert "yaml" in loaded
+    chains, loaded = run_command("list", env=cache)
+    assert "harness.suite.scenario" in loaded
+    assert forbidden(chains, loaded, ("yaml", "harness.cassettes.yaml_reader", "harness.endpoint.emulator.plan")) == []
+
+
+def test_run_from_the_parsed_cache_loads_no_pyyaml(tmp_path):
+    cache, args = {"BEDROCK_HARNESS_PARSED_CACHE": str(tmp_path)}, ("run", "--scenario", "core/single-call", "--no-progress")
+    run_command(*args, env=cache)  # the scenario, its golden and its cassette parsed, and kept
+    chains, loaded = run_command(*args, env=cache)
+    assert "harness.suite.golden" in loaded and "harness.cassettes.cassette" in loaded
+    assert forbidden(chains, loaded, ("yaml", "harness.cassettes.yaml_reader")) == []
+
+
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_run_loads_the_writer_of_its_own_format_only(fmt):
     chains, loaded = run_command("run", "--scenario", "core/smoke-text", "--format", fmt, "--no-progress")
@@ -84,20 +103,24 @@ def test_run_loads_the_writer_of_its_own_format_only(fmt):
     assert forbidden(chains, loaded, others + studies + ("vcr",)) == []
 
 
-def test_serve_answers_from_the_service_model_file_without_a_botocore_session():
+def test_serve_answers_and_checks_the_input_shape_without_botocore():
     command = [sys.executable, "-X", "importtime", "-c", _CHILD, "serve", "--emulate", "core/smoke-text", "--port", "0"]
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = child.stdout.readline().strip()
-        body = json.dumps({"messages": [{"role": "user", "content": [{"text": "Say hello"}]}]}).encode()
-        request = urllib.request.Request(f"{url}/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream",
-                                         body, {"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=60) as answer:
+        target = f"{url}/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
+        body = {"messages": [{"role": "user", "content": [{"text": "Say hello"}]}]}
+        with urllib.request.urlopen(urllib.request.Request(target, json.dumps(body).encode(),
+                                                           {"Content-Type": "application/json"}), timeout=60) as answer:
             assert answer.status == 200 and answer.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the input shape is checked: an unknown member
+            urllib.request.urlopen(urllib.request.Request(target, json.dumps({**body, "extra": 1}).encode(),
+                                                          {"Content-Type": "application/json"}), timeout=60)
+        assert refused.value.code == 400 and 'Unknown parameter in input: \\"extra\\"' in refused.value.read().decode()
     finally:
         child.send_signal(signal.SIGINT)
         _, stderr = child.communicate(timeout=60)
     chains, loaded = imported(stderr)
-    assert "botocore.validate" in loaded, "the request was not checked against the input shape"
-    assert forbidden(chains, loaded, ("boto3", "botocore.session", "botocore.loaders", "botocore.client", "vcr",
-                                      "deepdiff", "harness.suite.runner", "harness.report")) == []
+    assert "harness.endpoint.rules.validator" in loaded, "the request was not checked against the input shape"
+    assert forbidden(chains, loaded, ("boto3", "botocore", "vcr", "deepdiff", "harness.suite.runner",
+                                      "harness.report")) == []

@@ -395,3 +395,9 @@ def test_a_golden_request_of_any_shape_is_graded_without_a_crash(content):
     assert not graded(request_diff(), ctx).ok
     ctx = Context(EVERYWHERE, expected_request={"messages": True}, actual_request=results({"text": "x"}))
     assert not graded(request_diff(), ctx).ok
+
+
+def test_the_judgements_a_scenario_may_name_are_the_registry_s_that_do_not_apply_everywhere():
+    from harness.judge.judgement_ids import SCENARIO_JUDGEMENTS
+
+    assert SCENARIO_JUDGEMENTS == tuple(sorted(j.id for j in JUDGEMENTS.values() if not j.everywhere))

@@ -204,3 +204,24 @@ def test_a_run_longer_than_any_body_is_read_as_it_is_but_not_decoded(monkeypatch
     assert secrets.scan_both(document, raw, environ={}) == []
     assert secrets.scan_both({"request": {"body": f"{run} ASIA{'Q' * 16}"}}, raw, environ={})[0].kind == \
         "AWS access key id"  # what the run's text itself holds is still read
+
+
+def test_scanning_a_big_text_holds_a_few_times_its_size_not_a_list_of_its_lines():
+    """The raw-text scan of a first load (harness.cassettes.vcr) keeps the lines' starts as an array and grows the
+    joined text in one buffer: a 2 MB cassette's scan peaks near 3x its size (a list of lines took 6.7x)."""
+    import tracemalloc
+
+    from hostile import cassette_text, frame_lines
+
+    data = cassette_text(frame_lines(["'" + "x" * 180 + "'"] * 8000)).encode()
+    tracemalloc.start()
+    try:
+        assert secrets.scan_text(data) == []
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= 4 * len(data), f"{peak / len(data):.1f}x the text's size"
+    planted = data.replace(b"x" * 40, b"AKIA" + b"Q" * 16, 1)  # an access key id where a delta's text was
+    found = secrets.scan_text(planted)
+    line = planted[: planted.index(b"AKIA")].count(b"\n") + 1
+    assert any(f.location == f"line {line}" for f in found), [f.location for f in found]

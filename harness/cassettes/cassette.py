@@ -26,7 +26,6 @@ from typing import Any, Callable, Iterable
 from urllib.parse import unquote, urlsplit
 
 import botocore
-import yaml
 
 from harness.version import __version__
 from harness.wire import grammar
@@ -324,37 +323,43 @@ def metadata_for(interactions, given: dict | None = None, source: str | None = N
 # ------------------------------------------------------------------------------------- YAML
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
-    """Block style; multi-line strings as literal blocks; never a Python tag, never an alias."""
+@functools.cache
+def _dumper() -> type:
+    """The YAML writer: block style; multi-line strings as literal blocks; never a Python tag, never an alias (made
+    on the first write: reading, from the parsed-YAML cache, needs no PyYAML)."""
+    import yaml
 
-    def ignore_aliases(self, data) -> bool:
-        return True
+    class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+        def ignore_aliases(self, data) -> bool:
+            return True
+
+    _Dumper.add_representer(str, _represent_str)
+    return _Dumper
 
 
 # Characters YAML would normalise (NEL, line/paragraph separators, CR) or cannot print: keep them escaped.
 _ESCAPE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
 
 
-def _represent_str(dumper: yaml.SafeDumper, value: str):
+def _represent_str(dumper, value: str):
     multiline = "\n" in value.strip("\n") and len(value) > 40
     style = '"' if _ESCAPE.search(value) else "|" if multiline else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-_Dumper.add_representer(str, _represent_str)
-
-
 def dumps(cassette: Cassette, allowed: Iterable[str] = ()) -> str:
     """The cassette as YAML text; raises SecretFound (writing nothing) if a secret not ``allowed`` is inside."""
     doc = {"metadata": cassette.metadata, "interactions": [_interaction_doc(i) for i in cassette.interactions]}
-    text = _HEADER + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+    import yaml
+
+    text = _HEADER + yaml.dump(doc, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=110)
     findings = secrets.scan_both(doc, text.encode("utf-8", "surrogatepass"), allowed=allowed)
     if findings:
         raise secrets.SecretFound(findings, str(cassette.path or "cassette"))
     return text
 
 
-def _yaml_error(err: yaml.YAMLError) -> str:
+def _yaml_error(err) -> str:
     mark = getattr(err, "problem_mark", None)
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
     return f"{where}broken YAML: {getattr(err, 'problem', None) or err}".replace("\n", " ")
@@ -364,7 +369,7 @@ def _document(parse: Callable[[], Any], name) -> Any:
     """``parse()``'s YAML document; CassetteError with the one line every reader gives (``name: where: what``)."""
     try:
         return parse()
-    except yaml.YAMLError as err:
+    except limits.yaml_errors() as err:  # PyYAML's error, once it is loaded
         raise CassetteError(f"{name}: {_yaml_error(err)}") from None
     except limits.LimitError as err:
         raise CassetteError(f"{name}: {err}") from None

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import bisect
 import json
+from array import array
 import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
-
-import yaml
 
 from harness.cassettes import limits, parsed, tokens, views
 
@@ -162,15 +161,17 @@ def _unescaped(data: bytes) -> bytes:
     return tokens.unescaped(data)
 
 
-def _unwrapped(data: bytes) -> tuple[bytes, list[int]]:
+def _unwrapped(data: bytes) -> tuple[bytes, array]:
     """The text with every line break, the indentation around it and a comment marker after it removed, and
     where each original line starts in that text."""
-    starts, out, at = [], [], 0
-    for line in _LINE_BREAK.split(data):
-        starts.append(at)
-        out.append(line)
-        at += len(line)
-    return b"".join(out), starts
+    # Grown in one buffer, not joined from a list of the lines: a big file's list would be several times its size.
+    out, starts, end = bytearray(), array("q", [0]), 0
+    for found in _LINE_BREAK.finditer(data):
+        out += data[end:found.start()]
+        end = found.end()
+        starts.append(len(out))
+    out += data[end:]
+    return bytes(out), starts
 
 
 def scan_text(data: bytes, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
@@ -179,12 +180,21 @@ def scan_text(data: bytes, environ=None, allowed: Iterable[str | bytes] = ()) ->
     return _allowed(_text(data, _Scanner(environ)), allowed)
 
 
+def _line_starts(text: bytes) -> array:
+    """Where each line of ``text`` starts (8 bytes a line: a list of ints would hold 36)."""
+    starts, at = array("q", [0]), text.find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find(b"\n", at + 1)
+    return starts
+
+
 def _text(data: bytes, scanner: _Scanner) -> list[Finding]:
     env = scanner.env
     findings: list[Finding] = []
     unescaped = _unescaped(data)
     for how, text in (("", data),) + (((", unescaped", unescaped),) if unescaped != data else ()):
-        lines = [0] + [m.end() for m in re.finditer(rb"\n", text)]
+        lines = _line_starts(text)
         for at, kind, value in tokens.matches(text, env):
             findings.append(Finding(f"line {bisect.bisect(lines, at)}{how}", kind, tokens.masked(value) if value else "", value))
     joined, starts = _unwrapped(unescaped)
@@ -225,7 +235,7 @@ def scan_data(data: bytes, environ=None, allowed: Iterable[str | bytes] = ()) ->
     """``scan_file`` of a file's bytes already read (``views.plain``)."""
     try:
         document = parsed.load_yaml_bytes(data)  # the document scan's verify just parsed, when it did
-    except (yaml.YAMLError, UnicodeDecodeError, limits.LimitError):
+    except (UnicodeDecodeError, limits.LimitError, *limits.yaml_errors()):
         document = _json_lines(data)  # decoded events, one per line (as `import` reads them); else the raw text
     return scan_both(document, data, environ, allowed)
 

@@ -22,8 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 __all__ = ["KINDS", "CatalogError", "Source", "catalog", "load_catalog", "recording_problems"]
 
 KINDS = ("recording", "report", "doc", "model")
@@ -113,6 +111,8 @@ def parse_source(sid: Any, entry: Any, where: str) -> Source:
 
 def load_catalog(path: str | Path = CATALOG) -> dict[str, Source]:
     """Every source of a sources file, validated."""
+    import yaml  # here: parsing a scenario's claims needs no YAML reader of its own
+
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))

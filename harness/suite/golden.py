@@ -7,13 +7,13 @@ written atomically as safe, block-style YAML and compared through harness.judge.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import yaml
 
 from harness.cassettes.files import write_atomic
-from harness.cassettes.limits import LimitError, read_file
+from harness.cassettes.limits import LimitError, read_file, yaml_errors
 from harness.cassettes.parsed import load_yaml_bytes
 from harness.judge.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
 from harness.judge.normalize import ALL, comparable
@@ -42,7 +42,7 @@ def load_golden(scenario: Scenario) -> list[dict] | None:
         data = load_yaml_bytes(read_file(path))
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
+    except (OSError, UnicodeDecodeError, LimitError, *yaml_errors()) as exc:
         raise GoldenError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     return _validated(data, path)
 
@@ -103,7 +103,9 @@ def write_golden(scenario: Scenario, turns: Sequence[Mapping]) -> bool:
     path = golden_path(scenario)
     entries = [{"index": i, "chunks": list(turn["chunks"]), "request": turn.get("request")}
                for i, turn in enumerate(turns)]
-    text = HEADER + yaml.dump({"turns": entries}, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    import yaml
+
+    text = HEADER + yaml.dump({"turns": entries}, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=100)
     if path.exists() and _current(path) == text:
         return False
     write_atomic(path, text)
@@ -118,19 +120,23 @@ def _current(path: Path) -> str | None:
         return None
 
 
-class _Dumper(yaml.SafeDumper):
-    """Safe YAML in block style: no anchors, multi-line strings as ``|`` blocks."""
+@functools.cache
+def _dumper() -> type:
+    """Safe YAML in block style: no anchors, multi-line strings as ``|`` blocks (made on the first write: a run that
+    reads goldens from the parsed-YAML cache needs no PyYAML)."""
+    import yaml
 
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
+    class _Dumper(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    _Dumper.add_representer(str, _represent_str)
+    return _Dumper
 
 
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+def _represent_str(dumper, value: str):
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _represent_str)
 
 
 def unused_goldens(root: str | Path, scenarios: Iterable[Scenario]) -> list[Path]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
-from harness.suite.scenario import Scenario, discover, scenario_ids, selected_ids
+from harness.suite.discovered import Discovered
+from harness.suite.scenario import discover, scenario_ids, selected_ids
 
 __all__ = ["READ_ONLY", "SHIPPED", "SHIPPED_ROOT", "installed", "layered_ids", "load", "owner", "project_root",
            "resolve", "selected", "shipped_root", "single"]
@@ -55,7 +56,7 @@ def _owners(roots: Sequence[Path]) -> dict[str, Path]:
 
 
 def load(roots: Sequence[Path], suites: Sequence[str] = (), ids: Sequence[str] = (),
-         keep: Callable[[str], bool] | None = None) -> list[Scenario]:
+         keep: Callable[[str], bool] | None = None) -> Discovered:
     """The selected scenarios of ``roots``, sorted by id (ScenarioError for a bad file or an unknown name); with
     ``keep`` (a shard's ``owns``), only the selected ids it keeps are read."""
     if len(roots) == 1:
@@ -63,8 +64,7 @@ def load(roots: Sequence[Path], suites: Sequence[str] = (), ids: Sequence[str] =
     owners = _owners(roots)
     wanted = [sid for sid in selected(roots, suites, ids) if keep is None or keep(sid)]
     mine = {root: [sid for sid in wanted if owners[sid.split("/", 1)[0]] == root] for root in dict.fromkeys(owners.values())}
-    return sorted((s for root, chosen in mine.items() if chosen for s in discover(root / "suites", ids=chosen)),
-                  key=lambda s: s.id)
+    return Discovered.joined(discover(root / "suites", ids=chosen) for root, chosen in mine.items() if chosen)
 
 
 def selected(roots: Sequence[Path], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[str]:

@@ -17,17 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-import yaml
-
-from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, path_kind, read_file
+from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, path_kind, read_file, yaml_errors
 from harness.cassettes.parsed import load_yaml_bytes
 from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
+from harness.suite.discovered import Discovered, pack
 from harness.suite.results import LEVELS, REQUIRED
-from harness.judge.grade import JUDGEMENTS
+from harness.judge.judgement_ids import SCENARIO_JUDGEMENTS
 from harness.judge.protocol import CAPABILITIES
-from harness.endpoint.emulator.plan import STYLES
-from harness.endpoint.emulator.script import EmulatorScriptError, parse_script
+from harness.endpoint.emulator.script import STYLES, EmulatorScriptError, parse_script
 
 
 __all__ = [
@@ -60,7 +58,6 @@ OPERATIONS = ("converse-stream", "converse", "invoke-with-response-stream")
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
                 "malformed_model_output", "malformed_tool_use", "model_context_window_exceeded")
 FAULT_KINDS = ("http_error", "exception", "truncate_after_byte", "drop_after_byte")
-SCENARIO_JUDGEMENTS = tuple(sorted(j.id for j in JUDGEMENTS.values() if not j.everywhere))  # named per scenario
 
 
 class ScenarioError(ValueError):
@@ -136,21 +133,40 @@ def _scenario_id(path: str | Path, root: str | Path, resolved_root: Path) -> str
 def load_scenario(path: str | Path, root: str | Path = "suites", sid: str | None = None) -> Scenario:
     """Load and validate one scenario file (``sid``: its id, when the caller has it already)."""
     path = Path(path)
-    sid = sid or scenario_id(path, root)
+    return _loaded(path, sid or scenario_id(path, root))[0]
+
+
+def _loaded(path: Path, sid: str) -> tuple[Scenario, Any]:
+    """(the validated scenario of the file at ``path``, the parsed document it was built from)."""
     try:
         data = load_yaml_bytes(read_file(path))
     except OSError as exc:
         kind = path_kind(path)
         said = f"not a regular file but {kind}" if kind not in (None, "missing") else " ".join(str(exc).split())
         raise ScenarioError(f"{path}: cannot read: {said}") from None
-    except (UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
+    except (UnicodeDecodeError, LimitError, *yaml_errors()) as exc:
         raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     try:
         scenario = _scenario(data, sid, path)
     except _Invalid as exc:
         raise ScenarioError(f"{path}: {exc}") from None
     _validate_parts(scenario)
-    return scenario
+    return scenario, data
+
+
+def _rebuilt(sid: str, path: Path, data: Any) -> Scenario:
+    """The Scenario of a document ``discover`` validated already (harness.suite.discovered builds it again)."""
+    try:
+        return _scenario(data, sid, path)
+    except _Invalid as exc:  # not after discovery's validation; kept for a document changed in between
+        raise ScenarioError(f"{path}: {exc}") from None
+
+
+def _lean(path: Path, sid: str) -> tuple[str, str, Any]:
+    """A Discovered entry for the file at ``path``: validated whole, kept as its packed document."""
+    scenario, data = _loaded(path, sid)
+    packed = pack(data)
+    return sid, str(path), scenario if packed is None else packed
 
 
 def _validate_parts(scenario: Scenario) -> None:
@@ -165,12 +181,13 @@ def _validate_parts(scenario: Scenario) -> None:
 
 
 def discover(root: str | Path = "suites", suites: Sequence[str] = (), ids: Sequence[str] = (),
-             keep: Callable[[str], bool] | None = None) -> list[Scenario]:
+             keep: Callable[[str], bool] | None = None) -> Discovered:
     """The scenarios under ``root`` sorted by id: all, or those in ``suites`` plus those named in ``ids``; with
-    ``keep``, only the ids it keeps (one shard's) are read at all."""
+    ``keep``, only the ids it keeps (one shard's) are read at all. Every file is read and validated now; each
+    scenario is kept lean until it is asked for (harness.suite.discovered)."""
     paths = _scenario_paths(root)
     chosen = sorted(sid for sid in _select(paths, suites, ids) if keep is None or keep(sid))
-    return [load_scenario(paths[sid], root, sid) for sid in chosen]
+    return Discovered((_lean(Path(paths[sid]), sid) for sid in chosen), _rebuilt)
 
 
 def selected_ids(known: Iterable[str], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[str]:

@@ -32,13 +32,12 @@ import random
 import re
 from typing import Callable
 
-from harness.endpoint.emulator.script import AUTO, EXCEPTIONS, Block, EmulatorScriptError, Script
+from harness.endpoint.emulator.script import AUTO, EXCEPTIONS, STYLES, Block, EmulatorScriptError, Script
 from harness.wire.eventstream import encode_exception, random_padding_length
 
 __all__ = ["NOVA", "STYLES", "check_style", "digest", "text_deltas", "reasoning_deltas", "input_text", "input_fragments",
            "parsed_input", "tool_id", "schedule", "encode_plan"]
 
-STYLES = ("claude", "nova", "nova-2", "openai", "open-weight", "titan")
 NOVA = ("nova", "nova-2")
 _COMPACT = (*NOVA, "openai", "titan")  # styles writing tool input JSON without spaces (Kimi writes ", " and ": ")
 PlanFrame = tuple[Callable[[str, dict, int], bytes], str, dict]

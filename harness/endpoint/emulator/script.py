@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["AUTO", "BLOCK_KINDS", "IMAGE_FORMATS", "STOP_REASONS", "EXCEPTIONS", "SERVICE_TIERS", "LATENCIES",
-           "STREAM_MEMBERS", "Block", "Usage", "StreamException", "Script", "EmulatorScriptError", "parse_script"]
+__all__ = ["AUTO", "BLOCK_KINDS", "IMAGE_FORMATS", "STYLES", "STOP_REASONS", "EXCEPTIONS", "SERVICE_TIERS",
+           "LATENCIES", "STREAM_MEMBERS", "Block", "Usage", "StreamException", "Script", "EmulatorScriptError",
+           "parse_script"]
 
+STYLES = ("claude", "nova", "nova-2", "openai", "open-weight", "titan")  # the model families a script renders as
 BLOCK_KINDS = ("text", "reasoning", "redacted_reasoning", "tool_use", "server_tool_use", "tool_result", "image",
                "future_block")
 IMAGE_FORMATS = ("png", "jpeg", "gif", "webp")  # ImageBlockStart.format (ImageFormat)

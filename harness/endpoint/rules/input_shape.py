@@ -1,6 +1,7 @@
 """The request against botocore's own service model, before any of Bedrock's rules: the model id against the
 operation's ``modelId`` shape (length and pattern, which botocore leaves to the server), the body against the
-operation's input shape with botocore's validator: unknown members and members of the wrong type. (Required
+operation's input shape with botocore's validator's checks (harness.endpoint.rules.validator, over the model's
+JSON): unknown members and members of the wrong type. (Required
 members, unions and minima the validator finds too are left to the Coral rules of ``shape``, which carry
 Bedrock's own texts.)
 
@@ -17,7 +18,8 @@ from collections.abc import Hashable
 from typing import Any
 
 from harness.endpoint.rules.shape import CORAL_PREFIX, Problem, body_text
-from harness.wire.service_model import operation_model as _operation  # loaded on the first request (or by load_model)
+from harness.endpoint.rules.validator import report as _report, shape_of
+from harness.wire.service_model import raw_model  # read on the first request (or by load_model)
 
 __all__ = ["INVALID_MODEL", "MAX_SHOWN", "RULE_IDS", "input_problems", "load_model", "valid_model_id"]
 
@@ -38,15 +40,21 @@ _RESULT_CACHE_POINT = re.compile(r'Unknown parameter in messages\[\d+\]\.content
 
 
 def load_model() -> None:
-    """Load the service model now (``serve`` does it right after it listens, before a request waits)."""
-    for operation in ("ConverseStream", "Converse", "InvokeModelWithResponseStream"):
-        _operation(operation)
+    """Read the service model now (``serve`` does it right after it listens, before a request waits)."""
+    raw_model()
+
+
+def _input(operation: str) -> tuple[dict, dict]:
+    """(the operation's input reference, the model's shapes)."""
+    model = raw_model()
+    return model["operations"][operation]["input"], model["shapes"]
 
 
 @functools.lru_cache(maxsize=1024)  # asked twice for every request a session answers
 def valid_model_id(model_id: str, operation: str) -> bool:
     """Whether ``model_id`` fits the operation's modelId shape (its length bounds and pattern)."""
-    shape = _operation(operation).input_shape.members["modelId"].metadata
+    ref, shapes = _input(operation)
+    shape = shape_of(shapes[ref["shape"]]["members"]["modelId"], shapes)
     if not shape.get("min", 1) <= len(model_id) <= shape.get("max", 2048):
         return False
     return re.fullmatch(shape.get("pattern", ".*"), model_id) is not None
@@ -79,28 +87,27 @@ def input_problems(body: dict, operation: str, model_id: str | None = None, *, t
     body's ``body_text`` when the caller has it, or another key only this body has (its bytes and model id)."""
     if model_id is not None and not valid_model_id(model_id, operation):
         return [Problem("model-id", "modelId", INVALID_MODEL)]
-    return list(_validated(body, model_id, _operation(operation).input_shape, body_text(body) if text is None else text))
+    return list(_validated(body, model_id, *_input(operation), body_text(body) if text is None else text))
 
 
 _last: tuple[tuple, list[Problem]] = ((), [])  # what the validator read last, and what it found
 
 
-def _validated(body: dict, model_id: str | None, shape, text: Hashable) -> list[Problem]:
-    """The validator's problems with ``body`` (``text``: its key) against the input ``shape``. What it
+def _validated(body: dict, model_id: str | None, ref: dict, shapes: dict, text: Hashable) -> list[Problem]:
+    """The validator's problems with ``body`` (``text``: its key) against the input shape ``ref`` names. What it
     reports depends only on the body, the model id, the shape's member names and required ones, and the shapes of
     the members present, so the same body sent again at once to the other Converse operation (the streaming-parity
     twin, whose input shape differs only in members such as ``guardrailConfig``) reuses the findings unless it
     holds a member whose shape differs."""
     global _last
-    members = shape.members
-    key = (text, model_id, tuple(members), tuple(shape.required_members),
-           tuple(members[k].name for k in body if k in members))
+    shape = shapes[ref["shape"]]
+    members = shape["members"]
+    key = (text, model_id, tuple(members), tuple(shape.get("required", ())),
+           tuple(members[k]["shape"] for k in body if k in members))
     seen, found = _last
     if key != seen:
-        from botocore.validate import ParamValidator
-
         params = {**_without_nulls(body), "modelId": model_id or "model"}
-        report = ParamValidator().validate(params, shape).generate_report()
+        report = _report(params, ref, shapes)
         found = [_problem(line) for line in _SPLIT.split(report) if line.startswith(_REPORTED)
                  and not _RESULT_CACHE_POINT.match(line)] if report else []
         _last = (key, found)
