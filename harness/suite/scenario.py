@@ -43,6 +43,7 @@ __all__ = [
     "load_scenario",
     "new_messages",
     "next_turn",
+    "parse_scenario",
     "scenario_id",
     "scenario_ids",
     "select",
@@ -134,6 +135,17 @@ def load_scenario(path: str | Path, root: str | Path = "suites", sid: str | None
         raise ScenarioError(f"{path}: cannot read: {' '.join(str(exc).split())}") from None
     try:
         scenario = _scenario(data, sid, path)
+    except _Invalid as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+    _validate_parts(scenario)
+    return scenario
+
+
+def parse_scenario(data: Any, sid: str, path: str | Path) -> Scenario:
+    """A scenario from its parsed YAML document (what ``load_scenario`` reads from ``path``), validated alike: a
+    drawn or generated scenario is an ordinary one (harness.studies.explore)."""
+    try:
+        scenario = _scenario(data, sid, Path(path))
     except _Invalid as exc:
         raise ScenarioError(f"{path}: {exc}") from None
     _validate_parts(scenario)
