@@ -216,11 +216,14 @@ def judge_turn(record: Mapping, script: Mapping, style: str, seed: str, capabili
     actual = [i for i in normalize(chunks, capabilities)
               if not (i["type"] == "tool_call" and i.get("id") in either)]
     expected = [i for i in expected if not (i["type"] == "tool_call" and i.get("id") in either)]
+    if exception == INCOMPLETE and any(name == "messageStop" for name, _ in events):
+        # cut after the message stopped, only the usage lost: an error then or none are both right
+        expected, actual = ([i for i in items if i["type"] != "error"] for items in (expected, actual))
     found, rejected = [], bool(record.get("http_error"))  # answered with an error: that is the finding, no text came
     if not rejected:
         found += _conservation(_comparable(expected, capabilities), _comparable(actual, capabilities), turn)
-    cut = _missing_id(events)  # the adapter stops reading there: the text after it never reaches it
-    deltas = None if rejected else text_delta_count(events if cut is None else events[:cut])
+    unnamed = _missing_id(events)  # the adapter stops reading there: the text after it never reaches it
+    deltas = None if rejected else text_delta_count(events if unnamed is None else events[:unnamed])
     found += _law_findings(chunks, capabilities, deltas, turn)
     assembled = check_assembly(chunks, capabilities, turn=turn)
     found += [Finding("assembly", "message", "", turn, assembled.headline)] if assembled else []

@@ -3,7 +3,8 @@
 Each distinct failure (oracle, law, field of an example's first finding) raises an exception class of its own, so
 Hypothesis shrinks every one separately and replays each smallest example last (``report_multiple_bugs``); the last
 example recorded for a failure is its shrunk one. Failing examples are kept in an example database folder and
-re-run first next time (Hypothesis' ``reuse`` phase, as proptest's regression files). A profile fixes the run:
+re-run first next time, as they were shrunk (as proptest's regression files: Hypothesis' own database would be
+turned off by the fixed seed of a derandomized run). A profile fixes the run:
 ``ci`` is derandomized (the same examples every run until the drawing changes) and bounded in examples and time;
 ``deep`` draws many more, from a random seed. Past the time budget no new example runs; shrinking and the final
 replays of what was found still do.
@@ -11,6 +12,7 @@ replays of what was found still do.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -153,7 +155,6 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
         raise ImportError(MISSING)
     from hypothesis import HealthCheck, Phase, assume, given, settings
     from hypothesis import seed as seeded
-    from hypothesis.database import DirectoryBasedExampleDatabase
     from hypothesis.errors import Flaky
 
     chosen = PROFILES[profile]
@@ -164,10 +165,11 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
     options = DrawOptions(fams, caps, chosen.max_turns, non_streaming="non_streaming" in caps)
     start = time.monotonic()
     state = _State(start + chosen.time_budget if chosen.time_budget else None)
+    known: set = set()
 
     def check(example: Example) -> None:
-        known = _document_key(example)
-        if state.deadline and time.monotonic() > state.deadline and known not in state.failing:
+        drawn = _document_key(example)
+        if state.deadline and time.monotonic() > state.deadline and drawn not in state.failing:
             assume(False)  # out of time: no new example runs (shrinking and the final replays still do)
         state.count += 1
         if progress:
@@ -177,19 +179,29 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
             return
         head = primary(outcome.findings)
         state.seen[head.key] += 1
-        state.best[head.key] = (example, outcome.findings)
-        state.failing.add(known)
+        if head.key not in known:  # a kept example already holds it, shrunk on an earlier run
+            state.best[head.key] = (example, outcome.findings)
+        state.failing.add(drawn)
         raise _kind(head.key)(head.message)
 
     test = given(conversations(options))(check)
     test = settings(max_examples=chosen.examples, deadline=None, derandomize=chosen.derandomize and seed is None,
-                    database=DirectoryBasedExampleDatabase(str(db)) if db else None, report_multiple_bugs=True,
+                    database=None, report_multiple_bugs=True,
                     suppress_health_check=list(HealthCheck), print_blob=False,
                     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])(test)
     if seed is not None:
         test = seeded(seed)(test)
     notes = []
+    kept = _load(db) if db else []
     with _quiet(), Session(adapter, in_process) as session, _maybe(compare, in_process) as other:
+        for example in kept:  # the database's failing examples first, as they were shrunk
+            outcome = _judged(session, other, example)
+            state.count += 1
+            if outcome.findings:
+                key = primary(outcome.findings).key
+                state.seen[key] += 1
+                state.best.setdefault(key, (example, outcome.findings))
+        known = set(state.best)
         try:
             test()
         except Flaky as exc:
@@ -200,8 +212,36 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
             if not _only_found(exc):
                 raise
     failures = [Failure(key, *state.best[key], state.seen[key]) for key in sorted(state.best)]
+    if db:
+        _save(db, [f.example for f in failures if f.key not in known])
     name = getattr(adapter, "name", type(adapter).__name__)
     return Report(name, chosen.name, seed, state.count, time.monotonic() - start, failures, notes)
+
+
+def _load(db: Path) -> list[Example]:
+    """The failing examples kept in ``db`` (one JSON file each), oldest first; an unreadable one is skipped."""
+    kept = []
+    for path in sorted(Path(db).glob("*.json"), key=lambda p: (p.stat().st_mtime, p.name)):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            cuts = {int(turn): tuple(cut) for turn, cut in data.get("cuts", {}).items()}
+            kept.append(Example(data["document"], data["family"], list(data.get("claims", [])), cuts))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return kept
+
+
+def _save(db: Path, examples: list[Example]) -> None:
+    """Keep each shrunk failing example in ``db`` under the hash of what was drawn (written atomically)."""
+    from harness.cassettes.files import write_atomic
+
+    Path(db).mkdir(parents=True, exist_ok=True)
+    for example in examples:
+        data = {"document": example.document, "family": example.family, "claims": example.claims,
+                "cuts": {str(k): list(v) for k, v in example.cuts.items()}}
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1)
+        name = hashlib.sha256(text.encode()).hexdigest()[:16]
+        write_atomic(Path(db) / f"{name}.json", text + "\n")
 
 
 def _only_found(exc: BaseException) -> bool:
