@@ -12,10 +12,11 @@ from pathlib import Path
 import click
 
 from harness.cli.common import BadUsage, load, loopback_option, named_folder, release_options, timeout_option
+from harness.studies.explore.families import FAMILIES  # data only: no Hypothesis, no botocore
 
 __all__ = ["explore"]
 
-FAMILY_NAMES = ("claude", "claude-3-7", "nova", "gpt-oss", "kimi", "titan")  # harness.studies.explore.families
+FAMILY_NAMES = tuple(f.name for f in FAMILIES)
 
 
 def default_db(adapter_name: str) -> Path:

@@ -78,6 +78,10 @@ CLAIMS: dict[str, tuple[str, tuple[str, ...]]] = {
                             "and answers.", ("R-otel", "R-langchain-loop", "R-think-rt", "R-nova1", "R-kimi-rt")),
     "result-forms": ("A toolResult carries text or JSON-object content, and status error for a failed call where the "
                      "family documents it.", ("doc-tool-result-status", "R-think-rt", "R-langchain-loop")),
+    "writer-accepts-without": ("Writer Palmyra answers tool calls in the Converse stream and accepts a history whose "
+                               "toolResult has no status.", ("R-writer-rt",)),
+    "writer-rejects-status": ("Writer Palmyra rejects a toolResult carrying status (\"This model doesn't support the "
+                              "status field\").", ("strands#393", "pydantic-ai#6318")),
     # transport
     "throttled-before-stream": ("Bedrock can answer a ConverseStream request HTTP 429 ThrottlingException before the "
                                 "stream starts.", ("R-429",)),
@@ -124,6 +128,9 @@ FAMILIES = (
     Family("nova", "us.amazon.nova-pro-v1:0", "nova"),
     Family("gpt-oss", "openai.gpt-oss-120b-1:0", "openai", reasoning="unsigned", status=False),
     Family("kimi", "moonshot.kimi-k2-thinking", "open-weight", reasoning="unsigned", status=False),
+    Family("writer", "us.writer.palmyra-x5-v1:0", "claude", status=False,
+           claims=("text-stream", "blocks-in-order", "server-tool-usage", "writer-accepts-without",
+                   "writer-rejects-status")),
     Family("titan", "amazon.titan-text-express-v1", "titan", tools=False, stops=("end_turn", "guardrail_intervened"),
            claims=("text-stream", "titan-whole-text")),
 )
