@@ -166,3 +166,16 @@ def test_without_hypothesis_explore_says_how_to_install_it(monkeypatch):
     result = CliRunner().invoke(main, ["explore", "--adapter", "reference"])
     assert result.exit_code == 2
     assert result.output.strip() == "Error: explore needs Hypothesis: pip install 'bedrock-harness[explore]'"
+
+
+def test_compare_finds_where_two_adapters_differ_as_warnings():
+    """Explored: the reference; compared with a planted bug: every difference is a warning (the other may be wrong)."""
+    report = explore(ConverseAdapter(), profile="ci", examples=150, families=("claude",), compare=SignaturePaddingStripped())
+    assert report.failures and {f.key for f in report.failures} == {("compare", "chunks", "")}
+    assert all(f.grade == "warn" for f in report.failures)
+
+
+def test_the_time_budget_bounds_the_search():
+    report = explore(ConverseAdapter(), examples=10**6, time_budget=2.0, families=("nova",))
+    assert report.seconds < 120 and report.examples < 10**4
+    assert report.failures == [] and report.notes == [f"time budget of 2s spent after {report.examples} examples"]

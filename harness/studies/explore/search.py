@@ -98,6 +98,13 @@ def primary(findings: list[Finding]) -> Finding:
                                         else len(_ORDER), f.law, f.field))
 
 
+LATE_DRAWS = 1000  # past the time budget: drawings refused before the search is stopped
+
+
+class OutOfTime(Exception):
+    """The time budget is spent and shrinking has had its share: the search stops (not a finding)."""
+
+
 class Found(Exception):
     """An example with a finding; a subclass per failure key keeps Hypothesis' shrinking of each one apart."""
 
@@ -132,6 +139,7 @@ class _State:
     seen: Counter = field(default_factory=Counter)
     best: dict = field(default_factory=dict)  # key -> (example, findings) last raised: after the run, the shrunk one
     failing: set = field(default_factory=set)  # documents of every failing example (they replay past the deadline)
+    late: int = 0  # examples drawn past the deadline and not run
 
 
 def _document_key(example: Example) -> str:
@@ -142,7 +150,7 @@ def _judged(session: Session, other: Session | None, example: Example) -> Outcom
     outcome = session.run(example)
     if other is not None:
         theirs = other.run(example)
-        outcome.findings += outputs_differ(outcome.outputs, theirs.outputs)
+        outcome.findings += outputs_differ(outcome.outputs, theirs.outputs, session.capabilities & other.capabilities)
     return outcome
 
 
@@ -170,6 +178,9 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
     def check(example: Example) -> None:
         drawn = _document_key(example)
         if state.deadline and time.monotonic() > state.deadline and drawn not in state.failing:
+            state.late += 1
+            if state.late > LATE_DRAWS:  # Hypothesis would go on drawing to ten times --examples: stop it
+                raise OutOfTime()
             assume(False)  # out of time: no new example runs (shrinking and the final replays still do)
         state.count += 1
         if progress:
@@ -206,11 +217,13 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
             test()
         except Flaky as exc:
             notes.append(f"flaky: a failure did not reproduce when replayed ({type(exc).__name__})")
-        except Found:
+        except (Found, OutOfTime):
             pass
         except BaseException as exc:  # noqa: BLE001 - an exception group of several Found, or a real crash
             if not _only_found(exc):
                 raise
+    if state.late:
+        notes.append(f"time budget of {chosen.time_budget:g}s spent after {state.count} examples")
     failures = [Failure(key, *state.best[key], state.seen[key]) for key in sorted(state.best)]
     if db:
         _save(db, [f.example for f in failures if f.key not in known])
@@ -245,7 +258,7 @@ def _save(db: Path, examples: list[Example]) -> None:
 
 
 def _only_found(exc: BaseException) -> bool:
-    if isinstance(exc, Found):
+    if isinstance(exc, (Found, OutOfTime)):
         return True
     inner = getattr(exc, "exceptions", None)
     return bool(inner) and all(_only_found(e) for e in inner)

@@ -15,7 +15,7 @@ from typing import Any
 from harness.endpoint.faults import Faults
 from harness.endpoint.responders import HTTP_ERRORS, EmulatorResponder, turn_seed
 from harness.endpoint.server import BedrockServer, RequestError
-from harness.judge.normalize import normalize
+from harness.judge.normalize import comparable, normalize
 from harness.judge.parity import declared_paths
 from harness.judge.protocol import NON_STREAMING, AdapterFailure
 from harness.studies.explore.draw import Example
@@ -130,10 +130,12 @@ def _rules(served: list) -> list[tuple[str, str, str]]:
     return out + [("rule-unsettled", "warn", str(w)) for w in last.warnings]
 
 
-def outputs_differ(mine: list[list[dict]], theirs: list[list[dict]]) -> list[Finding]:
-    """``--compare``: turns whose normalized chunks differ between two adapters (a warning: the other may be wrong)."""
+def outputs_differ(mine: list[list[dict]], theirs: list[list[dict]], capabilities: frozenset[str]) -> list[Finding]:
+    """``--compare``: turns whose normalized chunks differ between two adapters on what both declare (a warning: the
+    other may be the wrong one)."""
     found = []
     for index, (a, b) in enumerate(zip(mine, theirs)):
+        a, b = comparable(a, capabilities), comparable(b, capabilities)
         if a != b:
             found.append(Finding("compare", "chunks", "", index, f"turn {index}: normalized chunks differ from the "
                                  f"compared adapter's ({len(a)} items vs {len(b)})", "warn"))
