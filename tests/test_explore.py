@@ -179,3 +179,38 @@ def test_the_time_budget_bounds_the_search():
     report = explore(ConverseAdapter(), examples=10**6, time_budget=2.0, families=("nova",))
     assert report.seconds < 120 and report.examples < 10**4
     assert report.failures == [] and report.notes == [f"time budget of 2s spent after {report.examples} examples"]
+
+
+def test_a_scenarios_delivery_splits_its_replies_for_an_http_client(tmp_path, monkeypatch):
+    """``delivery: {chunking: 3}``: the replayed frames reach an adapter over HTTP three bytes at a time, and the
+    example adapter (its own process, botocore's parser) still passes; the value is what the scenario says."""
+    from harness.adapters.subprocess import SubprocessAdapter
+    from harness.suite.runner import project_root
+
+    shipped = project_root()
+    for kind, suffix in (("suites", ".yaml"), ("suites", ".golden.yaml"), ("cassettes", ".yaml")):
+        (tmp_path / kind / "core").mkdir(parents=True, exist_ok=True)
+        text = (shipped / kind / "core" / f"parallel-calls{suffix}").read_text()
+        if kind == "suites" and suffix == ".yaml":
+            text += "delivery: {chunking: 3}\n"
+        (tmp_path / kind / "core" / f"parallel-calls{suffix}").write_text(text)
+    scenario = load_scenario(tmp_path / "suites" / "core" / "parallel-calls.yaml", tmp_path / "suites")
+    assert scenario.delivery == {"chunking": 3, "delay": 0.0}
+    from harness.endpoint import faults as faults_module
+    from harness.suite import runner
+
+    bounds = []
+    original = faults_module.Faults.deliver
+
+    def deliver(self, frames, turn, offsets=None):
+        delivery = original(self, frames, turn, offsets)
+        bounds.append(list(delivery.bounds))
+        return delivery
+
+    monkeypatch.setattr(runner.Faults, "deliver", deliver)
+    adapter = SubprocessAdapter(f"{sys.executable} {shipped / 'examples' / 'python_adapter' / 'adapter.py'}")
+    try:
+        assert run_scenario(scenario, adapter, tmp_path).status == "pass"
+    finally:
+        adapter.close()
+    assert bounds and all(b == list(range(0, len(b) * 3, 3)) for b in bounds)  # every reply in 3-byte writes

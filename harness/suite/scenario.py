@@ -57,6 +57,7 @@ OPERATIONS = ("converse-stream", "converse", "invoke-with-response-stream")
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
                 "malformed_model_output", "malformed_tool_use", "model_context_window_exceeded")
 FAULT_KINDS = ("http_error", "exception", "truncate_after_byte", "drop_after_byte")
+DELIVERY = ("chunking", "delay")  # how the endpoint writes every reply of the scenario (harness.endpoint.faults)
 SCENARIO_JUDGEMENTS = tuple(sorted(j.id for j in JUDGEMENTS.values() if not j.everywhere))  # named per scenario
 
 
@@ -97,6 +98,7 @@ class Scenario:
     claims: tuple[Claim, ...] = ()  # what it says of Bedrock, with sources (harness.evidence)
     judgements: tuple[str, ...] = ()  # judgements of harness.judge.grade it names besides the general ones
     robustness: str = ""  # why its stream is a shape no real recording shows: every finding is then a warning
+    delivery: dict | None = None  # chunking ("whole", "frame" or bytes per write) and delay (seconds per frame)
 
     def __hash__(self) -> int:  # the generated hash would fail on the nested dicts
         return hash(self.id)
@@ -222,7 +224,7 @@ def _select(known: Mapping[str, Any], suites: Sequence[str], ids: Sequence[str])
 
 
 _FIELDS = ("title", "description", "tags", "requires", "model_id", "style", "operation", "tools", "system",
-           "options", "turns", "checks", "faults", "claims", "judgements", "robustness")
+           "options", "turns", "checks", "faults", "claims", "judgements", "robustness", "delivery")
 
 
 def _scenario(data: Any, sid: str, path: Path) -> Scenario:
@@ -248,6 +250,7 @@ def _scenario(data: Any, sid: str, path: Path) -> Scenario:
         claims=tuple(_claims(data.get("claims", []), sid)),
         judgements=tuple(_items(data.get("judgements", []), "judgements", _choice(SCENARIO_JUDGEMENTS, "judgement"))),
         robustness=_optional(_text)(data.get("robustness"), "robustness") or "",
+        delivery=_optional(_delivery)(data.get("delivery"), "delivery"),
     )
 
 
@@ -395,6 +398,19 @@ def _claims(value: Any, sid: str) -> list[Claim]:
         return parse_claims(value, f"scenario {sid}", "claims")
     except ClaimError as exc:
         raise _Invalid(str(exc)) from None
+
+
+def _delivery(value: Any, where: str) -> dict:
+    """``chunking``: whole, frame or a byte count of at least 1; ``delay``: seconds before each frame, 0..5."""
+    _fields(value, where, DELIVERY)
+    chunking = value.get("chunking", "frame")
+    _check(chunking in ("whole", "frame") or (isinstance(chunking, int) and not isinstance(chunking, bool)
+                                             and chunking >= 1), f"{where}.chunking",
+           "expected whole, frame or a byte count of at least 1")
+    delay = value.get("delay", 0)
+    _check(isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 5, f"{where}.delay",
+           "expected seconds from 0 to 5")
+    return {"chunking": chunking, "delay": float(delay)}
 
 
 def _fault(value: Any, where: str, turns: int) -> dict:

@@ -47,6 +47,10 @@ _ID = st.text(_URLSAFE, min_size=20, max_size=20)
 _SIGNATURE = st.binary(min_size=9, max_size=48).map(lambda b: base64.b64encode(b).decode())
 _TOOL_NAME = st.sampled_from(sorted(TOOLS))
 _TRANSPORT = st.sampled_from(["none"] * 8 + ["exception", "exception", "truncated", "throttled"])
+# How the endpoint writes replies: mostly frame by frame; else split at any byte, all at once, or frame by frame slowly.
+_DELIVERY = st.one_of(st.just(None), st.just(None), st.just(None), st.builds(lambda n: {"chunking": n},
+                      st.integers(1, 64)), st.just({"chunking": "whole"}),
+                      st.just({"chunking": "frame", "delay": 0.001}))
 _EXCEPTION = st.sampled_from(["throttlingException", "modelStreamErrorException", "modelStreamErrorException"])
 
 
@@ -353,6 +357,8 @@ def conversations(draw, options: DrawOptions = DrawOptions()) -> Example:
         claims += said
     if not _continues(turns[-1]["script"]) or len(turns) - 1 in cuts:
         turns[-1].pop("tool_results", None)
+    delivery = draw(_DELIVERY)
+    claims += ["network-chunks"] if delivery else []
     names = sorted({n for t in turns for n in _called(t["script"])})
     robust = [ROBUSTNESS[c] for c in dict.fromkeys(claims) if c in ROBUSTNESS]
     document = {
@@ -363,7 +369,8 @@ def conversations(draw, options: DrawOptions = DrawOptions()) -> Example:
         "model_id": fam.model_id, "style": fam.style, "tools": [TOOLS[n] for n in names] or [TOOLS["read_file"]],
         "system": "You are a helpful assistant. Use the tools when they help.",
         "options": _options_of(fam, [t["script"] for t in turns]), "turns": turns,
-        **({"faults": faults} if faults else {}), "claims": claims_of(claims),
+        **({"faults": faults} if faults else {}), **({"delivery": delivery} if delivery else {}),
+        "claims": claims_of(claims),
         **({"robustness": "; ".join(robust)} if robust else {}),
     }
     return Example(document, fam.name, list(dict.fromkeys(claims)), cuts)

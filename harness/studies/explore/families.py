@@ -83,6 +83,8 @@ CLAIMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "writer-rejects-status": ("Writer Palmyra rejects a toolResult carrying status (\"This model doesn't support the "
                               "status field\").", ("strands#393", "pydantic-ai#6318")),
     # transport
+    "network-chunks": ("Bedrock's event stream reaches the client in network chunks of their own size, not one frame "
+                       "per read: a frame may be split anywhere, several may arrive together.", ("R-newrelic",)),
     "throttled-before-stream": ("Bedrock can answer a ConverseStream request HTTP 429 ThrottlingException before the "
                                 "stream starts.", ("R-429",)),
     "mid-stream-throttling": ("A Bedrock stream can end in a throttlingException frame.", ("genai-chatbot#220",)),

@@ -88,7 +88,8 @@ class Session:
         scenario = parse_scenario(example.materialized(sid), sid, "explore/example.yaml")
         scripts = [turn.script for turn in scenario.turns]
         responder = _Emulator(scripts, scenario.style, scenario.id, scenario.id, scenario.model_id)
-        self.server.reset(responder, faults=Faults.from_scenario(scenario.faults), pairs=self.paired)
+        faults = Faults.from_scenario(scenario.faults, **(scenario.delivery or {}))
+        self.server.reset(responder, faults=faults, pairs=self.paired)
         try:
             run_ = replay(scenario, self.adapter, loopback_endpoint(self.server), self.server, self.paired)
         except AdapterFailure as exc:
