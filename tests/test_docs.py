@@ -144,3 +144,5 @@ def test_the_site_builds_strictly(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()
     assert "bedrock-harness certification-table" in cli and "--shard" in cli
+    assert 'href="../../stylesheets/code.css"' in cli  # code blocks scroll, not cut off at the column edge
+    assert "overflow-x: auto" in (tmp_path / "site" / "stylesheets" / "code.css").read_text()

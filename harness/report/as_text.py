@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from harness.report.common import details, one_line, printable, shown_info, summary_line, unprefixed
+from harness.report.common import details, levels_line, one_line, printable, shown_info, summary_line, unprefixed
 from harness.report.recurring import common_findings, heading, without
 from harness.suite.results import Result
 
@@ -27,7 +27,7 @@ def render_text(results: Sequence[Result], adapter: Any = None, verbose: bool = 
     shown = [r for r in results if r.failing or r.status == "warn" or (verbose and r.status != "pass")]
     notes = [] if verbose or not _cut_hidden(results) else [f"(reasons cut at {REASON_WIDTH} characters; -v shows "
                                                            "them whole)"]
-    return "\n".join(head + rows + ["", summary_line(results)] + notes + [f"\n{details(r)}" for r in shown]) + "\n"
+    return "\n".join(head + rows + ["", summary_line(results), levels_line(results)] + notes + [f"\n{details(r)}" for r in shown]) + "\n"
 
 
 def _reason(result: Result, width: int | None) -> str:
