@@ -22,7 +22,8 @@ LEVELS = {
     "harness.judge": 3,  # what makes a verdict, and the protocol it judges
     "harness.suite": 4,  # scenarios, goldens, the runner, results, recording
     "harness.report": 5,
-    "harness.studies": 6,  # certify, matrix and bisect, drift, live, tables, shard and merge
+    "harness.studies": 6,  # certify, matrix and bisect, drift, live, tables, shard and merge, explore (its own package:
+    # Hypothesis' drawing and the oracles run scenarios and judge them, as certify does; never an adapter's module)
     "harness.adapters": 7,
     "harness.cli": 8,
     "harness.pytest": 8,
@@ -115,6 +116,7 @@ def test_ls_harness_shows_the_rooms():
     ("suite/golden.py", "from harness.report import render"),
     ("report/as_text.py", "from harness.studies import certify"),
     ("studies/matrix.py", "from harness.adapters import releases"),
+    ("studies/explore/session.py", "from harness.adapters import load_adapter"),
     ("endpoint/server.py", "from harness import cli"),
 ])
 def test_a_deliberate_upward_import_is_caught(tmp_path, source, target):

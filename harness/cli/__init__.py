@@ -46,6 +46,9 @@ COMMANDS = {
                                             "event and block type, stop reasons, header names."),
     "evidence": ("harness.cli.evidence", "evidence", "Every claim the suite makes about Bedrock (rules, emulator "
                                                      "styles, scenarios) with its sources."),
+    "explore": ("harness.cli.explore", "explore", "Draw random valid conversations, judge an adapter by laws, "
+                                                  "conservation, parity and Bedrock's rules, and write each shrunk "
+                                                  "failure as a scenario."),
     "golden": ("harness.cli.golden", "golden_group", "Compare or regenerate goldens from the reference "
                                                      "implementation."),
     "list": ("harness.cli.listing", "list_scenarios", "The scenarios, their tags and required capabilities."),

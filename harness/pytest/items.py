@@ -117,8 +117,14 @@ class ScenarioSuite(pytest.Collector):
             baseline = self._baseline(option("bedrock_baseline"))
         except (AdapterLoadError, ScenarioError, report.BaselineError, OSError) as exc:
             raise self.CollectError(f"bedrock-harness: {exc}") from None
-        return [ScenarioItem.from_parent(self, name=s.id, nodeid=s.id, scenario=s, known_failure=baseline.get(s.id))
-                for s in selected]
+        items = [ScenarioItem.from_parent(self, name=s.id, nodeid=s.id, scenario=s, known_failure=baseline.get(s.id))
+                 for s in selected]
+        if option("bedrock_explore", default=0) > 0:
+            from harness.pytest.explore import NODE_ID, ExploreItem
+
+            items.append(ExploreItem.from_parent(self, name=NODE_ID, nodeid=NODE_ID, examples=option("bedrock_explore"),
+                                                 out=option("bedrock_explore_out", default=None)))
+        return items
 
     def _baseline(self, path: str | None) -> dict[str, str]:
         """The known failures; an entry naming no scenario is an error, as in `bedrock-harness run`."""

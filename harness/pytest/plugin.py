@@ -4,7 +4,8 @@
   (``harness.pytest.items``), narrowed by ``--bedrock-suite`` / ``--bedrock-scenario``, judged against
   ``--bedrock-baseline``, from ``--bedrock-root``, each turn bounded by ``--bedrock-timeout``. Only the scenarios
   are collected then, unless test paths are named on the command line too (``testpaths`` from an ini file do not
-  count). Without ``--bedrock-adapter`` it adds nothing. ``-n auto`` (pytest-xdist) over the scenarios alone
+  count). ``--bedrock-explore N`` adds one item exploring the adapter with N drawn conversations
+  (``harness.pytest.explore``). Without ``--bedrock-adapter`` it adds nothing. ``-n auto`` (pytest-xdist) over the scenarios alone
   starts as many workers as shorten the run: none for a suite as small as the shipped one.
 - No AWS credentials configured (a CI machine): the session gets dummy ones, a region and
   ``AWS_EC2_METADATA_DISABLED`` (``harness.cassettes.offline``), so a boto3 client replays without ever asking the
@@ -53,6 +54,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--bedrock-strict", action="store_true",
                     help="A scenario graded warn (a finding only a judgement supports) fails too; without it, it "
                          "passes with a pytest warning naming the finding and its reason.")
+    group.addoption("--bedrock-explore", metavar="N", type=int, default=0,
+                    help="With --bedrock-adapter: also explore the adapter with N drawn conversations (the ci profile "
+                         "of `bedrock-harness explore`), one more test item, bedrock-explore.")
+    group.addoption("--bedrock-explore-out", metavar="DIR",
+                    help="Write what --bedrock-explore finds here, each shrunk failure as a scenario root.")
     group.addoption("--bedrock-timeout", metavar="S", type=seconds, default=DEFAULT_TIMEOUT,
                     help=f"Seconds one turn of the adapter may take (default {DEFAULT_TIMEOUT:g}); a hung turn fails "
                          "its scenario and the run goes on.")

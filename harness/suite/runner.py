@@ -406,7 +406,7 @@ def _explains(turn: TurnResult) -> bool:
 
 def _served_run(scenario: Scenario, adapter: Any, loaded: cassette.Cassette, server: BedrockServer | None):
     """(responder, run) of ``scenario`` served from the ``loaded`` cassette, on ``server`` or its own."""
-    faults = Faults.from_scenario(scenario.faults)
+    faults = Faults.from_scenario(scenario.faults, **(scenario.delivery or {}))
     responder = CassetteResponder(loaded, faults=faults)
     pairs = NON_STREAMING in adapter.capabilities  # each turn also answers the adapter's non-streaming call
     if server is None:

@@ -43,6 +43,7 @@ __all__ = [
     "load_scenario",
     "new_messages",
     "next_turn",
+    "parse_scenario",
     "scenario_id",
     "scenario_ids",
     "select",
@@ -58,6 +59,7 @@ OPERATIONS = ("converse-stream", "converse", "invoke-with-response-stream")
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
                 "malformed_model_output", "malformed_tool_use", "model_context_window_exceeded")
 FAULT_KINDS = ("http_error", "exception", "truncate_after_byte", "drop_after_byte")
+DELIVERY = ("chunking", "delay")  # how the endpoint writes every reply of the scenario (harness.endpoint.faults)
 
 
 class ScenarioError(ValueError):
@@ -99,6 +101,7 @@ class Scenario:
     judgements: tuple[str, ...] = ()  # judgements of harness.judge.grade it names besides the general ones
     robustness: str = ""  # why its stream is a shape no real recording shows: every finding is then a warning
     level: str = REQUIRED  # required (evidence about Bedrock, laws, founding checks) or recommended (robustness)
+    delivery: dict | None = None  # chunking ("whole", "frame" or bytes per write) and delay (seconds per frame)
 
     def __hash__(self) -> int:  # the generated hash would fail on the nested dicts
         return hash(self.id)
@@ -167,6 +170,17 @@ def _lean(path: Path, sid: str) -> tuple[str, str, Any]:
     scenario, data = _loaded(path, sid)
     packed = pack(data)
     return sid, str(path), scenario if packed is None else packed
+
+
+def parse_scenario(data: Any, sid: str, path: str | Path) -> Scenario:
+    """A scenario from its parsed YAML document (what ``load_scenario`` reads from ``path``), validated alike: a
+    drawn or generated scenario is an ordinary one (harness.studies.explore)."""
+    try:
+        scenario = _scenario(data, sid, Path(path))
+    except _Invalid as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+    _validate_parts(scenario)
+    return scenario
 
 
 def _validate_parts(scenario: Scenario) -> None:
@@ -240,7 +254,7 @@ def _select(known: Mapping[str, Any], suites: Sequence[str], ids: Sequence[str])
 
 
 _FIELDS = ("title", "description", "tags", "requires", "model_id", "style", "operation", "tools", "system",
-           "options", "turns", "checks", "faults", "claims", "judgements", "robustness", "level")
+           "options", "turns", "checks", "faults", "claims", "judgements", "robustness", "level", "delivery")
 
 
 def _scenario(data: Any, sid: str, path: Path) -> Scenario:
@@ -267,6 +281,7 @@ def _scenario(data: Any, sid: str, path: Path) -> Scenario:
         judgements=tuple(_items(data.get("judgements", []), "judgements", _choice(SCENARIO_JUDGEMENTS, "judgement"))),
         robustness=_optional(_text)(data.get("robustness"), "robustness") or "",
         level=_choice(LEVELS, "level")(data.get("level", REQUIRED), "level"),
+        delivery=_optional(_delivery)(data.get("delivery"), "delivery"),
     )
 
 
@@ -470,6 +485,19 @@ def _claims(value: Any, sid: str) -> list[Claim]:
         return parse_claims(value, f"scenario {sid}", "claims")
     except ClaimError as exc:
         raise _Invalid(str(exc)) from None
+
+
+def _delivery(value: Any, where: str) -> dict:
+    """``chunking``: whole, frame or a byte count of at least 1; ``delay``: seconds before each frame, 0..5."""
+    _fields(value, where, DELIVERY)
+    chunking = value.get("chunking", "frame")
+    _check(chunking in ("whole", "frame") or (isinstance(chunking, int) and not isinstance(chunking, bool)
+                                             and chunking >= 1), f"{where}.chunking",
+           "expected whole, frame or a byte count of at least 1")
+    delay = value.get("delay", 0)
+    _check(isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 5, f"{where}.delay",
+           "expected seconds from 0 to 5")
+    return {"chunking": chunking, "delay": float(delay)}
 
 
 def _fault(value: Any, where: str, turns: int) -> dict:
