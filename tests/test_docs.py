@@ -144,3 +144,7 @@ def test_the_site_builds_strictly(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()
     assert "bedrock-harness certification-table" in cli and "--shard" in cli
+    published = tmp_path / "site" / "results"  # the results site (docs/hooks/results_site.py), linked from its page
+    assert "Certification results" in (published / "index.html").read_text() and (published / "repro").is_dir()
+    page = (tmp_path / "site" / "certification" / "results" / "index.html").read_text()
+    assert 'href="../../results/index.html"' in page

@@ -58,6 +58,9 @@ COMMANDS = {
     "run": ("harness.cli.run", "run", "Replay every scenario against an adapter and print the conformance table."),
     "schema": ("harness.cli.schema", "schema", "Print the JSON Schema (draft 2020-12) of an adapter's chunk, the turn "
                                                "the harness sends, or the adapter's hello."),
+    "site": ("harness.cli.site", "site", "The static results site from the committed reports: libraries x releases x "
+                                         "scenarios, with levels, filters, each failing cell's explanation, upstream bug "
+                                         "and reproduction."),
     "serve": ("harness.cli.serve", "serve", "Serve Bedrock on 127.0.0.1 until interrupted; the first stdout line is "
                                             "the endpoint URL."),
 }

@@ -88,7 +88,9 @@ def repro(scenario_id, spec, command, version, cache_dir, out, report, timeout, 
     if report is not None:
         page = library_file(report, ".md")
         found_links = beside(report) if library_file(report, SUFFIX) else ()
-        pointer = pointers([result], str(adapter.get("version") or ""), found_links, page).get(scenario_id)
+        shown = f"{report.parent.name}/{page.name}" if page is not None else None  # as the committed path reads
+        pointer = pointers([result], str(adapter.get("version") or ""), found_links, shown,
+                           page.read_text(encoding="utf-8") if page is not None else None).get(scenario_id)
     written = reproduction.write(out, scenario, root, finding, {"name": adapter.get("name"),
                                                                 "version": adapter.get("version")},
                                  spec=spec if command is None else None, command=command, version=version,
