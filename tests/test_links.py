@@ -217,3 +217,10 @@ def test_the_certification_tables_show_the_upstream_bug_of_a_failing_cell(tmp_pa
     links_file(tmp_path, [entry(document["results"][0]["scenario"])], "demo.links.yaml")
     table = certification_table.render(certification_table.load_reports([tmp_path / "demo.json"]))
     assert "| **fail** [open bug](https://github.com/o/r/issues/1) |" in table
+
+
+def test_certify_with_jobs_links_the_merged_report(tmp_path):
+    path = links_file(tmp_path, [entry(), entry(PASSING, "*", "https://github.com/o/r/issues/2")])
+    done = certify("--links", str(path), "--format", "text", "--jobs", "2")
+    assert done.stderr.count("warning: ") == 1 and f"stale link: {PASSING} is pass" in done.stderr
+    assert "  upstream: https://github.com/o/r/issues/1 (open)" in done.stdout
