@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
@@ -132,6 +133,39 @@ def test_a_failing_certification_exits_1_and_shows_each_diff_and_request_problem
     assert "turn 1 request:" in markdown and "thinking.signature: Field required" in markdown
     junit = ET.fromstring((tmp_path / "certification.xml").read_text())
     assert junit.find(".//testcase[@name='core/thinking-tools']/failure") is not None
+
+
+RECOMMENDED_ONLY = ("--adapter", "broken_adapters:NoToolCallsWhileStreaming", "--scenario",
+                    "faults/http-429-then-success", "--scenario", "core/smoke-text")
+
+
+def test_the_report_states_each_level_and_level_required_fails_only_on_required_scenarios(tmp_path):
+    everything = certify(*RECOMMENDED_ONLY, "--output-dir", str(tmp_path))
+    assert everything.exit_code == 1  # the default level, recommended: every scenario can fail the run
+    report = json.loads((tmp_path / "certification.json").read_text())
+    assert report["levels"] == {"required": {"met": 1, "of": 1, "percent": 100.0},
+                                "recommended": {"met": 0, "of": 1, "percent": 0.0}}
+    assert {r["scenario"]: r["level"] for r in report["results"]} == {"faults/http-429-then-success": "recommended",
+                                                                      "core/smoke-text": "required"}
+    assert report["service_model"].startswith("bedrock-runtime 20") and report["suite"].startswith(__version__ + "+")
+    markdown = (tmp_path / "certification.md").read_text()
+    assert "| level | required 100 % (1 of 1), recommended 0 % (0 of 1) |" in markdown
+    assert f"| judged against | service model {report['service_model']} (botocore {botocore.__version__})" in markdown
+    assert certify(*RECOMMENDED_ONLY, "--level", "required", "--output", str(tmp_path / "r.md")).exit_code == 0
+    assert certify(*FAILING, "--level", "required", "--output", str(tmp_path / "f.md")).exit_code == 1
+
+
+def test_the_suite_digest_is_the_whole_suites_whichever_scenarios_ran_and_follows_a_changed_level(tmp_path):
+    from harness.studies.certify import suite_digest
+    from harness.suite.scenario import discover
+
+    shutil.copytree(ROOT / "suites", tmp_path / "suites")
+    mine = discover(tmp_path / "suites")
+    before = suite_digest(mine, tmp_path)
+    assert before == suite_digest(mine[:1], tmp_path) == suite_digest(discover(ROOT / "suites"), ROOT)
+    path = mine[0].path
+    path.write_text(path.read_text().replace("level: required", "level: recommended"))
+    assert suite_digest(mine, tmp_path) != before
 
 
 def test_a_baseline_turns_known_failures_into_xfail_with_their_reason(tmp_path):

@@ -190,10 +190,11 @@ def test_missing_cassette_is_an_error_result_naming_the_command(project):
 
 def test_json_report_follows_the_design_schema(recorded):
     report = json.loads(invoke("run", "--format", "json", root=recorded).output)
-    assert set(report) == {"harness_version", "adapter", "results", "summary", "common_findings"}
+    assert set(report) == {"harness_version", "adapter", "results", "summary", "levels", "common_findings"}
     assert report["adapter"]["name"] == "reference" and "tool_use" in report["adapter"]["capabilities"]
     first = report["results"][0]
-    assert set(first) == {"scenario", "status", "reason", "turns", "duration_s", "cassette", "cassette_sha256"}
+    assert set(first) == {"scenario", "status", "level", "reason", "turns", "duration_s", "cassette",
+                          "cassette_sha256"}
     assert set(first["turns"][0]) == {"index", "diff", "request_problems", "request_diffs", "request_notes", "warnings"}
     path = recorded / first["cassette"]
     assert first["cassette"] == f"cassettes/{first['scenario']}.yaml"

@@ -139,6 +139,43 @@ def test_every_chunk_and_turn_of_the_reference_adapters_holds_on_the_whole_suite
     assert [(t["scenario"], t["index"], problem("turn", t)) for t in adapter.turns if problem("turn", t)] == []
 
 
+def _turn_with(*content) -> dict:
+    endpoint = {"endpoint_url": "http://127.0.0.1:1", "region": "us-east-1"}
+    return {"type": "turn", "scenario": "core/round-trip", "index": 1, "endpoint": endpoint,
+            "turn": {"model_id": "m", "messages": [{"role": "user", "content": list(content)}], "tools": [],
+                     "options": {}}}
+
+
+RESULT = {"type": "tool_result", "tool_use_id": "tooluse_1", "is_error": False}
+
+
+@pytest.mark.parametrize("block", [
+    {"type": "text", "text": "hi"},
+    {"type": "tool_use", "id": "tooluse_1", "name": "f", "input": {}},
+    RESULT | {"content": "plain"},
+    RESULT | {"content": [{"json": {"lines": 42}}, {"json": 310}, {"text": "t"}, "s", {"type": "text", "text": "t"}]},
+    {"type": "thinking", "thinking": "", "signature": "sig"},
+    {"type": "redacted_thinking", "data": "AAAA"},
+    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+])
+def test_the_turn_schema_describes_each_content_block_an_adapter_receives(block):
+    assert problem("turn", _turn_with(block)) is None
+
+
+@pytest.mark.parametrize("block, named", [
+    ({"type": "tool_use", "id": "tooluse_1", "name": "f"}, "input"),
+    ({"type": "tool_use", "id": "tooluse_1", "name": "f", "input": "{}"}, "input"),
+    (RESULT | {"content": [{"json": 1, "extra": 2}]}, "content"),
+    ({"type": "tool_result", "content": "x"}, "tool_use_id"),
+    ({"type": "thinking", "signature": "sig"}, "thinking"),
+    ({"type": "image", "source": {"type": "url", "media_type": "image/png", "data": "x"}}, "source"),
+    ({"type": "video"}, "type"),
+])
+def test_a_content_block_off_its_kinds_schema_is_refused(block, named):
+    found = problem("turn", _turn_with(block))
+    assert found is not None and named in found
+
+
 class Text(str):
     """A str subclass: JSON Schema's string, which the plain check leaves to jsonschema."""
 

@@ -105,6 +105,12 @@ def test_matrix_text_and_markdown_say_why_a_release_cannot_run(index):
     assert "| core/parallel-calls | pass | **fail** |" in markdown.stdout
 
 
+def test_matrix_exits_1_when_no_release_could_run_and_still_writes_the_table(index):
+    done = invoke(index, "matrix", "fakebedrock:Adapter", "--versions", "0.9", *PICKED)
+    assert done.exit_code == 1 and "cannot run: " in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "matrix: no release of fakebedrock could run (1 tried)"
+
+
 @pytest.mark.parametrize("good, bad, first", [("1.0", "1.3", None), ("1.0", "1.2", "1.1"), ("1.3", "1.1", "1.2")])
 def test_bisect_finds_the_first_release_where_the_verdict_changes(index, good, bad, first):
     done = invoke(index, "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--good", good, "--bad", bad)
@@ -118,6 +124,20 @@ def test_bisect_finds_the_first_release_where_the_verdict_changes(index, good, b
                            f"towards {bad} with another verdict is {first} (probed ")
     assert columns[0].startswith(f"{last}: pass") and columns[0].endswith(f"| {first}: fail")
     assert any("tool_call" in line for line in columns), "the failing side shows its diff"
+
+
+def test_bisect_columns_fit_the_terminal_and_break_between_words(index, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "90")
+    done = invoke(index, "bisect", "fakebedrock:Adapter", "core/parallel-calls", "--good", "1.0", "--bad", "1.2")
+    assert done.exit_code == 0, done.output
+    columns = done.stdout.splitlines()[1:]
+    assert max(len(line) for line in columns) <= 90 and any(len(line) > 80 for line in columns)
+    right = " ".join(line.split(" | ", 1)[1] for line in columns if " | " in line)
+    assert "expected tool_call" in right  # a phrase the 43-character column would have cut mid-word before
+    sentence = "turn 0 chunk 1 (tool_call): missing; expected tool_call with id tooluse_abc"
+    assert matrix._wrap("    " + sentence, 30) == ["    turn 0 chunk 1", "    (tool_call): missing;",
+                                                  "    expected tool_call with id", "    tooluse_abc"]
+    assert matrix._wrap("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5] and matrix._wrap("", 10) == [""]
 
 
 # Of core/parallel-calls' three calls (chunks 1-3), 1.1 keeps the last and 1.2 the first.

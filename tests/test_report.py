@@ -127,13 +127,15 @@ def test_verbose_text_shows_every_reason_whole_with_findings_for_skips_and_xfail
 
 def test_json_follows_the_design_schema():
     report = json.loads(render_json(results(), ADAPTER))
-    assert list(report) == ["harness_version", "adapter", "results", "summary", "common_findings"]
+    assert list(report) == ["harness_version", "adapter", "results", "summary", "levels", "common_findings"]
+    assert report["levels"] == {"required": {"met": 1, "of": 6, "percent": 16.7},
+                                "recommended": {"met": 0, "of": 0, "percent": None}}
     assert report["harness_version"] == __version__
     assert report["adapter"] == {"name": "reference", "version": "0.1.0", "capabilities": ["text", "tool_use", "usage"]}
     assert report["summary"] == {"pass": 1, "warn": 0, "fail": 2, "error": 1, "skip": 1, "xfail": 1, "xpass": 1}
     assert list(report["summary"]) == list(STATUSES)
     for entry in report["results"]:
-        assert list(entry) == ["scenario", "status", "reason", "turns", "duration_s"]
+        assert list(entry) == ["scenario", "status", "level", "reason", "turns", "duration_s"]
         assert isinstance(entry["reason"], str) and isinstance(entry["duration_s"], float)
         for turn in entry["turns"]:
             assert list(turn) == ["index", "diff", "request_problems", "request_diffs", "request_notes", "warnings"]
@@ -157,7 +159,8 @@ def test_json_reads_back_into_the_same_report_in_every_format(cassettes):
 
 def test_json_with_cassettes_names_each_results_file_and_hash():
     entries = json.loads(render_json(results(), ADAPTER, CASSETTES))["results"]
-    assert list(entries[0]) == ["scenario", "status", "reason", "turns", "duration_s", "cassette", "cassette_sha256"]
+    assert list(entries[0]) == ["scenario", "status", "level", "reason", "turns", "duration_s", "cassette",
+                                "cassette_sha256"]
     assert (entries[0]["cassette"], entries[0]["cassette_sha256"]) == ("cassettes/core/parallel-calls.yaml", "ab" * 32)
     assert (entries[1]["cassette"], entries[1]["cassette_sha256"]) == ("cassettes/core/round-trip.yaml", None)
     assert (entries[2]["cassette"], entries[2]["cassette_sha256"]) == (None, None)
@@ -200,7 +203,8 @@ def test_junit_parses_back_with_one_testcase_per_scenario():
     assert (suite.attrib["errors"], suite.attrib["skipped"]) == ("1", "1")
     props = {p.attrib["name"]: p.attrib["value"] for p in suite.find("properties")}
     assert props == {"harness_version": __version__, "adapter": "reference", "adapter_version": "0.1.0",
-                     "capabilities": "text,tool_use,usage"}
+                     "capabilities": "text,tool_use,usage",
+                     "levels": "levels: required 16.7 % (1 of 6), recommended n/a (0 of 0)"}
     cases = {case.attrib["name"]: case for case in suite.findall("testcase")}
     assert list(cases) == [r.scenario for r in results()]
     assert cases["core/parallel-calls"].attrib["classname"] == "core"
@@ -227,7 +231,8 @@ def test_markdown_table():
     assert rows[2] == "| `core/smoke-text` | pass |  | 0.01s |"
     assert rows[4] == "| `faults/throttle` | error | adapter crashed: ValueError \\| boom stderr tail | 0.50s |"
     assert all(len(re.split(r"(?<!\\)\|", row)) == 6 for row in rows)
-    assert lines[-1].startswith("7 scenarios: 1 pass, 0 warn, 2 fail")
+    assert lines[-3].startswith("7 scenarios: 1 pass, 0 warn, 2 fail")
+    assert lines[-1] == "levels: required 16.7 % (1 of 6), recommended n/a (0 of 0)"
 
 
 def test_render_dispatches_and_refuses_unknown_formats():

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from botocore.exceptions import EventStreamError
 
 from harness.suite import checks
@@ -90,6 +91,15 @@ def test_required_fields(sc):
     assert sc.style in STYLES and sc.operation == "converse-stream"
     assert all(turn.script and turn.script.get("usage") for turn in sc.turns), "every turn scripts its response"
     assert sc.checks["hard"], "at least one hard check"
+
+
+@by_id(SCENARIOS)
+def test_each_shipped_scenario_states_its_level_and_robustness_or_a_judgement_is_recommended(sc):
+    stated = yaml.safe_load(sc.path.read_text(encoding="utf-8")).get("level")
+    assert stated == sc.level in ("required", "recommended"), "every shipped scenario says its level"
+    rests_on_judgement = bool(sc.judgements) or (sc.robustness and sc.id != "faults/missing-tool-use-id")
+    # the missing toolUseId is a robustness stream but a founding document's check: refusing it is required
+    assert (sc.level == "recommended") == bool(rests_on_judgement), sc.id
 
 
 def test_fault_scenarios_are_tagged_for_the_recorder():

@@ -22,6 +22,7 @@ from harness.cli.common import (BadUsage, child_options, default_region, every_i
 from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
 from harness.cassettes.files import write_atomic
+from harness.suite.results import LEVELS, RECOMMENDED
 from harness.suite.runner import project_root
 
 __all__ = ["certification_table", "certify"]
@@ -119,12 +120,16 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
               help="With --live: keep failed attempts' recordings here [default: live-failures/<UTC time>].")
 @click.option("-v", "--verbose", is_flag=True, help="Text: whole reasons, and the findings of skips and xfails too.")
 @strict_option
+@click.option("--level", type=click.Choice(LEVELS), default=RECOMMENDED, show_default=True,
+              help="What fails the run: required (only the required scenarios: evidence about Bedrock, the laws, "
+                   "the founding checks) or recommended (every scenario). The report states both levels either way.")
 @shard_option
 @jobs_option
 @loopback_option
 @root_option
-def certify(spec, command, suites, ids, baseline, links, fmt, output, output_dir, timeout, version, cache_dir, progress, live,
-            attempts, upstream, region, profile, model, keep_failures, verbose, strict, shard, jobs, loopback, root):
+def certify(spec, command, suites, ids, baseline, links, fmt, output, output_dir, timeout, version, cache_dir, progress,
+            live, attempts, upstream, region, profile, model, keep_failures, verbose, strict, level, shard, jobs, loopback,
+            root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
@@ -157,7 +162,7 @@ def certify(spec, command, suites, ids, baseline, links, fmt, output, output_dir
         merged = run_in_children("certify", options, jobs, len(selection(given, suites, ids)),
                                  sys.stderr.isatty() if progress is None else progress)
         _emit(_linked(certification.from_json(merged), links, every_id(None, given)), fmt, output, output_dir, verbose)
-        sys.exit(report.exit_code(merging.results_of(merged)))
+        sys.exit(report.exit_code(merging.results_of(merged), strict, level))
     root, selected = scenarios(given, suites, ids, shard)
     if live:
         forward = live_upstream(upstream, region, profile)  # no credentials: refused before any adapter starts
@@ -171,7 +176,7 @@ def certify(spec, command, suites, ids, baseline, links, fmt, output, output_dir
         results = report.apply_baseline(results, known, every_id(root, given), strict)
     cert = _linked(certification.build(results, adapter, selected, root, spec, shard), links, every_id(root, given))
     _emit(cert, fmt, output, output_dir, verbose)
-    sys.exit(report.exit_code(results, strict))
+    sys.exit(report.exit_code(results, strict, level))
 
 
 def _tables(reports: list[Path]) -> list[tuple[tuple[str, str], str]]:

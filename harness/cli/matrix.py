@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -185,7 +187,10 @@ def matrix_command(spec, versions, last, jobs, suites, ids, fmt, output, timeout
     wanted = _split(versions) if versions is not None else how.available()[-last:]
     root, selected = scenarios(root, suites, ids)
     rows = _rows(how, wanted, selected, root, jobs)
-    write_output(matrix.render(rows, f"{spec} ({how.requirement}{how.beside})", fmt), output)  # a report: exit 0
+    write_output(matrix.render(rows, f"{spec} ({how.requirement}{how.beside})", fmt), output)
+    if not any(not row.why for row in rows):  # a table of releases that could not run measured nothing: exit 1
+        click.echo(f"matrix: no release of {how.requirement} could run ({len(rows)} tried)", err=True)
+        sys.exit(1)
 
 
 @click.command()
@@ -223,4 +228,5 @@ def bisect(spec, scenario_id, good, bad, versions, finding, timeout, package, co
     click.echo(f"{scenario_id}: {said[0]} at {found.before.release}, {said[1]} at {found.after.release}: the first "
                f"release from {good} towards {bad} {changed} is {found.after.release} "
                f"(probed {len(found.probed)} of {len(ordered)} releases: {', '.join(found.probed)})")
-    click.echo(matrix.side_by_side(found).rstrip("\n"))
+    columns = shutil.get_terminal_size((120, 24)).columns
+    click.echo(matrix.side_by_side(found, columns).rstrip("\n"))

@@ -13,7 +13,7 @@ import re
 import html
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness.report.common import counted, printable, shown_info, summary, unprefixed, versions
+from harness.report.common import counted, levels_line, printable, shown_info, summary, unprefixed, versions
 from harness.report.pointers import Pointer
 from harness.report.recurring import Common, common_findings, without
 from harness.suite.results import Result, TurnResult
@@ -124,7 +124,8 @@ def _verdict(results: Sequence[Result]) -> str:
     chips = " ".join(f'<span class="count{"" if n else " zero"}"><b>{n}</b> {status}</span>'
                      for status, n in counts.items())
     seconds = sum(r.duration_s for r in results)
-    return f'<p class="verdict">{counted(len(results), "scenario")}: {chips} in {seconds:.2f}s</p>'
+    return (f'<p class="verdict">{counted(len(results), "scenario")}: {chips} in {seconds:.2f}s</p>'
+            f'<p class="levels">{escape(levels_line(results))}</p>')
 
 
 def _common(common: Sequence[Common]) -> list[str]:

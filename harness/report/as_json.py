@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 from harness.judge.compare import Diff
 from harness.report.common import adapter_info, summary
 from harness.report.recurring import common_findings
-from harness.suite.results import Result, TurnResult, Warned
+from harness.suite.results import REQUIRED, Result, TurnResult, Warned, level_scores
 from harness.version import __version__
 
 __all__ = ["render_json", "results_from_json"]
@@ -19,7 +19,8 @@ def _result_json(result: Result, cassettes: Mapping[str, dict] | None) -> dict:
     turns = [{"index": t.index, "diff": t.chunk_text(), "request_problems": t.request_texts(),
               "request_diffs": t.request_texts()[len(t.request_problems):], "request_notes": list(t.request_notes),
               "warnings": [{"finding": w.finding, "reason": w.reason} for w in t.warnings]} for t in result.turns]
-    entry = {"scenario": result.scenario, "status": result.status, "reason": result.reason, "turns": turns,
+    entry = {"scenario": result.scenario, "status": result.status, "level": result.level, "reason": result.reason,
+             "turns": turns,
              "duration_s": float(round(result.duration_s, 6))}
     if cassettes is not None:
         cassette = cassettes.get(result.scenario) or {}
@@ -34,7 +35,7 @@ def render_json(results: Sequence[Result], adapter: Any = None, cassettes: Mappi
     ``harness.studies.shard.Shard``) says which part of a split run it is."""
     report = {"harness_version": __version__, "adapter": adapter_info(adapter),
               "results": [_result_json(r, cassettes) for r in results], "summary": summary(results),
-              "common_findings": [c.as_json() for c in common_findings(results)]}
+              "levels": level_scores(results), "common_findings": [c.as_json() for c in common_findings(results)]}
     if shard is not None:
         report["shard"] = shard.as_json()
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
@@ -57,7 +58,8 @@ def results_from_json(document: Mapping) -> tuple[list[Result], dict[str, dict] 
     results, cassettes = [], {}
     for entry in document["results"]:
         results.append(Result(entry["scenario"], entry["status"], entry.get("reason") or "",
-                              tuple(_turn(t) for t in entry.get("turns") or ()), float(entry.get("duration_s") or 0)))
+                              tuple(_turn(t) for t in entry.get("turns") or ()), float(entry.get("duration_s") or 0),
+                              entry.get("level") or REQUIRED))
         if entry.get("cassette") is not None:  # None: a scenario the run had no cassette file name for
             cassettes[entry["scenario"]] = {"path": entry["cassette"], "sha256": entry.get("cassette_sha256")}
     return results, cassettes or None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping, Sequence
 
-from harness.report.common import details, one_line, printable, shown_info, summary
+from harness.report.common import details, levels_line, one_line, printable, shown_info, summary
 from harness.report.recurring import common_findings, without
 from harness.suite.results import Result
 from harness.version import __version__
@@ -31,7 +31,7 @@ def render_junit(results: Sequence[Result], adapter: Any = None, cassettes: Mapp
     root = ET.Element("testsuites", attrs)
     suite = ET.SubElement(root, "testsuite", attrs)
     add_properties(suite, {"harness_version": __version__, "adapter": info["name"], "adapter_version": info["version"],
-                           "capabilities": ",".join(info["capabilities"])})
+                           "capabilities": ",".join(info["capabilities"]), "levels": levels_line(results)})
     for n, found in enumerate(common):
         add_properties(suite, {f"common_finding_{n}": printable(found.line())})
     for result in results:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from harness.report.common import code, one_line, printable, shown_info, summary_line
+from harness.report.common import code, levels_line, one_line, printable, shown_info, summary_line
 from harness.report.recurring import Common, common_findings, without
 from harness.suite.results import Result
 from harness.version import __version__
@@ -34,4 +34,4 @@ def render_markdown(results: Sequence[Result], adapter: Any = None) -> str:
              f"(capabilities: {caps})".rstrip(), "", *common_lines(common),
              "| scenario | status | reason | duration |", "|---|---|---|---:|"]
     lines += [f"| {code(printable(r.scenario, False))} | {r.status} | {_cell(r.reason)} | {r.duration_s:.2f}s |" for r in results]
-    return "\n".join(lines + ["", summary_line(results)]) + "\n"
+    return "\n".join(lines + ["", summary_line(results), "", levels_line(results)]) + "\n"

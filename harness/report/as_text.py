@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from harness.report.common import details, one_line, printable, shown_info, summary_line, unprefixed
+from harness.report.common import details, levels_line, one_line, printable, shown_info, summary_line, unprefixed
 from harness.report.pointers import Pointer, text_lines
 from harness.report.recurring import common_findings, heading, without
 from harness.suite.results import Result
@@ -30,7 +30,8 @@ def render_text(results: Sequence[Result], adapter: Any = None, verbose: bool = 
              or r.scenario in (pointers or {})]
     notes = [] if verbose or not _cut_hidden(results) else [f"(reasons cut at {REASON_WIDTH} characters; -v shows "
                                                            "them whole)"]
-    return "\n".join(head + rows + ["", summary_line(results)] + notes + [f"\n{_details(r, pointers or {})}" for r in shown]) + "\n"
+    return "\n".join(head + rows + ["", summary_line(results), levels_line(results)] + notes
+                     + [f"\n{_details(r, pointers or {})}" for r in shown]) + "\n"
 
 
 def _details(result: Result, pointers: Mapping[str, Pointer]) -> str:

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from harness.cassettes.limits import LimitError, read_file
-from harness.suite.results import STATUSES, Result, failing
+from harness.suite.results import LEVELS, RECOMMENDED, STATUSES, Result, failing, level_scores
 from harness.suite.runner import cassette_path, scenario_root
 from harness.version import __version__
 
 __all__ = ["adapter_info", "cassette_files", "cassette_sha256", "code", "counted", "details", "exit_code", "fence",
-           "indent", "one_line", "printable", "shown_info", "summary", "summary_line", "unprefixed", "versions"]
+           "indent", "levels_line", "one_line", "printable", "shown_info", "summary", "summary_line", "unprefixed",
+           "versions"]
 
 # What a report writes as an escape instead of the character itself: C0 and C1 controls (a terminal escape
 # sequence, CR, backspace, BEL), DEL, and the invisible characters that reorder or break lines (bidi overrides and
@@ -75,8 +76,10 @@ def versions() -> dict[str, str]:
     import boto3  # its version only: a report written from JSON (merge) need not load boto3 otherwise
     import botocore
 
+    from harness.wire.service_model import SERVICE, data_file
+
     return {"harness": __version__, "botocore": botocore.__version__, "boto3": boto3.__version__,
-            "python": platform.python_version()}
+            "python": platform.python_version(), "service_model": f"{SERVICE} {data_file().parent.name}"}
 
 
 def cassette_sha256(path: str | Path) -> str | None:
@@ -103,10 +106,23 @@ def summary(results: Sequence[Result]) -> dict[str, int]:
     return {status: sum(1 for r in results if r.status == status) for status in STATUSES}
 
 
-def exit_code(results: Sequence[Result], strict: bool = False) -> int:
+def exit_code(results: Sequence[Result], strict: bool = False, level: str = RECOMMENDED) -> int:
     """0 when everything passed, warned, skipped or failed as known; 1 on a fail, error or xpass (``strict``: or a
-    warning)."""
-    return 1 if failing(results, strict) else 0
+    warning); ``level`` required: of the required scenarios only."""
+    return 1 if failing(results, strict, level) else 0
+
+
+def levels_line(results: Sequence[Result]) -> str:
+    """``levels: required 100 % (31 of 31), recommended 83 % (5 of 6)``: the share of each level's scenarios that
+    ran and passed or warned (skips left out)."""
+    scores = level_scores(results)
+    parts = [f"{level} {_percent(scores[level]['percent'])} ({scores[level]['met']} of {scores[level]['of']})"
+             for level in LEVELS]
+    return "levels: " + ", ".join(parts)
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:g} %"
 
 
 def summary_line(results: Sequence[Result]) -> str:

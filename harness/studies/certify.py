@@ -10,6 +10,7 @@ same header) and text.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
@@ -23,11 +24,12 @@ from harness import report
 from harness.cassettes.files import write_through
 from harness.report.as_junit import add_properties
 from harness.report.as_markdown import common_lines
-from harness.report.common import cassette_sha256, code, fence, one_line, printable, shown_info, versions
+from harness.report.common import cassette_sha256, code, fence, levels_line, one_line, printable, shown_info, versions
 from harness.report.pointers import Pointer, markdown_lines
 from harness.report.recurring import common_findings, without
 from harness.suite.results import Result
-from harness.suite.runner import run as run_scenarios
+from harness.suite.runner import run as run_scenarios, scenario_root
+from harness.cassettes.limits import read_file
 from harness.suite.scenario import Scenario
 
 __all__ = ["FILE_NAMES", "FORMATS", "Certification", "build", "cassette_sha256", "from_json", "linked", "render",
@@ -44,7 +46,7 @@ class Certification:
     adapter: dict  # name, version, capabilities, and "command" (subprocess) or "spec" (in-process)
     results: tuple[Result, ...]
     cassettes: dict  # scenario id -> {"path": relative path, "sha256": hex or None when missing}
-    versions: dict  # harness, botocore, boto3, python
+    versions: dict  # harness, botocore, boto3, python, service_model; "suite": the scenarios' digest
     date: str  # UTC, ISO 8601, seconds
     shard: Any = None  # the harness.studies.shard.Shard of a split run
     pointers: dict[str, Pointer] = field(default_factory=dict)  # scenario id -> where its finding is explained
@@ -67,14 +69,34 @@ def build(results: Sequence[Result], adapter: Any, scenarios: Sequence[Scenario]
     command = getattr(adapter, "command", None)  # a subprocess adapter's command line
     identity.update({"command": command} if command is not None else {"spec": spec or ""})
     date = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    return Certification(identity, tuple(results), report.cassette_files(scenarios, root), versions(), date, shard)
+    judged = {**versions(), "suite": suite_digest(scenarios, root)}
+    return Certification(identity, tuple(results), report.cassette_files(scenarios, root), judged, date, shard)
+
+
+def suite_digest(scenarios: Sequence[Scenario], root: str | Path | None) -> str:
+    """``<harness version>+<12 hex>``: the suite a verdict was judged against, the sha256 of every scenario and
+    golden file (levels included) under the suites of the roots ``scenarios`` come from, whichever of them ran (the
+    shards of one run share it)."""
+    digest = hashlib.sha256()
+    for base in sorted({scenario_root(root, s).resolve() for s in scenarios}):
+        for path in sorted((base / "suites").glob("*/*.yaml")):
+            digest.update(f"{path.relative_to(base).as_posix()}\0".encode())
+            digest.update(hashlib.sha256(read_file(path)).digest())
+    return f"{__version__}+{digest.hexdigest()[:12]}"
+
+
+def _judged_against(versions: dict) -> str:
+    """The service model and suite a verdict was judged against, as a report's one line."""
+    return (f"service model {versions.get('service_model') or 'unknown'} (botocore {versions['botocore']}), "
+            f"suite {versions.get('suite') or 'unknown'}")
 
 
 def from_json(document: dict) -> Certification:
     """The certification a JSON certification report holds (``render_json``'s inverse, shard aside)."""
     results, cassettes = report.results_from_json(document)
     found = {"harness": document["harness_version"], "botocore": document["botocore_version"],
-             "boto3": document["boto3_version"], "python": document["python_version"]}
+             "boto3": document["boto3_version"], "python": document["python_version"],
+             "service_model": document.get("service_model", ""), "suite": document.get("suite", "")}
     return Certification(dict(document["adapter"]), tuple(results), cassettes or {}, found, document["date"])
 
 
@@ -114,7 +136,9 @@ def render_json(cert: Certification) -> str:
     for result in document["results"]:
         result.update(_pointer_json(cert.pointers.get(result["scenario"])))
     head = {"harness_version": __version__, "botocore_version": cert.versions["botocore"],
-            "boto3_version": cert.versions["boto3"], "python_version": cert.versions["python"], "date": cert.date}
+            "boto3_version": cert.versions["boto3"], "python_version": cert.versions["python"],
+            "service_model": cert.versions.get("service_model", ""), "suite": cert.versions.get("suite", ""),
+            "date": cert.date}
     return json.dumps({**head, **document}, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -134,7 +158,8 @@ def render_junit(cert: Certification) -> str:
     """The run's JUnit XML (cassette and sha256 per case), with versions and the adapter command as suite properties."""
     root = ET.fromstring(report.render_junit(cert.results, cert.adapter, cert.cassettes))
     extra = {"botocore_version": cert.versions["botocore"], "boto3_version": cert.versions["boto3"],
-             "python_version": cert.versions["python"], "date": cert.date, "adapter_run_as": _how(cert)}
+             "python_version": cert.versions["python"], "date": cert.date, "adapter_run_as": _how(cert),
+             "judged_against": _judged_against(cert.versions)}
     add_properties(root.find("testsuite"), extra)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
@@ -146,7 +171,8 @@ def render_html(cert: Certification) -> str:
     """The run's HTML report under the certification's header: how the adapter ran, versions, date."""
     v = cert.versions
     facts = {"run as": _how(cert).replace("`", ""), "versions": f"bedrock-harness {v['harness']}, botocore "
-             f"{v['botocore']}, boto3 {v['boto3']}, Python {v['python']}", "date": cert.date}
+             f"{v['botocore']}, boto3 {v['boto3']}, Python {v['python']}", "judged against": _judged_against(v),
+             "date": cert.date}
     return report.render_html(cert.results, cert.adapter, cert.cassettes, facts, certification=True,
                               pointers=cert.pointers)
 
@@ -168,8 +194,10 @@ def _header(cert: Certification) -> list[str]:
               if info.get("packages") else []),
             (f"| harness | bedrock-harness {v['harness']}, botocore {v['botocore']}, boto3 {v['boto3']}, "
              f"Python {v['python']} |"),
+            f"| judged against | {_cell(_judged_against(v))} |",
             f"| date | {cert.date} |",
-            f"| verdict | {len(cert.results)} scenarios: {counts or 'none'} |", ""]
+            f"| verdict | {len(cert.results)} scenarios: {counts or 'none'} |",
+            f"| level | {_cell(levels_line(cert.results).removeprefix('levels: '))} |", ""]
 
 
 def _findings(result: Result) -> list[str]:
@@ -206,7 +234,8 @@ def render_markdown(cert: Certification) -> str:
 def render_text(cert: Certification, verbose: bool = False) -> str:
     """The run's text table under one line of versions (``verbose``: reasons never cut)."""
     v = cert.versions
-    head = f"certification, {_how(cert)}; bedrock-harness {v['harness']}, botocore {v['botocore']}, {cert.date}\n"
+    head = (f"certification, {_how(cert)}; bedrock-harness {v['harness']}, botocore {v['botocore']}, {cert.date}\n"
+            f"judged against {_judged_against(v)}\n")
     return head + report.render_text(cert.results, cert.adapter, verbose, cert.pointers)
 
 

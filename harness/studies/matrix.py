@@ -11,6 +11,7 @@ verdict as it was).
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -177,8 +178,9 @@ def bisect(releases: Sequence[str], good: str, bad: str, scenario: str, probe: C
     return Bisection(scenario, rows[span[low]], rows[span[high]], tuple(rows), finding)
 
 
-def side_by_side(bisection: Bisection, width: int = 60) -> str:
-    """The two releases' reports of the scenario, in two columns."""
+def side_by_side(bisection: Bisection, columns: int = 120) -> str:
+    """The two releases' reports of the scenario, in two columns that fit a terminal ``columns`` wide."""
+    width = max(20, (columns - 3) // 2)
     def column(row: Row) -> list[str]:
         status, reason = verdict_of(row, bisection.scenario)
         head = [f"{row.release}: {status}"]
@@ -196,5 +198,9 @@ def side_by_side(bisection: Bisection, width: int = 60) -> str:
 
 
 def _wrap(line: str, width: int) -> list[str]:
-    """``line`` in pieces of ``width`` characters (nothing is cut away)."""
-    return [line[i: i + width] for i in range(0, len(line), width)] or [""]
+    """``line`` in lines of at most ``width`` characters, broken between words (a word longer than a line is cut),
+    continued at the line's own indentation; nothing is cut away."""
+    indent = line[: len(line) - len(line.lstrip())]
+    if len(indent) > width // 2:
+        indent = ""
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [""]

@@ -18,11 +18,11 @@ from harness.cassettes.limits import read_file
 from harness.studies import certify
 from harness import report
 from harness.report.recurring import common_findings
-from harness.suite.results import Result
+from harness.suite.results import Result, level_scores
 
 __all__ = ["MergeError", "is_certification", "load_report", "merge", "render", "results_of"]
 
-_SAME = ("harness_version", "adapter")  # what every shard must agree on
+_SAME = ("harness_version", "adapter", "service_model", "suite")  # what every shard must agree on
 
 
 class MergeError(ValueError):
@@ -59,6 +59,8 @@ def merge(documents: Sequence[dict], names: Sequence[str]) -> dict:
     merged = {key: value for key, value in documents[0].items() if key != "shard"}
     merged["results"] = sorted((e for d in documents for e in d["results"]), key=lambda e: str(e.get("scenario")))
     merged["summary"] = _summed(d["summary"] for d in documents)
+    if any("levels" in d for d in documents):  # of the whole run (reports older than levels have none)
+        merged["levels"] = level_scores(results_of(merged))
     # of the whole run's failing scenarios, not the first shard's (and present when older reports lacked it)
     merged["common_findings"] = [c.as_json() for c in common_findings(results_of(merged))]
     return merged

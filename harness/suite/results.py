@@ -8,11 +8,17 @@ from typing import Sequence
 from harness.judge.compare import Diff
 from harness.judge.grade import Warned
 
-__all__ = ["FAILING", "STATUSES", "STRICT_FAILING", "Result", "TurnResult", "Warned", "failing", "verdict"]
+__all__ = ["FAILING", "LEVELS", "RECOMMENDED", "REQUIRED", "STATUSES", "STRICT_FAILING", "Result", "TurnResult",
+           "Warned", "failing", "level_scores", "verdict"]
 
 STATUSES = ("pass", "warn", "fail", "error", "skip", "xfail", "xpass")
 FAILING = frozenset({"fail", "error", "xpass"})  # any of these makes the run exit 1
 STRICT_FAILING = FAILING | {"warn"}  # with --strict, a warning fails the run too
+# A scenario's level: REQUIRED rests on evidence about Bedrock, the stream laws or the founding documents' checks;
+# RECOMMENDED on robustness or a judgement. ``certify --level required`` fails a run on the required ones only.
+REQUIRED, RECOMMENDED = "required", "recommended"
+LEVELS = (REQUIRED, RECOMMENDED)
+MET = frozenset({"pass", "warn"})  # a scenario that counts towards its level; skips count neither way
 
 
 @dataclass(frozen=True)
@@ -59,10 +65,13 @@ class Result:
     reason: str = ""
     turns: tuple[TurnResult, ...] = ()
     duration_s: float = 0.0
+    level: str = REQUIRED
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"{self.scenario}: unknown status {self.status!r} (known: {', '.join(STATUSES)})")
+        if self.level not in LEVELS:
+            raise ValueError(f"{self.scenario}: unknown level {self.level!r} (known: {', '.join(LEVELS)})")
 
     @property
     def failing(self) -> bool:
@@ -73,9 +82,22 @@ class Result:
         return tuple(w for turn in self.turns for w in turn.warnings)
 
 
-def failing(results: Sequence[Result], strict: bool = False) -> bool:
-    """Whether the results fail a run (``strict``: a warning does too)."""
-    return any(r.status in (STRICT_FAILING if strict else FAILING) for r in results)
+def failing(results: Sequence[Result], strict: bool = False, level: str = RECOMMENDED) -> bool:
+    """Whether the results fail a run (``strict``: a warning does too; ``level`` required: only required scenarios
+    can fail it, the recommended ones are reported)."""
+    counted = [r for r in results if level == RECOMMENDED or r.level == REQUIRED]
+    return any(r.status in (STRICT_FAILING if strict else FAILING) for r in counted)
+
+
+def level_scores(results: Sequence[Result]) -> dict[str, dict]:
+    """Per level: ``{"met", "of", "percent"}``: the scenarios passed or warned of those run (skips left out);
+    percent is None when none of the level ran."""
+    scores = {}
+    for level in LEVELS:
+        ran = [r for r in results if r.level == level and r.status != "skip"]
+        met = sum(1 for r in ran if r.status in MET)
+        scores[level] = {"met": met, "of": len(ran), "percent": round(100 * met / len(ran), 1) if ran else None}
+    return scores
 
 
 def verdict(turns: Sequence[TurnResult]) -> tuple[str, str]:

@@ -13,6 +13,7 @@ An adapter on another operation than the recorded one is served a rendering of t
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import shlex
 import time
@@ -336,7 +337,12 @@ def _record_command(scenario: Scenario, root: Path) -> str:
 
 
 def run_scenario(scenario: Scenario, adapter: Any, root: str | Path, server: BedrockServer | None = None) -> Result:
-    """One scenario's verdict against ``adapter``, served from its cassette (on ``server`` when given)."""
+    """One scenario's verdict against ``adapter``, served from its cassette (on ``server`` when given), at the
+    scenario's level."""
+    return dataclasses.replace(_verdict(scenario, adapter, root, server), level=scenario.level)
+
+
+def _verdict(scenario: Scenario, adapter: Any, root: str | Path, server: BedrockServer | None) -> Result:
     start = time.monotonic()
     unmet = scenario.unmet(adapter.capabilities)
     if unmet:

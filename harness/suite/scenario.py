@@ -23,6 +23,7 @@ from harness.cassettes.limits import MAX_RENDERED_CHARS, LimitError, read_file
 from harness.cassettes.parsed import load_yaml_bytes
 from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
+from harness.suite.results import LEVELS, REQUIRED
 from harness.judge.grade import JUDGEMENTS
 from harness.judge.protocol import CAPABILITIES
 from harness.endpoint.emulator.plan import STYLES
@@ -96,6 +97,7 @@ class Scenario:
     claims: tuple[Claim, ...] = ()  # what it says of Bedrock, with sources (harness.evidence)
     judgements: tuple[str, ...] = ()  # judgements of harness.judge.grade it names besides the general ones
     robustness: str = ""  # why its stream is a shape no real recording shows: every finding is then a warning
+    level: str = REQUIRED  # required (evidence about Bedrock, laws, founding checks) or recommended (robustness)
 
     def __hash__(self) -> int:  # the generated hash would fail on the nested dicts
         return hash(self.id)
@@ -210,7 +212,7 @@ def _select(known: Mapping[str, Any], suites: Sequence[str], ids: Sequence[str])
 
 
 _FIELDS = ("title", "description", "tags", "requires", "model_id", "style", "operation", "tools", "system",
-           "options", "turns", "checks", "faults", "claims", "judgements", "robustness")
+           "options", "turns", "checks", "faults", "claims", "judgements", "robustness", "level")
 
 
 def _scenario(data: Any, sid: str, path: Path) -> Scenario:
@@ -236,6 +238,7 @@ def _scenario(data: Any, sid: str, path: Path) -> Scenario:
         claims=tuple(_claims(data.get("claims", []), sid)),
         judgements=tuple(_items(data.get("judgements", []), "judgements", _choice(SCENARIO_JUDGEMENTS, "judgement"))),
         robustness=_optional(_text)(data.get("robustness"), "robustness") or "",
+        level=_choice(LEVELS, "level")(data.get("level", REQUIRED), "level"),
     )
 
 
