@@ -146,3 +146,7 @@ def test_the_site_builds_strictly(tmp_path):
     assert "bedrock-harness certification-table" in cli and "--shard" in cli
     assert 'href="../../stylesheets/code.css"' in cli  # code blocks scroll, not cut off at the column edge
     assert "overflow-x: auto" in (tmp_path / "site" / "stylesheets" / "code.css").read_text()
+    published = tmp_path / "site" / "results"  # the results site (docs/hooks/results_site.py), linked from its page
+    assert "Certification results" in (published / "index.html").read_text() and (published / "repro").is_dir()
+    page = (tmp_path / "site" / "certification" / "results" / "index.html").read_text()
+    assert 'href="../../results/index.html"' in page

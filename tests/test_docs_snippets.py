@@ -40,7 +40,7 @@ ADAPTER = "from harness.converse import ConverseAdapter as MyAdapter\n\nAdapter 
 def project(tmp_path):
     """A project folder with everything the snippets name; ``../shared/realworld`` beside it when the repo has one."""
     root = tmp_path / "project"
-    for folder in ("suites", "cassettes"):
+    for folder in ("suites", "cassettes", "certification"):
         shutil.copytree(REPO / folder, root / folder)
     shutil.copy(REPO / "cassettes" / "core" / "smoke-text.yaml", root / "cassettes" / "chat.yaml")
     for package in ("my_pkg", "mypkg"):

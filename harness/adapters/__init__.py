@@ -1,6 +1,7 @@
 """adapters: the adapter protocol as adapter authors import it, lookup by name (``load_adapter``), the
 subprocess protocol (``subprocess``, ``child``, ``relay``), the bridge that serves an in-process adapter over it,
-and the third-party shims. It may import every room below it (wire, cassettes, endpoint, judge, suite, report,
+the third-party shims, and ``apps`` (a library's own calls for a reproduction's ``app.py``, from its shim's
+mappings). It may import every room below it (wire, cassettes, endpoint, judge, suite, report,
 studies) and the reference adapter ``harness.converse``; the protocol itself is defined where it is judged
 (``harness.judge.protocol``) and re-exported here.
 """

@@ -55,10 +55,15 @@ COMMANDS = {
     "matrix": ("harness.cli.matrix", "matrix_command", "Run ADAPTER on each release of its library and print a "
                                                        "release x scenario table."),
     "record": ("harness.cli.record", "record", "Record cassettes for these scenarios (all when none named)."),
+    "repro": ("harness.cli.repro", "repro", "A self-contained reproduction of SCENARIO's finding for the library's "
+                                           "maintainers."),
     "report": ("harness.cli.report", "report_group", "Work with JSON reports: merge shards into one report."),
     "run": ("harness.cli.run", "run", "Replay every scenario against an adapter and print the conformance table."),
     "schema": ("harness.cli.schema", "schema", "Print the JSON Schema (draft 2020-12) of an adapter's chunk, the turn "
                                                "the harness sends, or the adapter's hello."),
+    "site": ("harness.cli.site", "site", "The static results site from the committed reports: libraries x releases x "
+                                         "scenarios, with levels, filters, each failing cell's explanation, upstream bug "
+                                         "and reproduction."),
     "serve": ("harness.cli.serve", "serve", "Serve Bedrock on 127.0.0.1 until interrupted; the first stdout line is "
                                             "the endpoint URL."),
 }

@@ -35,6 +35,21 @@ def _baseline(path: Path | None) -> dict[str, str]:
         raise click.UsageError(str(exc)) from None
 
 
+def _linked(cert: certification.Certification, links: Path | None, known: list[str]) -> certification.Certification:
+    """``cert`` with its cells' pointers from ``links`` (None: as it is); each stale or missing link said in one line."""
+    if links is None:
+        return cert
+    from harness.report.links import LinksError
+
+    try:
+        cert, said = certification.linked(cert, links, known)
+    except LinksError as exc:
+        raise BadUsage(str(exc)) from None
+    for line in said:
+        click.echo(f"warning: {line}", err=True)
+    return cert
+
+
 def _start(command: str, timeout: float) -> SubprocessAdapter:
     """The subprocess adapter, handshake done; a command that cannot start is a usage error (exit 2)."""
     try:
@@ -81,6 +96,10 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @selection_options
 @click.option("--baseline", type=InputFile(),
               help="Known failures (YAML: scenario id -> reason).")
+@click.option("--links", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Upstream bugs of failing cells (certification/NAME.links.yaml): shown beside each cell with its "
+                   "section of NAME.md beside the file; a stale link and a failing cell without one are each said "
+                   "in one line on stderr.")
 @click.option("--format", "fmt", type=click.Choice(certification.FORMATS), default=None,
               help="Report format [default: from --output's suffix, else markdown; --live: text or json].")
 @output_option(certification.FORMATS)
@@ -108,8 +127,8 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @jobs_option
 @loopback_option
 @root_option
-def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeout, version, cache_dir, progress, live,
-            attempts, upstream, region, profile, model, keep_failures, verbose, strict, level, shard, jobs, loopback,
+def certify(spec, command, suites, ids, baseline, links, fmt, output, output_dir, timeout, version, cache_dir, progress,
+            live, attempts, upstream, region, profile, model, keep_failures, verbose, strict, level, shard, jobs, loopback,
             root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
@@ -120,8 +139,9 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         raise click.UsageError("give --output or --output-dir, not both")
     if output_dir is not None and fmt is not None:
         raise click.UsageError("--output-dir writes certification.md, .json and .xml; --format goes with --output")
-    if live and (baseline or output_dir or shard or jobs > 1):
-        raise BadUsage("--live writes one report (--output or stdout) and takes no --baseline, --shard or --jobs")
+    if live and (baseline or links or output_dir or shard or jobs > 1):
+        raise BadUsage("--live writes one report (--output or stdout) and takes no --baseline, --links, --shard or "
+                       "--jobs")
     if shard is not None and jobs > 1:
         raise BadUsage("--jobs splits the run into shards itself: give --jobs or --shard, not both")
     if not live and (upstream or profile or model or keep_failures):
@@ -133,13 +153,15 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
     if keep_failures is not None:
         named_folder(keep_failures, "--keep-failures", create=False)  # made on the first failed attempt
     given = root
+    if links is not None:  # a links file that cannot be used stops the run before it starts
+        _linked(certification.Certification({}, (), {}, {}, ""), links, every_id(None, given))
     if jobs > 1:  # the children read the scenarios, each its own shard's
         adapter = ("--adapter", spec) if spec is not None else ("--command", command)
         options = child_options(adapter, suites, ids, baseline, timeout, given, loopback) + release_args(version,
                                                                                                       cache_dir)
         merged = run_in_children("certify", options, jobs, len(selection(given, suites, ids)),
                                  sys.stderr.isatty() if progress is None else progress)
-        _emit(certification.from_json(merged), fmt, output, output_dir, verbose)
+        _emit(_linked(certification.from_json(merged), links, every_id(None, given)), fmt, output, output_dir, verbose)
         sys.exit(report.exit_code(merging.results_of(merged), strict, level))
     root, selected = scenarios(given, suites, ids, shard)
     if live:
@@ -152,7 +174,8 @@ def certify(spec, command, suites, ids, baseline, fmt, output, output_dir, timeo
         results = certification.run(selected, adapter, root, _progress(progress), loopback == "in-process")
     if baseline:
         results = report.apply_baseline(results, known, every_id(root, given), strict)
-    _emit(certification.build(results, adapter, selected, root, spec, shard), fmt, output, output_dir, verbose)
+    cert = _linked(certification.build(results, adapter, selected, root, spec, shard), links, every_id(root, given))
+    _emit(cert, fmt, output, output_dir, verbose)
     sys.exit(report.exit_code(results, strict, level))
 
 

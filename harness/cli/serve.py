@@ -51,8 +51,9 @@ def _faults(texts: tuple[str, ...], scenario_faults, chunking: str, delay: float
 
 def _build(cassette, scenario_name, root, options) -> BedrockServer:
     """The server for the chosen mode; every configuration error becomes one usage line."""
-    texts, chunking, delay, scale, validate, port, loop, idle = options
-    settings = {"validate": validate, "port": port, "keep_requests": SERVE_KEEPS, "loop": loop, "idle_timeout": idle}
+    texts, chunking, delay, scale, validate, port, loop, idle, paired = options
+    settings = {"validate": validate, "port": port, "keep_requests": SERVE_KEEPS, "loop": loop, "idle_timeout": idle,
+                "pairs": paired}
     try:
         if cassette:
             faults = _faults(texts, (), chunking, delay, scale)
@@ -165,6 +166,8 @@ def _serve_until_signalled(server: BedrockServer, recording: _Recording | None =
               help="Multiply every delay.")
 @click.option("--no-validate", is_flag=True, help="Serve requests that break Bedrock's rules.")
 @click.option("--loop", is_flag=True, help="After the last turn, start the conversation again at turn 0.")
+@click.option("--paired", is_flag=True, help="Answer each turn twice, once streamed (ConverseStream) and once not "
+                                              "(Converse), for a library's streamed and non-streamed call on it.")
 @click.option("--idle-timeout", default=IDLE_TIMEOUT, show_default=True, type=Finite(),
               metavar="SECONDS", help="Close a connection that waits this long for a request, or for its head and "
                                       "body.")
@@ -175,15 +178,15 @@ def _serve_until_signalled(server: BedrockServer, recording: _Recording | None =
 @click.option("--region", default=default_region, show_default="AWS_REGION or us-east-1",
               help="With --record: the region to sign for (and of real Bedrock with --live).")
 @click.option("--profile", help="With --record: AWS profile (same as AWS_PROFILE).")
-def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, scale, no_validate, loop, idle_timeout,
-          record_dir, upstream, live, region, profile):
+def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, scale, no_validate, loop, paired,
+          idle_timeout, record_dir, upstream, live, region, profile):
     """Serve Bedrock on 127.0.0.1 until interrupted; the first stdout line is the endpoint URL."""
     if sum(map(bool, (cassette, scenario, record_dir))) != 1:
         raise BadUsage("give exactly one of --cassette PATH, --emulate SCENARIO or --record DIR")
     if record_dir:
-        if fault_texts or chunking != "frame" or delay or scale != 1.0 or no_validate or loop:
+        if fault_texts or chunking != "frame" or delay or scale != 1.0 or no_validate or loop or paired:
             raise BadUsage("--record forwards what the upstream sends: no --fault, --chunking, --delay, --scale, "
-                           "--no-validate or --loop")
+                           "--no-validate, --loop or --paired")
         if bool(upstream) == live:
             raise BadUsage("serve --record: give exactly one of --upstream URL or --live")
         named_folder(record_dir, "--record", create=False)
@@ -197,6 +200,6 @@ def serve(cassette, scenario, root, port, host, chunking, fault_texts, delay, sc
         return
     if upstream or live:
         raise BadUsage("--upstream and --live go with --record DIR")
-    options = (fault_texts, chunking, delay, scale, not no_validate, port, loop, idle_timeout)
+    options = (fault_texts, chunking, delay, scale, not no_validate, port, loop, idle_timeout, paired)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _serve_until_signalled(_build(cassette, scenario, root, options), port=port)

@@ -14,6 +14,7 @@ import html
 from typing import Any, Iterable, Mapping, Sequence
 
 from harness.report.common import counted, levels_line, printable, shown_info, summary, unprefixed, versions
+from harness.report.pointers import Pointer
 from harness.report.recurring import Common, common_findings, without
 from harness.suite.results import Result, TurnResult
 
@@ -51,7 +52,7 @@ pre .change { font-weight: 600; white-space: pre-wrap; overflow-wrap: anywhere; 
 .common { border: 1px solid var(--line); border-left: 4px solid var(--fail); border-radius: 6px;
           padding: .2rem .9rem; margin: .5rem 0 1rem; } .common h2 { font-size: 1rem; margin: .4rem 0; }
 .common p { margin: .2rem 0; color: #59636e; } .common code { white-space: pre-wrap; overflow-wrap: anywhere; }
-.controls a { margin-right: 1rem; } tr.filtered { display: none; }
+.pointers { margin: .3rem 0; font-size: .85rem; overflow-wrap: anywhere; } .controls a { margin-right: 1rem; } tr.filtered { display: none; }
 .filter button { font: inherit; font-size: .85rem; margin: 0 .3rem .3rem 0; padding: .1rem .6rem; cursor: pointer;
                  border: 1px solid var(--line); border-radius: 1rem; background: #fff; }
 .filter button[aria-pressed="true"] { background: #1f2328; color: #fff; } footer { margin-top: 1.5rem; color: #59636e; font-size: .85rem; }
@@ -86,15 +87,17 @@ def escape(text: str) -> str:
 
 
 def render_html(results: Sequence[Result], adapter: Any = None, cassettes: Mapping[str, dict] | None = None,
-                facts: Mapping[str, str] | None = None, certification: bool = False) -> str:
+                facts: Mapping[str, str] | None = None, certification: bool = False,
+                pointers: Mapping[str, Pointer] | None = None, base: str = "") -> str:
     """The report as one HTML file, rows in ORDER; ``facts`` (label -> text) replace the default versions line;
-    ``certification`` titles it as one (else as a run)."""
+    ``certification`` titles it as one (else as a run); ``pointers``: each pointed row says where it is explained
+    (``base``: what a page's path is relative to, making it a link; none: the path shown as text)."""
     info = shown_info(adapter)
     kind = "Certification" if certification else "bedrock-harness run"
     title = f"{kind}: {info['name'] or 'adapter'} {info['version']}".rstrip()
     common = common_findings(results)
     ordered = sorted((without(r, common) for r in results), key=lambda r: ORDER.index(r.status))
-    body = [*_header(results, info, facts, kind), *_common(common), _filter(results), *_table(ordered, cassettes or {}),
+    body = [*_header(results, info, facts, kind), *_common(common), _filter(results), *_table(ordered, cassettes or {}, pointers or {}, base),
             f"<footer>{escape(_versions_text(versions()))}</footer>"]
     return "\n".join(["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
                       '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -144,10 +147,12 @@ def _filter(results: Sequence[Result]) -> str:
         for status, n in buttons) + "</p>"
 
 
-def _table(results: Sequence[Result], cassettes: Mapping[str, dict]) -> list[str]:
+def _table(results: Sequence[Result], cassettes: Mapping[str, dict], pointers: Mapping[str, Pointer],
+           base: str) -> list[str]:
     cols = "".join(f'<col class="{name}">' for name in _COLUMNS)
     head = "".join(f"<th>{name}</th>" for name in _COLUMNS)
-    rows = [line for result in results for line in _rows(result, cassettes.get(result.scenario))]
+    rows = [line for result in results for line in _rows(result, cassettes.get(result.scenario),
+                                                         pointers.get(result.scenario), base)]
     return ['<table class="results">', f"<colgroup>{cols}</colgroup>", f"<thead><tr>{head}</tr></thead>", "<tbody>",
             *rows, "</tbody>", "</table>"]
 
@@ -156,17 +161,36 @@ def _anchor(scenario: str) -> str:
     return "s-" + re.sub(r"[^A-Za-z0-9_-]", "-", scenario)
 
 
-def _rows(result: Result, cassette: Mapping | None) -> list[str]:
+def _rows(result: Result, cassette: Mapping | None, pointer: Pointer | None = None, base: str = "") -> list[str]:
     """The scenario's row, then (when it has findings) a row holding them, collapsed."""
     classes = "row failing" if result.failing else "row warning" if result.status == "warn" else "row"
     first = unprefixed(result.scenario, result.reason.splitlines()[0] if result.reason.strip() else "")
     cells = [f"<code>{escape(result.scenario)}</code>", f'<span class="badge s-{result.status}">{result.status}</span>',
              f"{result.duration_s:.2f}s", escape(first), _cassette_cell(cassette)]
     row = "".join(f'<td class="{name}">{cell}</td>' for name, cell in zip(_COLUMNS, cells))
-    findings = _findings(result)
+    findings = _pointed(pointer, base) + _findings(result)
     status = f'data-status="{result.status}"'
     extra = [f'<tr class="finding" {status}><td colspan="{len(_COLUMNS)}">{findings}</td></tr>'] if findings else []
     return [f'<tr class="{classes}" id="{_anchor(result.scenario)}" {status}>{row}</tr>', *extra]
+
+
+def _pointed(pointer: Pointer | None, base: str) -> str:
+    """Where the row's finding is explained, its evidence, its upstream bug and its reproduction, as one line."""
+    if pointer is None:
+        return ""
+    parts = []
+    if pointer.explanation:
+        codes = f" ({', '.join(pointer.codes)})" if pointer.codes else ""
+        where = escape(pointer.explanation)
+        parts.append(f'explained: <a class="explained" href="{escape(base + pointer.explanation)}">{where}</a>{codes}'
+                     if base else f"explained: <code>{where}</code>{codes}")
+    parts.append(f'evidence: <code class="evidence">{escape(pointer.evidence)}</code>')
+    if pointer.upstream:
+        url = escape(pointer.upstream.url)
+        parts.append(f'upstream: <a class="upstream" href="{url}">{url}</a> ({escape(pointer.upstream.state)})')
+    if pointer.repro:
+        parts.append(f'reproduce: <a class="repro" href="{escape(base + pointer.repro)}">{escape(pointer.repro)}</a>')
+    return f'<p class="pointers">{" · ".join(parts)}</p>'
 
 
 def _cassette_cell(cassette: Mapping | None) -> str:

@@ -11,6 +11,9 @@ A library certified at its floor release too (``certification/NAME.floor.json``,
 gets a row in a second table, floor against newest, and every scenario whose verdict differs between the two is
 listed under it with the explanation from ``certification/NAME.differences.yaml`` (scenario id: why). A
 difference without an explanation, or an explanation of a verdict that does not differ, is a TableError.
+
+A failing cell whose library has an upstream bug for it (``certification/NAME.links.yaml``, harness.report.links)
+shows the bug beside its verdict: ``**fail** [fixed bug](URL)``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from harness.cassettes.limits import read_file
 from harness.report.baseline import BaselineError, load_baseline
 from harness.report.common import code, one_line, printable
+from harness.report.links import Link, LinksError, beside, for_cell
 
 __all__ = ["BEGIN", "END", "FLOOR_BEGIN", "FLOOR_END", "FLOOR_SUFFIX", "Floor", "TableError", "differences",
            "load_floors", "load_reports", "render", "render_floors", "replace_block", "table_block"]
@@ -41,7 +45,8 @@ class TableError(ValueError):
 
 
 def load_reports(paths: Sequence[Path]) -> list[dict]:
-    """The JSON reports at ``paths``, in order; a file that is not a run report is a TableError naming it."""
+    """The JSON reports at ``paths``, in order, each with its library's upstream links (``NAME.links.yaml`` beside
+    it) under ``"links"``; a file that is not a run report is a TableError naming it."""
     documents = []
     for path in paths:
         try:
@@ -49,6 +54,10 @@ def load_reports(paths: Sequence[Path]) -> list[dict]:
             document["adapter"]["name"], document["results"]  # noqa: B018 -- the fields the table reads
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise TableError(f"{path}: not a certification JSON report ({type(exc).__name__}: {exc})") from None
+        try:
+            document["links"] = beside(path)
+        except LinksError as exc:
+            raise TableError(str(exc)) from None
         documents.append(document)
     return documents
 
@@ -113,8 +122,9 @@ def render_floors(floors: Sequence[Floor]) -> str:
     for f in floors:
         lines.append(f"| {_name(f.floor)} | {_version(f.floor)} | {_count(f.floor)} | "
                      f"{_version(f.newest)} | {_count(f.newest)} | {len(differences(f))} |")
-    notes = [f"- **{_name(f.floor)}** {code(printable(scenario, False))}: {_cell(old)} at {_version(f.floor)}, {_cell(new)} at "
-             f"{_version(f.newest)}. {one_line(f.explanations[scenario])}"
+    notes = [f"- **{_name(f.floor)}** {code(printable(scenario, False))}: {_cell(old, _link(f.floor, scenario))} at "
+             f"{_version(f.floor)}, {_cell(new, _link(f.newest, scenario))} at {_version(f.newest)}. "
+             f"{one_line(f.explanations[scenario])}"
              for f in floors for scenario, old, new in differences(f)]
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
@@ -127,8 +137,14 @@ def _version(document: dict) -> str:
     return one_line(str(document["adapter"].get("version") or "?")).replace("|", "\\|")
 
 
-def _cell(status: str) -> str:
-    return status if status in ("pass", "skip", "warn", "-") else f"**{status}**"
+def _cell(status: str, link: Link | None = None) -> str:
+    """A verdict; a failing one with its upstream bug linked beside it."""
+    shown = status if status in ("pass", "skip", "warn", "-") else f"**{status}**"
+    return f"{shown} [{link.state} bug]({link.url})" if link is not None and status == "fail" else shown
+
+
+def _link(document: dict, scenario: str) -> Link | None:
+    return for_cell(document.get("links") or (), scenario, str(document["adapter"].get("version") or ""))
 
 
 def _status(document: dict, scenario: str) -> str:
@@ -148,7 +164,8 @@ def render(documents: Sequence[dict]) -> str:
     lines = ["| scenario | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
     for scenario in scenarios:
         cells = [_status(d, scenario) for d in documents]
-        lines.append(f"| {one_line(scenario)} | " + " | ".join(_cell(c) for c in cells) + " |")
+        lines.append(f"| {one_line(scenario)} | " + " | ".join(_cell(c, _link(d, scenario)) for c, d in zip(cells, documents))
+                     + " |")
     lines.append(f"| **{' / '.join(_COUNTED)}** | " + " | ".join(_count(d) for d in documents) + " |")
     return "\n".join(lines) + "\n"
 

@@ -14,7 +14,7 @@ import hashlib
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +25,15 @@ from harness.cassettes.files import write_through
 from harness.report.as_junit import add_properties
 from harness.report.as_markdown import common_lines
 from harness.report.common import cassette_sha256, code, fence, levels_line, one_line, printable, shown_info, versions
+from harness.report.pointers import Pointer, markdown_lines
 from harness.report.recurring import common_findings, without
 from harness.suite.results import Result
 from harness.suite.runner import run as run_scenarios, scenario_root
 from harness.cassettes.limits import read_file
 from harness.suite.scenario import Scenario
 
-__all__ = ["FILE_NAMES", "FORMATS", "Certification", "build", "cassette_sha256", "from_json", "render", "run",
-           "versions", "write_reports"]
+__all__ = ["FILE_NAMES", "FORMATS", "Certification", "build", "cassette_sha256", "from_json", "linked", "render",
+           "run", "versions", "write_reports"]
 
 FILE_NAMES = {"markdown": "certification.md", "json": "certification.json", "junit": "certification.xml"}
 REASON_WIDTH = 120  # the markdown table cuts a failing scenario's reason here; its findings below hold it whole
@@ -48,6 +49,7 @@ class Certification:
     versions: dict  # harness, botocore, boto3, python, service_model; "suite": the scenarios' digest
     date: str  # UTC, ISO 8601, seconds
     shard: Any = None  # the harness.studies.shard.Shard of a split run
+    pointers: dict[str, Pointer] = field(default_factory=dict)  # scenario id -> where its finding is explained
 
 
 def run(scenarios: Sequence[Scenario], adapter: Any, root: str | Path,
@@ -98,6 +100,23 @@ def from_json(document: dict) -> Certification:
     return Certification(dict(document["adapter"]), tuple(results), cassettes or {}, found, document["date"])
 
 
+def linked(cert: Certification, path: str | Path, known: Sequence[str] | None = None) -> tuple[Certification, list[str]]:
+    """``cert`` with each failing or warning cell's pointers (its upstream link from the links file at ``path``, its
+    section of the certification page beside it, ``NAME.md``), and one line per stale link and per failing cell
+    without one. A links file that cannot be used raises ``LinksError``."""
+    from dataclasses import replace
+
+    from harness.report.links import SUFFIX, check, load_links
+    from harness.report.pointers import pointers
+
+    path = Path(path)
+    links = load_links(path, known)
+    version = str(cert.adapter.get("version") or "")
+    page = path.with_name(path.name[: -len(SUFFIX)] + ".md") if path.name.endswith(SUFFIX) else None
+    found = pointers(cert.results, version, links, page)
+    return replace(cert, pointers=found), check(links, cert.results, version, str(path))
+
+
 def _cassette(cert: Certification, sid: str) -> dict:
     return cert.cassettes.get(sid) or {"path": None, "sha256": None}
 
@@ -114,11 +133,23 @@ def render_json(cert: Certification) -> str:
     """DESIGN.md's run report, plus versions, date, how the adapter ran, and each result's cassette."""
     document = json.loads(report.render_json(cert.results, cert.adapter, cert.cassettes, cert.shard))
     document["adapter"] = cert.adapter
+    for result in document["results"]:
+        result.update(_pointer_json(cert.pointers.get(result["scenario"])))
     head = {"harness_version": __version__, "botocore_version": cert.versions["botocore"],
             "boto3_version": cert.versions["boto3"], "python_version": cert.versions["python"],
             "service_model": cert.versions.get("service_model", ""), "suite": cert.versions.get("suite", ""),
             "date": cert.date}
     return json.dumps({**head, **document}, indent=2, ensure_ascii=False) + "\n"
+
+
+def _pointer_json(pointer: Pointer | None) -> dict:
+    """A result's pointers in the JSON report: ``upstream`` (DESIGN.md: URL or null) and, when pointed, the rest."""
+    if pointer is None:
+        return {"upstream": None}
+    link = pointer.upstream
+    return {"upstream": link.url if link else None, "upstream_state": link.state if link else None,
+            "upstream_releases": link.releases if link else None, "explanation": pointer.explanation,
+            "evidence": pointer.evidence}
 
 
 # ---- junit ----
@@ -142,7 +173,8 @@ def render_html(cert: Certification) -> str:
     facts = {"run as": _how(cert).replace("`", ""), "versions": f"bedrock-harness {v['harness']}, botocore "
              f"{v['botocore']}, boto3 {v['boto3']}, Python {v['python']}", "judged against": _judged_against(v),
              "date": cert.date}
-    return report.render_html(cert.results, cert.adapter, cert.cassettes, facts, certification=True)
+    return report.render_html(cert.results, cert.adapter, cert.cassettes, facts, certification=True,
+                              pointers=cert.pointers)
 
 
 # ---- markdown ----
@@ -192,6 +224,8 @@ def render_markdown(cert: Certification) -> str:
     failing = [r for r in results if r.failing]
     if failing:
         lines += ["", "## Findings", ""] + [line for r in failing for line in _findings(r)]
+    if cert.pointers:
+        lines += [""] + markdown_lines(cert.pointers, {r.scenario: r.status for r in cert.results})
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -202,7 +236,7 @@ def render_text(cert: Certification, verbose: bool = False) -> str:
     v = cert.versions
     head = (f"certification, {_how(cert)}; bedrock-harness {v['harness']}, botocore {v['botocore']}, {cert.date}\n"
             f"judged against {_judged_against(v)}\n")
-    return head + report.render_text(cert.results, cert.adapter, verbose)
+    return head + report.render_text(cert.results, cert.adapter, verbose, cert.pointers)
 
 
 FORMATS: dict[str, Callable[[Certification], str]] = {

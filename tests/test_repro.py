@@ -1,0 +1,171 @@
+"""`bedrock-harness repro` (harness/studies/repro.py, harness/cli/repro.py, harness/adapters/apps.py): a reproduction
+folder that reproduces its finding when run, stops reproducing it on a fixed release, and says when the library fails
+otherwise; written from a run of a planted broken adapter, of a fake library's releases, or from a committed report."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import boto3
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from harness.cli import main
+from test_cli_serve import Serving
+from test_matrix import build_wheel
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+FAILING = "edge/parallel-results-round-trip"  # broken_adapters.SeparateToolResultMessages fails it
+FIXED = '''from harness.converse import ConverseAdapter
+
+
+class SeparateToolResultMessages(ConverseAdapter):
+    """The same adapter, released with the fix: parallel results in one user message."""
+
+    name = "broken-separate-tool-results"
+'''
+
+
+def repro(*args: str):
+    return CliRunner().invoke(main, ["repro", *args, "--root", str(ROOT)], catch_exceptions=False)
+
+
+def run_folder(folder: Path, pythonpath: Path) -> subprocess.CompletedProcess:
+    """``python repro.py`` as a maintainer runs it, from another directory, the library on ``pythonpath``."""
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    return subprocess.run([sys.executable, str(folder / "repro.py")], capture_output=True, text=True, cwd=folder.parent,
+                          env=env, timeout=300)
+
+
+def test_a_broken_adapters_reproduction_reproduces_then_stops_on_the_fixed_release(tmp_path):
+    out = tmp_path / "made"
+    done = repro(FAILING, "--adapter", "broken_adapters:SeparateToolResultMessages", "--out", str(out))
+    assert done.exit_code == 0, done.output
+    assert "edge/parallel-results-round-trip fail: A conversation must alternate" in done.output
+    moved = shutil.move(str(out), tmp_path / "elsewhere" / "repro")  # self-contained: nothing points back
+    folder = Path(moved)
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
+        "README.md", f"cassettes/{FAILING}.yaml", "expected.json", "repro.py", f"suites/{FAILING}.golden.yaml",
+        f"suites/{FAILING}.yaml"]
+
+    broken = run_folder(folder, TESTS)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "REPRODUCED: A conversation must alternate between user and assistant roles." in broken.stdout
+
+    fixed_release = tmp_path / "fixed"
+    fixed_release.mkdir()
+    (fixed_release / "broken_adapters.py").write_text(FIXED)
+    fixed = run_folder(folder, fixed_release)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "NOT REPRODUCED" in fixed.stdout and f"{FAILING} on broken-separate-tool-results 0.1.0" in fixed.stdout
+
+
+def test_the_readme_says_expected_against_actual_in_bedrocks_terms_with_the_evidence(tmp_path):
+    repro(FAILING, "--adapter", "broken_adapters:SeparateToolResultMessages", "--out", str(tmp_path))
+    readme = (tmp_path / "README.md").read_text()
+    assert readme.startswith(f"# broken-separate-tool-results 0.1.0: {FAILING}\n")
+    assert "At turn 1, broken-separate-tool-results 0.1.0 fails:" in readme
+    assert "each rule Bedrock answers with HTTP 400 `ValidationException`" in readme
+    assert "Expected toolResult blocks at messages.2.content for the following Ids:" in readme
+    assert "expected chunks" in readme and "actual chunks" in readme
+    assert "- **results-in-one-message**:" in readme and "https://github.com/agno-agi/agno/issues/6698" in readme
+    assert f"bedrock-harness serve --cassette cassettes/{FAILING}.yaml --port 0" in readme
+    expected = json.loads((tmp_path / "expected.json").read_text())
+    assert expected["run_as"] == ["--adapter", "broken_adapters:SeparateToolResultMessages"]
+    assert expected["turn"] == 1 and expected["headline"].startswith("A conversation must alternate")
+
+
+def test_a_passing_scenario_has_nothing_to_reproduce(tmp_path):
+    done = CliRunner().invoke(main, ["repro", "core/smoke-text", "--adapter", "reference", "--out", str(tmp_path / "x"),
+                                     "--root", str(ROOT)])
+    assert done.exit_code == 1 and "core/smoke-text is pass on reference" in done.stderr
+    assert not (tmp_path / "x" / "repro.py").exists()
+
+
+def test_bad_usage_is_one_line():
+    done = CliRunner().invoke(main, ["repro", "core/nope", "--adapter", "reference", "--out", "x", "--root", str(ROOT)])
+    assert done.exit_code == 2 and "core/nope" in done.output
+    done = CliRunner().invoke(main, ["repro", FAILING, "--out", "x", "--root", str(ROOT)])
+    assert done.exit_code == 2 and "give --adapter SPEC or --command CMD" in done.output
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory):
+    """fakebedrock 1.1 (drops all but the last parallel call), 1.2 (keeps the first instead: another finding) and
+    1.3 (fixed), each installed in its own folder the way pip installs a release."""
+    links = tmp_path_factory.mktemp("links")
+    installed = {}
+    for version, buggy in (("1.1", True), ("1.2", True), ("1.3", False)):
+        build_wheel(links, version, "", buggy)
+        target = tmp_path_factory.mktemp(f"fakebedrock-{version}")
+        done = subprocess.run([sys.executable, "-m", "uv", "pip", "install", "--quiet", "--no-index", "--find-links",
+                               str(links), "--target", str(target), f"fakebedrock=={version}"], capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        installed[version] = target
+    return installed
+
+
+def test_a_libraries_reproduction_follows_its_releases(tmp_path, releases, monkeypatch):
+    monkeypatch.syspath_prepend(str(releases["1.1"]))
+    out = tmp_path / "repro"
+    done = repro("core/parallel-calls", "--adapter", "fakebedrock:Adapter", "--out", str(out))
+    assert done.exit_code == 0, done.output
+    assert json.loads((out / "expected.json").read_text())["version"] == "1.1"
+    results = {version: run_folder(out, folder) for version, folder in releases.items()}
+    assert results["1.1"].returncode == 1 and "REPRODUCED: core/parallel-calls turn 0" in results["1.1"].stdout
+    assert "core/parallel-calls on fakebedrock 1.1 (found on 1.1): fail" in results["1.1"].stdout
+    assert results["1.2"].returncode == 2 and "FAILS OTHERWISE" in results["1.2"].stdout  # the same verdict, another finding
+    assert results["1.3"].returncode == 0 and "NOT REPRODUCED" in results["1.3"].stdout
+
+
+def test_a_reproduction_from_a_committed_report_runs_the_library_as_the_report_did(tmp_path):
+    out = tmp_path / "litellm"
+    done = repro("edge/server-tool-then-client-tool", "--report", str(ROOT / "certification" / "litellm.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    expected = json.loads((out / "expected.json").read_text())
+    assert expected["run_as"] == ["--adapter", "litellm"] and expected["version"] == "1.110.2"
+    assert expected["status"] == "xfail" and '"name": "nova_code_interpreter"' in expected["headline"]
+    readme = (out / "README.md").read_text()
+    assert "pip install 'bedrock-harness[litellm]' 'litellm==1.110.2'" in readme
+    assert "(a known failure: its certification baseline lists it)" in readme
+    assert "- the certification's write-up: `" in readme and "litellm.md#findings-failures" in readme
+    app = (out / "app.py").read_text()
+    compile(app, "app.py", "exec")
+    assert "litellm.completion(**REQUEST, **AWS, stream=True" in app and "'model': 'bedrock/converse/us.amazon.nova-2" in app
+    assert "bedrock-harness serve --paired --cassette cassettes/edge/server-tool-then-client-tool.yaml" in readme
+
+    js = tmp_path / "ai-sdk"
+    repro("edge/server-tool-then-client-tool", "--report", str(ROOT / "certification" / "ai-sdk.json"), "--out", str(js))
+    assert json.loads((js / "expected.json").read_text())["run_as"] == ["--adapter", "ai-sdk", "--version", "5.0.101"]
+    assert not (js / "app.py").exists()
+
+
+def test_serve_paired_answers_each_turn_streamed_and_not(tmp_path):
+    cassette = ROOT / "cassettes" / "core" / "single-call.yaml"
+    scenario = yaml.safe_load((ROOT / "suites" / "core" / "single-call.yaml").read_text())
+    model = scenario["model_id"]
+    for paired in (True, False):
+        serving = Serving("--cassette", str(cassette), *(["--paired"] if paired else []))
+        try:
+            client = boto3.client("bedrock-runtime", endpoint_url=serving.url, region_name="us-east-1")
+            messages = [{"role": "user", "content": [{"text": scenario["turns"][0]["messages"][0]["content"]}]}]
+            tools = {"tools": [{"toolSpec": {"name": t["name"], "description": t["description"],
+                                             "inputSchema": {"json": t["input_schema"]}}} for t in scenario["tools"]]}
+            list(client.converse_stream(modelId=model, messages=messages, toolConfig=tools)["stream"])
+            if paired:
+                answer = client.converse(modelId=model, messages=messages, toolConfig=tools)
+                assert answer["stopReason"] == "tool_use"
+            else:
+                with pytest.raises(client.exceptions.ValidationException, match="past the end of the cassette"):
+                    client.converse(modelId=model, messages=messages, toolConfig=tools)
+        finally:
+            serving.stop()
