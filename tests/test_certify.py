@@ -155,6 +155,14 @@ def test_the_report_states_each_level_and_level_required_fails_only_on_required_
     assert certify(*FAILING, "--level", "required", "--output", str(tmp_path / "f.md")).exit_code == 1
 
 
+def test_certify_with_more_jobs_than_scenarios_merges_shards_of_one_suite(tmp_path):
+    out = tmp_path / "report.json"
+    done = certify("--adapter", "harness.converse:ConverseAdapter", "--scenario", "core/smoke-text", "--jobs", "2",
+                   "--output", str(out))
+    assert done.exit_code == 0, done.output  # one child owns no scenario: the suite it was judged against is the same
+    assert json.loads(out.read_text())["suite"].startswith(__version__ + "+")
+
+
 def test_the_suite_digest_is_the_whole_suites_whichever_scenarios_ran_and_follows_a_changed_level(tmp_path):
     from harness.studies.certify import suite_digest
     from harness.suite.scenario import discover

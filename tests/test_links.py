@@ -219,9 +219,6 @@ def test_the_certification_tables_show_the_upstream_bug_of_a_failing_cell(tmp_pa
     assert "| **fail** [open bug](https://github.com/o/r/issues/1) |" in table
 
 
-@pytest.mark.xfail(strict=True, reason="main's suite digest (issue 33 item 1) differs between --jobs shards (one child "
-                   "digests no suite file: 0.1.0+e3b0c44298fc, sha256 of nothing), so certify --jobs exits 2 before "
-                   "linking; passed before that merge")
 def test_certify_with_jobs_links_the_merged_report(tmp_path):
     path = links_file(tmp_path, [entry(), entry(PASSING, "*", "https://github.com/o/r/issues/2")])
     done = certify("--links", str(path), "--format", "text", "--jobs", "2")

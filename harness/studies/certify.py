@@ -75,10 +75,11 @@ def build(results: Sequence[Result], adapter: Any, scenarios: Sequence[Scenario]
 
 def suite_digest(scenarios: Sequence[Scenario], root: str | Path | None) -> str:
     """``<harness version>+<12 hex>``: the suite a verdict was judged against, the sha256 of every scenario and
-    golden file (levels included) under the suites of the roots ``scenarios`` come from, whichever of them ran (the
-    shards of one run share it)."""
+    golden file (levels included) under the suites of ``root`` (layered roots, None: those ``scenarios`` come from),
+    whichever of them ran (the shards of one run share it; a shard owning no scenario of layered roots names none)."""
     digest = hashlib.sha256()
-    for base in sorted({scenario_root(root, s).resolve() for s in scenarios}):
+    bases = {Path(root).resolve()} if root is not None else {scenario_root(root, s).resolve() for s in scenarios}
+    for base in sorted(bases):
         for path in sorted((base / "suites").glob("*/*.yaml")):
             digest.update(f"{path.relative_to(base).as_posix()}\0".encode())
             digest.update(hashlib.sha256(read_file(path)).digest())
