@@ -20,9 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from harness.cassettes.limits import LimitError, load_yaml, read_file
+from harness.cassettes.limits import LimitError, load_yaml, read_file, yaml_errors
 from harness.report.common import one_line
 
 __all__ = ["FAILED", "STATES", "SUFFIX", "Link", "LinksError", "beside", "check", "for_cell", "library_file",
@@ -69,7 +67,7 @@ def load_links(path: str | Path, known: Iterable[str] | None = None) -> tuple[Li
     path = Path(path)
     try:
         data = load_yaml(read_file(path).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, LimitError) as exc:
+    except (OSError, UnicodeDecodeError, LimitError, *yaml_errors()) as exc:
         raise LinksError(f"{path}: cannot read: {one_line(str(exc))}") from None
     if not isinstance(data, dict) or set(data) != {"links"} or not isinstance(data["links"], list):
         raise LinksError(f"{path}: expected a mapping with one key, links: a list of {{{', '.join(_FIELDS)}}}")

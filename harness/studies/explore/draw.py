@@ -366,7 +366,7 @@ def conversations(draw, options: DrawOptions = DrawOptions()) -> Example:
         "description": "A conversation drawn by `bedrock-harness explore`, shrunk to the smallest that shows the "
                        "finding. Its claims are the ones each drawing choice rests on.",
         "tags": ["explore", fam.name], "requires": _requires(turns, options.capabilities),
-        "model_id": fam.model_id, "style": fam.style, "tools": [TOOLS[n] for n in names] or [TOOLS["read_file"]],
+        "model_id": fam.model_id, "style": fam.style, "tools": ([TOOLS[n] for n in names] or [TOOLS["read_file"]]) if fam.tools else [],
         "system": "You are a helpful assistant. Use the tools when they help.",
         "options": _options_of(fam, [t["script"] for t in turns]), "turns": turns,
         **({"faults": faults} if faults else {}), **({"delivery": delivery} if delivery else {}),

@@ -78,6 +78,9 @@ CLAIMS: dict[str, tuple[str, tuple[str, ...]]] = {
                             "and answers.", ("R-otel", "R-langchain-loop", "R-think-rt", "R-nova1", "R-kimi-rt")),
     "result-forms": ("A toolResult carries text or JSON-object content, and status error for a failed call where the "
                      "family documents it.", ("doc-tool-result-status", "R-think-rt", "R-langchain-loop")),
+    "writer-refuses-streamed-tools": ("Writer Palmyra refuses tool use on ConverseStream (\"This model doesn't "
+                                      "support tool use in streaming mode.\"): its streams carry text only.",
+                                      ("strands#393",)),
     "writer-accepts-without": ("Writer Palmyra answers tool calls in the Converse stream and accepts a history whose "
                                "toolResult has no status.", ("R-writer-rt",)),
     "writer-rejects-status": ("Writer Palmyra rejects a toolResult carrying status (\"This model doesn't support the "
@@ -130,9 +133,10 @@ FAMILIES = (
     Family("nova", "us.amazon.nova-pro-v1:0", "nova"),
     Family("gpt-oss", "openai.gpt-oss-120b-1:0", "openai", reasoning="unsigned", status=False),
     Family("kimi", "moonshot.kimi-k2-thinking", "open-weight", reasoning="unsigned", status=False),
-    Family("writer", "us.writer.palmyra-x5-v1:0", "claude", status=False,
-           claims=("text-stream", "blocks-in-order", "server-tool-usage", "writer-accepts-without",
-                   "writer-rejects-status")),
+    # Writer refuses tool use on ConverseStream (rule 38, streamed-tool-use): its streams carry text only; its tool
+    # calls go through Converse, which explore does not draw yet.
+    Family("writer", "us.writer.palmyra-x5-v1:0", "claude", tools=False, status=False,
+           claims=("text-stream", "blocks-in-order", "server-tool-usage", "writer-refuses-streamed-tools")),
     Family("titan", "amazon.titan-text-express-v1", "titan", tools=False, stops=("end_turn", "guardrail_intervened"),
            claims=("text-stream", "titan-whole-text")),
 )
