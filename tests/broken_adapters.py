@@ -631,30 +631,32 @@ class MediaDroppedFromToolResults(Variant):
         return build_request(_media_parts(turn, lambda part: None))
 
 
-class ImageInToolResultForEveryModel(Variant):
+class HistoryPolicyOverridden(Variant):
+    """The reference's request with one keyword of its family's history policy (``request.history_policy``) forced."""
+
+    policy: dict = {}
+
+    def request(self, turn: dict) -> dict:
+        request = build_request(turn)
+        request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
+                                                   **{**history_policy(turn["model_id"]), **self.policy})
+        return request
+
+
+class ImageInToolResultForEveryModel(HistoryPolicyOverridden):
     """Images stay inside toolResult.content whatever the model; OpenAI-family models reject them there (rule 36)."""
 
     name = "broken-image-in-tool-result-for-every-model"
     bug = "an image kept inside a tool result for a model that rejects it there"
-
-    def request(self, turn: dict) -> dict:
-        request = build_request(turn)
-        request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
-                                                   **{**history_policy(turn["model_id"]), "images": True})
-        return request
+    policy = {"images": True}
 
 
-class ErrorResultKeepsMedia(Variant):
+class ErrorResultKeepsMedia(HistoryPolicyOverridden):
     """An error tool result keeps its image inside; Claude takes only text in an error result (rule 35)."""
 
     name = "broken-error-result-keeps-media"
     bug = "an image kept inside an error tool result sent to Claude"
-
-    def request(self, turn: dict) -> dict:
-        request = build_request(turn)
-        request["messages"] = to_converse_messages(turn["messages"], status_supported(turn["model_id"]),
-                                                   **{**history_policy(turn["model_id"]), "error_text_only": False})
-        return request
+    policy = {"error_text_only": False}
 
 
 # ---- 9g. unsigned reasoning sent back to every model (issue 28: rule 37, vercel/ai #7034, oh-my-pi #9086) --------
