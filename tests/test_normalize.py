@@ -566,3 +566,17 @@ def test_how_the_turn_asked_to_be_served_is_pinned_and_bedrocks_defaults_compare
     defaults = {"serviceTier": {"type": "default"}, "performanceConfig": {"latency": "standard"},
                 "guardrailConfig": {"guardrailIdentifier": "g", "guardrailVersion": "1", "streamProcessingMode": "sync"}}
     assert normalize_request(defaults) == {"guardrailConfig": {"guardrailIdentifier": "g", "guardrailVersion": "1"}}
+
+
+def test_response_field_paths_a_library_adds_on_its_own_compare_as_asked_and_a_dropped_one_does_not():
+    from harness.judge.compare import diff_request
+    from harness.judge.normalize_request import paired
+
+    key = "additionalModelResponseFieldPaths"
+    plain, asked = {"messages": []}, {"messages": [], key: ["/stop_sequence"]}
+    extra = {"messages": [], key: ["/delta/stop_sequence"]}  # what the AI SDK sends on every call
+    assert diff_request(plain, paired(plain, extra)) is None
+    assert diff_request(asked, paired(asked, {**asked, key: ["/delta/stop_sequence", "/stop_sequence"]})) is None
+    dropped = diff_request(asked, paired(asked, extra))
+    assert dropped is not None and key in " ".join(dropped.changes)
+    assert diff_request(asked, paired(asked, plain)) is not None

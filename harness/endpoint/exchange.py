@@ -73,12 +73,13 @@ class Responder(Protocol):
 
 class RequestError(Exception):
     """A request the session answers with a Bedrock error, without consuming the turn; ``detail`` is logged (as a
-    warning; ``recorded``: at INFO, the answer the recording itself calls for, such as a failure it holds)."""
+    warning; ``expected``: at INFO, an answer the session calls for itself, such as a failure the recording holds or a
+    call that outlived its scenario)."""
 
-    def __init__(self, status: int, type: str, message: str, detail: str = "", recorded: bool = False):
+    def __init__(self, status: int, type: str, message: str, detail: str = "", expected: bool = False):
         super().__init__(message)
         self.status, self.type, self.message, self.detail = status, type, message, detail or message
-        self.recorded = recorded
+        self.expected = expected
 
 
 def too_large(limit: int = MAX_BODY_BYTES) -> Reply:

@@ -147,7 +147,7 @@ class CassetteResponder:
                                       f"recorded {failure['type']}")
         status, kind = HTTP_ERRORS[failure["type"]]
         detail = f"{self._where(request)}: recorded {failure['type']} mid-stream, answered as HTTP {status} {kind}"
-        return RequestError(status, kind, failure["message"], detail, recorded=True)
+        return RequestError(status, kind, failure["message"], detail, expected=True)
 
     def _lost(self, script: dict, request: CapturedRequest, recorded, reply: Reply) -> str:
         """What the rendering cannot carry of this recording ("" when nothing)."""

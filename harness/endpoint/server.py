@@ -146,7 +146,7 @@ class _Session:
         try:
             reply = self.responder.respond(request)
         except RequestError as error:
-            log.log(logging.INFO if error.recorded else logging.WARNING, "%s %s: %s", request.method, request.path,
+            log.log(logging.INFO if error.expected else logging.WARNING, "%s %s: %s", request.method, request.path,
                     error.detail)
             return error_reply(error.status, error.type, error.message)
         self._used(request.operation)

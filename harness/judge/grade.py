@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from harness.judge.assembly import check_assembly
 from harness.judge.compare import Diff, diff_request
 from harness.judge.laws import CONTRACT_LAWS
-from harness.judge.normalize_request import conversation_content, drop_cache_points, normalize_request, wrapped_values
+from harness.judge.normalize_request import conversation_content, drop_cache_points, normalize_request, paired
 from harness.judge.parity import check_parity
 
 __all__ = ["DECLARED", "JUDGEMENTS", "Context", "Judgement", "Warned", "applicable", "grade_turn", "vocabulary_of"]
@@ -485,7 +485,7 @@ def _vanishes(diff: Diff, ctx: Context) -> list[Judgement] | None:
         return used if used and _key(left) == _key(right) else None
     if diff.subject == "request" and ctx.expected_request is not None and isinstance(ctx.actual_request, dict):
         left, right, used = _counterfactual("request", ctx, ctx.expected_request, ctx.actual_request)
-        return used if used and diff_request(left, wrapped_values(left, normalize_request(right))) is None else None
+        return used if used and diff_request(left, paired(left, normalize_request(right))) is None else None
     if diff.subject in ("assembled", "parity"):
         chunks, _, used = _counterfactual(diff.subject, ctx, list(ctx.chunks))
         judged = (check_assembly(chunks, ctx.capabilities) if diff.subject == "assembled"
@@ -511,7 +511,7 @@ def _steps_changed(ctx: Context, without: Judgement | None = None) -> tuple[dict
     """The golden's request and the one sent, normalized, after the request steps (all but ``without``)."""
     kept = replace(ctx, judgements=tuple(j for j in ctx.judgements if j is not without))
     left, right, _ = _counterfactual("request", kept, ctx.expected_request, ctx.actual_request)
-    return left, wrapped_values(left, normalize_request(right))
+    return left, paired(left, normalize_request(right))
 
 
 def _form_only(diff: Diff, ctx: Context) -> str | None:

@@ -12,8 +12,9 @@ import base64
 import json
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["PINNABLE", "REQUEST_STEPS", "assistant_text_layout", "blobs_as_base64", "conversation_content", "converse_form",
-           "drop_cache_points", "normalize_request", "tool_result_values", "wrapped_values"]
+__all__ = ["PINNABLE", "REQUEST_STEPS", "asked_response_fields", "assistant_text_layout", "blobs_as_base64",
+           "conversation_content", "converse_form", "drop_cache_points", "normalize_request", "paired",
+           "tool_result_values", "wrapped_values"]
 
 
 def _b64(data: bytes) -> str:
@@ -201,6 +202,23 @@ def _unwrapped(expected: Any, actual: Any) -> Any:
         return actual
     inner = next(iter(actual["json"].values()))
     return expected if not isinstance(inner, dict) and _as_text(inner) == _text_value(expected) else actual
+
+
+def asked_response_fields(expected: dict, actual: dict) -> dict:
+    """``actual`` with its additionalModelResponseFieldPaths as ``expected``'s when it asks for every path the golden
+    does: a path a library adds on its own (the AI SDK asks for ``/delta/stop_sequence`` on every call) only returns
+    one more field; a path the turn asked for and the library left out is still a difference."""
+    key = "additionalModelResponseFieldPaths"
+    theirs, mine = actual.get(key), expected.get(key) or []
+    if not isinstance(theirs, list) or not isinstance(mine, list) or not set(map(str, mine)) <= set(map(str, theirs)):
+        return actual
+    return {**actual, key: mine} if mine else {k: v for k, v in actual.items() if k != key}
+
+
+def paired(expected: dict, actual: dict) -> dict:
+    """``actual`` under the steps that read both sides: values wrapped in an object, response fields asked for besides
+    the golden's."""
+    return asked_response_fields(expected, wrapped_values(expected, actual))
 
 
 def wrapped_values(expected: dict, actual: dict) -> dict:

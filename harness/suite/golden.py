@@ -17,7 +17,7 @@ from harness.cassettes.limits import LimitError, read_file, yaml_errors
 from harness.cassettes.parsed import load_yaml_bytes
 from harness.judge.compare import Diff, diff_chunks, diff_request, diff_turn_count, note
 from harness.judge.normalize import ALL, comparable
-from harness.judge.normalize_request import wrapped_values
+from harness.judge.normalize_request import paired
 from harness.suite.scenario import GOLDEN_SUFFIX, Scenario
 
 __all__ = ["GoldenError", "accept_stop_reasons", "check", "compared", "golden_path", "load_golden", "unused_goldens",
@@ -190,6 +190,6 @@ def check(scenario: Scenario, actual_turns: Sequence[Mapping], capabilities: Ite
         wanted, actual = compared(scenario, index, want["chunks"], got["chunks"], capabilities)
         diffs.append(diff_chunks(wanted, actual, scenario=scenario.id, turn=index))
         if want.get("request") is not None and got.get("request") is not None:
-            request = wrapped_values(want["request"], got["request"])
+            request = paired(want["request"], got["request"])
             diffs.append(diff_request(want["request"], request, scenario=scenario.id, turn=index))
     return [diff for diff in diffs if diff is not None]

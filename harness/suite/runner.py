@@ -334,10 +334,11 @@ def _cut_short(scenario: Scenario, run: Run) -> tuple:
 
 
 class _Idle:
-    """The responder of a run's server between scenarios: nothing is being served."""
+    """The responder of a run's server between scenarios: nothing is being served. A call reaching it outlived its
+    scenario (an adapter's thread still sending as the run was interrupted or moved on): it is answered, at INFO."""
 
     def respond(self, request):
-        raise RequestError(400, "ValidationException", "no scenario is being served on this endpoint")
+        raise RequestError(400, "ValidationException", "no scenario is being served on this endpoint", expected=True)
 
 
 def _record_command(scenario: Scenario, root: Path) -> str:
