@@ -287,3 +287,14 @@ def test_unsigned_reasoning_goes_back_only_where_asked_and_signed_reasoning_alwa
     assert len(kept["content"]) == 3
     assert left["content"] == [{"reasoningContent": {"reasoningText": {"text": "a", "signature": "c2ln"}}},
                                {"text": "Hi."}]
+
+
+def test_an_error_results_json_stays_inside_it_for_a_family_taking_text_only_there():
+    """Rule 35 takes text or JSON in an error result: a JSON part stays (moved beside, it would be a json block in
+    the message, which Bedrock's ContentBlock has no member for: explore found the reference doing that)."""
+    only = [ASK, {"role": "assistant", "content": [tool_use("tooluse_A")]},
+            {"role": "user", "content": [tool_result("tooluse_A", [{"type": "json", "json": {"result": "?"}}],
+                                                     is_error=True)]}]
+    [_, _, user] = to_converse_messages(only, error_text_only=True)
+    assert user["content"] == [{"toolResult": {"toolUseId": "tooluse_A", "status": "error",
+                                               "content": [{"json": {"result": "?"}}]}}]

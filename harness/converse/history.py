@@ -324,9 +324,10 @@ def _with_cache_point(block: dict, converse: dict) -> list[dict]:
 
 def _moves(part: dict, result: dict, images: bool, error_text_only: bool) -> bool:
     """Whether a tool-result part goes beside its result instead: an image for a family that takes none inside a
-    result (§13 rule 36), any non-text part of an error result for one that takes text only there (rule 35)."""
+    result (§13 rule 36), any other part of an error result than text or JSON for one that takes only those there
+    (rule 35: a json block beside the results is no content block Bedrock knows)."""
     return (part["type"] == "image" and not images) or (error_text_only and result["is_error"]
-                                                         and part["type"] != "text")
+                                                         and part["type"] not in ("text", "json"))
 
 
 def _user_blocks(blocks: list[dict], status: bool, images: bool, error_text_only: bool) -> list[dict]:
