@@ -46,3 +46,17 @@ def test_explore_finds_the_bug_and_its_scenario_replays(key, tmp_path):
     assert written.status in ("fail", "warn"), f"{key}: the written scenario {written.path} replays {written.status}"
     scenario = load_scenario(written.path, tmp_path / "suites")
     assert run_scenario(scenario, correct(cls), tmp_path).status == "pass"
+
+
+@pytest.mark.parametrize("key, family", [("image_glued_into_text", "nova-2-omni"),
+                                         ("server_result_as_answer", "nova-2")])
+def test_the_services_own_blocks_are_drawn_and_their_bugs_found(key, family, tmp_path):
+    """Nova 2's image output and system-tool blocks are drawn: a variant reading either as answer text is found on
+    that family, and the written scenario replays failing with it and passing with the reference."""
+    adapter = VARIANTS[key]()
+    report = explore(adapter, profile="ci", families=(family,), examples=120)
+    assert report.failures, f"{key}: nothing found in {report.examples} examples of {family}"
+    failure = min(report.failures, key=lambda f: (f.grade != "fail", f.key))
+    written = write_failure(failure, tmp_path, f"bedrock-harness explore --adapter {key} --family {family}", adapter)
+    assert written.status == "fail", f"{key}: the written scenario {written.path} replays {written.status}"
+    assert run_scenario(load_scenario(written.path, tmp_path / "suites"), ConverseAdapter(), tmp_path).status == "pass"

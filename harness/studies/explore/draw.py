@@ -206,6 +206,28 @@ def _unsigned_lead(draw, turn: _Turn, capabilities: frozenset[str]) -> None:
     turn.claims.append("gpt-oss-shape" if fam.style == "openai" else "kimi-stream")
 
 
+_SNIPPET = st.sampled_from(["print(2 ** 64)", "print(len(str(2 ** 100000)))", "import math; print(math.pi)"])
+_IMAGE_PART = st.binary(min_size=3, max_size=36).map(lambda b: base64.b64encode(b).decode())
+
+
+def _server_tool(draw, turn: _Turn) -> None:
+    """Nova 2's system tool: its use (input whole) and the service's result, success or error, text or json items."""
+    status = draw(st.sampled_from(["success", "success", "error"]))
+    items = draw(st.lists(st.one_of(_WORDS.map(lambda w: {"text": " ".join(w)}),
+                                    _WORDS.map(lambda w: {"json": {"stdout": " ".join(w), "exitCode": 0}})),
+                          min_size=1, max_size=2))
+    turn.blocks.append({"server_tool_use": {"name": "nova_code_interpreter", "input": {"snippet": draw(_SNIPPET)}}})
+    turn.blocks.append({"tool_result": {"status": status, "type": "nova_code_interpreter_result", "content": items}})
+    turn.claims.append("nova2-server-tool")
+
+
+def _image(draw, turn: _Turn) -> None:
+    """An image the model made, its bytes in one or more deltas."""
+    turn.blocks.append({"image": {"format": draw(st.sampled_from(["png", "jpeg"])),
+                                  "data": draw(st.lists(_IMAGE_PART, min_size=1, max_size=3))}})
+    turn.claims.append("image-output")
+
+
 @st.composite
 def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int) -> tuple[dict, list]:
     """One turn's script and claims; a turn that calls tools (and is not the last) is followed by results."""
@@ -218,8 +240,14 @@ def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int) 
     most = 4 if "parallel_tool_use" in caps else 1
     calls = draw(st.integers(0, most)) if may_call else 0
     texts_before = draw(st.booleans()) if calls else True
+    if fam.server_tools and draw(st.booleans()):
+        _server_tool(draw, turn)
     if texts_before:
         turn.text(draw, "text-before-call" if calls else "text-stream")
+    if fam.images and draw(st.booleans()):
+        _image(draw, turn)
+        if draw(st.booleans()):
+            turn.text(draw)
     missing = options.robustness and calls and draw(st.integers(0, 15)) == 0
     for n in range(calls):
         if n and fam.style == "claude" and draw(st.integers(0, 3)) == 0:

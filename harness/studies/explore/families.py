@@ -78,6 +78,14 @@ CLAIMS: dict[str, tuple[str, tuple[str, ...]]] = {
                             "and answers.", ("R-otel", "R-langchain-loop", "R-think-rt", "R-nova1", "R-kimi-rt")),
     "result-forms": ("A toolResult carries text or JSON-object content, and status error for a failed call where the "
                      "family documents it.", ("doc-tool-result-status", "R-think-rt", "R-langchain-loop")),
+    # the service's own blocks
+    "nova2-server-tool": ("Nova 2 Lite, asked with a system tool, streams a toolUse of type server_tool_use with its "
+                          "input whole, then a toolResult block (its start names the toolUseId, a status and a type; "
+                          "its delta is a list of text or json items), then the answer.",
+                          ("R-nova2", "doc-tool-result-block-start", "doc-tool-result-block-delta")),
+    "image-output": ("Nova 2 Omni streams an image it makes as its own block: a contentBlockStart with image "
+                     "{format}, then contentBlockDelta events with image {source}.",
+                     ("doc-image-block-start", "doc-image-block-delta", "nova2-omni-samples")),
     "writer-refuses-streamed-tools": ("Writer Palmyra refuses tool use on ConverseStream (\"This model doesn't "
                                       "support tool use in streaming mode.\"): its streams carry text only.",
                                       ("strands#393",)),
@@ -121,6 +129,8 @@ class Family:
     tools: bool = True
     cache: bool = False
     status: bool = True  # toolResult.status is documented for the family
+    server_tools: bool = False  # the service runs a tool of its own and streams its use and result
+    images: bool = False  # the model makes images, streamed as image blocks
     stops: tuple[str, ...] = ("end_turn", "tool_use")
     claims: tuple[str, ...] = ("text-stream", "blocks-in-order", "server-tool-usage")
 
@@ -137,6 +147,10 @@ FAMILIES = (
     # calls go through Converse, which explore does not draw yet.
     Family("writer", "us.writer.palmyra-x5-v1:0", "claude", tools=False, status=False,
            claims=("text-stream", "blocks-in-order", "server-tool-usage", "writer-refuses-streamed-tools")),
+    # Nova 2: the service's own blocks (a system tool's use and result; Omni's images), which are never calls for the
+    # application nor answer text. Their client tool calls are not drawn: no recording shows their stream yet.
+    Family("nova-2", "us.amazon.nova-2-lite-v1:0", "nova-2", tools=False, server_tools=True),
+    Family("nova-2-omni", "us.amazon.nova-2-omni-v1:0", "nova-2", tools=False, images=True),
     Family("titan", "amazon.titan-text-express-v1", "titan", tools=False, stops=("end_turn", "guardrail_intervened"),
            claims=("text-stream", "titan-whole-text")),
 )

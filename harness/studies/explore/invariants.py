@@ -42,6 +42,12 @@ def _kind(block: list[tuple[str, dict]]) -> str:
     return "?"
 
 
+def _served(block: list[tuple[str, dict]]) -> bool:
+    """A toolUse the service runs itself (a system tool): no call of the application's."""
+    return any(name == "contentBlockStart" and body["start"].get("toolUse", {}).get("type") == "server_tool_use"
+               for name, body in block)
+
+
 def _shared(events: list, frames: Sequence) -> list[tuple[str, str]]:
     out = []
     for name, body, headers in events:
@@ -75,7 +81,7 @@ def _tools(blocks: dict, style: str) -> list[tuple[str, str]]:
             out.append((f"style {style}: tooluse-ids", f"block {index} id {tid!r}"))
         if style == "claude" and deltas[:1] != [""]:
             out.append(("style claude: first-input-delta-empty", f"block {index} input deltas {deltas[:2]}"))
-        if style in ("nova", "open-weight") and len(deltas) != 1:
+        if style in ("nova", "nova-2", "open-weight") and len(deltas) != 1:
             out.append((f"style {style}: whole-input", f"block {index} has {len(deltas)} input deltas"))
         if style == "titan":
             out.append(("style titan: no-tool-use", f"block {index} is a toolUse"))
@@ -114,7 +120,7 @@ def _texts(blocks: dict, style: str) -> list[tuple[str, str]]:
 
 def _stop(events: list, blocks: dict, style: str) -> list[tuple[str, str]]:
     stops = [body["stopReason"] for name, body, _ in events if name == "messageStop"]
-    tools = [i for i, b in blocks.items() if _kind(b) == "toolUse"]
+    tools = [i for i, b in blocks.items() if _kind(b) == "toolUse" and not _served(b)]
     if stops == ["tool_use"] and not tools:
         return [("explore: stop-tool-use", "stopReason tool_use without a toolUse block")]
     if stops == ["end_turn"] and tools and style != "claude":

@@ -81,8 +81,11 @@ def _blocks(events: Sequence[tuple[str, dict]]) -> dict[int, dict]:
             continue
         block = blocks.setdefault(body["contentBlockIndex"], {"kind": None, "text": "", "deltas": 0, "stopped": False})
         if name == "contentBlockStart":
-            tool = body["start"].get("toolUse", {})
-            block.update(kind="tool_call", id=tool.get("toolUseId"), name=tool.get("name"), input="")
+            tool = body["start"].get("toolUse")
+            if tool is None or tool.get("type") == "server_tool_use":  # the service's own block: no item
+                block["kind"] = "service"
+            else:
+                block.update(kind="tool_call", id=tool.get("toolUseId"), name=tool.get("name"), input="")
         elif name == "contentBlockStop":
             block["stopped"] = True
         else:
