@@ -59,13 +59,16 @@ NEWEST_FINDINGS = {
     "edge/tool-result-no-status": "This model doesn't support the status field. Remove status and try again.",
     "edge/two-signed-reasoning-blocks": "turn 1 request expected messages[1].content[0].reasoningContent.reasoningText"
                                         ".signature 'EuYB",
+    # FINISH_REASON_MAPPING has no entry for it: no finish_reason at all
+    "edge/every-stop-reason": 'turn 2 chunk 1 (stop): missing; expected stop {"reason": "malformed_model_output"}',
+    "edge/server-tool-text-result": '"name": "nova_code_interpreter"',
+    "edge/unsigned-reasoning-to-claude": "User messages cannot contain reasoning content.",
 }
 UNSIGNED = ("native replies[0].content[0].reasoning.extra.reasoning_contents[0].reasoning_content.reasoning_text"
             ".signature: streamed null / non-streamed nothing")
 FLOOR_FINDINGS = {
     "faults/truncated-stream": CUT,
-    "core/interleaved-text": "native replies[0].content[0].text: streamed \"I'll check the contents of /tmp/test.txt "
-                             "for you by reading the file.Once I have",
+    "core/interleaved-text": "native replies[0].content[0].text: streamed …'you by reading the file.Once I have",
     "edge/cache-both-spellings": "expected cache_write_input_tokens 2048 / actual 0",
     "edge/cache-usage": "expected cache_write_input_tokens 1843 / actual 0",
     "edge/empty-text-before-reasoning": UNSIGNED,
@@ -76,6 +79,10 @@ FLOOR_FINDINGS = {
                                     "invalid. Provide a json object for the field and try again.",
     "edge/tool-result-no-status": "This model doesn't support the status field. Remove status and try again.",
     "edge/unsigned-reasoning-round-trip": "reasoningContent.reasoningText.signature, value: None",
+    "edge/every-stop-reason": 'turn 2 chunk 1 (stop): missing; expected stop {"reason": "malformed_model_output"}',
+    "edge/image-output-block": "native replies[0].content[0].text: streamed",
+    "edge/server-tool-text-result": '"name": "nova_code_interpreter"',
+    "edge/unsigned-reasoning-to-claude": "reasoningContent.reasoningText.signature, value: None",
 }
 # Findings graded warn, with the reason the report names. A non-streamed reply without text still holds a
 # TextContent(""): _parse_completion_response builds it as ChatMessage.from_assistant(" ".join(text_content), ...)

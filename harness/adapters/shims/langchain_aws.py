@@ -167,13 +167,28 @@ def _runnable(turn: dict, endpoint: dict) -> Any:
         aws_access_key_id=endpoint["aws_access_key_id"], aws_secret_access_key=endpoint["aws_secret_access_key"],
         max_tokens=options.get("max_tokens"), temperature=None if budget else options.get("temperature"),
         additional_model_request_fields={"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
-        disable_streaming=False)
+        disable_streaming=False, **_provider(turn["model_id"]))
     assert_endpoint(boto_endpoint(model.client), endpoint, "ChatBedrockConverse.client")
     if getattr(model, "bedrock_client", None) is not None:  # the control plane (inference profiles), when built
         assert_endpoint(boto_endpoint(model.bedrock_client), endpoint, "ChatBedrockConverse.bedrock_client")
     if not turn.get("tools"):
         return model
     return model.bind_tools(turn["tools"], tool_choice=_tool_choice(options.get("tool_choice")))
+
+
+GEO_PREFIXES = ("us", "eu", "apac", "global", "jp", "au", "ca", "us-gov")
+
+
+def _provider(model_id: str) -> dict:
+    """``provider=`` for a model ARN, which ChatBedrockConverse refuses without one ("Model provider should be
+    supplied when passing a model ARN as model_id"; its docs: provide it "for model IDs that do not have the provider
+    in them"), as the application that knows the family it calls passes it: the first part of the ARN's resource
+    name past a geography prefix (``default-prompt-router/anthropic.claude:1``: anthropic). Nothing for a model id,
+    whose provider the library reads itself."""
+    if not model_id.startswith("arn:"):
+        return {}
+    parts = model_id.rsplit("/", 1)[-1].split(".")
+    return {"provider": parts[1] if len(parts) > 2 and parts[0] in GEO_PREFIXES else parts[0]}
 
 
 def _tool_choice(choice: Any) -> str | None:
