@@ -176,6 +176,41 @@ def test_a_tool_use_block_garbled_on_the_invoke_path_only_is_a_parity_finding(ad
                                  "'tool_usetool_use'") in text, text
 
 
+CACHE_POINTS = ("edge/cache-points", "edge/nova-cache-points", "edge/cache-point-before-document")
+
+
+@pytest.mark.parametrize("sid", CACHE_POINTS)
+def test_cache_points_go_where_the_turn_asks(adapter, sid):
+    assert "cache_points" in adapter.capabilities
+    assert_verdict(adapter, NAME, sid, KNOWN_HERE)
+
+
+def test_cache_controls_become_cachepoint_blocks_after_what_they_mark():
+    hour = {"type": "ephemeral", "ttl": "1h"}
+    system, result, question = shim.to_langchain({"system": [{"type": "text", "text": "sys", "cache_control": hour}],
+                                             "messages": [{"role": "user", "content": [
+                                                 {"type": "tool_result", "tool_use_id": "t1", "content": "x",
+                                                  "cache_control": {"type": "ephemeral"}}]},
+                                                 {"role": "user", "content": [
+                                                     {"type": "text", "text": "q", "cache_control": hour}]}]})
+    assert system.content == ["sys", {"cachePoint": {"type": "default", "ttl": "1h"}}]
+    assert isinstance(result, ToolMessage) and isinstance(question, HumanMessage)
+    assert result.content == [{"type": "text", "text": "x"}, {"cachePoint": {"type": "default"}}]
+    assert question.content == [{"type": "text", "text": "q"}, {"cachePoint": {"type": "default", "ttl": "1h"}}]
+    assert shim._cached([{"name": "f", "cache_control": hour}]) == [
+        {"name": "f"}, {"cachePoint": {"type": "default", "ttl": "1h"}}]
+
+
+def test_a_base64_document_is_langchains_file_block_and_an_image_its_image_block():
+    document = {"type": "document", "title": "notes", "source": {"type": "base64", "media_type": "text/plain",
+                                                                 "data": "aGk="}}
+    assert shim._media(document) == {"type": "file", "base64": "aGk=", "mime_type": "text/plain", "name": "notes"}
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}}
+    assert shim._media(image) == {"type": "image", "base64": "AA==", "mime_type": "image/png"}
+    url = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
+    assert shim._media(url) is url
+
+
 def test_history_maps_to_langchain_messages():
     turn = {"system": "sys", "messages": [
         {"role": "user", "content": "hi"},
