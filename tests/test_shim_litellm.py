@@ -81,6 +81,8 @@ KNOWN_NEWEST = {
     "edge/tool-result-no-status": "This model doesn't support tool use in streaming mode.",  # rule 38
     # unsigned thinking sent as text (add_thinking_blocks_to_assistant_content)
     "edge/unsigned-reasoning-to-claude": 'actual {"text": "The user asks about rain in Paris.',
+    # the document named by its hash (_process_document_message)
+    "edge/cache-point-before-document": "document.name 'release-notes' / actual 'Document_6a084ab266e91638_txt'",
 }
 # Findings graded warn (a judgement or a robustness scenario), with the reason the report names.
 WARNED_NEWEST = {
@@ -121,6 +123,8 @@ KNOWN_FLOOR = {
     "edge/image-output-block": "openai_single_choice: chunk 6 (openai_chunk) has choices[0].index 2",
     "edge/server-tool-text-result": '"name": "nova_code_interpreter"',
     "edge/unsigned-reasoning-to-claude": 'actual {"text": "The user asks about rain in Paris.',
+    "edge/cache-point-before-document": "actual no messages[0].content[2]",  # the document dropped
+    "edge/cache-points": "expected system[1].cachePoint.ttl '1h' / actual no system[1].cachePoint.ttl",
 }
 WARNED_FLOOR = {sid: WARNED_NEWEST[sid] for sid in ("edge/interleaved-parallel-deltas", "edge/tool-result-is-error",
                                                     "faults/http-429-then-success")}
@@ -171,6 +175,12 @@ def test_baseline_lists_exactly_the_known_failures():
 
 @pytest.mark.parametrize("sid", CHECKED)
 def test_verdict_matches_the_baseline(adapter, sid):
+    assert_verdict(adapter, CERTIFIED, sid, KNOWN, warned=WARNED)
+
+
+@pytest.mark.parametrize("sid", ["edge/cache-points", "edge/nova-cache-points", "edge/cache-point-before-document"])
+def test_cache_points_go_where_the_turn_asks_or_fail_on_the_librarys_finding(adapter, sid):
+    assert "cache_points" in adapter.capabilities
     assert_verdict(adapter, CERTIFIED, sid, KNOWN, warned=WARNED)
 
 
