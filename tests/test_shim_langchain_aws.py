@@ -65,6 +65,8 @@ KNOWN = {
     # a server tool's input delta as a nameless, id-less tool_call_chunk
     "edge/server-tool-text-result": 'actual tool_call {"id": null, "name": null, "input": {"snippet"',
     "edge/web-search-server-tool": "tool_call_ids_present: chunk 0 (tool_call) passes a call on without an id",
+    # an error result's image kept inside the toolResult for Claude (hoist_images: other providers only)
+    "edge/tool-result-error-with-image": "all content must be type `text` if `is_error` is true",
 }
 # Invoke's reasoning block holds signature "" (text "" for a signature-only block) where the stream's holds none;
 # _bedrock_reasoning_block sends both alike, so streaming parity notes it. What is left: a placeholder "." sent for
@@ -84,6 +86,7 @@ FLOOR_KNOWN = {
     "faults/truncated-stream": "presents call 'tooluse_MB6h-d58uJUlgfnrBG79IJ' as complete although the stream ended "
                                "badly",
     "edge/server-tool-text-result": "adapter error KeyError: 'content'",
+    "edge/openai-tool-result-image": "This model doesn't support the image field for user messages.",
 }
 NAME = certified_name("langchain-aws", "langchain-aws", "langchain-aws")  # langchain-aws.floor at the floor
 KNOWN_HERE = FLOOR_KNOWN if NAME.endswith(".floor") else KNOWN
@@ -177,6 +180,13 @@ def test_a_tool_use_block_garbled_on_the_invoke_path_only_is_a_parity_finding(ad
 
 
 CACHE_POINTS = ("edge/cache-points", "edge/nova-cache-points", "edge/cache-point-before-document")
+MEDIA = ("edge/tool-result-media", "edge/nova-tool-result-media", "edge/tool-result-error-with-image")
+
+
+@pytest.mark.parametrize("sid", MEDIA)
+def test_media_in_tool_results_go_as_langchain_data_blocks(adapter, sid):
+    assert "tool_result_media" in adapter.capabilities
+    assert_verdict(adapter, NAME, sid, KNOWN_HERE)
 
 
 @pytest.mark.parametrize("sid", CACHE_POINTS)
@@ -207,6 +217,7 @@ def test_a_base64_document_is_langchains_file_block_and_an_image_its_image_block
     assert shim._media(document) == {"type": "file", "base64": "aGk=", "mime_type": "text/plain", "name": "notes"}
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}}
     assert shim._media(image) == {"type": "image", "base64": "AA==", "mime_type": "image/png"}
+    assert shim._result_content(["shot:", image]) == [{"type": "text", "text": "shot:"}, shim._media(image)]
     url = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
     assert shim._media(url) is url
 

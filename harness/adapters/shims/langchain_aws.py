@@ -64,8 +64,10 @@ class LangchainAwsAdapter(Shim):
     name = DISTRIBUTION
     distribution = DISTRIBUTION
     extra = "langchain-aws"
-    # Today's surface it reaches: cache points (cachePoint content blocks and tools entries).
-    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
+    # Today's surface it reaches: cache points (cachePoint content blocks and tools entries), media in tool results
+    # (LangChain's data blocks in a ToolMessage).
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "tool_result_media", OWN_HISTORY,
+                                                     USAGE_INCLUDES_CACHE, NON_STREAMING}
     native_differences = DIFFERENCES
 
     def __init__(self) -> None:
@@ -263,7 +265,7 @@ def _result_content(content: Any, control: dict | None = None) -> str | list:
         return content or ""
     if isinstance(content, dict):
         return [{"type": "json", "json": content}]
-    return [{"type": "text", "text": p} if isinstance(p, str) else p for p in content]
+    return [{"type": "text", "text": p} if isinstance(p, str) else _media(p) for p in content]
 
 
 def _assistant(message: dict) -> list:
