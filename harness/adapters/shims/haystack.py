@@ -38,6 +38,7 @@ from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, 
 from harness.adapters.shims.haystack_messages import (
     CACHE_POINTS,
     REASONING_IN_EXTRA,
+    RESULT_PARTS,
     anthropic_content,
     make_tools,
     to_haystack,
@@ -145,7 +146,8 @@ class HaystackAdapter(Shim):
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
         "stop_reason", "round_trip", "errors", "streaming", OWN_HISTORY, NON_STREAMING,
-    } | ({"redacted_reasoning"} if REASONING_IN_EXTRA else set()) | ({"cache_points"} if CACHE_POINTS else set()))
+    } | ({"redacted_reasoning"} if REASONING_IN_EXTRA else set()) | ({"cache_points"} if CACHE_POINTS else set())
+      | ({"tool_result_media"} if RESULT_PARTS else set()))
     native_differences = NATIVE_DIFFERENCES
     # Read in haystack-ai (2.21.0): one filter reason, which the integration maps guardrail_intervened to.
     vocabulary = {"guardrail-as-content-filter": "haystack.dataclasses.streaming_chunk.FinishReason = Literal['stop', "
