@@ -59,13 +59,21 @@ NEWEST_FINDINGS = {
     "edge/tool-result-no-status": "This model doesn't support the status field. Remove status and try again.",
     "edge/two-signed-reasoning-blocks": "turn 1 request expected messages[1].content[0].reasoningContent.reasoningText"
                                         ".signature 'EuYB",
+    # FINISH_REASON_MAPPING has no entry for it: no finish_reason at all
+    "edge/every-stop-reason": 'turn 2 chunk 1 (stop): missing; expected stop {"reason": "malformed_model_output"}',
+    "edge/server-tool-text-result": '"name": "nova_code_interpreter"',
+    "edge/unsigned-reasoning-to-claude": "User messages cannot contain reasoning content.",
+    # ChatMessage.meta["cachePoint"] goes after the whole message, the document included (rule 34)
+    "edge/cache-point-before-document": 'expected messages[0].content[1] {"cachePoint": {"type": "default"}}',
+    # an ImageContent kept inside the toolResult whatever the model (_format_tool_result_message)
+    "edge/openai-tool-result-image": "This model doesn't support the image field for user messages.",
+    "edge/tool-result-error-with-image": "all content must be type `text` if `is_error` is true",
 }
 UNSIGNED = ("native replies[0].content[0].reasoning.extra.reasoning_contents[0].reasoning_content.reasoning_text"
             ".signature: streamed null / non-streamed nothing")
 FLOOR_FINDINGS = {
     "faults/truncated-stream": CUT,
-    "core/interleaved-text": "native replies[0].content[0].text: streamed \"I'll check the contents of /tmp/test.txt "
-                             "for you by reading the file.Once I have",
+    "core/interleaved-text": "native replies[0].content[0].text: streamed …'you by reading the file.Once I have",
     "edge/cache-both-spellings": "expected cache_write_input_tokens 2048 / actual 0",
     "edge/cache-usage": "expected cache_write_input_tokens 1843 / actual 0",
     "edge/empty-text-before-reasoning": UNSIGNED,
@@ -76,6 +84,10 @@ FLOOR_FINDINGS = {
                                     "invalid. Provide a json object for the field and try again.",
     "edge/tool-result-no-status": "This model doesn't support the status field. Remove status and try again.",
     "edge/unsigned-reasoning-round-trip": "reasoningContent.reasoningText.signature, value: None",
+    "edge/every-stop-reason": 'turn 2 chunk 1 (stop): missing; expected stop {"reason": "malformed_model_output"}',
+    "edge/image-output-block": "native replies[0].content[0].text: streamed",
+    "edge/server-tool-text-result": '"name": "nova_code_interpreter"',
+    "edge/unsigned-reasoning-to-claude": "reasoningContent.reasoningText.signature, value: None",
 }
 # Findings graded warn, with the reason the report names. A non-streamed reply without text still holds a
 # TextContent(""): _parse_completion_response builds it as ChatMessage.from_assistant(" ".join(text_content), ...)
@@ -91,13 +103,15 @@ _WARNED = {
     "edge/guardrail-trace": GUARDRAIL,
 }
 NEWEST_WARNED = {**_WARNED, "edge/cache-both-spellings": EMPTY_TEXT, "edge/cache-usage": EMPTY_TEXT,
+                 "edge/nova-cache-points": EMPTY_TEXT,
                  "edge/signature-only-reasoning": EMPTY_TEXT, "edge/unsigned-reasoning-round-trip": EMPTY_TEXT,
                  "edge/tool-result-json-values": "judgement object-result-as-json"}
 FLOOR_WARNED = {**_WARNED, "edge/two-signed-reasoning-blocks": EMPTY_TEXT}
 FINDINGS, WARNED = (FLOOR_FINDINGS, FLOOR_WARNED) if AT_FLOOR else (NEWEST_FINDINGS, NEWEST_WARNED)
 BASELINE = "haystack.floor" if AT_FLOOR else "haystack"
 PASSING = ["core/parallel-calls", "faults/model-stream-error-mid-tool"] + (
-    ["edge/redacted-reasoning-tool"] if AT_FLOOR else [])
+    ["edge/redacted-reasoning-tool"] if AT_FLOOR else ["edge/cache-points", "edge/tool-result-media",
+                                                       "edge/nova-tool-result-media"])
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 
 
@@ -109,10 +123,10 @@ def adapter():
 def test_identity_is_the_library_and_capabilities_are_what_it_exposes(adapter):
     assert adapter.name == "haystack"
     assert adapter.version == importlib.metadata.version("amazon-bedrock-haystack")
-    # redacted reasoning survives up to 6.5.0 only
-    features = FEATURES - SURFACE_FEATURES  # today's surface: not reached yet
-    assert adapter.capabilities == (features if AT_FLOOR else features - {"redacted_reasoning"}) | {OWN_HISTORY,
-                                                                                                   NON_STREAMING}
+    # redacted reasoning survives up to 6.5.0 only; cache points from the release with prompt caching (not 5.3.0)
+    features = FEATURES - SURFACE_FEATURES
+    assert adapter.capabilities == (features if AT_FLOOR else features - {"redacted_reasoning"} | {"cache_points", "tool_result_media"}) | {
+        OWN_HISTORY, NON_STREAMING}
     assert set(adapter.native_differences) == {"replies[*].meta.completion_start_time"}
 
 
@@ -159,6 +173,23 @@ def test_history_maps_to_haystack_messages():
     (result,) = tool.tool_call_results
     assert (result.result, result.error, result.origin.id, result.origin.tool_name) == ("boom", True, "t1", "f")
     assert follow.is_from(ChatRole.USER) and follow.text == "and?"
+
+
+@pytest.mark.skipif(AT_FLOOR, reason="5.3.0 has no prompt-caching options: cache_points undeclared, scenarios skipped")
+def test_cache_controls_become_message_cache_points_and_the_tools_cachepoint_config():
+    hour = {"type": "ephemeral", "ttl": "1h"}
+    turn = {"system": [{"type": "text", "text": "sys", "cache_control": hour}],
+            "tools": [{"name": "f", "input_schema": {"type": "object"}, "cache_control": hour}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "q", "cache_control": {"type": "ephemeral"}},
+                                                      {"type": "document", "title": "notes", "source": {
+                                                          "type": "base64", "media_type": "text/plain",
+                                                          "data": "aGk="}}]}]}
+    system, user = messages.to_haystack(turn)
+    assert system.text == "sys" and system.meta == {"cachePoint": {"type": "default", "ttl": "1h"}}
+    assert user.meta == {"cachePoint": {"type": "default"}}  # Haystack's one place: after the message's content
+    assert user.files[0].filename == "notes" and user.files[0].mime_type == "text/plain"
+    assert messages.tools_cachepoint(turn) == {"tools_cachepoint_config": {"type": "default", "ttl": "1h"}}
+    assert messages.tools_cachepoint({"tools": [{"name": "f", "input_schema": {}}]}) == {}
 
 
 def test_streaming_chunks_map_to_harness_chunks():

@@ -72,10 +72,17 @@ SPEC = "harness.adapters.shims.litellm:LiteLLMAdapter"
 KNOWN_NEWEST = {
     "edge/empty-text-before-reasoning": "native thinking_blocks: streamed a null null, non-streamed a list",
     "edge/interleaved-reasoning-tools": "native thinking_blocks: streamed a null null, non-streamed a list",
-    "edge/nova-parallel-calls": "native content: streamed '<thinking>The user wants the weather in two cities.",
-    "edge/nova-style": "native content: streamed '<thinking>The user wants the contents of /tmp/test.txt.",
+    "edge/nova-parallel-calls": "native content: streamed '<thinking>The user wants'",
+    "edge/nova-style": "native content: streamed '<thinking>The user wants'",
     "edge/server-tool-then-client-tool": '"name": "nova_code_interpreter"',
     "edge/unsigned-reasoning-round-trip": "native thinking_blocks: streamed a null null, non-streamed a list",
+    "edge/every-stop-reason": "expected reason 'malformed_model_output' / actual 'end_turn'",  # map_finish_reason
+    "edge/server-tool-text-result": '"name": "nova_code_interpreter"',
+    "edge/tool-result-no-status": "This model doesn't support tool use in streaming mode.",  # rule 38
+    # unsigned thinking sent as text (add_thinking_blocks_to_assistant_content)
+    "edge/unsigned-reasoning-to-claude": 'actual {"text": "The user asks about rain in Paris.',
+    # the document named by its hash (_process_document_message)
+    "edge/cache-point-before-document": "document.name 'release-notes' / actual 'Document_6a084ab266e91638_txt'",
 }
 # Findings graded warn (a judgement or a robustness scenario), with the reason the report names.
 WARNED_NEWEST = {
@@ -107,11 +114,17 @@ KNOWN_FLOOR = {
     "edge/signature-only-reasoning": 'assembled message: streamed reasoning {"text": "", "signature": "ErUB',
     "edge/tool-result-json-values": f"openai_single_choice: chunk 10 {_SINGLE_CHOICE}",
     "edge/tool-result-no-status": "bedrock does not support parameters: ['tools'], for model=converse/us.writer",
-    "edge/two-signed-reasoning-blocks": "streamed text 'Reading /etc/app/config.yaml will show the retries setting",
+    "edge/two-signed-reasoning-blocks": "assembled message block 0 (reasoning): streamed text 'Reading /etc/app/config.'",
     "edge/zero-arg-after-text": f"openai_single_choice: chunk 10 {_SINGLE_CHOICE}",
     "faults/model-stream-error-mid-tool": f"openai_single_choice: chunk 6 {_SINGLE_CHOICE}",
     "faults/throttling-mid-tool": "adapter error RateLimitError: litellm.RateLimitError: BedrockException",
     "faults/truncated-stream": 'turn 0 actual chunk 1 (stop): unexpected; expected nothing / actual stop {"reason"',
+    "edge/every-stop-reason": "expected reason 'stop_sequence' / actual 'end_turn'",
+    "edge/image-output-block": "openai_single_choice: chunk 6 (openai_chunk) has choices[0].index 2",
+    "edge/server-tool-text-result": '"name": "nova_code_interpreter"',
+    "edge/unsigned-reasoning-to-claude": 'actual {"text": "The user asks about rain in Paris.',
+    "edge/cache-point-before-document": "actual no messages[0].content[2]",  # the document dropped
+    "edge/cache-points": "expected system[1].cachePoint.ttl '1h' / actual no system[1].cachePoint.ttl",
 }
 WARNED_FLOOR = {sid: WARNED_NEWEST[sid] for sid in ("edge/interleaved-parallel-deltas", "edge/tool-result-is-error",
                                                     "faults/http-429-then-success")}
@@ -165,6 +178,12 @@ def test_verdict_matches_the_baseline(adapter, sid):
     assert_verdict(adapter, CERTIFIED, sid, KNOWN, warned=WARNED)
 
 
+@pytest.mark.parametrize("sid", ["edge/cache-points", "edge/nova-cache-points", "edge/cache-point-before-document"])
+def test_cache_points_go_where_the_turn_asks_or_fail_on_the_librarys_finding(adapter, sid):
+    assert "cache_points" in adapter.capabilities
+    assert_verdict(adapter, CERTIFIED, sid, KNOWN, warned=WARNED)
+
+
 def test_completion_kwargs_point_litellm_at_the_endpoint():
     turn = {"model_id": "m", "system": None, "messages": [{"role": "user", "content": "hi"}],
             "tools": [{"name": "f", "description": "d", "input_schema": {"type": "object", "properties": {}}}],
@@ -186,7 +205,9 @@ def test_completion_kwargs_point_litellm_at_the_endpoint():
 def test_error_code_is_bedrocks_header_when_kept_else_the_exception_class():
     throttled = shim.litellm.RateLimitError("slow down", "bedrock", "m")
     throttled.litellm_response_headers = {"x-amzn-errortype": "ThrottlingException:http://internal.amazon.com/"}
-    assert shim.error_chunk(throttled) == {"type": "error", "code": "ThrottlingException", "message": str(throttled)}
+    chunk = shim.error_chunk(throttled)
+    assert {k: chunk[k] for k in ("type", "code", "message")} == {"type": "error", "code": "ThrottlingException",
+                                                                  "message": str(throttled)}
     assert shim.error_chunk(shim.litellm.BadRequestError("bad", "m", "bedrock"))["code"] == "BadRequestError"
 
 

@@ -7,6 +7,7 @@ import base64
 
 from harness.adapters.shims.common import message_chunk
 from harness.adapters.shims.litellm_format import (
+    cached,
     _part,
     anthropic_message,
     chunks_from_stream_chunk,
@@ -45,6 +46,19 @@ def test_history_maps_to_openai_messages_the_way_a_litellm_app_holds_them():
         {"role": "tool", "tool_call_id": "t2", "content": [{"type": "text", "text": "ok"}]},
         {"role": "user", "content": [{"type": "text", "text": "and?"}]}]
     assert to_openai(turn, held=["earlier"])[0] == {"role": "user", "content": "hi"}  # the system prompt once
+
+
+def test_cache_controls_stay_on_the_part_and_the_tool_message_they_mark_and_a_document_goes_as_anthropics():
+    hour = {"type": "ephemeral", "ttl": "1h"}
+    document = {"type": "document", "title": "notes", "source": {"type": "base64", "media_type": "text/plain",
+                                                                 "data": "aGk="}}
+    turn = {"messages": [{"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "x", "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": "q", "cache_control": hour}, document]}]}
+    assert to_openai(turn) == [
+        {"role": "tool", "tool_call_id": "t1", "content": "x", "cache_control": {"type": "ephemeral"}},
+        {"role": "user", "content": [{"type": "text", "text": "q", "cache_control": hour}, document]}]
+    assert cached({"name": "f", "cache_control": hour}) == {"cache_control": hour} and cached({"name": "f"}) == {}
 
 
 def test_tool_choice_and_json_result_parts_in_openais_words():

@@ -35,7 +35,15 @@ from haystack_integrations.components.generators.amazon_bedrock import (
 )
 
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.adapters.shims.haystack_messages import REASONING_IN_EXTRA, anthropic_content, make_tools, to_haystack
+from harness.adapters.shims.haystack_messages import (
+    CACHE_POINTS,
+    REASONING_IN_EXTRA,
+    RESULT_PARTS,
+    anthropic_content,
+    make_tools,
+    to_haystack,
+    tools_cachepoint,
+)
 from harness.adapters.shims.haystack_releases import close_generator, meta_reasoning_chunks, warmed
 from harness.converse.stream import error_chunk
 from harness.judge.protocol import NON_STREAMING, OWN_HISTORY
@@ -81,7 +89,7 @@ def make_generator(turn: dict, endpoint: dict) -> AmazonBedrockChatGenerator:
         model=turn["model_id"], aws_access_key_id=Secret.from_token(endpoint["aws_access_key_id"]),
         aws_secret_access_key=Secret.from_token(endpoint["aws_secret_access_key"]), aws_session_token=None,
         aws_region_name=Secret.from_token(endpoint["region"]), aws_profile_name=None,
-        generation_kwargs=generation_kwargs(turn)), endpoint["endpoint_url"])
+        generation_kwargs=generation_kwargs(turn), **tools_cachepoint(turn)), endpoint["endpoint_url"])
     assert_endpoint(boto_endpoint(generator.client), endpoint, "AmazonBedrockChatGenerator.client")
     return generator
 
@@ -133,11 +141,13 @@ class HaystackAdapter(Shim):
     name = "haystack"
     distribution = "amazon-bedrock-haystack"
     extra = "haystack"
-    # Redacted reasoning streams, assembles and goes back only up to 6.5.0 (see REASONING_IN_EXTRA).
+    # Redacted reasoning streams, assembles and goes back only up to 6.5.0 (see REASONING_IN_EXTRA); cache points
+    # where the release has Haystack's prompt-caching options (CACHE_POINTS).
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
         "stop_reason", "round_trip", "errors", "streaming", OWN_HISTORY, NON_STREAMING,
-    } | ({"redacted_reasoning"} if REASONING_IN_EXTRA else set()))
+    } | ({"redacted_reasoning"} if REASONING_IN_EXTRA else set()) | ({"cache_points"} if CACHE_POINTS else set())
+      | ({"tool_result_media"} if RESULT_PARTS else set()))
     native_differences = NATIVE_DIFFERENCES
     # Read in haystack-ai (2.21.0): one filter reason, which the integration maps guardrail_intervened to.
     vocabulary = {"guardrail-as-content-filter": "haystack.dataclasses.streaming_chunk.FinishReason = Literal['stop', "

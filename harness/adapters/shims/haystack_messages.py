@@ -4,9 +4,11 @@ results as strings before haystack-ai 2.23.0), and a reply ``ChatMessage`` as an
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any
 
+import haystack.dataclasses as haystack_dataclasses
 from haystack.dataclasses import chat_message as haystack_chat_message
 from haystack.dataclasses import (
     ChatMessage,
@@ -15,11 +17,15 @@ from haystack.dataclasses import (
     ToolCall,
 )
 from haystack.tools import Tool
+from haystack_integrations.components.generators.amazon_bedrock import AmazonBedrockChatGenerator
 from haystack_integrations.components.generators.amazon_bedrock.chat import utils as bedrock_utils
 
 from harness.adapters.shims.haystack_releases import anthropic_reasoning, folded_reasoning, result_text
+from harness.converse.request import system_blocks
+from harness.converse.tools import cache_block
 
-__all__ = ["REASONING_IN_EXTRA", "RESULT_PARTS", "anthropic_content", "make_tools", "to_haystack"]
+__all__ = ["CACHE_POINTS", "REASONING_IN_EXTRA", "RESULT_PARTS", "anthropic_content", "cache_meta", "make_tools",
+           "to_haystack", "tools_cachepoint"]
 
 # Reasoning in meta / extra["reasoning_contents"] (up to 6.5.0, see haystack_releases): only those releases have
 # the function that folds it.
@@ -27,6 +33,30 @@ REASONING_IN_EXTRA = hasattr(bedrock_utils, "_process_reasoning_contents")
 # haystack-ai 2.23.0 on takes a tool result as a string or a list of text and image parts (the type alias names it);
 # before, a string only.
 RESULT_PARTS = hasattr(haystack_chat_message, "ToolCallResultContentT")
+# A document part: haystack-ai's FileContent, where the release has it (the integration sends it as a document block).
+FileContent = getattr(haystack_dataclasses, "FileContent", None)
+# Prompt caching: the generator's tools_cachepoint_config (a cache point after the tools) and ChatMessage.meta
+# ["cachePoint"] (one after that message's content, a system message's text included), which _format_messages reads;
+# releases without the option (5.3.0) have neither.
+CACHE_POINTS = "tools_cachepoint_config" in inspect.signature(AmazonBedrockChatGenerator.__init__).parameters
+
+
+def cache_meta(control: dict | None) -> dict:
+    """A ChatMessage's ``meta`` asking for the cache point ``control`` after its content (nothing without one)."""
+    return {"cachePoint": cache_block(control)["cachePoint"]} if control and CACHE_POINTS else {}
+
+
+def tools_cachepoint(turn: dict) -> dict:
+    """The generator's ``tools_cachepoint_config`` when the turn's last tool asks for a cache point: the one place
+    Haystack puts a tools cache point, after every tool (a point asked after an earlier tool goes there too)."""
+    marks = [tool["cache_control"] for tool in turn.get("tools") or () if tool.get("cache_control")]
+    return {"tools_cachepoint_config": cache_block(marks[-1])["cachePoint"]} if marks and CACHE_POINTS else {}
+
+
+def _marked(blocks: list) -> dict | None:
+    """The cache_control of a message's content: Haystack places a message's cache point after all of it."""
+    marks = [b["cache_control"] for b in blocks if isinstance(b, dict) and b.get("cache_control")]
+    return marks[-1] if marks else None
 
 
 # ---- turn -> Haystack messages and tools ----
@@ -38,6 +68,9 @@ def _part(block: dict) -> Any:
     if block.get("type") == "image":
         source = block.get("source") or {}
         return ImageContent(base64_image=source.get("data", ""), mime_type=source.get("media_type"))
+    source = block.get("source") or {}
+    if block.get("type") == "document" and FileContent is not None and source.get("type") == "base64":
+        return FileContent(base64_data=source["data"], mime_type=source.get("media_type"), filename=block.get("title"))
     return TextContent(text=block.get("text", ""))
 
 
@@ -61,7 +94,8 @@ def _tool_result(content: Any) -> Any:
 def _tool_message(block: dict, calls: dict[str, ToolCall]) -> ChatMessage:
     result = _tool_result(block.get("content", ""))
     origin = calls.get(block["tool_use_id"]) or ToolCall(tool_name="", arguments={}, id=block["tool_use_id"])
-    return ChatMessage.from_tool(result, origin=origin, error=bool(block.get("is_error")))
+    return ChatMessage.from_tool(result, origin=origin, error=bool(block.get("is_error")),
+                                 meta=cache_meta(block.get("cache_control")))
 
 
 def _user(content: Any, calls: dict[str, ToolCall]) -> list[ChatMessage]:
@@ -70,7 +104,9 @@ def _user(content: Any, calls: dict[str, ToolCall]) -> list[ChatMessage]:
         return [ChatMessage.from_user(content)]
     tools = [_tool_message(block, calls) for block in content if block.get("type") == "tool_result"]
     parts = [_part(block) for block in content if block.get("type") != "tool_result"]
-    return tools + ([ChatMessage.from_user(content_parts=parts)] if parts else [])
+    rest = [block for block in content if block.get("type") != "tool_result"]
+    user = ChatMessage.from_user(content_parts=parts, meta=cache_meta(_marked(rest))) if parts else None
+    return tools + ([user] if user else [])
 
 
 def _assistant_part(block: dict) -> dict | None:
@@ -99,7 +135,8 @@ def _assistant(content: Any) -> ChatMessage:
 def to_haystack(turn: dict, held: list = ()) -> list[ChatMessage]:
     """The turn's messages as Haystack chat messages, led by the system prompt when nothing is ``held`` yet."""
     calls = _calls_by_id(turn, held)
-    messages = [ChatMessage.from_system(turn["system"])] if turn.get("system") and not held else []
+    messages = [ChatMessage.from_system(text, meta=cache_meta(control))
+                for text, control in system_blocks(turn.get("system"))] if not held else []
     for message in turn["messages"]:
         if message["role"] == "assistant":
             messages.append(_assistant(message["content"]))

@@ -29,7 +29,8 @@ from typing import Any, Callable
 
 from harness.adapters.shims import langchain_aws_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.converse.request import system_texts, thinking_budget
+from harness.converse.request import system_blocks, thinking_budget
+from harness.converse.tools import cache_block
 from harness.converse.stream import error_chunk
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
@@ -63,7 +64,10 @@ class LangchainAwsAdapter(Shim):
     name = DISTRIBUTION
     distribution = DISTRIBUTION
     extra = "langchain-aws"
-    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}  # surface: not yet
+    # Today's surface it reaches: cache points (cachePoint content blocks and tools entries), media in tool results
+    # (LangChain's data blocks in a ToolMessage).
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "tool_result_media", OWN_HISTORY,
+                                                     USAGE_INCLUDES_CACHE, NON_STREAMING}
     native_differences = DIFFERENCES
 
     def __init__(self) -> None:
@@ -167,13 +171,28 @@ def _runnable(turn: dict, endpoint: dict) -> Any:
         aws_access_key_id=endpoint["aws_access_key_id"], aws_secret_access_key=endpoint["aws_secret_access_key"],
         max_tokens=options.get("max_tokens"), temperature=None if budget else options.get("temperature"),
         additional_model_request_fields={"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
-        disable_streaming=False)
+        disable_streaming=False, **_provider(turn["model_id"]))
     assert_endpoint(boto_endpoint(model.client), endpoint, "ChatBedrockConverse.client")
     if getattr(model, "bedrock_client", None) is not None:  # the control plane (inference profiles), when built
         assert_endpoint(boto_endpoint(model.bedrock_client), endpoint, "ChatBedrockConverse.bedrock_client")
     if not turn.get("tools"):
         return model
-    return model.bind_tools(turn["tools"], tool_choice=_tool_choice(options.get("tool_choice")))
+    return model.bind_tools(_cached(turn["tools"]), tool_choice=_tool_choice(options.get("tool_choice")))
+
+
+GEO_PREFIXES = ("us", "eu", "apac", "global", "jp", "au", "ca", "us-gov")
+
+
+def _provider(model_id: str) -> dict:
+    """``provider=`` for a model ARN, which ChatBedrockConverse refuses without one ("Model provider should be
+    supplied when passing a model ARN as model_id"; its docs: provide it "for model IDs that do not have the provider
+    in them"), as the application that knows the family it calls passes it: the first part of the ARN's resource
+    name past a geography prefix (``default-prompt-router/anthropic.claude:1``: anthropic). Nothing for a model id,
+    whose provider the library reads itself."""
+    if not model_id.startswith("arn:"):
+        return {}
+    parts = model_id.rsplit("/", 1)[-1].split(".")
+    return {"provider": parts[1] if len(parts) > 2 and parts[0] in GEO_PREFIXES else parts[0]}
 
 
 def _tool_choice(choice: Any) -> str | None:
@@ -188,7 +207,8 @@ def to_langchain(turn: dict) -> list:
     """The LangChain history for a turn: system prompt, then each Anthropic-format message."""
     from langchain_core.messages import SystemMessage
 
-    history: list = [SystemMessage(content=text) for text in system_texts(turn.get("system"))]
+    history: list = [SystemMessage(content=[text, cache_block(control)] if control else text)
+                     for text, control in system_blocks(turn.get("system"))]
     for message in turn.get("messages") or ():
         history.extend(_assistant(message) if message["role"] == "assistant" else _user(message))
     return history
@@ -198,25 +218,54 @@ def _blocks(content: Any) -> list[dict]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
 
 
+def _cached(blocks: list[dict]) -> list[dict]:
+    """Each block that carries ``cache_control`` followed by the ``cachePoint`` block it asks for, the way
+    langchain-aws takes one: a content block already in Bedrock's form (no "type"), which _lc_content_to_bedrock
+    passes through (and _messages_to_bedrock puts beside a ToolMessage's toolResult)."""
+    out = []
+    for block in blocks:
+        control = block.get("cache_control") if isinstance(block, dict) else None
+        out += [{k: v for k, v in block.items() if k != "cache_control"}, cache_block(control)] if control else [block]
+    return out
+
+
 def _user(message: dict) -> list:
     """One ToolMessage per tool_result (in order), then a HumanMessage with the rest."""
     from langchain_core.messages import HumanMessage, ToolMessage
 
     blocks = _blocks(message["content"])
-    results = [ToolMessage(content=_result_content(b.get("content")), tool_call_id=b["tool_use_id"],
-                           status="error" if b.get("is_error") else "success")
+    results = [ToolMessage(content=_result_content(b.get("content"), b.get("cache_control")),
+                           tool_call_id=b["tool_use_id"], status="error" if b.get("is_error") else "success")
                for b in blocks if b.get("type") == "tool_result"]
     rest = [b for b in blocks if b.get("type") != "tool_result"]
-    return results + ([HumanMessage(content=rest)] if rest else [])
+    return results + ([HumanMessage(content=_cached([_media(b) for b in rest]))] if rest else [])
 
 
-def _result_content(content: Any) -> str | list:
-    """A tool result as ToolMessage content: a string stays one, an object is a JSON block."""
+def _media(block: dict) -> dict:
+    """An Anthropic image or document block of base64 data as LangChain's standard data block (``{"type": "image" |
+    "file", "base64", "mime_type"}``, a file's ``name``), which langchain-aws formats as Bedrock's image or document
+    (_format_data_content_block); any other block as it is."""
+    source = block.get("source") if block.get("type") in ("image", "document") else None
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        return block
+    data = {"base64": source["data"], "mime_type": source["media_type"],
+            **{k: v for k, v in block.items() if k == "cache_control"}}
+    if block["type"] == "image":
+        return {"type": "image", **data}
+    return {"type": "file", **data, **({"name": block["title"]} if block.get("title") else {})}
+
+
+def _result_content(content: Any, control: dict | None = None) -> str | list:
+    """A tool result as ToolMessage content: a string stays one, an object is a JSON block; a result asking for a
+    cache point gets the cachePoint block last, which langchain-aws sends beside the toolResult."""
+    if control:
+        parts = _result_content(content)
+        return [*([{"type": "text", "text": parts}] if isinstance(parts, str) else parts), cache_block(control)]
     if content is None or isinstance(content, str):
         return content or ""
     if isinstance(content, dict):
         return [{"type": "json", "json": content}]
-    return [{"type": "text", "text": p} if isinstance(p, str) else p for p in content]
+    return [{"type": "text", "text": p} if isinstance(p, str) else _media(p) for p in content]
 
 
 def _assistant(message: dict) -> list:

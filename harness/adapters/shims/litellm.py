@@ -31,6 +31,7 @@ from harness.converse.stream import error_chunk as caught
 from harness.adapters.shims.common import EndpointRefused, Shim, assert_endpoint, message_chunk, native_chunk
 from harness.adapters.shims.litellm_format import (
     STOP_REASONS,
+    cached,
     anthropic_message,
     chunks_from_stream_chunk,
     to_openai,
@@ -105,7 +106,8 @@ def completion_kwargs(turn: dict, endpoint: dict, messages: list | None = None) 
     }
     if turn.get("tools"):
         kwargs["tools"] = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                                             "parameters": t["input_schema"]}} for t in turn["tools"]]
+                                                             "parameters": t["input_schema"]},
+                            **cached(t)} for t in turn["tools"]]  # a tool's cache_control: a cachePoint after it
     # auto is Bedrock's default: left out, as an app writes it (LiteLLM refuses any tool_choice for a model outside
     # its allow-list unless told to drop it)
     if options.get("tool_choice") not in (None, "auto") and turn.get("tools"):
@@ -131,7 +133,8 @@ class LiteLLMAdapter(Shim):
     name = "litellm"
     distribution = "litellm"
     extra = "litellm"
-    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}  # surface: not yet
+    # Today's surface it reaches: cache points (cache_control on parts, tools and tool messages).
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
     native_differences = NATIVE_DIFFERENCES
     vocabulary = VOCABULARY
 

@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["STOP_REASONS", "anthropic_message", "chunks_from_stream_chunk", "redacted_data", "to_openai",
+__all__ = ["STOP_REASONS", "anthropic_message", "cached", "chunks_from_stream_chunk", "redacted_data", "to_openai",
            "tool_choice"]
 
 # OpenAI finish reasons back to Bedrock's stopReason. LiteLLM's map is many-to-one (end_turn and stop_sequence
@@ -34,11 +34,20 @@ def _image_url(block: dict) -> dict:
     return {"type": "image_url", "image_url": {"url": url}}
 
 
+def cached(block: dict) -> dict:
+    """The block's ``cache_control`` as LiteLLM takes it, on the OpenAI part, tool or tool message it marks (its
+    Bedrock path puts a cachePoint after each: get_cache_point_block, add_cache_point_tool_block); else nothing."""
+    return {"cache_control": block["cache_control"]} if block.get("cache_control") else {}
+
+
 def _part(block: dict) -> dict:
     """A user content part: text or image; a JSON result part as its JSON text (OpenAI's tool messages carry text)."""
     if "json" in block and "type" not in block:
         return {"type": "text", "text": json.dumps(block["json"])}
-    return _image_url(block) if block.get("type") == "image" else {"type": "text", "text": block.get("text", "")}
+    if block.get("type") == "document":  # LiteLLM takes Anthropic's document block itself (_process_document_message)
+        return dict(block)
+    part = _image_url(block) if block.get("type") == "image" else {"type": "text", "text": block.get("text", "")}
+    return {**part, **cached(block)}
 
 
 def _tool_content(content: Any) -> Any:
@@ -52,8 +61,8 @@ def _user(content: Any) -> list[dict]:
     """Tool results become ``role: tool`` messages (OpenAI has no is_error flag); the rest one user message."""
     if isinstance(content, str):
         return [{"role": "user", "content": content}]
-    tools = [{"role": "tool", "tool_call_id": block["tool_use_id"], "content": _tool_content(block.get("content", ""))}
-             for block in content if block.get("type") == "tool_result"]
+    tools = [{"role": "tool", "tool_call_id": block["tool_use_id"], "content": _tool_content(block.get("content", "")),
+              **cached(block)} for block in content if block.get("type") == "tool_result"]
     parts = [_part(block) for block in content if block.get("type") != "tool_result"]
     return tools + ([{"role": "user", "content": parts}] if parts else [])
 
