@@ -164,6 +164,45 @@ def test_opening_assistant_blocks_and_json_results_convert_to_model_messages(shi
         {"role": "user", "content": [{"type": "text", "text": "and?"}]}]
 
 
+CACHE_1H, CACHE_5M = {"type": "ephemeral", "ttl": "1h"}, {"type": "ephemeral"}
+
+
+def cache_point(ttl=None) -> dict:
+    return {"providerOptions": {"bedrock": {"cachePoint": {"type": "default", **({"ttl": ttl} if ttl else {})}}}}
+
+
+def test_cache_control_becomes_the_providers_cache_point_after_the_system_block_text_and_tool_result(shim):
+    system = [{"type": "text", "text": "Be brief.", "cache_control": CACHE_1H}, {"type": "text", "text": "Quote."}]
+    opening = {"role": "user", "content": [{"type": "text", "text": "Read /tmp/a", "cache_control": CACHE_5M}]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "42 lines",
+                                           "cache_control": {"type": "ephemeral", "ttl": "5m"}}]}
+    (hello, *_), (first, second) = shim(
+        [turn([opening], system=system), turn([result], system=system)],
+        [{"parts": [*CALL, FINISH], "messages": [ASSISTANT]}, {"parts": [FINISH], "messages": []}])
+    assert "cache_points" in hello[0]["capabilities"]
+    assert first["system"] == [{"role": "system", "content": "Be brief.", **cache_point("1h")},
+                               {"role": "system", "content": "Quote."}]
+    assert first["messages"] == [{"role": "user", "content": [{"type": "text", "text": "Read /tmp/a", **cache_point()}]}]
+    assert second["messages"][-1] == {"role": "tool", "content": [
+        {"type": "tool-result", "toolCallId": "tu_1", "toolName": "read_file",
+         "output": {"type": "text", "value": "42 lines"}, **cache_point("5m")}]}
+
+
+def test_a_documents_title_is_the_file_parts_filename(shim):
+    document = {"type": "document", "title": "release-notes",
+                "source": {"type": "base64", "media_type": "text/plain", "data": "LSBh"}}
+    _, (call,) = shim([turn([{"role": "user", "content": [document]}])], [{"parts": [], "messages": []}])
+    assert call["messages"][0]["content"] == [
+        {"type": "file", "mediaType": "text/plain", "data": "LSBh", "filename": "release-notes"}]
+
+
+def test_the_older_lines_take_the_system_blocks_as_one_string_and_declare_no_cache_points(shim):
+    system = [{"type": "text", "text": "Be brief.", "cache_control": CACHE_1H}, {"type": "text", "text": "Quote."}]
+    (hello, _), (call,) = shim([turn([{"role": "user", "content": "Hi"}], system=system)],
+                               [{"parts": [], "messages": []}], FAKE_AI_SDK_OLD="1")
+    assert "cache_points" not in hello[0]["capabilities"] and call["system"] == "Be brief.\nQuote."
+
+
 # ai 4 (the @ai-sdk/amazon-bedrock 2.x line): its stream parts and CoreMessage shapes
 OLD = {"FAKE_AI_SDK_OLD": "1"}
 OLD_ASSISTANT = {"role": "assistant", "content": [

@@ -21,7 +21,7 @@ const { ai } = packages;
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache", "non_streaming"];
+  "usage_input_includes_cache", "non_streaming", "cache_points"];
 
 // ---- conversation mode ----
 

@@ -16,7 +16,7 @@
 // assistant message of its response.messages. A loop that finishes while the scenario goes on (results sent, no
 // next model call) is the turn error `agent_loop_ended`; user content between model calls is a skip.
 
-import { anthropicMessage, callOptions, capabilities, converted, errorChunk, load, olderMessages, partChunks,
+import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, olderMessages, partChunks,
   resultOutput, serve, Skip, toolChoice } from "./ai_sdk_common.mjs";
 
 const packages = await load("ai_sdk_agent.mjs");
@@ -24,7 +24,7 @@ const { ai } = packages;
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache"];
+  "usage_input_includes_cache", "cache_points"];
 const LOOP_ENDED = "agent_loop_ended";
 const STEPS = 1000; // the scenario, not the step count, ends a conversation
 
@@ -97,7 +97,7 @@ class AgentRun {
       toModelOutput: (given) => resultOutput(resultBlock(given)) }]));
     const result = ai.streamText({ ...options, model: this.watched(options.model), ...(options.tools ? { tools } : {}),
       ...loopUntil(STEPS), abortSignal: this.abort.signal, onError: () => {},
-      prepareStep: ({ stepNumber }) => this.prepare(stepNumber),
+      prepareStep: ({ stepNumber, messages }) => this.prepare(stepNumber, messages),
       onStepFinish: (step) => { this.steps.at(-1).record = step; },
       onLanguageModelCallEnd: (event) => { this.steps.at(-1).content = event.content; } });
     this.pump(result);
@@ -115,13 +115,24 @@ class AgentRun {
     } });
   }
 
-  // Step k waits for harness turn k; a later step's tool choice is its turn's.
-  async prepare(number) {
+  // Step k waits for harness turn k; a later step's tool choice is its turn's, and its messages carry the cache
+  // point a tool result asks for beside that result (a tool's execute cannot set the tool-result part's
+  // providerOptions, so the application marks them in prepareStep, the loop's one hook on the messages it sends).
+  async prepare(number, messages) {
     this.steps.push(new Step());
     if (number > this.turnIndex) {
       await new Promise((release) => { this.gate = { number, release }; this.check(); });
     }
-    return number === 0 ? undefined : { toolChoice: toolChoice(this.options.tool_choice) ?? "auto" };
+    return number === 0 ? undefined : { toolChoice: toolChoice(this.options.tool_choice) ?? "auto",
+      ...(this.cached() ? { messages: messages.map((message) => this.withCachePoints(message)) } : {}) };
+  }
+
+  cached() { return [...this.results.values()].some((block) => block.cache_control); }
+
+  withCachePoints(message) {
+    if (message.role !== "tool") return message;
+    return { ...message, content: message.content.map((part) => part.type !== "tool-result" ? part
+      : { ...part, ...cacheOptions(this.results.get(part.toolCallId)?.cache_control) }) };
   }
 
   result(id) {

@@ -44,10 +44,16 @@ export function model(bedrock, turn, endpoint) {
 // From provider specification v3 (@ai-sdk/amazon-bedrock 4.x) inputTokens is the total with the cache reads and
 // writes (convertAmazonBedrockUsage); the v1 and v2 lines (2.x, 3.x) pass on Bedrock's own inputTokens. The model
 // says which specification it speaks; building one sends nothing.
-export function capabilities(declared, bedrock) {
+// The older lines' `ai` (4, 5) takes the system prompt as a string only, so they place no cache point there and
+// declare no cache_points.
+export function olderSpecification(bedrock) {
   const probe = bedrock.createAmazonBedrock({ region: "us-east-1", accessKeyId: "unused", secretAccessKey: "unused" });
-  const older = ["v1", "v2"].includes(probe("probe").specificationVersion);
-  return older ? declared.filter((name) => name !== "usage_input_includes_cache") : declared;
+  return ["v1", "v2"].includes(probe("probe").specificationVersion);
+}
+
+export function capabilities(declared, bedrock) {
+  const newer = ["usage_input_includes_cache", "cache_points"];
+  return olderSpecification(bedrock) ? declared.filter((name) => !newer.includes(name)) : declared;
 }
 
 // ai 4 gives each message of response.messages an id of its own per call (generateMessageId: 'msg-' and 24 random
@@ -106,13 +112,38 @@ function olderResultPart(part) {
   return { type: "text", text };
 }
 
+// A block's cache_control as the provider's cache point after it (providerOptions.bedrock.cachePoint, which
+// convert-to-amazon-bedrock-chat-messages pushes after the part's own block), its TTL kept.
+export const cacheOptions = (control) => control
+  ? { providerOptions: { bedrock: { cachePoint: { type: "default", ...(control.ttl ? { ttl: control.ttl } : {}) } } } }
+  : {};
+
+// The system prompt: a string, or text blocks, each a system message with its cache point (ai 6 and 7 take an array
+// of system messages; the older lines get the text joined).
+export function systemPrompt(system, older) {
+  if (!Array.isArray(system)) return system || undefined;
+  if (older) return system.map((block) => block.text).join("\n");
+  return system.map((block) => ({ role: "system", content: block.text, ...cacheOptions(block.cache_control) }));
+}
+
 function userPart(block, older) {
+  return older ? olderUserPart(block) : { ...currentUserPart(block), ...cacheOptions(block.cache_control) };
+}
+
+function olderUserPart(block) {
   if (block.type === "text") return { type: "text", text: block.text };
   const { data, media_type: mimeType } = block.source ?? {};
-  if (older && block.type === "image") return { type: "image", image: data, mimeType };
-  if (older && block.type === "document") return { type: "file", data, mimeType };
+  if (block.type === "image") return { type: "image", image: data, mimeType };
+  if (block.type === "document") return { type: "file", data, mimeType };
+  throw new Error(`unsupported user content block ${JSON.stringify(block.type)}`);
+}
+
+function currentUserPart(block) {
+  if (block.type === "text") return { type: "text", text: block.text };
   if (block.type === "image" || block.type === "document") {
-    return { type: "file", mediaType: block.source.media_type, data: block.source.data };
+    // a document's title is the file part's filename, which the provider sends (sanitized) as the document's name
+    return { type: "file", mediaType: block.source.media_type, data: block.source.data,
+      ...(block.type === "document" && block.title != null ? { filename: block.title } : {}) };
   }
   throw new Error(`unsupported user content block ${JSON.stringify(block.type)}`);
 }
@@ -151,7 +182,7 @@ export function converted(messages, history, older = false) {
     const names = toolNames([...history, ...out]);
     const results = blocks.filter((b) => b.type === "tool_result").map((b) => ({ type: "tool-result",
       toolCallId: b.tool_use_id, toolName: names.get(b.tool_use_id) ?? "",
-      ...(older ? olderResult(b) : { output: resultOutput(b) }) }));
+      ...(older ? olderResult(b) : { output: resultOutput(b), ...cacheOptions(b.cache_control) }) }));
     const rest = blocks.filter((b) => b.type !== "tool_result").map((b) => userPart(b, older));
     if (results.length) out.push({ role: "tool", content: results });
     if (rest.length) out.push({ role: "user", content: typeof message.content === "string" ? message.content : rest });
@@ -175,7 +206,7 @@ export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
   const budget = options.thinking_budget;
   // toolCallStreaming: ai 4 streams a call's input parts only when asked (ai 5 always does)
   return { model: model(bedrock, turn, endpoint), messages: [...messages], maxOutputTokens: options.max_tokens,
-    maxTokens: options.max_tokens, toolCallStreaming: true, ...(turn.system ? { system: turn.system } : {}),
+    maxTokens: options.max_tokens, toolCallStreaming: true, ...(turn.system ? { system: systemPrompt(turn.system, olderSpecification(bedrock)) } : {}),
     ...(options.temperature != null ? { temperature: options.temperature } : {}),
     ...(turn.tools?.length ? { tools, toolChoice: toolChoice(options.tool_choice) } : {}),
     ...(budget ? { providerOptions: { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: budget } } } } : {}) };
