@@ -16,7 +16,8 @@
 // assistant message of its response.messages. A loop that finishes while the scenario goes on (results sent, no
 // next model call) is the turn error `agent_loop_ended`; user content between model calls is a skip.
 
-import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, olderMessages, partChunks,
+import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, olderMessages,
+  partChunks,
   resultOutput, serve, Skip, toolChoice } from "./ai_sdk_common.mjs";
 
 const packages = await load("ai_sdk_agent.mjs");

@@ -206,7 +206,8 @@ export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
   const budget = options.thinking_budget;
   // toolCallStreaming: ai 4 streams a call's input parts only when asked (ai 5 always does)
   return { model: model(bedrock, turn, endpoint), messages: [...messages], maxOutputTokens: options.max_tokens,
-    maxTokens: options.max_tokens, toolCallStreaming: true, ...(turn.system ? { system: systemPrompt(turn.system, olderSpecification(bedrock)) } : {}),
+    maxTokens: options.max_tokens, toolCallStreaming: true,
+    ...(turn.system ? { system: systemPrompt(turn.system, olderSpecification(bedrock)) } : {}),
     ...(options.temperature != null ? { temperature: options.temperature } : {}),
     ...(turn.tools?.length ? { tools, toolChoice: toolChoice(options.tool_choice) } : {}),
     ...(budget ? { providerOptions: { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: budget } } } } : {}) };

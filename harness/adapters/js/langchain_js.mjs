@@ -140,7 +140,8 @@ function userPart(block) {
 function toolContent(block) {
   const content = resultContent(block.content);
   if (!block.cache_control) return content;
-  return [...(typeof content === "string" ? [{ type: "text", text: content }] : content), cachePoint(block.cache_control)];
+  const parts = typeof content === "string" ? [{ type: "text", text: content }] : content;
+  return [...parts, cachePoint(block.cache_control)];
 }
 
 // One ToolMessage per tool_result (in order), then a HumanMessage with the rest.
@@ -148,7 +149,8 @@ function userMessages(message) {
   const blocks = blocksOf(message.content);
   const results = blocks.filter((b) => b.type === "tool_result").map((b) => new lc.ToolMessage({
     content: toolContent(b), tool_call_id: b.tool_use_id, status: b.is_error ? "error" : "success" }));
-  const rest = blocks.filter((b) => b.type !== "tool_result").flatMap((b) => withCachePoint(userPart(b), b.cache_control));
+  const rest = blocks.filter((b) => b.type !== "tool_result")
+    .flatMap((b) => withCachePoint(userPart(b), b.cache_control));
   return [...results, ...(rest.length ? [new lc.HumanMessage({ content: typeof message.content === "string" ? message.content : rest })] : [])];
 }
 
