@@ -196,6 +196,34 @@ def test_a_documents_title_is_the_file_parts_filename(shim):
         {"type": "file", "mediaType": "text/plain", "data": "LSBh", "filename": "release-notes"}]
 
 
+def test_media_in_a_tool_result_go_as_file_parts_of_a_content_output(shim):
+    document = {"type": "document", "title": "spec", "source": {"type": "base64", "media_type": "application/pdf",
+                                                                "data": "JVBE"}}
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9",
+                                             "content": [{"type": "text", "text": "a"}, image, document]}]}]
+    (hello, _), (call,) = shim([turn(opening)], [{"parts": [], "messages": []}])
+    assert "tool_result_media" in hello[0]["capabilities"]
+    assert call["messages"][2]["content"][0]["output"] == {"type": "content", "value": [
+        {"type": "text", "text": "a"}, {"type": "file", "mediaType": "image/png", "data": {"type": "data", "data": "iVBO"}},
+        {"type": "file", "mediaType": "application/pdf", "data": {"type": "data", "data": "JVBE"}, "filename": "spec"}]}
+
+
+def test_under_ai_6_media_in_a_tool_result_are_its_image_data_and_file_data_parts(shim):
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [
+                   {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+                   {"type": "document", "title": "spec",
+                    "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}]}]}]
+    _, (call,) = shim([turn(opening)], [{"parts": [], "messages": []}], FAKE_AI_SDK_SPEC="v3")
+    assert call["messages"][2]["content"][0]["output"]["value"] == [
+        {"type": "image-data", "data": "iVBO", "mediaType": "image/png"},
+        {"type": "file-data", "data": "JVBE", "mediaType": "application/pdf", "filename": "spec"}]
+
+
 def test_the_older_lines_take_the_system_blocks_as_one_string_and_declare_no_cache_points(shim):
     system = [{"type": "text", "text": "Be brief.", "cache_control": CACHE_1H}, {"type": "text", "text": "Quote."}]
     (hello, _), (call,) = shim([turn([{"role": "user", "content": "Hi"}], system=system)],

@@ -13,15 +13,17 @@
 // are, nothing repaired; the SDK's assembled assistant message closes the turn (`message`), and a turn asking for
 // streaming parity also reports `response.messages` of streamText and of generateText on the same input (`native`).
 
-import { anthropicMessage, callOptions, capabilities, converted, errorChunk, jsonSafe, load, NATIVE_DIFFERENCES,
-  olderMessages, partChunks, serve } from "./ai_sdk_common.mjs";
+import { anthropicMessage, callOptions, capabilities, converted, errorChunk, jsonSafe, load, mediaPart,
+  NATIVE_DIFFERENCES, olderMessages, partChunks, serve } from "./ai_sdk_common.mjs";
 
 const packages = await load("ai_sdk.mjs");
 const { ai } = packages;
+const MEDIA = mediaPart(packages.bedrock);
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache", "non_streaming", "cache_points"];
+  "usage_input_includes_cache", "non_streaming", "cache_points",
+  "tool_result_media"];
 
 // ---- conversation mode ----
 
@@ -35,7 +37,7 @@ class Conversation {
       this.messages.push(...this.assistant);
     }
     this.assistant = [];
-    this.messages.push(...converted(turn.messages ?? [], this.messages, olderMessages(ai)));
+    this.messages.push(...converted(turn.messages ?? [], this.messages, olderMessages(ai), MEDIA));
     return this.messages;
   }
 

@@ -18,14 +18,15 @@
 
 import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, olderMessages,
   partChunks,
-  resultOutput, serve, Skip, toolChoice } from "./ai_sdk_common.mjs";
+  mediaPart, resultOutput, serve, Skip, toolChoice } from "./ai_sdk_common.mjs";
 
 const packages = await load("ai_sdk_agent.mjs");
 const { ai } = packages;
+const MEDIA = mediaPart(packages.bedrock);
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache", "cache_points"];
+  "usage_input_includes_cache", "cache_points", "tool_result_media"];
 const LOOP_ENDED = "agent_loop_ended";
 const STEPS = 1000; // the scenario, not the step count, ends a conversation
 
@@ -92,10 +93,10 @@ class AgentRun {
     this.queue = new Queue(); this.steps = []; this.seen = 0; this.pausedTurn = -1;
     this.waiting = new Map(); this.results = new Map(); this.gate = null;
     this.failed = false; this.finished = false; this.abort = new AbortController();
-    const options = callOptions(packages, turn, endpoint, converted(turn.messages ?? [], [], olderMessages(ai)));
+    const options = callOptions(packages, turn, endpoint, converted(turn.messages ?? [], [], olderMessages(ai), MEDIA));
     const tools = Object.fromEntries(Object.entries(options.tools ?? {}).map(([name, tool]) => [name, { ...tool,
       execute: (input, { toolCallId }) => this.result(toolCallId),
-      toModelOutput: (given) => resultOutput(resultBlock(given)) }]));
+      toModelOutput: (given) => resultOutput(resultBlock(given), MEDIA) }]));
     const result = ai.streamText({ ...options, model: this.watched(options.model), ...(options.tools ? { tools } : {}),
       ...loopUntil(STEPS), abortSignal: this.abort.signal, onError: () => {},
       prepareStep: ({ stepNumber, messages }) => this.prepare(stepNumber, messages),

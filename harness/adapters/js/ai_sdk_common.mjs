@@ -46,9 +46,24 @@ export function model(bedrock, turn, endpoint) {
 // says which specification it speaks; building one sends nothing.
 // The older lines' `ai` (4, 5) takes the system prompt as a string only, so they place no cache point there and
 // declare no cache_points.
-export function olderSpecification(bedrock) {
-  const probe = bedrock.createAmazonBedrock({ region: "us-east-1", accessKeyId: "unused", secretAccessKey: "unused" });
-  return ["v1", "v2"].includes(probe("probe").specificationVersion);
+const specification = (bedrock) => bedrock.createAmazonBedrock({ region: "us-east-1", accessKeyId: "unused",
+  secretAccessKey: "unused" })("probe").specificationVersion;
+
+export const olderSpecification = (bedrock) => ["v1", "v2"].includes(specification(bedrock));
+
+// An image or document in a tool result's content output, in the shape the release's `ai` validates: `ai` 7
+// (specification v4) a file part with its data ({type: "data"}); `ai` 6 (v3) image-data / file-data parts; `ai` 5
+// (v2) a media part. A document's title is its filename, as in a user part.
+export function mediaPart(bedrock) {
+  const version = specification(bedrock);
+  return (part) => {
+    const { media_type: mediaType, data } = part.source;
+    const filename = part.type === "document" && part.title != null ? { filename: part.title } : {};
+    if (version === "v2") return { type: "media", data, mediaType };
+    if (version === "v3") return part.type === "image" ? { type: "image-data", data, mediaType }
+      : { type: "file-data", data, mediaType, ...filename };
+    return { type: "file", mediaType, data: { type: "data", data }, ...filename };
+  };
 }
 
 export function capabilities(declared, bedrock) {
@@ -71,7 +86,7 @@ export const olderMessages = (ai) => typeof ai.stepCountIs !== "function";
 const toolNames = (history) => new Map(history.flatMap((m) => Array.isArray(m.content) ? m.content : [])
   .filter((part) => part.type === "tool-call").map((part) => [part.toolCallId, part.toolName]));
 
-export function resultOutput(block) {
+export function resultOutput(block, media) {
   const content = block.content;
   if (typeof content === "string" || content == null) {
     return { type: block.is_error ? "error-text" : "text", value: content ?? "" };
@@ -83,16 +98,14 @@ export function resultOutput(block) {
   if (block.is_error && content.every((part) => typeof part === "string" || "text" in part)) {
     return { type: "error-text", value: content.map((part) => part.text ?? part).join("") };
   }
-  return { type: "content", value: content.map(resultPart) };
+  return { type: "content", value: content.map((part) => resultPart(part, media)) };
 }
 
-function resultPart(part) {
+function resultPart(part, media) {
   if (typeof part === "string") return { type: "text", text: part };
   if ("text" in part) return { type: "text", text: part.text };
   if ("json" in part) return { type: "text", text: JSON.stringify(part.json) };
-  if (part.type === "image") {
-    return { type: "file", mediaType: part.source.media_type, data: { type: "data", data: part.source.data } };
-  }
+  if (part.type === "image" || part.type === "document") return media(part);
   throw new Error(`unsupported tool result part ${JSON.stringify(part.type)}`);
 }
 
@@ -171,7 +184,7 @@ function assistantPart(block) {
 }
 
 // A user message holding tool results becomes a `tool` message (the results) and a user message (the rest).
-export function converted(messages, history, older = false) {
+export function converted(messages, history, older, media) {
   const out = [];
   for (const message of messages) {
     const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
@@ -182,7 +195,7 @@ export function converted(messages, history, older = false) {
     const names = toolNames([...history, ...out]);
     const results = blocks.filter((b) => b.type === "tool_result").map((b) => ({ type: "tool-result",
       toolCallId: b.tool_use_id, toolName: names.get(b.tool_use_id) ?? "",
-      ...(older ? olderResult(b) : { output: resultOutput(b), ...cacheOptions(b.cache_control) }) }));
+      ...(older ? olderResult(b) : { output: resultOutput(b, media), ...cacheOptions(b.cache_control) }) }));
     const rest = blocks.filter((b) => b.type !== "tool_result").map((b) => userPart(b, older));
     if (results.length) out.push({ role: "tool", content: results });
     if (rest.length) out.push({ role: "user", content: typeof message.content === "string" ? message.content : rest });
