@@ -158,6 +158,21 @@ def test_a_document_is_langchains_standard_file_block_named_by_its_title(shim):
                                                         "metadata": {"name": "release-notes"}}]
 
 
+def test_media_in_a_tool_result_are_the_blocks_a_human_message_takes(shim):
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [
+                   {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+                   {"type": "document", "title": "spec",
+                    "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}]}]}]
+    (hello, _), (call,) = shim([turn(opening)], [{"chunks": [STOP]}])
+    assert "tool_result_media" in hello[0]["capabilities"]
+    assert call["messages"][-1]["data"]["content"] == [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+        {"type": "file", "source_type": "base64", "mime_type": "application/pdf", "data": "JVBE",
+         "metadata": {"name": "spec"}}]
+
+
 def test_opening_assistant_messages_become_ai_messages_with_tool_calls(shim):
     opening = [{"role": "user", "content": "Hi"},
                {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},

@@ -23,7 +23,8 @@ const { aws, messages: lc, runtime, http, version } = await loadEntry("langchain
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache", "non_streaming", "cache_points"];
+  "usage_input_includes_cache", "non_streaming", "cache_points",
+  "tool_result_media"];
 // Where the stored message of `.stream` and of `.invoke` legitimately differ, from @langchain/aws's code
 // (listed in certification/langchain-js.md).
 const NATIVE_DIFFERENCES = {
@@ -123,7 +124,9 @@ const jsonPart = (value) => value !== null && typeof value === "object" && !Arra
 function resultContent(content) {
   if (content == null || typeof content === "string") return content ?? "";
   if (!Array.isArray(content)) return [jsonPart(content)];
-  return content.map((p) => typeof p === "string" ? { type: "text", text: p } : "json" in p ? jsonPart(p.json) : p);
+  // an image or document as in a human message (convertToolMessageToConverseMessage converts the same blocks)
+  return content.map((p) => typeof p === "string" ? { type: "text", text: p } : "json" in p ? jsonPart(p.json)
+    : p.type === "image" || p.type === "document" ? userPart(p) : p);
 }
 
 function userPart(block) {
