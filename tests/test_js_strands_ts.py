@@ -148,6 +148,18 @@ def test_a_document_is_the_sdks_document_data_named_by_its_title(shim):
         {"document": {"name": "notes", "format": "txt", "source": {"bytes": "LSBh"}}}]}]
 
 
+def test_media_in_a_tool_result_go_in_its_tool_result_block(shim):
+    media = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+        {"type": "document", "title": "spec", "source": {"type": "base64", "media_type": "application/pdf",
+                                                         "data": "JVBE"}}]}]}
+    (hello, *_), (_, follow_up) = shim([turn(OPENING), turn([media])], [TOOL_CALL, ANSWER])
+    assert "tool_result_media" in hello[0]["capabilities"]
+    assert follow_up["messages"][-1]["content"][0]["toolResult"]["content"] == [
+        {"image": {"format": "png", "source": {"bytes": "iVBO"}}},
+        {"document": {"name": "spec", "format": "pdf", "source": {"bytes": "JVBE"}}}]
+
+
 def test_the_0_1_surface_is_driven_by_feature_detection(shim):
     """0.1 has no Tool class and no ToolResultBlock.fromJSON, wraps model events as modelStreamEventHook and reports
     the message only on afterModelCallEvent: the same chunks and the same results come out."""

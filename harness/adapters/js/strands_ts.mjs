@@ -27,6 +27,8 @@ const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "rea
 // Cache points: the SDK's CachePointBlock, and its AfterToolsEvent hook to place one beside a tool result.
 const CACHE_POINTS = typeof strands.CachePointBlock === "function" && typeof strands.AfterToolsEvent === "function";
 if (CACHE_POINTS) CAPABILITIES.push("cache_points");
+// Images and documents in a tool result: ToolResultBlock.fromJSON takes both (the 0.1 fallback builds none).
+if (typeof strands.ToolResultBlock.fromJSON === "function") CAPABILITIES.push("tool_result_media");
 const LOOP_ENDED = "agent_loop_ended";
 
 // ---- never a real AWS host ----
@@ -94,12 +96,15 @@ function model(turn, endpoint) {
 const FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
   "text/html": "html" };
+const documentData = (block) => ({ document: { name: block.title, format: DOCUMENT_FORMATS[block.source.media_type],
+  source: { bytes: block.source.data } } });
 const image = (block) => ({ image: { format: FORMATS[block.source.media_type], source: { bytes: block.source.data } } });
 const blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content ?? [];
 
 function resultPart(part) {
   if (typeof part === "string") return { text: part };
   if (part.type === "text") return { text: part.text };
+  if (part.type === "document") return documentData(part);
   return part.type === "image" ? image(part) : { json: part.json ?? part };
 }
 
@@ -115,8 +120,7 @@ function contentData(block) {
   switch (block.type) {
     case "text": return { text: block.text };
     case "image": return image(block);
-    case "document": return { document: { name: block.title, format: DOCUMENT_FORMATS[block.source.media_type],
-      source: { bytes: block.source.data } } };
+    case "document": return documentData(block);
     case "tool_use": return { toolUse: { toolUseId: block.id, name: block.name, input: block.input ?? {} } };
     case "tool_result": return toolResult(block);
     case "thinking": return { reasoning: { text: block.thinking ?? "", ...(block.signature ? { signature: block.signature } : {}) } };
