@@ -224,6 +224,17 @@ def test_under_ai_6_media_in_a_tool_result_are_its_image_data_and_file_data_part
         {"type": "file-data", "data": "JVBE", "mediaType": "application/pdf", "filename": "spec"}]
 
 
+def test_an_output_format_is_the_sdks_output_object_and_a_strict_tool_stays_strict(shim):
+    fmt = {"type": "json_schema", "name": "answer", "description": "The answer.", "schema": {"type": "object"}}
+    strict = [{**js_shim.TOOLS[0], "strict": True}]
+    (hello, _), (call,) = shim([turn([{"role": "user", "content": "Hi"}], options={**OPTIONS, "output_format": fmt},
+                                     tools=strict)], [{"parts": [], "messages": []}])
+    assert "structured_output" in hello[0]["capabilities"]
+    assert call["output"] == {"object": {"schema": {"jsonSchema": {"type": "object"}, "fake": True}, "name": "answer",
+                                         "description": "The answer."}}
+    assert call["tools"]["read_file"]["strict"] is True
+
+
 def test_the_older_lines_take_the_system_blocks_as_one_string_and_declare_no_cache_points(shim):
     system = [{"type": "text", "text": "Be brief.", "cache_control": CACHE_1H}, {"type": "text", "text": "Quote."}]
     (hello, _), (call,) = shim([turn([{"role": "user", "content": "Hi"}], system=system)],

@@ -247,4 +247,4 @@ class Agent {
 }
 
 await serve({ name: "ai-sdk-agent", version: packages.version,
-  capabilities: capabilities(CAPABILITIES, packages.bedrock) }, new Agent());
+  capabilities: capabilities(CAPABILITIES, packages.bedrock, ai) }, new Agent());

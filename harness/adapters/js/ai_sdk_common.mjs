@@ -66,9 +66,10 @@ export function mediaPart(bedrock) {
   };
 }
 
-export function capabilities(declared, bedrock) {
+export function capabilities(declared, bedrock, ai) {
   const newer = ["usage_input_includes_cache", "cache_points"];
-  return olderSpecification(bedrock) ? declared.filter((name) => !newer.includes(name)) : declared;
+  const own = typeof ai.Output?.object === "function" ? [...declared, "structured_output"] : declared;
+  return olderSpecification(bedrock) ? own.filter((name) => !newer.includes(name)) : own;
 }
 
 // ai 4 gives each message of response.messages an id of its own per call (generateMessageId: 'msg-' and 24 random
@@ -215,7 +216,10 @@ export function toolChoice(choice) {
 export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
   const options = turn.options ?? {};
   const tools = Object.fromEntries((turn.tools ?? []).map((t) => [t.name, {
-    description: t.description, inputSchema: ai.jsonSchema(t.input_schema), parameters: ai.jsonSchema(t.input_schema) }]));
+    description: t.description, inputSchema: ai.jsonSchema(t.input_schema), parameters: ai.jsonSchema(t.input_schema),
+    ...(t.strict != null ? { strict: t.strict } : {}) }]));
+  // structured output: the SDK's Output.object with the turn's JSON schema (the provider decides how it is sent)
+  const format = options.output_format;
   const budget = options.thinking_budget;
   // toolCallStreaming: ai 4 streams a call's input parts only when asked (ai 5 always does)
   return { model: model(bedrock, turn, endpoint), messages: [...messages], maxOutputTokens: options.max_tokens,
@@ -223,6 +227,8 @@ export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
     ...(turn.system ? { system: systemPrompt(turn.system, olderSpecification(bedrock)) } : {}),
     ...(options.temperature != null ? { temperature: options.temperature } : {}),
     ...(turn.tools?.length ? { tools, toolChoice: toolChoice(options.tool_choice) } : {}),
+    ...(format ? { output: ai.Output.object({ schema: ai.jsonSchema(format.schema), name: format.name,
+      description: format.description }) } : {}),
     ...(budget ? { providerOptions: { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: budget } } } } : {}) };
 }
 
