@@ -173,6 +173,14 @@ def test_media_in_a_tool_result_are_the_blocks_a_human_message_takes(shim):
          "metadata": {"name": "spec"}}]
 
 
+def test_the_service_tier_and_latency_are_the_models_fields(shim):
+    served = turn([{"role": "user", "content": "Hi"}], options={"max_tokens": 9, "service_tier": "flex",
+                                                                "latency": "optimized"})
+    (hello, _), (call,) = shim([served], [{"chunks": [STOP]}])
+    assert "service_tier" in hello[0]["capabilities"]
+    assert call["serviceTier"] == "flex" and call["performanceConfig"] == {"latency": "optimized"}
+
+
 def test_opening_assistant_messages_become_ai_messages_with_tool_calls(shim):
     opening = [{"role": "user", "content": "Hi"},
                {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},

@@ -25,6 +25,10 @@ const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "rea
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
   "usage_input_includes_cache", "non_streaming", "cache_points",
   "tool_result_media"];
+// service_tier where the model has the serviceTier field (a probe model: building one sends nothing)
+const probe = new aws.ChatBedrockConverse({ model: "probe", region: "us-east-1",
+  credentials: { accessKeyId: "unused", secretAccessKey: "unused" } });
+if ("serviceTier" in probe) CAPABILITIES.push("service_tier");
 // Where the stored message of `.stream` and of `.invoke` legitimately differ, from @langchain/aws's code
 // (listed in certification/langchain-js.md).
 const NATIVE_DIFFERENCES = {
@@ -75,7 +79,10 @@ function model(turn, endpoint) {
   const budget = options.thinking_budget;
   const chat = new aws.ChatBedrockConverse({ model: turn.model_id, region: endpoint.region, credentials, client,
     maxTokens: options.max_tokens, ...(options.temperature != null && !budget ? { temperature: options.temperature } : {}),
-    ...(budget ? { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}) });
+    ...(budget ? { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}),
+    // how the request is served: the model's serviceTier (sent as {type}) and performanceConfig fields
+    ...(options.service_tier ? { serviceTier: options.service_tier } : {}),
+    ...(options.latency ? { performanceConfig: { latency: options.latency } } : {}) });
   // 0.0.x takes no `client` field: its constructor builds its own BedrockRuntimeClient from region and credentials
   // (dist/chat_models.js:131 in 0.0.4, :146 in 0.0.9), on the runtime client's default HTTP/2 handler and without the
   // guard; `client` is a public field there (chat_models.d.ts), set as an application on those releases sets it.
