@@ -235,6 +235,14 @@ def test_an_output_format_is_the_sdks_output_object_and_a_strict_tool_stays_stri
     assert call["tools"]["read_file"]["strict"] is True
 
 
+def test_the_service_tier_and_latency_go_in_the_providers_options(shim):
+    served = turn([{"role": "user", "content": "Hi"}], options={"max_tokens": 9, "service_tier": "flex",
+                                                                "latency": "optimized"})
+    (hello, _), (call,) = shim([served], [{"parts": [], "messages": []}])
+    assert "service_tier" in hello[0]["capabilities"]
+    assert call["providerOptions"] == {"bedrock": {"serviceTier": "flex", "performanceConfig": {"latency": "optimized"}}}
+
+
 def test_the_older_lines_take_the_system_blocks_as_one_string_and_declare_no_cache_points(shim):
     system = [{"type": "text", "text": "Be brief.", "cache_control": CACHE_1H}, {"type": "text", "text": "Quote."}]
     (hello, _), (call,) = shim([turn([{"role": "user", "content": "Hi"}], system=system)],

@@ -23,7 +23,7 @@ const MEDIA = mediaPart(packages.bedrock);
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
   "usage_input_includes_cache", "non_streaming", "cache_points",
-  "tool_result_media"];
+  "tool_result_media", "service_tier"];
 
 // ---- conversation mode ----
 

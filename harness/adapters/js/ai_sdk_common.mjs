@@ -221,6 +221,12 @@ export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
   // structured output: the SDK's Output.object with the turn's JSON schema (the provider decides how it is sent)
   const format = options.output_format;
   const budget = options.thinking_budget;
+  // providerOptions.bedrock: reasoning, the service tier (a documented option, sent as serviceTier {type}) and the
+  // latency (performanceConfig: not in the options schema, but the provider spreads the options it does not know into
+  // the Converse command, getArgs' filteredAmazonBedrockOptions)
+  const bedrockOptions = { ...(budget ? { reasoningConfig: { type: "enabled", budgetTokens: budget } } : {}),
+    ...(options.service_tier ? { serviceTier: options.service_tier } : {}),
+    ...(options.latency ? { performanceConfig: { latency: options.latency } } : {}) };
   // toolCallStreaming: ai 4 streams a call's input parts only when asked (ai 5 always does)
   return { model: model(bedrock, turn, endpoint), messages: [...messages], maxOutputTokens: options.max_tokens,
     maxTokens: options.max_tokens, toolCallStreaming: true,
@@ -229,7 +235,7 @@ export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
     ...(turn.tools?.length ? { tools, toolChoice: toolChoice(options.tool_choice) } : {}),
     ...(format ? { output: ai.Output.object({ schema: ai.jsonSchema(format.schema), name: format.name,
       description: format.description }) } : {}),
-    ...(budget ? { providerOptions: { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: budget } } } } : {}) };
+    ...(Object.keys(bedrockOptions).length ? { providerOptions: { bedrock: bedrockOptions } } : {}) };
 }
 
 // ---- stream parts -> chunks, as they are ----
