@@ -160,6 +160,15 @@ def test_media_in_a_tool_result_go_in_its_tool_result_block(shim):
         {"document": {"name": "spec", "format": "pdf", "source": {"bytes": "JVBE"}}}]
 
 
+def test_the_guardrail_is_the_models_guardrail_config(shim):
+    options = {**OPTIONS, "guardrail": {"identifier": "grd1", "version": "1", "trace": "enabled",
+                                        "stream_processing_mode": "async"}}
+    (hello, _), (call,) = shim([turn(OPENING, options=options)], [ANSWER])
+    assert "guardrail" in hello[0]["capabilities"]
+    assert call["model"]["guardrailConfig"] == {"guardrailIdentifier": "grd1", "guardrailVersion": "1",
+                                                "trace": "enabled", "streamProcessingMode": "async"}
+
+
 def test_the_0_1_surface_is_driven_by_feature_detection(shim):
     """0.1 has no Tool class and no ToolResultBlock.fromJSON, wraps model events as modelStreamEventHook and reports
     the message only on afterModelCallEvent: the same chunks and the same results come out."""

@@ -29,6 +29,7 @@ const CACHE_POINTS = typeof strands.CachePointBlock === "function" && typeof str
 if (CACHE_POINTS) CAPABILITIES.push("cache_points");
 // Images and documents in a tool result: ToolResultBlock.fromJSON takes both (the 0.1 fallback builds none).
 if (typeof strands.ToolResultBlock.fromJSON === "function") CAPABILITIES.push("tool_result_media");
+CAPABILITIES.push("guardrail"); // the BedrockModel's guardrailConfig
 const LOOP_ENDED = "agent_loop_ended";
 
 // ---- never a real AWS host ----
@@ -80,11 +81,17 @@ function toolsCache(tools) {
     messagesTTL: false } } : {};
 }
 
+// The turn's guardrail as the model's guardrailConfig (sent as the request's guardrailConfig, its trace and stream
+// processing mode included)
+const guardrail = (g) => g ? { guardrailConfig: { guardrailIdentifier: g.identifier, guardrailVersion: g.version,
+  ...(g.trace ? { trace: g.trace } : {}),
+  ...(g.stream_processing_mode ? { streamProcessingMode: g.stream_processing_mode } : {}) } } : {};
+
 function model(turn, endpoint) {
   const options = turn.options ?? {};
   const budget = options.thinking_budget;
   return new strands.BedrockModel({ modelId: turn.model_id, region: endpoint.region, maxTokens: options.max_tokens,
-    ...toolsCache(turn.tools),
+    ...toolsCache(turn.tools), ...guardrail(options.guardrail),
     ...(options.temperature != null && !budget ? { temperature: options.temperature } : {}),
     ...(budget ? { additionalRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}),
     clientConfig: { endpoint: endpoint.endpoint_url, requestHandler: guardedHandler(endpoint.endpoint_url),
