@@ -181,6 +181,15 @@ def test_the_service_tier_and_latency_are_the_models_fields(shim):
     assert call["serviceTier"] == "flex" and call["performanceConfig"] == {"latency": "optimized"}
 
 
+def test_the_guardrail_is_the_models_guardrail_config_field(shim):
+    guarded = turn([{"role": "user", "content": "Hi"}], options={"max_tokens": 9, "guardrail": {
+        "identifier": "grd1", "version": "1", "trace": "enabled", "stream_processing_mode": "async"}})
+    (hello, _), (call,) = shim([guarded], [{"chunks": [STOP]}])
+    assert "guardrail" in hello[0]["capabilities"]
+    assert call["guardrailConfig"] == {"guardrailIdentifier": "grd1", "guardrailVersion": "1", "trace": "enabled",
+                                       "streamProcessingMode": "async"}
+
+
 def test_opening_assistant_messages_become_ai_messages_with_tool_calls(shim):
     opening = [{"role": "user", "content": "Hi"},
                {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},

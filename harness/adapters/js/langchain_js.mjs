@@ -29,6 +29,7 @@ const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "rea
 const probe = new aws.ChatBedrockConverse({ model: "probe", region: "us-east-1",
   credentials: { accessKeyId: "unused", secretAccessKey: "unused" } });
 if ("serviceTier" in probe) CAPABILITIES.push("service_tier");
+if ("guardrailConfig" in probe) CAPABILITIES.push("guardrail");
 // Where the stored message of `.stream` and of `.invoke` legitimately differ, from @langchain/aws's code
 // (listed in certification/langchain-js.md).
 const NATIVE_DIFFERENCES = {
@@ -71,6 +72,11 @@ function guard(client, expected) {
   return client;
 }
 
+// The turn's guardrail as the model's guardrailConfig field (Bedrock's GuardrailStreamConfiguration)
+const guardrailConfig = (g) => ({ guardrailIdentifier: g.identifier, guardrailVersion: g.version,
+  ...(g.trace ? { trace: g.trace } : {}),
+  ...(g.stream_processing_mode ? { streamProcessingMode: g.stream_processing_mode } : {}) });
+
 function model(turn, endpoint) {
   const credentials = { accessKeyId: endpoint.aws_access_key_id, secretAccessKey: endpoint.aws_secret_access_key };
   const client = guard(new runtime.BedrockRuntimeClient({ region: endpoint.region, endpoint: endpoint.endpoint_url,
@@ -82,7 +88,8 @@ function model(turn, endpoint) {
     ...(budget ? { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}),
     // how the request is served: the model's serviceTier (sent as {type}) and performanceConfig fields
     ...(options.service_tier ? { serviceTier: options.service_tier } : {}),
-    ...(options.latency ? { performanceConfig: { latency: options.latency } } : {}) });
+    ...(options.latency ? { performanceConfig: { latency: options.latency } } : {}),
+    ...(options.guardrail ? { guardrailConfig: guardrailConfig(options.guardrail) } : {}) });
   // 0.0.x takes no `client` field: its constructor builds its own BedrockRuntimeClient from region and credentials
   // (dist/chat_models.js:131 in 0.0.4, :146 in 0.0.9), on the runtime client's default HTTP/2 handler and without the
   // guard; `client` is a public field there (chat_models.d.ts), set as an application on those releases sets it.
