@@ -243,6 +243,16 @@ def test_the_service_tier_and_latency_go_in_the_providers_options(shim):
     assert call["providerOptions"] == {"bedrock": {"serviceTier": "flex", "performanceConfig": {"latency": "optimized"}}}
 
 
+def test_the_guardrail_goes_in_the_providers_options_without_its_stream_mode_for_generate_text(shim):
+    guarded = turn([{"role": "user", "content": "Hi"}], non_streaming=True, options={"max_tokens": 9, "guardrail": {
+        "identifier": "grd1", "version": "1", "trace": "enabled", "stream_processing_mode": "async"}})
+    (hello, _), (streamed, whole) = shim([guarded], [{"parts": [], "messages": [], "generate": {"messages": []}}])
+    assert "guardrail" in hello[0]["capabilities"]
+    config = {"guardrailIdentifier": "grd1", "guardrailVersion": "1", "trace": "enabled"}
+    assert streamed["providerOptions"]["bedrock"]["guardrailConfig"] == {**config, "streamProcessingMode": "async"}
+    assert whole["kind"] == "generateText" and whole["providerOptions"]["bedrock"]["guardrailConfig"] == config
+
+
 def test_the_older_lines_take_the_system_blocks_as_one_string_and_declare_no_cache_points(shim):
     system = [{"type": "text", "text": "Be brief.", "cache_control": CACHE_1H}, {"type": "text", "text": "Quote."}]
     (hello, _), (call,) = shim([turn([{"role": "user", "content": "Hi"}], system=system)],

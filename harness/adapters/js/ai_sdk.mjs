@@ -23,7 +23,7 @@ const MEDIA = mediaPart(packages.bedrock);
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
   "usage_input_includes_cache", "non_streaming", "cache_points",
-  "tool_result_media", "service_tier"];
+  "tool_result_media", "service_tier", "guardrail"];
 
 // ---- conversation mode ----
 
@@ -69,8 +69,16 @@ class Conversation {
   }
 }
 
-// generateText on the same input: its response.messages, or what it threw.
+// generateText on the same input: its response.messages, or what it threw. An application's guardrail for
+// generateText has no stream processing mode (Converse's guardrailConfig has none; the provider passes the option on
+// as it is).
 async function whole(options) {
+  const guardrail = options.providerOptions?.bedrock?.guardrailConfig;
+  if (guardrail?.streamProcessingMode) {
+    const { streamProcessingMode: _, ...converse } = guardrail;
+    options = { ...options, providerOptions: { ...options.providerOptions,
+      bedrock: { ...options.providerOptions.bedrock, guardrailConfig: converse } } };
+  }
   try {
     const result = await ai.generateText(options);
     return { type: "native", path: "converse", message: jsonSafe(result.response.messages) };

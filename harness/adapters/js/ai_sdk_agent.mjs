@@ -27,7 +27,7 @@ const MEDIA = mediaPart(packages.bedrock);
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
   "usage_input_includes_cache", "cache_points", "tool_result_media",
-  "service_tier"];
+  "service_tier", "guardrail"];
 const LOOP_ENDED = "agent_loop_ended";
 const STEPS = 1000; // the scenario, not the step count, ends a conversation
 

@@ -213,6 +213,10 @@ export function toolChoice(choice) {
   return undefined;
 }
 
+const guardrailConfig = (g) => ({ guardrailIdentifier: g.identifier, guardrailVersion: g.version,
+  ...(g.trace ? { trace: g.trace } : {}),
+  ...(g.stream_processing_mode ? { streamProcessingMode: g.stream_processing_mode } : {}) });
+
 export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
   const options = turn.options ?? {};
   const tools = Object.fromEntries((turn.tools ?? []).map((t) => [t.name, {
@@ -221,12 +225,13 @@ export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
   // structured output: the SDK's Output.object with the turn's JSON schema (the provider decides how it is sent)
   const format = options.output_format;
   const budget = options.thinking_budget;
-  // providerOptions.bedrock: reasoning, the service tier (a documented option, sent as serviceTier {type}) and the
-  // latency (performanceConfig: not in the options schema, but the provider spreads the options it does not know into
-  // the Converse command, getArgs' filteredAmazonBedrockOptions)
+  // providerOptions.bedrock: reasoning, the service tier (a documented option, sent as serviceTier {type}), the
+  // latency and the guardrail (performanceConfig, guardrailConfig: not in the options schema, but the provider spreads
+  // the options it does not know into the Converse command, getArgs' filteredAmazonBedrockOptions)
   const bedrockOptions = { ...(budget ? { reasoningConfig: { type: "enabled", budgetTokens: budget } } : {}),
     ...(options.service_tier ? { serviceTier: options.service_tier } : {}),
-    ...(options.latency ? { performanceConfig: { latency: options.latency } } : {}) };
+    ...(options.latency ? { performanceConfig: { latency: options.latency } } : {}),
+    ...(options.guardrail ? { guardrailConfig: guardrailConfig(options.guardrail) } : {}) };
   // toolCallStreaming: ai 4 streams a call's input parts only when asked (ai 5 always does)
   return { model: model(bedrock, turn, endpoint), messages: [...messages], maxOutputTokens: options.max_tokens,
     maxTokens: options.max_tokens, toolCallStreaming: true,
