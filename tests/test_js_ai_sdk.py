@@ -164,6 +164,102 @@ def test_opening_assistant_blocks_and_json_results_convert_to_model_messages(shi
         {"role": "user", "content": [{"type": "text", "text": "and?"}]}]
 
 
+CACHE_1H, CACHE_5M = {"type": "ephemeral", "ttl": "1h"}, {"type": "ephemeral"}
+
+
+def cache_point(ttl=None) -> dict:
+    return {"providerOptions": {"bedrock": {"cachePoint": {"type": "default", **({"ttl": ttl} if ttl else {})}}}}
+
+
+def test_cache_control_becomes_the_providers_cache_point_after_the_system_block_text_and_tool_result(shim):
+    system = [{"type": "text", "text": "Be brief.", "cache_control": CACHE_1H}, {"type": "text", "text": "Quote."}]
+    opening = {"role": "user", "content": [{"type": "text", "text": "Read /tmp/a", "cache_control": CACHE_5M}]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "42 lines",
+                                           "cache_control": {"type": "ephemeral", "ttl": "5m"}}]}
+    (hello, *_), (first, second) = shim(
+        [turn([opening], system=system), turn([result], system=system)],
+        [{"parts": [*CALL, FINISH], "messages": [ASSISTANT]}, {"parts": [FINISH], "messages": []}])
+    assert "cache_points" in hello[0]["capabilities"]
+    assert first["system"] == [{"role": "system", "content": "Be brief.", **cache_point("1h")},
+                               {"role": "system", "content": "Quote."}]
+    assert first["messages"] == [{"role": "user", "content": [{"type": "text", "text": "Read /tmp/a", **cache_point()}]}]
+    assert second["messages"][-1] == {"role": "tool", "content": [
+        {"type": "tool-result", "toolCallId": "tu_1", "toolName": "read_file",
+         "output": {"type": "text", "value": "42 lines"}, **cache_point("5m")}]}
+
+
+def test_a_documents_title_is_the_file_parts_filename(shim):
+    document = {"type": "document", "title": "release-notes",
+                "source": {"type": "base64", "media_type": "text/plain", "data": "LSBh"}}
+    _, (call,) = shim([turn([{"role": "user", "content": [document]}])], [{"parts": [], "messages": []}])
+    assert call["messages"][0]["content"] == [
+        {"type": "file", "mediaType": "text/plain", "data": "LSBh", "filename": "release-notes"}]
+
+
+def test_media_in_a_tool_result_go_as_file_parts_of_a_content_output(shim):
+    document = {"type": "document", "title": "spec", "source": {"type": "base64", "media_type": "application/pdf",
+                                                                "data": "JVBE"}}
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9",
+                                             "content": [{"type": "text", "text": "a"}, image, document]}]}]
+    (hello, _), (call,) = shim([turn(opening)], [{"parts": [], "messages": []}])
+    assert "tool_result_media" in hello[0]["capabilities"]
+    assert call["messages"][2]["content"][0]["output"] == {"type": "content", "value": [
+        {"type": "text", "text": "a"}, {"type": "file", "mediaType": "image/png", "data": {"type": "data", "data": "iVBO"}},
+        {"type": "file", "mediaType": "application/pdf", "data": {"type": "data", "data": "JVBE"}, "filename": "spec"}]}
+
+
+def test_under_ai_6_media_in_a_tool_result_are_its_image_data_and_file_data_parts(shim):
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [
+                   {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+                   {"type": "document", "title": "spec",
+                    "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}]}]}]
+    _, (call,) = shim([turn(opening)], [{"parts": [], "messages": []}], FAKE_AI_SDK_SPEC="v3")
+    assert call["messages"][2]["content"][0]["output"]["value"] == [
+        {"type": "image-data", "data": "iVBO", "mediaType": "image/png"},
+        {"type": "file-data", "data": "JVBE", "mediaType": "application/pdf", "filename": "spec"}]
+
+
+def test_an_output_format_is_the_sdks_output_object_and_a_strict_tool_stays_strict(shim):
+    fmt = {"type": "json_schema", "name": "answer", "description": "The answer.", "schema": {"type": "object"}}
+    strict = [{**js_shim.TOOLS[0], "strict": True}]
+    (hello, _), (call,) = shim([turn([{"role": "user", "content": "Hi"}], options={**OPTIONS, "output_format": fmt},
+                                     tools=strict)], [{"parts": [], "messages": []}])
+    assert "structured_output" in hello[0]["capabilities"]
+    assert call["output"] == {"object": {"schema": {"jsonSchema": {"type": "object"}, "fake": True}, "name": "answer",
+                                         "description": "The answer."}}
+    assert call["tools"]["read_file"]["strict"] is True
+
+
+def test_the_service_tier_and_latency_go_in_the_providers_options(shim):
+    served = turn([{"role": "user", "content": "Hi"}], options={"max_tokens": 9, "service_tier": "flex",
+                                                                "latency": "optimized"})
+    (hello, _), (call,) = shim([served], [{"parts": [], "messages": []}])
+    assert "service_tier" in hello[0]["capabilities"]
+    assert call["providerOptions"] == {"bedrock": {"serviceTier": "flex", "performanceConfig": {"latency": "optimized"}}}
+
+
+def test_the_guardrail_goes_in_the_providers_options_without_its_stream_mode_for_generate_text(shim):
+    guarded = turn([{"role": "user", "content": "Hi"}], non_streaming=True, options={"max_tokens": 9, "guardrail": {
+        "identifier": "grd1", "version": "1", "trace": "enabled", "stream_processing_mode": "async"}})
+    (hello, _), (streamed, whole) = shim([guarded], [{"parts": [], "messages": [], "generate": {"messages": []}}])
+    assert "guardrail" in hello[0]["capabilities"]
+    config = {"guardrailIdentifier": "grd1", "guardrailVersion": "1", "trace": "enabled"}
+    assert streamed["providerOptions"]["bedrock"]["guardrailConfig"] == {**config, "streamProcessingMode": "async"}
+    assert whole["kind"] == "generateText" and whole["providerOptions"]["bedrock"]["guardrailConfig"] == config
+
+
+def test_the_older_lines_take_the_system_blocks_as_one_string_and_declare_no_cache_points(shim):
+    system = [{"type": "text", "text": "Be brief.", "cache_control": CACHE_1H}, {"type": "text", "text": "Quote."}]
+    (hello, _), (call,) = shim([turn([{"role": "user", "content": "Hi"}], system=system)],
+                               [{"parts": [], "messages": []}], FAKE_AI_SDK_OLD="1")
+    assert "cache_points" not in hello[0]["capabilities"] and call["system"] == "Be brief.\nQuote."
+
+
 # ai 4 (the @ai-sdk/amazon-bedrock 2.x line): its stream parts and CoreMessage shapes
 OLD = {"FAKE_AI_SDK_OLD": "1"}
 OLD_ASSISTANT = {"role": "assistant", "content": [

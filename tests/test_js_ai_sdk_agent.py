@@ -89,6 +89,17 @@ def test_the_harness_results_flow_into_execute_and_the_next_model_call(shim):
     assert second["toolChoice"] == "required"  # the later turn's own tool choice, given by prepareStep
 
 
+def test_a_results_cache_control_is_its_cache_point_in_the_messages_prepare_step_gives(shim):
+    cached = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "42 lines",
+                                           "cache_control": {"type": "ephemeral", "ttl": "1h"}}]}
+    (hello, *_), (_, second) = shim([turn([OPENING]), turn([cached])], [tool_step(), TEXT_STEP])
+    assert "cache_points" in hello[0]["capabilities"]
+    assert second["messages"][2] == {"role": "tool", "content": [{
+        "type": "tool-result", "toolCallId": "tu_1", "toolName": "read_file",
+        "output": {"type": "text", "value": "42 lines"},
+        "providerOptions": {"bedrock": {"cachePoint": {"type": "default", "ttl": "1h"}}}}]}
+
+
 def test_under_ai_5_tomodeloutput_gets_the_output_alone_and_the_results_still_flow(shim):
     _, (_, second) = shim([turn([OPENING]), turn([RESULT])], [tool_step(), TEXT_STEP], FAKE_AI_SDK_V5="1")
     assert second["messages"][2] == {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "tu_1",

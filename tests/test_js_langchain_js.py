@@ -127,6 +127,69 @@ def test_the_history_is_the_concatenated_chunks_then_tool_messages(shim):
     assert tool["data"]["content"] == [{"n": 42}]  # the object itself: @langchain/aws sends it as {json: ...}
 
 
+def cache_point(ttl=None) -> dict:
+    return {"cachePoint": {"type": "default", **({"ttl": ttl} if ttl else {})}}
+
+
+def test_cache_control_becomes_cache_point_blocks_and_the_tools_point_the_call_option(shim):
+    system = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+              {"type": "text", "text": "Quote."}]
+    tools = [{**js_shim.TOOLS[0], "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
+    opening = {"role": "user", "content": [{"type": "text", "text": "Read /tmp/a", "cache_control": {"type": "ephemeral"}}]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "42 lines",
+                                           "cache_control": {"type": "ephemeral", "ttl": "5m"}}]}
+    (hello, *_), (first, second) = shim([turn([opening], system=system, tools=tools),
+                                         turn([result], system=system, tools=tools)],
+                                        [{"chunks": [*CALL, STOP]}, {"chunks": []}])
+    assert "cache_points" in hello[0]["capabilities"]
+    assert [m["data"]["content"] for m in first["messages"]] == [
+        [{"type": "text", "text": "Be brief."}, cache_point("1h")], "Quote.",
+        [{"type": "text", "text": "Read /tmp/a"}, cache_point()]]
+    assert first["kwargs"] == {"cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    assert second["messages"][-1]["data"]["content"] == [{"type": "text", "text": "42 lines"}, cache_point("5m")]
+
+
+def test_a_document_is_langchains_standard_file_block_named_by_its_title(shim):
+    document = {"type": "document", "title": "release-notes",
+                "source": {"type": "base64", "media_type": "text/plain", "data": "LSBh"}}
+    _, (call,) = shim([turn([{"role": "user", "content": [document]}])], [{"chunks": [STOP]}])
+    assert call["messages"][-1]["data"]["content"] == [{"type": "file", "source_type": "base64",
+                                                        "mime_type": "text/plain", "data": "LSBh",
+                                                        "metadata": {"name": "release-notes"}}]
+
+
+def test_media_in_a_tool_result_are_the_blocks_a_human_message_takes(shim):
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [
+                   {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+                   {"type": "document", "title": "spec",
+                    "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}]}]}]
+    (hello, _), (call,) = shim([turn(opening)], [{"chunks": [STOP]}])
+    assert "tool_result_media" in hello[0]["capabilities"]
+    assert call["messages"][-1]["data"]["content"] == [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+        {"type": "file", "source_type": "base64", "mime_type": "application/pdf", "data": "JVBE",
+         "metadata": {"name": "spec"}}]
+
+
+def test_the_service_tier_and_latency_are_the_models_fields(shim):
+    served = turn([{"role": "user", "content": "Hi"}], options={"max_tokens": 9, "service_tier": "flex",
+                                                                "latency": "optimized"})
+    (hello, _), (call,) = shim([served], [{"chunks": [STOP]}])
+    assert "service_tier" in hello[0]["capabilities"]
+    assert call["serviceTier"] == "flex" and call["performanceConfig"] == {"latency": "optimized"}
+
+
+def test_the_guardrail_is_the_models_guardrail_config_field(shim):
+    guarded = turn([{"role": "user", "content": "Hi"}], options={"max_tokens": 9, "guardrail": {
+        "identifier": "grd1", "version": "1", "trace": "enabled", "stream_processing_mode": "async"}})
+    (hello, _), (call,) = shim([guarded], [{"chunks": [STOP]}])
+    assert "guardrail" in hello[0]["capabilities"]
+    assert call["guardrailConfig"] == {"guardrailIdentifier": "grd1", "guardrailVersion": "1", "trace": "enabled",
+                                       "streamProcessingMode": "async"}
+
+
 def test_opening_assistant_messages_become_ai_messages_with_tool_calls(shim):
     opening = [{"role": "user", "content": "Hi"},
                {"role": "assistant", "content": [{"type": "thinking", "thinking": "T", "signature": "c2ln"},

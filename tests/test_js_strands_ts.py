@@ -119,6 +119,56 @@ def test_the_next_turns_results_answer_the_tools_and_the_loop_makes_the_next_cal
         "toolUseId": "tu_1", "status": "error", "content": [{"text": "no such file"}]}}]}
 
 
+def cache_point(ttl=None) -> dict:
+    return {"cachePoint": {"cacheType": "default", **({"ttl": ttl} if ttl else {})}}
+
+
+def test_cache_control_becomes_cache_point_blocks_the_tools_cache_config_and_the_results_point_by_hook(shim):
+    system = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
+    tools = [{**TOOLS[0], "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
+    opening = [{"role": "user", "content": [{"type": "text", "text": "Read /tmp/a.", "cache_control": {"type": "ephemeral"}}]}]
+    cached = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "a's text",
+                                           "cache_control": {"type": "ephemeral", "ttl": "5m"}}]}
+    (hello, *_), (first, follow_up) = shim([turn(opening, system=system, tools=tools),
+                                            turn([cached], system=system, tools=tools)], [TOOL_CALL, ANSWER])
+    assert "cache_points" in hello[0]["capabilities"]
+    assert first["options"]["systemPrompt"] == [{"text": "Be brief."}, cache_point("1h")]
+    assert first["model"]["cacheConfig"] == {"strategy": "auto", "toolsTTL": "1h", "systemPromptTTL": False,
+                                             "messagesTTL": False}
+    assert first["messages"] == [{"role": "user", "content": [{"text": "Read /tmp/a."}, cache_point()]}]
+    assert follow_up["messages"][-1] == {"role": "user", "content": [{"toolResult": {
+        "toolUseId": "tu_1", "status": "success", "content": [{"text": "a's text"}]}}, cache_point("5m")]}
+
+
+def test_a_document_is_the_sdks_document_data_named_by_its_title(shim):
+    document = {"type": "document", "title": "notes", "source": {"type": "base64", "media_type": "text/plain",
+                                                                 "data": "LSBh"}}
+    _, (call,) = shim([turn([{"role": "user", "content": [document]}])], [ANSWER])
+    assert call["messages"] == [{"role": "user", "content": [
+        {"document": {"name": "notes", "format": "txt", "source": {"bytes": "LSBh"}}}]}]
+
+
+def test_media_in_a_tool_result_go_in_its_tool_result_block(shim):
+    media = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+        {"type": "document", "title": "spec", "source": {"type": "base64", "media_type": "application/pdf",
+                                                         "data": "JVBE"}}]}]}
+    (hello, *_), (_, follow_up) = shim([turn(OPENING), turn([media])], [TOOL_CALL, ANSWER])
+    assert "tool_result_media" in hello[0]["capabilities"]
+    assert follow_up["messages"][-1]["content"][0]["toolResult"]["content"] == [
+        {"image": {"format": "png", "source": {"bytes": "iVBO"}}},
+        {"document": {"name": "spec", "format": "pdf", "source": {"bytes": "JVBE"}}}]
+
+
+def test_the_guardrail_is_the_models_guardrail_config(shim):
+    options = {**OPTIONS, "guardrail": {"identifier": "grd1", "version": "1", "trace": "enabled",
+                                        "stream_processing_mode": "async"}}
+    (hello, _), (call,) = shim([turn(OPENING, options=options)], [ANSWER])
+    assert "guardrail" in hello[0]["capabilities"]
+    assert call["model"]["guardrailConfig"] == {"guardrailIdentifier": "grd1", "guardrailVersion": "1",
+                                                "trace": "enabled", "streamProcessingMode": "async"}
+
+
 def test_the_0_1_surface_is_driven_by_feature_detection(shim):
     """0.1 has no Tool class and no ToolResultBlock.fromJSON, wraps model events as modelStreamEventHook and reports
     the message only on afterModelCallEvent: the same chunks and the same results come out."""

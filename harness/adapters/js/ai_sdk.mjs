@@ -13,15 +13,17 @@
 // are, nothing repaired; the SDK's assembled assistant message closes the turn (`message`), and a turn asking for
 // streaming parity also reports `response.messages` of streamText and of generateText on the same input (`native`).
 
-import { anthropicMessage, callOptions, capabilities, converted, errorChunk, jsonSafe, load, NATIVE_DIFFERENCES,
-  olderMessages, partChunks, serve } from "./ai_sdk_common.mjs";
+import { anthropicMessage, callOptions, capabilities, converted, errorChunk, jsonSafe, load, mediaPart,
+  NATIVE_DIFFERENCES, olderMessages, partChunks, serve } from "./ai_sdk_common.mjs";
 
 const packages = await load("ai_sdk.mjs");
 const { ai } = packages;
+const MEDIA = mediaPart(packages.bedrock);
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache", "non_streaming"];
+  "usage_input_includes_cache", "non_streaming", "cache_points",
+  "tool_result_media", "service_tier", "guardrail"];
 
 // ---- conversation mode ----
 
@@ -35,7 +37,7 @@ class Conversation {
       this.messages.push(...this.assistant);
     }
     this.assistant = [];
-    this.messages.push(...converted(turn.messages ?? [], this.messages, olderMessages(ai)));
+    this.messages.push(...converted(turn.messages ?? [], this.messages, olderMessages(ai), MEDIA));
     return this.messages;
   }
 
@@ -67,8 +69,16 @@ class Conversation {
   }
 }
 
-// generateText on the same input: its response.messages, or what it threw.
+// generateText on the same input: its response.messages, or what it threw. An application's guardrail for
+// generateText has no stream processing mode (Converse's guardrailConfig has none; the provider passes the option on
+// as it is).
 async function whole(options) {
+  const guardrail = options.providerOptions?.bedrock?.guardrailConfig;
+  if (guardrail?.streamProcessingMode) {
+    const { streamProcessingMode: _, ...converse } = guardrail;
+    options = { ...options, providerOptions: { ...options.providerOptions,
+      bedrock: { ...options.providerOptions.bedrock, guardrailConfig: converse } } };
+  }
   try {
     const result = await ai.generateText(options);
     return { type: "native", path: "converse", message: jsonSafe(result.response.messages) };
@@ -78,5 +88,5 @@ async function whole(options) {
   }
 }
 
-await serve({ name: "ai-sdk", version: packages.version, capabilities: capabilities(CAPABILITIES, packages.bedrock),
+await serve({ name: "ai-sdk", version: packages.version, capabilities: capabilities(CAPABILITIES, packages.bedrock, ai),
   native_differences: NATIVE_DIFFERENCES }, new Conversation());

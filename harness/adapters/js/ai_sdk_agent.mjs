@@ -16,15 +16,18 @@
 // assistant message of its response.messages. A loop that finishes while the scenario goes on (results sent, no
 // next model call) is the turn error `agent_loop_ended`; user content between model calls is a skip.
 
-import { anthropicMessage, callOptions, capabilities, converted, errorChunk, load, olderMessages, partChunks,
-  resultOutput, serve, Skip, toolChoice } from "./ai_sdk_common.mjs";
+import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, olderMessages,
+  partChunks,
+  mediaPart, resultOutput, serve, Skip, toolChoice } from "./ai_sdk_common.mjs";
 
 const packages = await load("ai_sdk_agent.mjs");
 const { ai } = packages;
+const MEDIA = mediaPart(packages.bedrock);
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache"];
+  "usage_input_includes_cache", "cache_points", "tool_result_media",
+  "service_tier", "guardrail"];
 const LOOP_ENDED = "agent_loop_ended";
 const STEPS = 1000; // the scenario, not the step count, ends a conversation
 
@@ -91,13 +94,13 @@ class AgentRun {
     this.queue = new Queue(); this.steps = []; this.seen = 0; this.pausedTurn = -1;
     this.waiting = new Map(); this.results = new Map(); this.gate = null;
     this.failed = false; this.finished = false; this.abort = new AbortController();
-    const options = callOptions(packages, turn, endpoint, converted(turn.messages ?? [], [], olderMessages(ai)));
+    const options = callOptions(packages, turn, endpoint, converted(turn.messages ?? [], [], olderMessages(ai), MEDIA));
     const tools = Object.fromEntries(Object.entries(options.tools ?? {}).map(([name, tool]) => [name, { ...tool,
       execute: (input, { toolCallId }) => this.result(toolCallId),
-      toModelOutput: (given) => resultOutput(resultBlock(given)) }]));
+      toModelOutput: (given) => resultOutput(resultBlock(given), MEDIA) }]));
     const result = ai.streamText({ ...options, model: this.watched(options.model), ...(options.tools ? { tools } : {}),
       ...loopUntil(STEPS), abortSignal: this.abort.signal, onError: () => {},
-      prepareStep: ({ stepNumber }) => this.prepare(stepNumber),
+      prepareStep: ({ stepNumber, messages }) => this.prepare(stepNumber, messages),
       onStepFinish: (step) => { this.steps.at(-1).record = step; },
       onLanguageModelCallEnd: (event) => { this.steps.at(-1).content = event.content; } });
     this.pump(result);
@@ -115,13 +118,24 @@ class AgentRun {
     } });
   }
 
-  // Step k waits for harness turn k; a later step's tool choice is its turn's.
-  async prepare(number) {
+  // Step k waits for harness turn k; a later step's tool choice is its turn's, and its messages carry the cache
+  // point a tool result asks for beside that result (a tool's execute cannot set the tool-result part's
+  // providerOptions, so the application marks them in prepareStep, the loop's one hook on the messages it sends).
+  async prepare(number, messages) {
     this.steps.push(new Step());
     if (number > this.turnIndex) {
       await new Promise((release) => { this.gate = { number, release }; this.check(); });
     }
-    return number === 0 ? undefined : { toolChoice: toolChoice(this.options.tool_choice) ?? "auto" };
+    return number === 0 ? undefined : { toolChoice: toolChoice(this.options.tool_choice) ?? "auto",
+      ...(this.cached() ? { messages: messages.map((message) => this.withCachePoints(message)) } : {}) };
+  }
+
+  cached() { return [...this.results.values()].some((block) => block.cache_control); }
+
+  withCachePoints(message) {
+    if (message.role !== "tool") return message;
+    return { ...message, content: message.content.map((part) => part.type !== "tool-result" ? part
+      : { ...part, ...cacheOptions(this.results.get(part.toolCallId)?.cache_control) }) };
   }
 
   result(id) {
@@ -234,4 +248,4 @@ class Agent {
 }
 
 await serve({ name: "ai-sdk-agent", version: packages.version,
-  capabilities: capabilities(CAPABILITIES, packages.bedrock) }, new Agent());
+  capabilities: capabilities(CAPABILITIES, packages.bedrock, ai) }, new Agent());

@@ -44,10 +44,32 @@ export function model(bedrock, turn, endpoint) {
 // From provider specification v3 (@ai-sdk/amazon-bedrock 4.x) inputTokens is the total with the cache reads and
 // writes (convertAmazonBedrockUsage); the v1 and v2 lines (2.x, 3.x) pass on Bedrock's own inputTokens. The model
 // says which specification it speaks; building one sends nothing.
-export function capabilities(declared, bedrock) {
-  const probe = bedrock.createAmazonBedrock({ region: "us-east-1", accessKeyId: "unused", secretAccessKey: "unused" });
-  const older = ["v1", "v2"].includes(probe("probe").specificationVersion);
-  return older ? declared.filter((name) => name !== "usage_input_includes_cache") : declared;
+// The older lines' `ai` (4, 5) takes the system prompt as a string only, so they place no cache point there and
+// declare no cache_points.
+const specification = (bedrock) => bedrock.createAmazonBedrock({ region: "us-east-1", accessKeyId: "unused",
+  secretAccessKey: "unused" })("probe").specificationVersion;
+
+export const olderSpecification = (bedrock) => ["v1", "v2"].includes(specification(bedrock));
+
+// An image or document in a tool result's content output, in the shape the release's `ai` validates: `ai` 7
+// (specification v4) a file part with its data ({type: "data"}); `ai` 6 (v3) image-data / file-data parts; `ai` 5
+// (v2) a media part. A document's title is its filename, as in a user part.
+export function mediaPart(bedrock) {
+  const version = specification(bedrock);
+  return (part) => {
+    const { media_type: mediaType, data } = part.source;
+    const filename = part.type === "document" && part.title != null ? { filename: part.title } : {};
+    if (version === "v2") return { type: "media", data, mediaType };
+    if (version === "v3") return part.type === "image" ? { type: "image-data", data, mediaType }
+      : { type: "file-data", data, mediaType, ...filename };
+    return { type: "file", mediaType, data: { type: "data", data }, ...filename };
+  };
+}
+
+export function capabilities(declared, bedrock, ai) {
+  const newer = ["usage_input_includes_cache", "cache_points"];
+  const own = typeof ai.Output?.object === "function" ? [...declared, "structured_output"] : declared;
+  return olderSpecification(bedrock) ? own.filter((name) => !newer.includes(name)) : own;
 }
 
 // ai 4 gives each message of response.messages an id of its own per call (generateMessageId: 'msg-' and 24 random
@@ -65,7 +87,7 @@ export const olderMessages = (ai) => typeof ai.stepCountIs !== "function";
 const toolNames = (history) => new Map(history.flatMap((m) => Array.isArray(m.content) ? m.content : [])
   .filter((part) => part.type === "tool-call").map((part) => [part.toolCallId, part.toolName]));
 
-export function resultOutput(block) {
+export function resultOutput(block, media) {
   const content = block.content;
   if (typeof content === "string" || content == null) {
     return { type: block.is_error ? "error-text" : "text", value: content ?? "" };
@@ -77,16 +99,14 @@ export function resultOutput(block) {
   if (block.is_error && content.every((part) => typeof part === "string" || "text" in part)) {
     return { type: "error-text", value: content.map((part) => part.text ?? part).join("") };
   }
-  return { type: "content", value: content.map(resultPart) };
+  return { type: "content", value: content.map((part) => resultPart(part, media)) };
 }
 
-function resultPart(part) {
+function resultPart(part, media) {
   if (typeof part === "string") return { type: "text", text: part };
   if ("text" in part) return { type: "text", text: part.text };
   if ("json" in part) return { type: "text", text: JSON.stringify(part.json) };
-  if (part.type === "image") {
-    return { type: "file", mediaType: part.source.media_type, data: { type: "data", data: part.source.data } };
-  }
+  if (part.type === "image" || part.type === "document") return media(part);
   throw new Error(`unsupported tool result part ${JSON.stringify(part.type)}`);
 }
 
@@ -106,13 +126,38 @@ function olderResultPart(part) {
   return { type: "text", text };
 }
 
+// A block's cache_control as the provider's cache point after it (providerOptions.bedrock.cachePoint, which
+// convert-to-amazon-bedrock-chat-messages pushes after the part's own block), its TTL kept.
+export const cacheOptions = (control) => control
+  ? { providerOptions: { bedrock: { cachePoint: { type: "default", ...(control.ttl ? { ttl: control.ttl } : {}) } } } }
+  : {};
+
+// The system prompt: a string, or text blocks, each a system message with its cache point (ai 6 and 7 take an array
+// of system messages; the older lines get the text joined).
+export function systemPrompt(system, older) {
+  if (!Array.isArray(system)) return system || undefined;
+  if (older) return system.map((block) => block.text).join("\n");
+  return system.map((block) => ({ role: "system", content: block.text, ...cacheOptions(block.cache_control) }));
+}
+
 function userPart(block, older) {
+  return older ? olderUserPart(block) : { ...currentUserPart(block), ...cacheOptions(block.cache_control) };
+}
+
+function olderUserPart(block) {
   if (block.type === "text") return { type: "text", text: block.text };
   const { data, media_type: mimeType } = block.source ?? {};
-  if (older && block.type === "image") return { type: "image", image: data, mimeType };
-  if (older && block.type === "document") return { type: "file", data, mimeType };
+  if (block.type === "image") return { type: "image", image: data, mimeType };
+  if (block.type === "document") return { type: "file", data, mimeType };
+  throw new Error(`unsupported user content block ${JSON.stringify(block.type)}`);
+}
+
+function currentUserPart(block) {
+  if (block.type === "text") return { type: "text", text: block.text };
   if (block.type === "image" || block.type === "document") {
-    return { type: "file", mediaType: block.source.media_type, data: block.source.data };
+    // a document's title is the file part's filename, which the provider sends (sanitized) as the document's name
+    return { type: "file", mediaType: block.source.media_type, data: block.source.data,
+      ...(block.type === "document" && block.title != null ? { filename: block.title } : {}) };
   }
   throw new Error(`unsupported user content block ${JSON.stringify(block.type)}`);
 }
@@ -140,7 +185,7 @@ function assistantPart(block) {
 }
 
 // A user message holding tool results becomes a `tool` message (the results) and a user message (the rest).
-export function converted(messages, history, older = false) {
+export function converted(messages, history, older, media) {
   const out = [];
   for (const message of messages) {
     const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
@@ -151,7 +196,7 @@ export function converted(messages, history, older = false) {
     const names = toolNames([...history, ...out]);
     const results = blocks.filter((b) => b.type === "tool_result").map((b) => ({ type: "tool-result",
       toolCallId: b.tool_use_id, toolName: names.get(b.tool_use_id) ?? "",
-      ...(older ? olderResult(b) : { output: resultOutput(b) }) }));
+      ...(older ? olderResult(b) : { output: resultOutput(b, media), ...cacheOptions(b.cache_control) }) }));
     const rest = blocks.filter((b) => b.type !== "tool_result").map((b) => userPart(b, older));
     if (results.length) out.push({ role: "tool", content: results });
     if (rest.length) out.push({ role: "user", content: typeof message.content === "string" ? message.content : rest });
@@ -168,17 +213,34 @@ export function toolChoice(choice) {
   return undefined;
 }
 
+const guardrailConfig = (g) => ({ guardrailIdentifier: g.identifier, guardrailVersion: g.version,
+  ...(g.trace ? { trace: g.trace } : {}),
+  ...(g.stream_processing_mode ? { streamProcessingMode: g.stream_processing_mode } : {}) });
+
 export function callOptions({ ai, bedrock }, turn, endpoint, messages) {
   const options = turn.options ?? {};
   const tools = Object.fromEntries((turn.tools ?? []).map((t) => [t.name, {
-    description: t.description, inputSchema: ai.jsonSchema(t.input_schema), parameters: ai.jsonSchema(t.input_schema) }]));
+    description: t.description, inputSchema: ai.jsonSchema(t.input_schema), parameters: ai.jsonSchema(t.input_schema),
+    ...(t.strict != null ? { strict: t.strict } : {}) }]));
+  // structured output: the SDK's Output.object with the turn's JSON schema (the provider decides how it is sent)
+  const format = options.output_format;
   const budget = options.thinking_budget;
+  // providerOptions.bedrock: reasoning, the service tier (a documented option, sent as serviceTier {type}), the
+  // latency and the guardrail (performanceConfig, guardrailConfig: not in the options schema, but the provider spreads
+  // the options it does not know into the Converse command, getArgs' filteredAmazonBedrockOptions)
+  const bedrockOptions = { ...(budget ? { reasoningConfig: { type: "enabled", budgetTokens: budget } } : {}),
+    ...(options.service_tier ? { serviceTier: options.service_tier } : {}),
+    ...(options.latency ? { performanceConfig: { latency: options.latency } } : {}),
+    ...(options.guardrail ? { guardrailConfig: guardrailConfig(options.guardrail) } : {}) };
   // toolCallStreaming: ai 4 streams a call's input parts only when asked (ai 5 always does)
   return { model: model(bedrock, turn, endpoint), messages: [...messages], maxOutputTokens: options.max_tokens,
-    maxTokens: options.max_tokens, toolCallStreaming: true, ...(turn.system ? { system: turn.system } : {}),
+    maxTokens: options.max_tokens, toolCallStreaming: true,
+    ...(turn.system ? { system: systemPrompt(turn.system, olderSpecification(bedrock)) } : {}),
     ...(options.temperature != null ? { temperature: options.temperature } : {}),
     ...(turn.tools?.length ? { tools, toolChoice: toolChoice(options.tool_choice) } : {}),
-    ...(budget ? { providerOptions: { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: budget } } } } : {}) };
+    ...(format ? { output: ai.Output.object({ schema: ai.jsonSchema(format.schema), name: format.name,
+      description: format.description }) } : {}),
+    ...(Object.keys(bedrockOptions).length ? { providerOptions: { bedrock: bedrockOptions } } : {}) };
 }
 
 // ---- stream parts -> chunks, as they are ----

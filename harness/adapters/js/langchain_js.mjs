@@ -23,7 +23,13 @@ const { aws, messages: lc, runtime, http, version } = await loadEntry("langchain
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache", "non_streaming"];
+  "usage_input_includes_cache", "non_streaming", "cache_points",
+  "tool_result_media"];
+// service_tier where the model has the serviceTier field (a probe model: building one sends nothing)
+const probe = new aws.ChatBedrockConverse({ model: "probe", region: "us-east-1",
+  credentials: { accessKeyId: "unused", secretAccessKey: "unused" } });
+if ("serviceTier" in probe) CAPABILITIES.push("service_tier");
+if ("guardrailConfig" in probe) CAPABILITIES.push("guardrail");
 // Where the stored message of `.stream` and of `.invoke` legitimately differ, from @langchain/aws's code
 // (listed in certification/langchain-js.md).
 const NATIVE_DIFFERENCES = {
@@ -66,6 +72,11 @@ function guard(client, expected) {
   return client;
 }
 
+// The turn's guardrail as the model's guardrailConfig field (Bedrock's GuardrailStreamConfiguration)
+const guardrailConfig = (g) => ({ guardrailIdentifier: g.identifier, guardrailVersion: g.version,
+  ...(g.trace ? { trace: g.trace } : {}),
+  ...(g.stream_processing_mode ? { streamProcessingMode: g.stream_processing_mode } : {}) });
+
 function model(turn, endpoint) {
   const credentials = { accessKeyId: endpoint.aws_access_key_id, secretAccessKey: endpoint.aws_secret_access_key };
   const client = guard(new runtime.BedrockRuntimeClient({ region: endpoint.region, endpoint: endpoint.endpoint_url,
@@ -74,7 +85,11 @@ function model(turn, endpoint) {
   const budget = options.thinking_budget;
   const chat = new aws.ChatBedrockConverse({ model: turn.model_id, region: endpoint.region, credentials, client,
     maxTokens: options.max_tokens, ...(options.temperature != null && !budget ? { temperature: options.temperature } : {}),
-    ...(budget ? { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}) });
+    ...(budget ? { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}),
+    // how the request is served: the model's serviceTier (sent as {type}) and performanceConfig fields
+    ...(options.service_tier ? { serviceTier: options.service_tier } : {}),
+    ...(options.latency ? { performanceConfig: { latency: options.latency } } : {}),
+    ...(options.guardrail ? { guardrailConfig: guardrailConfig(options.guardrail) } : {}) });
   // 0.0.x takes no `client` field: its constructor builds its own BedrockRuntimeClient from region and credentials
   // (dist/chat_models.js:131 in 0.0.4, :146 in 0.0.9), on the runtime client's default HTTP/2 handler and without the
   // guard; `client` is a public field there (chat_models.d.ts), set as an application on those releases sets it.
@@ -91,17 +106,28 @@ function runnable(turn, endpoint) {
   const tools = turn.tools.map((t) => ({ type: "function",
     function: { name: t.name, description: t.description, parameters: t.input_schema } }));
   const choice = toolChoice(turn.options?.tool_choice);
-  return chat.bindTools(tools, choice ? { tool_choice: choice } : undefined);
+  // A cache point after the tools is the call option cache_control (applyCachePointsToConversePayload pushes it
+  // after the last tool, and after the system prompt and the last message unless they hold one already): the one
+  // way to it, so a point the turn asks for after another tool than the last is not placed.
+  const cached = turn.tools.at(-1).cache_control;
+  const kwargs = { ...(choice ? { tool_choice: choice } : {}), ...(cached ? { cache_control: cached } : {}) };
+  return chat.bindTools(tools, Object.keys(kwargs).length ? kwargs : undefined);
 }
 
 // ---- the scenario's Anthropic-format messages -> LangChain.js messages ----
 
 const blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content ?? [];
 
+// A block's cache_control as the cache point content block after it ({cachePoint: {type: "default", ttl}}, which
+// @langchain/aws sends as it is: convertCachePointBlock), in a system, human or tool message.
+const cachePoint = (control) => ({ cachePoint: { type: "default", ...(control.ttl ? { ttl: control.ttl } : {}) } });
+const withCachePoint = (part, control) => control ? [part, cachePoint(control)] : [part];
+
 function systemMessages(system) {
   if (!system) return [];
-  const texts = typeof system === "string" ? [system] : system.map((b) => b.text ?? b);
-  return texts.map((text) => new lc.SystemMessage(text));
+  if (typeof system === "string") return [new lc.SystemMessage(system)];
+  return system.map((b) => new lc.SystemMessage(b.cache_control
+    ? { content: withCachePoint({ type: "text", text: b.text }, b.cache_control) } : b.text));
 }
 
 // A JSON value goes as the object itself: @langchain/aws sends a block it does not know as `{json: block}`
@@ -112,20 +138,36 @@ const jsonPart = (value) => value !== null && typeof value === "object" && !Arra
 function resultContent(content) {
   if (content == null || typeof content === "string") return content ?? "";
   if (!Array.isArray(content)) return [jsonPart(content)];
-  return content.map((p) => typeof p === "string" ? { type: "text", text: p } : "json" in p ? jsonPart(p.json) : p);
+  // an image or document as in a human message (convertToolMessageToConverseMessage converts the same blocks)
+  return content.map((p) => typeof p === "string" ? { type: "text", text: p } : "json" in p ? jsonPart(p.json)
+    : p.type === "image" || p.type === "document" ? userPart(p) : p);
 }
 
 function userPart(block) {
   if (block.type === "image") return { type: "image_url", image_url: { url: `data:${block.source.media_type};base64,${block.source.data}` } };
-  return block;
+  if (block.type === "document") { // LangChain's standard file block; its metadata name is the document's name
+    return { type: "file", source_type: "base64", mime_type: block.source.media_type, data: block.source.data,
+      metadata: { name: block.title } };
+  }
+  const { cache_control: _, ...rest } = block;
+  return rest;
+}
+
+// A result's cache point goes beside its toolResult (convertToolMessageToConverseMessage), so its content is a list.
+function toolContent(block) {
+  const content = resultContent(block.content);
+  if (!block.cache_control) return content;
+  const parts = typeof content === "string" ? [{ type: "text", text: content }] : content;
+  return [...parts, cachePoint(block.cache_control)];
 }
 
 // One ToolMessage per tool_result (in order), then a HumanMessage with the rest.
 function userMessages(message) {
   const blocks = blocksOf(message.content);
   const results = blocks.filter((b) => b.type === "tool_result").map((b) => new lc.ToolMessage({
-    content: resultContent(b.content), tool_call_id: b.tool_use_id, status: b.is_error ? "error" : "success" }));
-  const rest = blocks.filter((b) => b.type !== "tool_result").map(userPart);
+    content: toolContent(b), tool_call_id: b.tool_use_id, status: b.is_error ? "error" : "success" }));
+  const rest = blocks.filter((b) => b.type !== "tool_result")
+    .flatMap((b) => withCachePoint(userPart(b), b.cache_control));
   return [...results, ...(rest.length ? [new lc.HumanMessage({ content: typeof message.content === "string" ? message.content : rest })] : [])];
 }
 

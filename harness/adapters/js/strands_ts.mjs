@@ -24,6 +24,12 @@ const { strands, NodeHttpHandler, version } = await loadEntry("strands_ts.mjs", 
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history"];
+// Cache points: the SDK's CachePointBlock, and its AfterToolsEvent hook to place one beside a tool result.
+const CACHE_POINTS = typeof strands.CachePointBlock === "function" && typeof strands.AfterToolsEvent === "function";
+if (CACHE_POINTS) CAPABILITIES.push("cache_points");
+// Images and documents in a tool result: ToolResultBlock.fromJSON takes both (the 0.1 fallback builds none).
+if (typeof strands.ToolResultBlock.fromJSON === "function") CAPABILITIES.push("tool_result_media");
+CAPABILITIES.push("guardrail"); // the BedrockModel's guardrailConfig
 const LOOP_ENDED = "agent_loop_ended";
 
 // ---- never a real AWS host ----
@@ -51,10 +57,41 @@ function systemTexts(system) {
   return items.map((item) => typeof item === "string" ? item : item.text).filter((text) => text.trim());
 }
 
+// A block's cache_control as the SDK's CachePointBlock data after it (the BedrockModel sends a cachePointBlock as a
+// cachePoint with its ttl, _formatContentBlock), in the system prompt, a message or beside a tool result.
+const cachePoint = (control) => ({ cachePoint: { cacheType: "default",
+  ...(control.ttl ? { ttl: control.ttl } : {}) } });
+const withCachePoint = (data, control) => control ? [data, cachePoint(control)] : [data];
+
+function systemPrompt(system) {
+  if (Array.isArray(system) && system.some((block) => block.cache_control)) {
+    return { systemPrompt: system.flatMap((block) => withCachePoint({ text: block.text }, block.cache_control)) };
+  }
+  const texts = systemTexts(system);
+  if (!texts.length) return {};
+  return { systemPrompt: texts.length === 1 ? texts[0] : texts.map((text) => ({ text })) };
+}
+
+// The point after the tools: the model's cacheConfig (toolsTTL), its one way to it, with the automatic system and
+// messages points off (the turn places those itself); it goes after the last tool, so one asked after another tool
+// is not placed.
+function toolsCache(tools) {
+  const control = tools?.at(-1)?.cache_control;
+  return control ? { cacheConfig: { strategy: "auto", toolsTTL: control.ttl ?? true, systemPromptTTL: false,
+    messagesTTL: false } } : {};
+}
+
+// The turn's guardrail as the model's guardrailConfig (sent as the request's guardrailConfig, its trace and stream
+// processing mode included)
+const guardrail = (g) => g ? { guardrailConfig: { guardrailIdentifier: g.identifier, guardrailVersion: g.version,
+  ...(g.trace ? { trace: g.trace } : {}),
+  ...(g.stream_processing_mode ? { streamProcessingMode: g.stream_processing_mode } : {}) } } : {};
+
 function model(turn, endpoint) {
   const options = turn.options ?? {};
   const budget = options.thinking_budget;
   return new strands.BedrockModel({ modelId: turn.model_id, region: endpoint.region, maxTokens: options.max_tokens,
+    ...toolsCache(turn.tools), ...guardrail(options.guardrail),
     ...(options.temperature != null && !budget ? { temperature: options.temperature } : {}),
     ...(budget ? { additionalRequestFields: { thinking: { type: "enabled", budget_tokens: budget } } } : {}),
     clientConfig: { endpoint: endpoint.endpoint_url, requestHandler: guardedHandler(endpoint.endpoint_url),
@@ -64,12 +101,17 @@ function model(turn, endpoint) {
 // ---- the scenario's Anthropic-format messages -> the SDK's MessageData ----
 
 const FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
+const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
+  "text/html": "html" };
+const documentData = (block) => ({ document: { name: block.title, format: DOCUMENT_FORMATS[block.source.media_type],
+  source: { bytes: block.source.data } } });
 const image = (block) => ({ image: { format: FORMATS[block.source.media_type], source: { bytes: block.source.data } } });
 const blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content ?? [];
 
 function resultPart(part) {
   if (typeof part === "string") return { text: part };
   if (part.type === "text") return { text: part.text };
+  if (part.type === "document") return documentData(part);
   return part.type === "image" ? image(part) : { json: part.json ?? part };
 }
 
@@ -85,6 +127,7 @@ function contentData(block) {
   switch (block.type) {
     case "text": return { text: block.text };
     case "image": return image(block);
+    case "document": return documentData(block);
     case "tool_use": return { toolUse: { toolUseId: block.id, name: block.name, input: block.input ?? {} } };
     case "tool_result": return toolResult(block);
     case "thinking": return { reasoning: { text: block.thinking ?? "", ...(block.signature ? { signature: block.signature } : {}) } };
@@ -93,7 +136,8 @@ function contentData(block) {
   }
 }
 
-const messageData = (messages) => messages.map((m) => ({ role: m.role, content: blocksOf(m.content).map(contentData) }));
+const messageData = (messages) => messages.map((m) => ({ role: m.role,
+  content: blocksOf(m.content).flatMap((block) => withCachePoint(contentData(block), block.cache_control)) }));
 
 // ---- the SDK's stream events and assembled message -> chunks, as they are ----
 
@@ -183,10 +227,14 @@ class Loop {
     const opening = messageData(turn.messages ?? []);
     // a prompt after a toolUse would leave that call unanswered: an opening ending in tool results is all history
     const answered = opening.at(-1)?.content.some((block) => "toolResult" in block);
-    const texts = systemTexts(turn.system);
     const agent = new strands.Agent({ model: model(turn, endpoint), messages: answered ? opening : opening.slice(0, -1),
       tools: (turn.tools ?? []).map((spec) => scenarioTool(spec, this)), printer: false, retryStrategy: null,
-      ...(texts.length === 1 ? { systemPrompt: texts[0] } : texts.length ? { systemPrompt: texts.map((text) => ({ text })) } : {}) });
+      ...systemPrompt(turn.system) });
+    // A result's cache point goes beside it in the message the agent appends: its AfterToolsEvent hook, where an
+    // application reaches that message (a tool returns only its ToolResultBlock).
+    if (CACHE_POINTS) {
+      agent.addHook(strands.AfterToolsEvent, (event) => { event.message.content = this.cached(event.message.content); });
+    }
     this.events = agent.stream(answered ? [] : opening.at(-1).content)[Symbol.asyncIterator]();
   }
 
@@ -195,6 +243,13 @@ class Loop {
     if (this.results.has(id)) return Promise.resolve(this.results.get(id));
     if (this.answered) return Promise.resolve(unanswered(id));
     return new Promise((resolve) => { this.waiting.set(id, resolve); this.wake?.(); });
+  }
+
+  cached(content) {
+    return content.flatMap((block) => {
+      const control = block.type === "toolResultBlock" ? this.results.get(block.toolUseId)?.cache_control : undefined;
+      return control ? [block, new strands.CachePointBlock(cachePoint(control).cachePoint)] : [block];
+    });
   }
 
   deliver(blocks) {
