@@ -48,10 +48,13 @@ KNOWN = {
                                     '"nova_code_interpreter"',
     # BedrockModel streams whenever streaming is on, whatever the model: Writer refuses tools there (rule 38)
     "edge/tool-result-no-status": "This model doesn't support tool use in streaming mode.",
+    # every ToolResultContent item stays inside the result, whatever the model
+    "edge/openai-tool-result-image": "This model doesn't support the image field for user messages.",
+    "edge/tool-result-error-with-image": "all content must be ty",
 }
 PASSING = ["core/parallel-calls", "edge/end-turn-with-tool-use", "core/thinking-tools", "edge/redacted-reasoning-tool",
            "faults/throttling-mid-tool", "edge/tool-result-no-status", "edge/cache-points", "edge/nova-cache-points",
-           "edge/cache-point-before-document"]
+           "edge/cache-point-before-document", "edge/tool-result-media", "edge/nova-tool-result-media"]
 # At the floor release (tox env shim-strands-oldest) the floor baseline holds three more (certification/strands.floor.*):
 # 1.19.0's _convert_non_streaming_to_streaming reads content["reasoningContent"]["reasoningText"] of every reasoning
 # block, so Converse's redactedContent raises on the non-streamed path.
@@ -119,6 +122,19 @@ def test_cache_control_becomes_a_strands_cache_point_after_the_block_it_marks():
         {"document": {"format": "txt", "name": "notes", "source": {"bytes": b"- rename timeout\n"}}},
         {"toolResult": {"toolUseId": "t1", "content": [{"text": "ok"}], "status": "success"}},
         {"cachePoint": {"type": "default", "ttl": "1h"}}]
+
+
+def test_media_in_a_tool_result_stays_strands_tool_result_content():
+    png = base64.b64encode(b"PNG").decode()
+    pdf = base64.b64encode(b"%PDF").decode()
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": [
+        {"type": "text", "text": "shot"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                       "data": png}},
+        {"type": "document", "title": "spec", "source": {"type": "base64", "media_type": "application/pdf",
+                                                         "data": pdf}}]}
+    assert shim.to_strands([{"role": "user", "content": [result]}])[0]["content"][0]["toolResult"]["content"] == [
+        {"text": "shot"}, {"image": {"format": "png", "source": {"bytes": b"PNG"}}},
+        {"document": {"format": "pdf", "name": "spec", "source": {"bytes": b"%PDF"}}}]
 
 
 def test_a_tools_cache_point_is_strands_cache_tools_and_only_after_the_last_tool():

@@ -47,8 +47,9 @@ class StrandsAdapter(Shim):
     name = "strands"
     distribution = DISTRIBUTION
     extra = "strands"
-    # the surface strands' API reaches: cache points (CachePoint content blocks, system_prompt_content, cache_tools)
-    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", OWN_HISTORY, NON_STREAMING}
+    # the surface strands' API reaches: cache points (CachePoint content blocks, system_prompt_content, cache_tools),
+    # images and documents in a ToolResult's content
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "tool_result_media", OWN_HISTORY, NON_STREAMING}
     native_differences = native.DIFFERENCES
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
@@ -211,6 +212,8 @@ def _result_part(part: Any) -> dict:
         return {"text": part}
     if part.get("type") == "text":
         return {"text": part["text"]}
+    if part.get("type") == "document":
+        return _document(part)
     return _image(part) if part.get("type") == "image" else {"json": part.get("json", part)}
 
 
