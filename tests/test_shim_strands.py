@@ -137,6 +137,16 @@ def test_media_in_a_tool_result_stays_strands_tool_result_content():
         {"document": {"format": "pdf", "name": "spec", "source": {"bytes": b"%PDF"}}}]
 
 
+def test_usage_keeps_the_cache_writes_per_ttl_strands_usage_holds():
+    usage = {"inputTokens": 12, "outputTokens": 61, "totalTokens": 73, "cacheWriteInputTokens": 1843,
+             "cacheDetails": [{"ttl": "1h", "inputTokens": 1536}, {"ttl": "5m", "inputTokens": 307}]}
+    assert shim._usage(usage) == {"type": "usage", "input_tokens": 12, "output_tokens": 61,
+                                  "cache_read_input_tokens": 0, "cache_write_input_tokens": 1843,
+                                  "cache_details": [{"ttl": "1h", "input_tokens": 1536},
+                                                    {"ttl": "5m", "input_tokens": 307}]}
+    assert "cache_details" not in shim._usage({"inputTokens": 1, "outputTokens": 2})
+
+
 def test_a_tools_cache_point_is_strands_cache_tools_and_only_after_the_last_tool():
     tool = {"name": "f", "input_schema": {"type": "object"}}
     marked = {**tool, "name": "g", "cache_control": {"type": "ephemeral", "ttl": "1h"}}

@@ -57,7 +57,7 @@ if FLOOR:
 # another (the shim's tools return last call first, but a run may finish them in order), the same content, which no
 # rule or evidence says Bedrock needs in the golden's order: a pass or a warning.
 REORDERED = ("edge/parallel-results-round-trip", "edge/nova-parallel-calls", "edge/zero-arg-after-text",
-             "edge/tool-result-media") if FLOOR else ()
+             "edge/tool-result-media", "edge/nova-tool-result-media") if FLOOR else ()
 PASSING = [sid for sid in PASSING if sid not in KNOWN and sid not in REORDERED]
 
 @pytest.fixture

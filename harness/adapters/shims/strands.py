@@ -31,7 +31,7 @@ from botocore.exceptions import ClientError
 from harness.adapters.shims import strands_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import system_blocks, thinking_budget
-from harness.converse.stream import error_chunk
+from harness.converse.stream import error_chunk, usage_chunk
 from harness.converse.tools import cache_block
 from harness.judge.protocol import AdapterSkip, FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES
 
@@ -48,8 +48,9 @@ class StrandsAdapter(Shim):
     distribution = DISTRIBUTION
     extra = "strands"
     # the surface strands' API reaches: cache points (CachePoint content blocks, system_prompt_content, cache_tools),
-    # images and documents in a ToolResult's content
-    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "tool_result_media", OWN_HISTORY, NON_STREAMING}
+    # usage's cacheDetails (strands' Usage keeps them), images and documents in a ToolResult's content
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "cache_details", "tool_result_media",
+                                                   OWN_HISTORY, NON_STREAMING}
     native_differences = native.DIFFERENCES
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
@@ -264,9 +265,8 @@ def _streamed(event: dict) -> dict | None:
 
 
 def _usage(usage: dict) -> dict:
-    return {"type": "usage", "input_tokens": usage.get("inputTokens", 0), "output_tokens": usage.get("outputTokens", 0),
-            "cache_read_input_tokens": usage.get("cacheReadInputTokens") or 0,
-            "cache_write_input_tokens": usage.get("cacheWriteInputTokens") or 0}
+    """strands' ``Usage`` holds Bedrock's TokenUsage as streamed, ``cacheDetails`` included."""
+    return usage_chunk(usage)
 
 
 def final_message(events: list[dict]) -> dict | None:

@@ -40,8 +40,8 @@ class StrandsAgentAdapter(AgentShim):
     name = "strands-agent"
     distribution = model_shim.DISTRIBUTION
     extra = "strands"
-    # the model's cache_tools and cachePoint blocks; images and documents in the ToolResult a tool returns
-    capabilities = AgentShim.capabilities | {"cache_points", "tool_result_media"}
+    # the model's cache_tools and cachePoint blocks, usage's cacheDetails; images and documents in the ToolResult a tool returns
+    capabilities = AgentShim.capabilities | {"cache_points", "cache_details", "tool_result_media"}
 
     def run(self, turn: dict, endpoint: dict, loop: AgentLoop) -> None:
         """The agent on the scenario's opening, its events into ``loop`` one model call at a time."""
