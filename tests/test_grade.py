@@ -113,6 +113,21 @@ def test_a_request_difference_resting_on_a_judgement_is_a_warning(actual, judgem
     assert result.ok and judgement in result.warnings[0].reason
 
 
+@pytest.mark.parametrize("thought, ok", [
+    ("<think>\nI call get_weather.\n</think>", True),  # pydantic-ai's to Kimi
+    ("<thinking>\nI call get_weather.\n</thinking>", True),  # pydantic-ai 1.x's
+    ("<thinking>I call get_weather.</thinking> Checking the weather.", False),  # words beyond the thought
+    ("I call get_weather.", False),
+])
+def test_unsigned_reasoning_sent_as_tagged_text_is_a_warning_where_the_golden_left_it_out(thought, ok):
+    golden = request({"role": "assistant", "content": ASSISTANT["content"][1:]})
+    actual = request({"role": "assistant", "content": [{"text": thought}, *ASSISTANT["content"][1:]]})
+    result = graded(request_diff(), Context(EVERYWHERE, expected_request=golden, actual_request=actual))
+    assert result.ok is ok
+    if ok:
+        assert "unsigned-reasoning-sent-back" in result.warnings[0].reason
+
+
 def test_a_changed_argument_or_a_dropped_call_in_the_request_fails():
     changed = {"role": "assistant", "content": [*ASSISTANT["content"][:2], {"toolUse": {
         "toolUseId": "t1", "name": "get_weather", "input": {"city": "Rome"}}}]}

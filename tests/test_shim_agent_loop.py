@@ -116,6 +116,10 @@ def test_results_for_a_finished_loop_are_an_error_and_user_content_mid_loop_is_a
     assert error["code"] == LOOP_ENDED and "1 tool call(s)" in error["message"]
     with pytest.raises(AdapterSkip, match="no user content between its model calls"):
         list(shim.stream({"conversation": "c", "messages": [{"role": "user", "content": "and?"}]}, {}))
+    with pytest.raises(AdapterSkip, match="no cache point beside a tool result"):
+        list(shim.stream({"conversation": "c", "messages": [{"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "ok", "cache_control": {"type": "ephemeral"}}]}]},
+                         {}))
 
 
 def test_a_new_conversation_cancels_the_waiting_loop_and_a_failure_is_raised_in_the_harness_thread():

@@ -66,6 +66,11 @@ NEWEST = {
     "faults/truncated-stream": '"input": {"path": null}',
     # get_tool_calls_from_response: ToolSelection(tool_id=tool_call.tool_call_id or "")
     "faults/missing-tool-use-id": "tool_call_ids_present: chunk 3 (tool_call) has an empty id",
+    # hard-coded model lists: Nova 2 Omni has no inference profile there, a prompt router's ARN no context size
+    "edge/image-output-block": "inference profile prefix: us.amazon.nova-2-omni-v1:0",
+    "edge/prompt-router-trace": "Unknown model: arn:aws:bedrock",
+    "edge/server-tool-text-result": '"name": "nova_code_interpreter"',
+    "edge/unsigned-reasoning-to-claude": "User messages cannot contain reasoning content",
 }
 # The streamed ThinkingBlock's signature "" against chat's None: messages_to_converse_messages sends both alike, so
 # streaming parity notes it (edge/empty-text-before-reasoning passes, edge/unsigned-reasoning-round-trip keeps a
@@ -82,12 +87,15 @@ WARNED_NEWEST = {
     "edge/interleaved-parallel-deltas": "robustness: no real recording shows Bedrock interleaving",
     "edge/unsigned-reasoning-round-trip": EMPTY_TEXT,
 }
-# At the floor: Kimi K2 runs (no model allow-list in metadata yet), its unsigned reasoning differs as gpt-oss's; the
+# At the floor: Kimi K2 and the prompt router run (llama-index-core 0.14.8 reads no metadata in a chat, so no model
+# list is consulted), its unsigned reasoning differs as gpt-oss's; the
 # Nova 2 model id is refused by get_model_name, so the server-tool scenario errors before any request; every streamed
 # call keeps its input as JSON text (declared json-text, the judgement arguments-as-object), a zero-argument one as "",
 # which the json-text equivalence reads as the {} chat holds.
-AT_THE_FLOOR = {**{sid: why for sid, why in NEWEST.items() if sid != "edge/interleaved-reasoning-tools"},
-                "edge/server-tool-then-client-tool": "inference profile prefix: us.amazon.nova-2-lite-v1:0"}
+AT_THE_FLOOR = {**{sid: why for sid, why in NEWEST.items()
+                   if sid not in ("edge/interleaved-reasoning-tools", "edge/prompt-router-trace")},
+                "edge/server-tool-then-client-tool": "inference profile prefix: us.amazon.nova-2-lite-v1:0",
+                "edge/server-tool-text-result": "inference profile prefix: us.amazon.nova-2-lite-v1:0"}
 AS_TEXT = "judgement arguments-as-object"
 WARNED_FLOOR = {
     **{sid: AS_TEXT for sid in ("core/parallel-calls", "core/round-trip", "core/single-call", "core/thinking-tools",

@@ -44,9 +44,17 @@ KNOWN = {
                                          '"nova_code_interpreter"',
     "edge/tool-result-json-values": 'toolResult.content[0] {"text": "310"} / actual {"json": 310}',
     "faults/truncated-stream": "actual chunk 1 (stop): unexpected; expected nothing / actual stop {\"reason\": \"end_turn\"}",
+    "edge/server-tool-text-result": 'actual tool_call {"id": "tooluse_hPFgKIuCSc0_qhY3swN-kJ", "name": '
+                                    '"nova_code_interpreter"',
+    # BedrockModel streams whenever streaming is on, whatever the model: Writer refuses tools there (rule 38)
+    "edge/tool-result-no-status": "This model doesn't support tool use in streaming mode.",
+    # every ToolResultContent item stays inside the result, whatever the model
+    "edge/openai-tool-result-image": "This model doesn't support the image field for user messages.",
+    "edge/tool-result-error-with-image": "all content must be ty",
 }
 PASSING = ["core/parallel-calls", "edge/end-turn-with-tool-use", "core/thinking-tools", "edge/redacted-reasoning-tool",
-           "faults/throttling-mid-tool", "edge/tool-result-no-status"]
+           "faults/throttling-mid-tool", "edge/tool-result-no-status", "edge/cache-points", "edge/nova-cache-points",
+           "edge/cache-point-before-document", "edge/tool-result-media", "edge/nova-tool-result-media"]
 # At the floor release (tox env shim-strands-oldest) the floor baseline holds three more (certification/strands.floor.*):
 # 1.19.0's _convert_non_streaming_to_streaming reads content["reasoningContent"]["reasoningText"] of every reasoning
 # block, so Converse's redactedContent raises on the non-streamed path.
@@ -56,7 +64,10 @@ if FLOOR:
     KNOWN |= {"edge/signature-only-reasoning": "assembled nothing (block dropped)",
               "edge/two-signed-reasoning-blocks": "turn 0 assembled message block 1 (reasoning): streamed signature",
               "edge/redacted-reasoning-tool": "turn 0 parity: the streamed call built a message / the non-streamed "
-                                              "call raised \"KeyError: 'reasoningText'\""}
+                                              "call raised \"KeyError: 'reasoningText'\"",
+              "edge/unsigned-reasoning-to-claude": "User messages cannot contain reasoning content.",
+              # before CacheToolsConfig, cache_tools is a type alone: the 1h tools point goes without its TTL
+              "edge/cache-points": "actual no toolConfig.tools[1].cachePoint.ttl"}
 PASSING = [sid for sid in PASSING if sid not in KNOWN]
 WARNED = {"edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving"}
 
@@ -97,6 +108,56 @@ def test_history_maps_to_strands_messages():
                                           {"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]},
         {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "boom"}],
                                                      "status": "error"}}]}]
+
+
+def test_cache_control_becomes_a_strands_cache_point_after_the_block_it_marks():
+    data = base64.b64encode(b"- rename timeout\n").decode()
+    messages = [{"role": "user", "content": [
+        {"type": "text", "text": "Which change?", "cache_control": {"type": "ephemeral"}},
+        {"type": "document", "title": "notes", "source": {"type": "base64", "media_type": "text/plain", "data": data}},
+        {"type": "tool_result", "tool_use_id": "t1", "content": "ok", "cache_control": {"type": "ephemeral",
+                                                                                      "ttl": "1h"}}]}]
+    assert shim.to_strands(messages)[0]["content"] == [
+        {"text": "Which change?"}, {"cachePoint": {"type": "default"}},
+        {"document": {"format": "txt", "name": "notes", "source": {"bytes": b"- rename timeout\n"}}},
+        {"toolResult": {"toolUseId": "t1", "content": [{"text": "ok"}], "status": "success"}},
+        {"cachePoint": {"type": "default", "ttl": "1h"}}]
+
+
+def test_media_in_a_tool_result_stays_strands_tool_result_content():
+    png = base64.b64encode(b"PNG").decode()
+    pdf = base64.b64encode(b"%PDF").decode()
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": [
+        {"type": "text", "text": "shot"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                       "data": png}},
+        {"type": "document", "title": "spec", "source": {"type": "base64", "media_type": "application/pdf",
+                                                         "data": pdf}}]}
+    assert shim.to_strands([{"role": "user", "content": [result]}])[0]["content"][0]["toolResult"]["content"] == [
+        {"text": "shot"}, {"image": {"format": "png", "source": {"bytes": b"PNG"}}},
+        {"document": {"format": "pdf", "name": "spec", "source": {"bytes": b"%PDF"}}}]
+
+
+def test_usage_keeps_the_cache_writes_per_ttl_strands_usage_holds():
+    usage = {"inputTokens": 12, "outputTokens": 61, "totalTokens": 73, "cacheWriteInputTokens": 1843,
+             "cacheDetails": [{"ttl": "1h", "inputTokens": 1536}, {"ttl": "5m", "inputTokens": 307}]}
+    assert shim._usage(usage) == {"type": "usage", "input_tokens": 12, "output_tokens": 61,
+                                  "cache_read_input_tokens": 0, "cache_write_input_tokens": 1843,
+                                  "cache_details": [{"ttl": "1h", "input_tokens": 1536},
+                                                    {"ttl": "5m", "input_tokens": 307}]}
+    assert "cache_details" not in shim._usage({"inputTokens": 1, "outputTokens": 2})
+
+
+def test_a_tools_cache_point_is_strands_cache_tools_and_only_after_the_last_tool():
+    tool = {"name": "f", "input_schema": {"type": "object"}}
+    marked = {**tool, "name": "g", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    assert shim._cache_tools([tool]) is None
+    config = shim._cache_tools([tool, marked])
+    if FLOOR:
+        assert config == "default"  # a cache point type alone: strands #2232's TTL-less tools point
+    else:
+        assert (config.type, config.ttl) == ("default", "1h")
+    with pytest.raises(shim.AdapterSkip, match="after the last tool only"):
+        shim._cache_tools([marked, tool])
 
 
 async def _processed(raw: list[dict]) -> list[dict]:

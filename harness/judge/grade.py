@@ -146,7 +146,10 @@ def _unsigned(block: Any) -> str | None:
     return text.get("text") if isinstance(text, dict) and not text.get("signature") else None
 
 
-_THINK = re.compile(r"</?think>")
+_THINK = re.compile(r"</?think(?:ing)?>")
+# A text block that is one thought in tags, as libraries send unsigned reasoning back as text (pydantic-ai's
+# <think> to Kimi, its <thinking> up to 1.x): the reasoning itself, whether or not the golden kept it.
+_THOUGHT = re.compile(r"\s*<(think(?:ing)?)>.*</\1>\s*", re.DOTALL)
 
 
 def _list(value: Any) -> list:
@@ -163,14 +166,16 @@ def _unsigned_reasoning_optional(expected: dict, actual: dict, ctx: Context) -> 
     # where the family takes it; an adapter doing the other is held to no evidence either way.
     texts = {_plain(_unsigned(b)) for side in (expected, actual) for m in _list(side.get("messages"))
              if isinstance(m, dict) for b in _list(m.get("content")) if _unsigned(b) is not None}
-    if not texts:
-        return expected, actual
+
+    def thought(block: Any) -> bool:
+        if not (isinstance(block, dict) and list(block) == ["text"] and isinstance(block["text"], str)):
+            return False
+        return _plain(block["text"]) in texts or _THOUGHT.fullmatch(block["text"]) is not None
 
     def without(message: dict) -> dict:
         if message.get("role") != "assistant":
             return message
-        kept = [b for b in message["content"] if _unsigned(b) is None and not (
-            isinstance(b, dict) and list(b) == ["text"] and _plain(b["text"]) in texts)]
+        kept = [b for b in message["content"] if _unsigned(b) is None and not thought(b)]
         return {**message, "content": kept}
     return _messages(expected, without), _messages(actual, without)
 

@@ -41,6 +41,8 @@ def tool_results(turn: dict) -> list[dict]:
     others = [b.get("type") for b in blocks if b.get("type") != "tool_result"]
     if others:
         raise AdapterSkip(f"an agent loop takes no user content between its model calls (this turn adds {others})")
+    if any(b.get("cache_control") for b in blocks):  # a tool returns its result; the loop builds the message
+        raise AdapterSkip("an agent loop takes no cache point beside a tool result (its tools return results only)")
     return blocks
 
 

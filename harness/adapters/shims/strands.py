@@ -30,11 +30,13 @@ from botocore.exceptions import ClientError
 
 from harness.adapters.shims import strands_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.converse.request import system_texts, thinking_budget
-from harness.converse.stream import error_chunk
-from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES
+from harness.converse.request import system_blocks, thinking_budget
+from harness.converse.stream import error_chunk, usage_chunk
+from harness.converse.tools import cache_block
+from harness.judge.protocol import AdapterSkip, FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES
 
-__all__ = ["StrandsAdapter", "StrandsPersistedAdapter", "chunks_from_events", "error", "final_message", "to_strands"]
+__all__ = ["StrandsAdapter", "StrandsPersistedAdapter", "chunks_from_events", "error", "final_message", "system_content",
+           "to_strands"]
 
 DISTRIBUTION = "strands-agents"
 
@@ -45,7 +47,10 @@ class StrandsAdapter(Shim):
     name = "strands"
     distribution = DISTRIBUTION
     extra = "strands"
-    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY, NON_STREAMING}  # the surface: not reached yet
+    # the surface strands' API reaches: cache points (CachePoint content blocks, system_prompt_content, cache_tools),
+    # usage's cacheDetails (strands' Usage keeps them), images and documents in a ToolResult's content
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "cache_details", "tool_result_media",
+                                                   OWN_HISTORY, NON_STREAMING}
     native_differences = native.DIFFERENCES
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
@@ -108,7 +113,8 @@ def _bedrock_model(turn: dict, endpoint: dict, streaming: bool = True) -> Any:
                             aws_secret_access_key=endpoint["aws_secret_access_key"], region_name=endpoint["region"])
     config = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
               "temperature": None if budget else options.get("temperature"),
-              "additional_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None}
+              "additional_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
+              "cache_tools": _cache_tools(turn.get("tools") or ())}
     model = BedrockModel(boto_session=session, endpoint_url=endpoint["endpoint_url"],
                          **{k: v for k, v in config.items() if v is not None}, **({} if streaming else {"streaming": False}))
     assert_endpoint(boto_endpoint(model.client), endpoint, "BedrockModel.client")
@@ -119,15 +125,36 @@ async def _collect(model: Any, turn: dict, history: list[dict], events: list[dic
     """Every event ``stream_messages`` yields, appended as it arrives (kept when the stream raises)."""
     from strands.event_loop.streaming import stream_messages
 
-    texts = system_texts(turn.get("system"))
-    system = {"system_prompt": texts[0]} if len(texts) == 1 else {
-        "system_prompt": None, "system_prompt_content": [{"text": t} for t in texts] or None}
+    content = system_content(turn.get("system"))
+    system = {"system_prompt": content[0]["text"]} if len(content) == 1 else {
+        "system_prompt": None, "system_prompt_content": content or None}
     specs = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
              for t in turn.get("tools") or ()]
     choice = _tool_choice((turn.get("options") or {}).get("tool_choice"))
     async for event in stream_messages(model, messages=history, tool_specs=specs,
                                        tool_choice=choice, **system):
         events.append(event)
+
+
+def system_content(system: Any) -> list[dict]:
+    """strands ``SystemContentBlock``s: each text, then the ``cachePoint`` its ``cache_control`` asks for."""
+    return [b for text, control in system_blocks(system) for b in [{"text": text}] + ([cache_block(control)] if control else [])]
+
+
+def _cache_tools(tools: Any) -> Any:
+    """``cache_tools`` for a turn whose last tool asks for a cache point after it: strands places its one tools point
+    after every tool (a ``CacheToolsConfig`` with the TTL where strands has one; before, the point's type alone)."""
+    marked = [i for i, tool in enumerate(tools) if tool.get("cache_control")]
+    if not marked:
+        return None
+    if marked != [len(tools) - 1]:
+        raise AdapterSkip("strands places its tools cache point after the last tool only (BedrockModel cache_tools)")
+    control = tools[-1]["cache_control"]
+    try:
+        from strands.models.model import CacheToolsConfig
+    except ImportError:  # before CacheToolsConfig: cache_tools is the cache point's type alone
+        return "default"
+    return CacheToolsConfig(type="default", ttl=control.get("ttl"))
 
 
 def _tool_choice(choice: Any) -> dict | None:
@@ -146,8 +173,14 @@ def error(exc: BaseException) -> dict:
 # ---- turn -> strands Messages ----
 
 def to_strands(messages: list[dict]) -> list[dict]:
-    """strands ``Messages`` for Anthropic-format messages."""
-    return [{"role": m["role"], "content": [_block(b) for b in _blocks(m["content"])]} for m in messages]
+    """strands ``Messages`` for Anthropic-format messages; a block's ``cache_control`` is a ``cachePoint`` block after
+    it (strands' ``CachePoint``, its TTL kept)."""
+    return [{"role": m["role"], "content": [c for b in _blocks(m["content"]) for c in _marked(b)]} for m in messages]
+
+
+def _marked(block: Any) -> list[dict]:
+    control = block.get("cache_control") if isinstance(block, dict) else None
+    return [_block(block)] + ([cache_block(control)] if control else [])
 
 
 def _blocks(content: Any) -> list:
@@ -155,6 +188,19 @@ def _blocks(content: Any) -> list:
 
 
 _FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
+_DOCUMENTS = {"application/pdf": "pdf", "text/csv": "csv", "text/plain": "txt", "text/markdown": "md",
+              "text/html": "html", "application/msword": "doc", "application/vnd.ms-excel": "xls",
+              "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+              "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx"}
+
+
+def _document(block: dict) -> dict:
+    """strands' ``DocumentContent``: its source is bytes only, so a plain-text document goes as its UTF-8 bytes."""
+    source = block["source"]
+    data = source["data"].encode() if source["type"] == "text" else base64.b64decode(source["data"])
+    document = {"format": "txt" if source["type"] == "text" else _DOCUMENTS[source["media_type"]],
+                "name": block["title"], "source": {"bytes": data}}
+    return {"document": {**document, **({"citations": block["citations"]} if "citations" in block else {})}}
 
 
 def _image(block: dict) -> dict:
@@ -167,6 +213,8 @@ def _result_part(part: Any) -> dict:
         return {"text": part}
     if part.get("type") == "text":
         return {"text": part["text"]}
+    if part.get("type") == "document":
+        return _document(part)
     return _image(part) if part.get("type") == "image" else {"json": part.get("json", part)}
 
 
@@ -183,6 +231,8 @@ def _block(block: Any) -> dict:
         return {"text": block["text"]}
     if kind == "image":
         return _image(block)
+    if kind == "document":
+        return _document(block)
     if kind == "tool_use":
         return {"toolUse": {"toolUseId": block["id"], "name": block["name"], "input": block.get("input") or {}}}
     if kind == "tool_result":
@@ -215,9 +265,8 @@ def _streamed(event: dict) -> dict | None:
 
 
 def _usage(usage: dict) -> dict:
-    return {"type": "usage", "input_tokens": usage.get("inputTokens", 0), "output_tokens": usage.get("outputTokens", 0),
-            "cache_read_input_tokens": usage.get("cacheReadInputTokens") or 0,
-            "cache_write_input_tokens": usage.get("cacheWriteInputTokens") or 0}
+    """strands' ``Usage`` holds Bedrock's TokenUsage as streamed, ``cacheDetails`` included."""
+    return usage_chunk(usage)
 
 
 def final_message(events: list[dict]) -> dict | None:

@@ -29,7 +29,6 @@ from harness.adapters.shims import strands as model_shim
 from harness.adapters.shims import strands_native
 from harness.adapters.shims.agent_loop import TIMEOUT_S, AgentLoop, AgentShim
 from harness.adapters.shims.common import message_chunk
-from harness.converse.request import system_texts
 from harness.judge.protocol import AdapterSkip
 
 __all__ = ["StrandsAgentAdapter", "LastCallFirst", "ModelCall", "no_retries"]
@@ -41,6 +40,8 @@ class StrandsAgentAdapter(AgentShim):
     name = "strands-agent"
     distribution = model_shim.DISTRIBUTION
     extra = "strands"
+    # the model's cache_tools and cachePoint blocks, usage's cacheDetails; images and documents in the ToolResult a tool returns
+    capabilities = AgentShim.capabilities | {"cache_points", "cache_details", "tool_result_media"}
 
     def run(self, turn: dict, endpoint: dict, loop: AgentLoop) -> None:
         """The agent on the scenario's opening, its events into ``loop`` one model call at a time."""
@@ -70,9 +71,8 @@ def _agent(turn: dict, endpoint: dict, loop: AgentLoop, order: LastCallFirst) ->
     opening = model_shim.to_strands(turn["messages"])
     # a prompt after a toolUse makes the Agent answer that call "Tool was interrupted." before the prompt
     answered = any("toolResult" in block for block in opening[-1]["content"])
-    texts = system_texts(turn.get("system"))
     agent = Agent(model=model_shim._bedrock_model(turn, endpoint), messages=opening if answered else opening[:-1],
-                  callback_handler=None, system_prompt=[{"text": text} for text in texts] or None,
+                  callback_handler=None, system_prompt=model_shim.system_content(turn.get("system")) or None,
                   tools=[_tool(spec, loop, order) for spec in turn.get("tools") or ()], **no_retries(Agent))
     agent.hooks.add_callback(BeforeModelCallEvent, lambda event: loop.model_call())
     return agent, None if answered else opening[-1]["content"]
