@@ -87,9 +87,6 @@ def test_a_readme_without_markers_is_a_usage_error(tmp_path):
     assert done.exit_code == 2 and "no certification table markers" in done.output
 
 
-@pytest.mark.xfail(strict=True, reason="the committed certification reports predate the 23 scenarios of issue 28 "
-                   "(today's surface): re-certifying every shim at newest and floor is issue 28 item 5 / issue 29 "
-                   "item 6, not done yet; this turns into a failure of its own (xpass) once they are")
 def test_the_committed_reports_cover_every_shipped_scenario():
     """A scenario added to the suite without re-certifying leaves the table stale: name the reports that lack it."""
     shipped = {p.relative_to(ROOT / "suites").with_suffix("").as_posix() for p in (ROOT / "suites").rglob("*.yaml")

@@ -44,7 +44,7 @@ KNOWN_AT_FLOOR = {
     "edge/cache-both-spellings": "turn 0 chunk 2 (usage): expected cache_write_input_tokens 2048 / actual 0",
     "edge/server-tool-then-client-tool": 'actual tool_call {"id": "tooluse_86QZr6KytxFeqOIjxu477l", "name": "nova_co',
     "edge/server-tool-text-result": 'actual tool_call {"id": "tooluse_hPFgKIuCSc0_qhY3swN-kJ", "name": "nova_code',
-    "edge/tool-result-is-error": "/tmp/missing.txt'\\n\\nFix the errors and try again.\"",
+    "edge/tool-result-is-error": "/tmp/missing.txt'\\n\\nFix the errors and try",
     "edge/tool-result-no-status": "does not exist\\n\\nFix the errors and try again.'",
     "faults/truncated-stream": CUT}
 FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has

@@ -235,7 +235,7 @@ def test_a_converse_response_strands_reads_differently_is_a_parity_finding(adapt
     monkeypatch.setattr(model, name, unsigned)
     status, text = report(adapter, "core/thinking-tools")
     assert status == "fail" and "turn 0 native content[0].reasoningContent.reasoningText.signature: streamed '" in text
-    assert "' / non-streamed nothing" in text, text
+    assert "' / non-streamed nothing" in text or "characters) / non-streamed nothing" in text, text
 
 
 def test_a_garbled_reasoning_block_is_passed_on_as_strands_holds_it(adapter, monkeypatch):
@@ -289,7 +289,7 @@ def test_a_session_store_that_loses_signatures_shows_in_the_next_request(monkeyp
 
     monkeypatch.setattr(strands.types.session.SessionMessage, "to_message", lossy)
     status, text = report(load_adapter(PERSISTED), "core/thinking-tools")
-    assert status == "fail" and "turn 1 request" in text and "signature" in text, text
+    assert status == "fail" and "turn 1 request" in text and "reasoningContent" in text, text  # dropped, or unsigned
 
 
 def test_the_next_turn_sends_the_message_strands_assembled(adapter, monkeypatch):
