@@ -73,7 +73,7 @@ WARNED = {**{sid: ARGUMENTS_AS_TEXT for sid in ("core/parallel-calls", "core/thi
           "edge/max-tokens-mid-tool": "judgement cut-call-on-both-paths",
           # content_items splits a list return into one text block per item: the same items in another form
     "edge/tool-result-json-values": "the request holds the golden's content in another form"}
-PASSING = ["faults/model-stream-error-mid-tool"]
+PASSING = ["faults/model-stream-error-mid-tool", "edge/guardrail-async"]
 # At the extra's floor the floor certification applies (certification/pydantic-ai.floor.*), with its own findings.
 FLOOR = "1.23.0"
 KNOWN_AT_FLOOR = {
@@ -146,6 +146,15 @@ def test_settings_carry_the_exact_thinking_budget_and_tool_choice():
         "max_tokens": 4096, "tool_choice": ["f"],
         "bedrock_additional_model_requests_fields": {"thinking": {"type": "enabled", "budget_tokens": 2048}}}
     assert shim.settings({"options": {"tool_choice": "any"}}) == {"tool_choice": "required"}
+
+
+def test_the_guardrail_goes_as_bedrock_guardrail_config_with_its_mode_on_the_stream_only():
+    guardrail = {"identifier": "g1", "version": "2", "trace": "enabled", "stream_processing_mode": "async"}
+    turn = {"options": {"guardrail": guardrail}}
+    wire = {"guardrailIdentifier": "g1", "guardrailVersion": "2", "trace": "enabled"}
+    assert shim.settings(turn) == {"bedrock_guardrail_config": {**wire, "streamProcessingMode": "async"}}
+    assert shim.settings(turn, converse=True) == {"bedrock_guardrail_config": wire}
+    assert "guardrail" in load_adapter(SPEC).capabilities
 
 
 def test_part_events_map_to_chunks():

@@ -29,9 +29,11 @@ from typing import Any, Callable
 from harness.adapters.shims import pydantic_ai_native as native
 from harness.adapters.shims.pydantic_ai_history import to_pydantic_ai
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.converse.request import thinking_budget
+from harness.converse.request import converse_twin, served_options, thinking_budget
 from harness.converse.stream import error_chunk
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
+
+GUARDRAIL = "guardrail"  # bedrock_guardrail_config, in every release the shim runs (1.23 on)
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "PydanticAiPersistedAdapter", "error", "from_event",
            "from_response", "importable", "parameters", "parsed_args", "settings", "usage"]
@@ -50,7 +52,7 @@ class PydanticAiAdapter(Shim):
     name = "pydantic-ai"
     distribution = DISTRIBUTION
     extra = "pydantic-ai"
-    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}  # surface: not yet
+    capabilities = (FEATURES - SURFACE_FEATURES) | {OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING, GUARDRAIL}
     native_differences = native.DIFFERENCES
     vocabulary = native.VOCABULARY
 
@@ -102,7 +104,8 @@ def _whole(model: Any, turn: dict, history: list) -> Any:
     """The ModelResponse of the non-streamed request on the same history (``pydantic_ai.direct.model_request_sync``)."""
     from pydantic_ai.direct import model_request_sync
 
-    return model_request_sync(model, history, model_settings=settings(turn), model_request_parameters=parameters(turn))
+    return model_request_sync(model, history, model_settings=settings(turn, converse=True),
+                              model_request_parameters=parameters(turn))
 
 
 def importable(version: str) -> None:
@@ -129,15 +132,20 @@ def _model(model_id: str, endpoint: dict) -> Any:
     return BedrockConverseModel(model_id, provider=provider)
 
 
-def settings(turn: dict) -> dict:
-    """BedrockModelSettings: max_tokens, temperature, tool_choice, and thinking as a request field (exact budget)."""
+def settings(turn: dict, converse: bool = False) -> dict:
+    """BedrockModelSettings: max_tokens, temperature, tool_choice, thinking as a request field (exact budget), and the
+    guardrail as ``bedrock_guardrail_config`` (sent as guardrailConfig as given; for Converse, ``converse``, without
+    streamProcessingMode, which Converse's GuardrailConfiguration does not have)."""
     options = turn.get("options") or {}
+    served = served_options(options)
+    guardrail = (converse_twin(served) if converse else served).get("guardrailConfig")
     budget = thinking_budget(options)
     choice = options.get("tool_choice")
     values = {"max_tokens": options.get("max_tokens"), "temperature": None if budget else options.get("temperature"),
               "tool_choice": [choice["name"]] if isinstance(choice, dict) else {"any": "required"}.get(choice, choice),
               "bedrock_additional_model_requests_fields":
-                  {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None}
+                  {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
+              "bedrock_guardrail_config": guardrail}
     return {key: value for key, value in values.items() if value is not None}
 
 

@@ -38,7 +38,7 @@ class PydanticAiAgentAdapter(AgentShim):
     name = "pydantic-ai-agent"
     distribution = model_shim.DISTRIBUTION
     extra = "pydantic-ai"
-    capabilities = AgentShim.capabilities | {USAGE_INCLUDES_CACHE}
+    capabilities = AgentShim.capabilities | {USAGE_INCLUDES_CACHE, model_shim.GUARDRAIL}
     vocabulary = pydantic_ai_native.VOCABULARY
 
     def __init__(self) -> None:
