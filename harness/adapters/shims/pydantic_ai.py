@@ -34,9 +34,10 @@ from harness.converse.stream import error_chunk
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
 GUARDRAIL = "guardrail"  # bedrock_guardrail_config, in every release the shim runs (1.23 on)
+SERVICE_TIER = "service_tier"  # bedrock_service_tier (not in 1.23) beside bedrock_performance_configuration
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "PydanticAiPersistedAdapter", "error", "from_event",
-           "from_response", "importable", "parameters", "parsed_args", "settings", "usage"]
+           "from_response", "importable", "parameters", "parsed_args", "served", "settings", "usage"]
 
 DISTRIBUTION = "pydantic-ai-slim"
 # pydantic-ai's finish_reason -> the Bedrock stopReason it most often stands for; lossy: 'stop' also covers
@@ -59,6 +60,7 @@ class PydanticAiAdapter(Shim):
     def __init__(self) -> None:
         super().__init__()
         importable(self.version)
+        self.capabilities = self.capabilities | served()
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception becomes the closing error chunk."""
@@ -121,6 +123,14 @@ def importable(version: str) -> None:
                           "removed: install 'opentelemetry-api<1.44' beside it") from None
 
 
+def served() -> set[str]:
+    """The served features this release has settings for: the service tier only where BedrockModelSettings has
+    ``bedrock_service_tier`` (releases before it read no tier; 1.23 has none)."""
+    from pydantic_ai.models.bedrock import BedrockModelSettings
+
+    return {SERVICE_TIER} if "bedrock_service_tier" in BedrockModelSettings.__annotations__ else set()
+
+
 def _model(model_id: str, endpoint: dict) -> Any:
     from pydantic_ai.models.bedrock import BedrockConverseModel
     from pydantic_ai.providers.bedrock import BedrockProvider
@@ -135,7 +145,9 @@ def _model(model_id: str, endpoint: dict) -> Any:
 def settings(turn: dict, converse: bool = False) -> dict:
     """BedrockModelSettings: max_tokens, temperature, tool_choice, thinking as a request field (exact budget), and the
     guardrail as ``bedrock_guardrail_config`` (sent as guardrailConfig as given; for Converse, ``converse``, without
-    streamProcessingMode, which Converse's GuardrailConfiguration does not have)."""
+    streamProcessingMode, which Converse's GuardrailConfiguration does not have); the service tier and latency as
+    ``bedrock_service_tier`` and ``bedrock_performance_configuration`` (a release without the tier setting ignores it,
+    and its shim does not declare ``service_tier``: ``served``)."""
     options = turn.get("options") or {}
     served = served_options(options)
     guardrail = (converse_twin(served) if converse else served).get("guardrailConfig")
@@ -145,7 +157,8 @@ def settings(turn: dict, converse: bool = False) -> dict:
               "tool_choice": [choice["name"]] if isinstance(choice, dict) else {"any": "required"}.get(choice, choice),
               "bedrock_additional_model_requests_fields":
                   {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
-              "bedrock_guardrail_config": guardrail}
+              "bedrock_guardrail_config": guardrail, "bedrock_service_tier": served.get("serviceTier"),
+              "bedrock_performance_configuration": served.get("performanceConfig")}
     return {key: value for key, value in values.items() if value is not None}
 
 

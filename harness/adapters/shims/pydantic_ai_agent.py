@@ -44,6 +44,7 @@ class PydanticAiAgentAdapter(AgentShim):
     def __init__(self) -> None:
         super().__init__()
         model_shim.importable(self.version)
+        self.capabilities = self.capabilities | model_shim.served()
 
     def run(self, turn: dict, endpoint: dict, loop: AgentLoop) -> None:
         """The agent on the scenario's opening, node by node, its chunks into ``loop``."""
