@@ -67,6 +67,8 @@ KNOWN = {
     "edge/web-search-server-tool": "tool_call_ids_present: chunk 0 (tool_call) passes a call on without an id",
     # an error result's image kept inside the toolResult for Claude (hoist_images: other providers only)
     "edge/tool-result-error-with-image": "all content must be type `text` if `is_error` is true",
+    # one guardrail_config for both calls: invoke's Converse request gets the stream's streamProcessingMode
+    "edge/guardrail-async": "Unknown parameter in guardrailConfig",
 }
 # Invoke's reasoning block holds signature "" (text "" for a signature-only block) where the stream's holds none;
 # _bedrock_reasoning_block sends both alike, so streaming parity notes it. What is left: a placeholder "." sent for
@@ -181,6 +183,38 @@ def test_a_tool_use_block_garbled_on_the_invoke_path_only_is_a_parity_finding(ad
 
 CACHE_POINTS = ("edge/cache-points", "edge/nova-cache-points", "edge/cache-point-before-document")
 MEDIA = ("edge/tool-result-media", "edge/nova-tool-result-media", "edge/tool-result-error-with-image")
+
+
+GUARDRAILS = ("edge/guardrail-async", "edge/guardrail-intervened")
+TIERS = ("edge/service-tier-flex", "edge/latency-optimized")
+
+
+@pytest.mark.parametrize("sid", GUARDRAILS)
+def test_a_guardrail_goes_as_the_guardrails_field(adapter, sid):
+    assert "guardrail" in adapter.capabilities
+    assert_verdict(adapter, NAME, sid, KNOWN_HERE)
+
+
+@pytest.mark.parametrize("sid", TIERS)
+def test_the_tier_and_latency_go_where_the_release_has_a_service_tier_field(adapter, sid):
+    has_tier = "service_tier" in langchain_aws.ChatBedrockConverse.model_fields
+    assert ("service_tier" in adapter.capabilities) is has_tier
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    assert result.status == ("pass" if has_tier else "skip"), result.reason
+
+
+def test_served_options_become_the_fields_the_library_sends_as_bedrock_asks():
+    options = {"guardrail": {"identifier": "gr-1", "version": "2", "trace": "enabled", "stream_processing_mode": "async"},
+               "latency": "optimized", **({"service_tier": "flex"} if shim.has_service_tier() else {})}
+    fields = shim.served(options)
+    model = langchain_aws.ChatBedrockConverse(model="anthropic.claude-3-haiku-20240307-v1:0", region_name="us-east-1",
+                                              aws_access_key_id="x", aws_secret_access_key="x", **fields)
+    params = model._converse_params()
+    assert params["guardrailConfig"] == {"guardrailIdentifier": "gr-1", "guardrailVersion": "2", "trace": "enabled",
+                                         "streamProcessingMode": "async"}
+    assert params["performanceConfig"] == {"latency": "optimized"}
+    assert params.get("serviceTier") == ({"type": "flex"} if shim.has_service_tier() else None)
+    assert shim.served({}) == {}
 
 
 @pytest.mark.parametrize("sid", MEDIA)
