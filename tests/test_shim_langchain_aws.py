@@ -287,6 +287,22 @@ def test_stream_chunks_map_back():
     assert list(shim.from_chunk(delta)) == [{"type": "reasoning", "index": 0, "signature": "S"}]
 
 
+def test_the_message_stops_response_fields_follow_its_stop():
+    stop = AIMessageChunk(content="", response_metadata={"stopReason": "end_turn",
+                                                         "additionalModelResponseFields": {"stop_sequence": None}})
+    assert list(shim.from_chunk(stop)) == [{"type": "stop", "reason": "end_turn"},
+                                           {"type": "response_fields", "fields": {"stop_sequence": None}}]
+    assert list(shim.from_chunk(AIMessageChunk(content="", response_metadata={"stopReason": "end_turn"}))) == [
+        {"type": "stop", "reason": "end_turn"}]
+
+
+def test_response_field_paths_go_and_their_fields_come_back(adapter):
+    assert "response_fields" in adapter.capabilities
+    assert shim.served({"response_field_paths": ["/stop_sequence"]}) == {
+        "additional_model_response_field_paths": ["/stop_sequence"]}
+    assert_verdict(adapter, NAME, "edge/response-field-paths", KNOWN_HERE)
+
+
 def test_assembled_gives_the_aggregated_tool_calls_with_an_id():
     message = AIMessageChunk(content="", tool_call_chunks=[
         {"id": "t1", "name": "f", "args": '{"a": 1}', "index": 1}, {"id": None, "name": "g", "args": "{}", "index": 2}])

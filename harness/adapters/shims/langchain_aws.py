@@ -38,7 +38,7 @@ __all__ = ["DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsPersistedAdapter",
            "from_chunk", "has_service_tier", "served", "to_langchain", "usage"]
 
 DISTRIBUTION = "langchain-aws"
-CLOSING = ("stop", "usage")  # held back until the aggregated message's tool calls are out
+CLOSING = ("stop", "response_fields", "usage")  # held back until the aggregated message's tool calls are out
 # Where the AIMessage from the stream and the one from invoke legitimately differ, from langchain-core's and
 # langchain-aws's code (listed in certification/langchain-aws.md).
 DIFFERENCES = {
@@ -66,9 +66,11 @@ class LangchainAwsAdapter(Shim):
     extra = "langchain-aws"
     # Today's surface it reaches: cache points (cachePoint content blocks and tools entries), media in tool results
     # (LangChain's data blocks in a ToolMessage); how a request is served: a guardrail (``guardrails=``) and, from the
-    # release with a ``service_tier`` field, the tier and latency (``service_tier=``, ``performance_config=``).
+    # release with a ``service_tier`` field, the tier and latency (``service_tier=``, ``performance_config=``); response
+    # field paths (``additional_model_response_field_paths=``, the messageStop's fields in ``response_metadata``).
     capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "tool_result_media", "guardrail", "service_tier",
-                                                     OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
+                                                     "response_fields", OWN_HISTORY, USAGE_INCLUDES_CACHE,
+                                                     NON_STREAMING}
     native_differences = DIFFERENCES
 
     def __init__(self) -> None:
@@ -164,9 +166,11 @@ def has_service_tier() -> bool:
 
 def served(options: dict) -> dict:
     """How the turn asks to be served, as ChatBedrockConverse's fields an application sets: ``guardrails`` (Bedrock's
-    guardrailConfig keys, which every release sends as given), ``service_tier`` and ``performance_config``."""
+    guardrailConfig keys, which every release sends as given), ``service_tier``, ``performance_config`` and
+    ``additional_model_response_field_paths``."""
     wire = served_options(options)
-    fields = {"guardrails": wire.get("guardrailConfig"), "performance_config": wire.get("performanceConfig")}
+    fields = {"guardrails": wire.get("guardrailConfig"), "performance_config": wire.get("performanceConfig"),
+              "additional_model_response_field_paths": wire.get("additionalModelResponseFieldPaths")}
     if "serviceTier" in wire:
         fields["service_tier"] = wire["serviceTier"]["type"]
     return {key: value for key, value in fields.items() if value is not None}
@@ -321,6 +325,8 @@ def from_chunk(message: Any) -> Iterator[dict]:
         yield {**chunk, **{k: call[k] for k in ("id", "name") if call.get(k) is not None}}
     if message.response_metadata.get("stopReason"):
         yield {"type": "stop", "reason": message.response_metadata["stopReason"]}
+    if message.response_metadata.get("additionalModelResponseFields"):  # the messageStop event, as langchain-aws keeps it
+        yield {"type": "response_fields", "fields": message.response_metadata["additionalModelResponseFields"]}
     if message.usage_metadata:
         yield usage(message.usage_metadata)
 
