@@ -303,6 +303,22 @@ def test_response_field_paths_go_and_their_fields_come_back(adapter):
     assert_verdict(adapter, NAME, "edge/response-field-paths", KNOWN_HERE)
 
 
+def test_the_metadata_events_trace_tier_and_latency_follow_its_usage():
+    counts = {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}
+    routed = AIMessageChunk(content="", usage_metadata=counts, response_metadata={
+        "trace": {"promptRouter": {"invokedModelId": "arn:m"}}, "serviceTier": {"type": "flex"}, "metrics": {}})
+    assert [chunk["type"] for chunk in shim.from_chunk(routed)] == ["usage", "metadata"]
+    assert list(shim.from_chunk(routed))[1] == {"type": "metadata", "invoked_model_id": "arn:m",
+                                                "service_tier": "flex", "latency": None}
+    plain = AIMessageChunk(content="", usage_metadata=counts, response_metadata={"metrics": {"latencyMs": 1}})
+    assert [chunk["type"] for chunk in shim.from_chunk(plain)] == ["usage"]
+
+
+def test_a_prompt_routers_invoked_model_reaches_the_application(adapter):
+    assert "response_metadata" in adapter.capabilities
+    assert_verdict(adapter, NAME, "edge/prompt-router-trace", KNOWN_HERE)
+
+
 def test_assembled_gives_the_aggregated_tool_calls_with_an_id():
     message = AIMessageChunk(content="", tool_call_chunks=[
         {"id": "t1", "name": "f", "args": '{"a": 1}', "index": 1}, {"id": None, "name": "g", "args": "{}", "index": 2}])

@@ -31,14 +31,14 @@ from harness.adapters.shims import langchain_aws_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import served_options, system_blocks, thinking_budget
 from harness.converse.tools import cache_block
-from harness.converse.stream import error_chunk
+from harness.converse.stream import error_chunk, metadata_chunk
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
 __all__ = ["DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsPersistedAdapter", "assembled", "counts_cache_in_input",
            "from_chunk", "has_service_tier", "served", "to_langchain", "usage"]
 
 DISTRIBUTION = "langchain-aws"
-CLOSING = ("stop", "response_fields", "usage")  # held back until the aggregated message's tool calls are out
+CLOSING = ("stop", "response_fields", "usage", "metadata")  # held back until the aggregated message's tool calls are out
 # Where the AIMessage from the stream and the one from invoke legitimately differ, from langchain-core's and
 # langchain-aws's code (listed in certification/langchain-aws.md).
 DIFFERENCES = {
@@ -67,10 +67,11 @@ class LangchainAwsAdapter(Shim):
     # Today's surface it reaches: cache points (cachePoint content blocks and tools entries), media in tool results
     # (LangChain's data blocks in a ToolMessage); how a request is served: a guardrail (``guardrails=``) and, from the
     # release with a ``service_tier`` field, the tier and latency (``service_tier=``, ``performance_config=``); response
-    # field paths (``additional_model_response_field_paths=``, the messageStop's fields in ``response_metadata``).
+    # field paths (``additional_model_response_field_paths=``, the messageStop's fields in ``response_metadata``); the
+    # metadata event's trace, tier and latency (the usage chunk's ``response_metadata``).
     capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "tool_result_media", "guardrail", "service_tier",
-                                                     "response_fields", OWN_HISTORY, USAGE_INCLUDES_CACHE,
-                                                     NON_STREAMING}
+                                                     "response_fields", "response_metadata", OWN_HISTORY,
+                                                     USAGE_INCLUDES_CACHE, NON_STREAMING}
     native_differences = DIFFERENCES
 
     def __init__(self) -> None:
@@ -329,6 +330,10 @@ def from_chunk(message: Any) -> Iterator[dict]:
         yield {"type": "response_fields", "fields": message.response_metadata["additionalModelResponseFields"]}
     if message.usage_metadata:
         yield usage(message.usage_metadata)
+        # the metadata event, which langchain-aws keeps whole as the usage chunk's response_metadata
+        served = metadata_chunk(message.response_metadata)
+        if served:
+            yield served
 
 
 def assembled(message: Any) -> Iterator[dict]:
