@@ -67,6 +67,8 @@ KNOWN = {
     "edge/web-search-server-tool": "tool_call_ids_present: chunk 0 (tool_call) passes a call on without an id",
     # an error result's image kept inside the toolResult for Claude (hoist_images: other providers only)
     "edge/tool-result-error-with-image": "all content must be type `text` if `is_error` is true",
+    # one guardrail_config for both calls: invoke's Converse request gets the stream's streamProcessingMode
+    "edge/guardrail-async": "Unknown parameter in guardrailConfig",
 }
 # Invoke's reasoning block holds signature "" (text "" for a signature-only block) where the stream's holds none;
 # _bedrock_reasoning_block sends both alike, so streaming parity notes it. What is left: a placeholder "." sent for
@@ -183,6 +185,38 @@ CACHE_POINTS = ("edge/cache-points", "edge/nova-cache-points", "edge/cache-point
 MEDIA = ("edge/tool-result-media", "edge/nova-tool-result-media", "edge/tool-result-error-with-image")
 
 
+GUARDRAILS = ("edge/guardrail-async", "edge/guardrail-intervened")
+TIERS = ("edge/service-tier-flex", "edge/latency-optimized")
+
+
+@pytest.mark.parametrize("sid", GUARDRAILS)
+def test_a_guardrail_goes_as_the_guardrails_field(adapter, sid):
+    assert "guardrail" in adapter.capabilities
+    assert_verdict(adapter, NAME, sid, KNOWN_HERE)
+
+
+@pytest.mark.parametrize("sid", TIERS)
+def test_the_tier_and_latency_go_where_the_release_has_a_service_tier_field(adapter, sid):
+    has_tier = "service_tier" in langchain_aws.ChatBedrockConverse.model_fields
+    assert ("service_tier" in adapter.capabilities) is has_tier
+    result = run_scenario(SCENARIOS[sid], adapter, ROOT)
+    assert result.status == ("pass" if has_tier else "skip"), result.reason
+
+
+def test_served_options_become_the_fields_the_library_sends_as_bedrock_asks():
+    options = {"guardrail": {"identifier": "gr-1", "version": "2", "trace": "enabled", "stream_processing_mode": "async"},
+               "latency": "optimized", **({"service_tier": "flex"} if shim.has_service_tier() else {})}
+    fields = shim.served(options)
+    model = langchain_aws.ChatBedrockConverse(model="anthropic.claude-3-haiku-20240307-v1:0", region_name="us-east-1",
+                                              aws_access_key_id="x", aws_secret_access_key="x", **fields)
+    params = model._converse_params()
+    assert params["guardrailConfig"] == {"guardrailIdentifier": "gr-1", "guardrailVersion": "2", "trace": "enabled",
+                                         "streamProcessingMode": "async"}
+    assert params["performanceConfig"] == {"latency": "optimized"}
+    assert params.get("serviceTier") == ({"type": "flex"} if shim.has_service_tier() else None)
+    assert shim.served({}) == {}
+
+
 @pytest.mark.parametrize("sid", MEDIA)
 def test_media_in_tool_results_go_as_langchain_data_blocks(adapter, sid):
     assert "tool_result_media" in adapter.capabilities
@@ -251,6 +285,38 @@ def test_stream_chunks_map_back():
     assert list(shim.from_chunk(start)) == [{"type": "tool_call", "index": 1, "input_delta": "", "id": "t1",
                                              "name": "f"}]
     assert list(shim.from_chunk(delta)) == [{"type": "reasoning", "index": 0, "signature": "S"}]
+
+
+def test_the_message_stops_response_fields_follow_its_stop():
+    stop = AIMessageChunk(content="", response_metadata={"stopReason": "end_turn",
+                                                         "additionalModelResponseFields": {"stop_sequence": None}})
+    assert list(shim.from_chunk(stop)) == [{"type": "stop", "reason": "end_turn"},
+                                           {"type": "response_fields", "fields": {"stop_sequence": None}}]
+    assert list(shim.from_chunk(AIMessageChunk(content="", response_metadata={"stopReason": "end_turn"}))) == [
+        {"type": "stop", "reason": "end_turn"}]
+
+
+def test_response_field_paths_go_and_their_fields_come_back(adapter):
+    assert "response_fields" in adapter.capabilities
+    assert shim.served({"response_field_paths": ["/stop_sequence"]}) == {
+        "additional_model_response_field_paths": ["/stop_sequence"]}
+    assert_verdict(adapter, NAME, "edge/response-field-paths", KNOWN_HERE)
+
+
+def test_the_metadata_events_trace_tier_and_latency_follow_its_usage():
+    counts = {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}
+    routed = AIMessageChunk(content="", usage_metadata=counts, response_metadata={
+        "trace": {"promptRouter": {"invokedModelId": "arn:m"}}, "serviceTier": {"type": "flex"}, "metrics": {}})
+    assert [chunk["type"] for chunk in shim.from_chunk(routed)] == ["usage", "metadata"]
+    assert list(shim.from_chunk(routed))[1] == {"type": "metadata", "invoked_model_id": "arn:m",
+                                                "service_tier": "flex", "latency": None}
+    plain = AIMessageChunk(content="", usage_metadata=counts, response_metadata={"metrics": {"latencyMs": 1}})
+    assert [chunk["type"] for chunk in shim.from_chunk(plain)] == ["usage"]
+
+
+def test_a_prompt_routers_invoked_model_reaches_the_application(adapter):
+    assert "response_metadata" in adapter.capabilities
+    assert_verdict(adapter, NAME, "edge/prompt-router-trace", KNOWN_HERE)
 
 
 def test_assembled_gives_the_aggregated_tool_calls_with_an_id():

@@ -29,16 +29,16 @@ from typing import Any, Callable
 
 from harness.adapters.shims import langchain_aws_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.converse.request import system_blocks, thinking_budget
+from harness.converse.request import served_options, system_blocks, thinking_budget
 from harness.converse.tools import cache_block
-from harness.converse.stream import error_chunk
+from harness.converse.stream import error_chunk, metadata_chunk
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
 __all__ = ["DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsPersistedAdapter", "assembled", "counts_cache_in_input",
-           "from_chunk", "to_langchain", "usage"]
+           "from_chunk", "has_service_tier", "served", "to_langchain", "usage"]
 
 DISTRIBUTION = "langchain-aws"
-CLOSING = ("stop", "usage")  # held back until the aggregated message's tool calls are out
+CLOSING = ("stop", "response_fields", "usage", "metadata")  # held back until the aggregated message's tool calls are out
 # Where the AIMessage from the stream and the one from invoke legitimately differ, from langchain-core's and
 # langchain-aws's code (listed in certification/langchain-aws.md).
 DIFFERENCES = {
@@ -65,8 +65,12 @@ class LangchainAwsAdapter(Shim):
     distribution = DISTRIBUTION
     extra = "langchain-aws"
     # Today's surface it reaches: cache points (cachePoint content blocks and tools entries), media in tool results
-    # (LangChain's data blocks in a ToolMessage).
-    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "tool_result_media", OWN_HISTORY,
+    # (LangChain's data blocks in a ToolMessage); how a request is served: a guardrail (``guardrails=``) and, from the
+    # release with a ``service_tier`` field, the tier and latency (``service_tier=``, ``performance_config=``); response
+    # field paths (``additional_model_response_field_paths=``, the messageStop's fields in ``response_metadata``); the
+    # metadata event's trace, tier and latency (the usage chunk's ``response_metadata``).
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "tool_result_media", "guardrail", "service_tier",
+                                                     "response_fields", "response_metadata", OWN_HISTORY,
                                                      USAGE_INCLUDES_CACHE, NON_STREAMING}
     native_differences = DIFFERENCES
 
@@ -74,6 +78,8 @@ class LangchainAwsAdapter(Shim):
         super().__init__()
         if not counts_cache_in_input():
             self.capabilities = self.capabilities - {USAGE_INCLUDES_CACHE}
+        if not has_service_tier():
+            self.capabilities = self.capabilities - {"service_tier"}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn: content as it arrives; at the end the aggregated message's tool_calls, stop, usage and
@@ -151,6 +157,26 @@ def counts_cache_in_input() -> bool:
     return convert(probe)["input_tokens"] > 1
 
 
+def has_service_tier() -> bool:
+    """Whether this release's ChatBedrockConverse has a ``service_tier`` field (1.1.0 has ``performance_config``
+    only, so the tier cannot be asked for)."""
+    from langchain_aws import ChatBedrockConverse
+
+    return "service_tier" in ChatBedrockConverse.model_fields
+
+
+def served(options: dict) -> dict:
+    """How the turn asks to be served, as ChatBedrockConverse's fields an application sets: ``guardrails`` (Bedrock's
+    guardrailConfig keys, which every release sends as given), ``service_tier``, ``performance_config`` and
+    ``additional_model_response_field_paths``."""
+    wire = served_options(options)
+    fields = {"guardrails": wire.get("guardrailConfig"), "performance_config": wire.get("performanceConfig"),
+              "additional_model_response_field_paths": wire.get("additionalModelResponseFieldPaths")}
+    if "serviceTier" in wire:
+        fields["service_tier"] = wire["serviceTier"]["type"]
+    return {key: value for key, value in fields.items() if value is not None}
+
+
 def _message(summed: Any) -> Any:
     """The summed chunks as the AIMessage LangChain itself makes of them (``invoke`` / ``generate_from_stream``)."""
     from langchain_core.messages import message_chunk_to_message
@@ -171,7 +197,7 @@ def _runnable(turn: dict, endpoint: dict) -> Any:
         aws_access_key_id=endpoint["aws_access_key_id"], aws_secret_access_key=endpoint["aws_secret_access_key"],
         max_tokens=options.get("max_tokens"), temperature=None if budget else options.get("temperature"),
         additional_model_request_fields={"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
-        disable_streaming=False, **_provider(turn["model_id"]))
+        disable_streaming=False, **_provider(turn["model_id"]), **served(options))
     assert_endpoint(boto_endpoint(model.client), endpoint, "ChatBedrockConverse.client")
     if getattr(model, "bedrock_client", None) is not None:  # the control plane (inference profiles), when built
         assert_endpoint(boto_endpoint(model.bedrock_client), endpoint, "ChatBedrockConverse.bedrock_client")
@@ -300,8 +326,14 @@ def from_chunk(message: Any) -> Iterator[dict]:
         yield {**chunk, **{k: call[k] for k in ("id", "name") if call.get(k) is not None}}
     if message.response_metadata.get("stopReason"):
         yield {"type": "stop", "reason": message.response_metadata["stopReason"]}
+    if message.response_metadata.get("additionalModelResponseFields"):  # the messageStop event, as langchain-aws keeps it
+        yield {"type": "response_fields", "fields": message.response_metadata["additionalModelResponseFields"]}
     if message.usage_metadata:
         yield usage(message.usage_metadata)
+        # the metadata event, which langchain-aws keeps whole as the usage chunk's response_metadata
+        served = metadata_chunk(message.response_metadata)
+        if served:
+            yield served
 
 
 def assembled(message: Any) -> Iterator[dict]:
