@@ -162,7 +162,7 @@ def has_service_tier() -> bool:
     only, so the tier cannot be asked for)."""
     from langchain_aws import ChatBedrockConverse
 
-    return "service_tier" in ChatBedrockConverse.model_fields
+    return "service_tier" in (getattr(ChatBedrockConverse, "model_fields", None) or {})  # a class without fields: none
 
 
 def served(options: dict) -> dict:
