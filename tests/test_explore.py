@@ -163,6 +163,8 @@ def test_usage_errors_are_one_line_and_exit_2(args, message):
 
 def test_without_hypothesis_explore_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "hypothesis", None)
+    for name in [n for n in sys.modules if n.startswith("harness.studies.explore.")]:  # as in a fresh process
+        monkeypatch.delitem(sys.modules, name)
     result = CliRunner().invoke(main, ["explore", "--adapter", "reference"])
     assert result.exit_code == 2
     assert result.output.strip() == "Error: explore needs Hypothesis: pip install 'bedrock-harness[explore]'"

@@ -68,7 +68,7 @@ def explore(spec, command, version, cache_dir, timeout, profile, examples, seed,
             db, no_db, compare_spec, fmt, loopback):
     """Draw random valid conversations, judge an adapter by laws, conservation, parity and Bedrock's rules, and write
     each shrunk failure as a scenario."""
-    from harness.studies.explore.search import hypothesis_missing
+    from harness.studies.explore.needs import hypothesis_missing
 
     missing = hypothesis_missing()
     if missing:

@@ -27,12 +27,14 @@ class ExploreItem(pytest.Item):
         self.add_marker("bedrock")
 
     def runtest(self) -> None:
-        from harness.studies.explore.search import explore, hypothesis_missing
+        from harness.studies.explore.needs import hypothesis_missing
         from harness.studies.explore.summary import render_text
 
         missing = hypothesis_missing()
         if missing:
             raise ExploreFailure(missing)
+        from harness.studies.explore.search import explore
+
         adapter = self.parent.adapter
         report = explore(adapter, profile="ci", examples=self.examples)
         self.user_properties += [("bedrock_explore_examples", report.examples),

@@ -28,9 +28,8 @@ from harness.studies.explore.families import FAMILIES
 from harness.studies.explore.oracles import Finding
 from harness.studies.explore.session import Outcome, Session, outputs_differ
 
-__all__ = ["PROFILES", "Failure", "Profile", "Report", "explore", "hypothesis_missing"]
+__all__ = ["PROFILES", "Failure", "Profile", "Report", "explore"]
 
-MISSING = "explore needs Hypothesis: pip install 'bedrock-harness[explore]'"
 _ORDER = ("adapter", "law", "conservation", "rule", "round_trip", "assembly", "parity", "compare")
 
 
@@ -81,15 +80,6 @@ class Report:
     @property
     def per_second(self) -> float:
         return self.examples / self.seconds if self.seconds else 0.0
-
-
-def hypothesis_missing() -> str | None:
-    """The one-line error when Hypothesis is not installed, else None."""
-    try:
-        import hypothesis  # noqa: F401
-    except ImportError:
-        return MISSING
-    return None
 
 
 def primary(findings: list[Finding]) -> Finding:
@@ -158,9 +148,7 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
             families: tuple[str, ...] = (), max_turns: int | None = None, time_budget: float | None = None,
             db: Path | None = None, compare: Any = None, in_process: bool = True,
             progress: Callable[[int], None] | None = None) -> Report:
-    """Explore ``adapter``; the profile's settings unless given. Raises ImportError (``MISSING``) without Hypothesis."""
-    if hypothesis_missing():
-        raise ImportError(MISSING)
+    """Explore ``adapter``; the profile's settings unless given (this module needs Hypothesis: ``needs``)."""
     from hypothesis import HealthCheck, Phase, assume, given, settings
     from hypothesis import seed as seeded
     from hypothesis.errors import Flaky
