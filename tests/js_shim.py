@@ -18,6 +18,13 @@ ENDPOINT = {"endpoint_url": "http://127.0.0.1:9", "region": "us-east-1", "aws_ac
 TOOLS = [{"name": "read_file", "description": "Read a file.",
           "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+# A history whose tool result holds an image and a PDF (edge/tool-result-media's shape), for the shims' media tests.
+MEDIA_RESULT_OPENING = [
+    {"role": "user", "content": "Hi"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+        {"type": "document", "title": "spec", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}]}]}]
 _ENDS = ("hello", "done", "error", "skip")  # the message that closes an answer
 
 

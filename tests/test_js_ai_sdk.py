@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import js_shim
-from js_shim import ENDPOINT, NODE, TOOLS, chunks, needs_node, runner
+from js_shim import ENDPOINT, MEDIA_RESULT_OPENING, NODE, TOOLS, chunks, needs_node, runner
 
 from harness.adapters.js.ai_sdk import MODULES_ENV, shim_command
 
@@ -212,13 +212,7 @@ def test_media_in_a_tool_result_go_as_file_parts_of_a_content_output(shim):
 
 
 def test_under_ai_6_media_in_a_tool_result_are_its_image_data_and_file_data_parts(shim):
-    opening = [{"role": "user", "content": "Hi"},
-               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
-               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [
-                   {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
-                   {"type": "document", "title": "spec",
-                    "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}]}]}]
-    _, (call,) = shim([turn(opening)], [{"parts": [], "messages": []}], FAKE_AI_SDK_SPEC="v3")
+    _, (call,) = shim([turn(MEDIA_RESULT_OPENING)], [{"parts": [], "messages": []}], FAKE_AI_SDK_SPEC="v3")
     assert call["messages"][2]["content"][0]["output"]["value"] == [
         {"type": "image-data", "data": "iVBO", "mediaType": "image/png"},
         {"type": "file-data", "data": "JVBE", "mediaType": "application/pdf", "filename": "spec"}]

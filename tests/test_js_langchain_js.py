@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 import js_shim
-from js_shim import ENDPOINT, FAKES, NODE, TOOLS, chunks, needs_node, runner
+from js_shim import ENDPOINT, FAKES, MEDIA_RESULT_OPENING, NODE, TOOLS, chunks, needs_node, runner
 
 from harness.adapters.js.langchain_js import MODULES_ENV, langchain_js, shim_command
 
@@ -159,13 +159,7 @@ def test_a_document_is_langchains_standard_file_block_named_by_its_title(shim):
 
 
 def test_media_in_a_tool_result_are_the_blocks_a_human_message_takes(shim):
-    opening = [{"role": "user", "content": "Hi"},
-               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
-               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [
-                   {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
-                   {"type": "document", "title": "spec",
-                    "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}]}]}]
-    (hello, _), (call,) = shim([turn(opening)], [{"chunks": [STOP]}])
+    (hello, _), (call,) = shim([turn(MEDIA_RESULT_OPENING)], [{"chunks": [STOP]}])
     assert "tool_result_media" in hello[0]["capabilities"]
     assert call["messages"][-1]["data"]["content"] == [
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},

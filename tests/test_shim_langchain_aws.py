@@ -197,7 +197,7 @@ def test_a_guardrail_goes_as_the_guardrails_field(adapter, sid):
 
 @pytest.mark.parametrize("sid", TIERS)
 def test_the_tier_and_latency_go_where_the_release_has_a_service_tier_field(adapter, sid):
-    has_tier = "service_tier" in langchain_aws.ChatBedrockConverse.model_fields
+    has_tier = shim.has_service_tier()
     assert ("service_tier" in adapter.capabilities) is has_tier
     result = run_scenario(SCENARIOS[sid], adapter, ROOT)
     assert result.status == ("pass" if has_tier else "skip"), result.reason
