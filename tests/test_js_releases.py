@@ -145,9 +145,12 @@ with open(os.environ["FAKE_NPM_LOG"], "a") as log:
     log.write(" ".join(args) + "\\n")
 if args[0] == "view":
     spec, field = args[1], args[2]
-    answers = {{"versions": {{"@ai-sdk/amazon-bedrock": ["4.0.0", "5.0.1", "5.0.2", "6.0.0-beta.1"], "ai": ["7.0.2"]}}
-                .get(spec), "engines": {{}}, "dependencies.@ai-sdk/provider": "3.0.0"}}
-    print(json.dumps(answers[field]))
+    answers = {{"versions": {{"@ai-sdk/amazon-bedrock": ["4.0.0", "5.0.1", "5.0.2", "6.0.0-beta.1"],
+                             "ai": ["7.0.2", "7.0.3"]}}.get(spec),
+               "time": {{"@ai-sdk/amazon-bedrock": {{"5.0.1": "2026-09-01T00:00:00Z", "5.0.2": "2026-09-10T00:00:00Z"}},
+                        "ai": {{"7.0.2": "2026-09-05T00:00:00Z", "7.0.3": "2026-09-20T00:00:00Z"}}}}.get(spec),
+               "engines": {{}}, "dependencies.@ai-sdk/provider": "3.0.0"}}
+    print(json.dumps(answers.get(field)))  # a field the registry lacks: null, as npm prints nothing
 elif args[0] == "install":
     specs = [a for a in args[1:] if not a.startswith("-")]
     shutil.copytree({fake!r} + "/node_modules", "node_modules")
@@ -179,10 +182,11 @@ def test_matrix_ai_sdk_installs_each_npm_release_once_into_the_cache(tmp_path, m
     rows = json.loads(first.stdout)["releases"]
     assert [(r["release"], r["ran"], r["adapter"]["version"]) for r in rows] == [("5.0.1", True, "5.0.1"),
                                                                                ("5.0.2", True, "5.0.2")]
-    assert rows[1]["adapter"]["packages"] == {"@ai-sdk/amazon-bedrock": "5.0.2", "ai": "7.0.2"}
+    assert rows[1]["adapter"]["packages"] == {"@ai-sdk/amazon-bedrock": "5.0.2", "ai": "7.0.3"}
     installs = [line for line in (tmp_path / "npm.log").read_text().splitlines() if line.startswith("install")]
+    # 5.0.1's era ended when 5.0.2 came out, before ai 7.0.3; 5.0.2 is the newest, its era is now
     assert sorted(line.split()[-2:] for line in installs) == [["@ai-sdk/amazon-bedrock@5.0.1", "ai@7.0.2"],
-                                                              ["@ai-sdk/amazon-bedrock@5.0.2", "ai@7.0.2"]]
+                                                              ["@ai-sdk/amazon-bedrock@5.0.2", "ai@7.0.3"]]
     (tmp_path / "npm.log").unlink()
     again = invoke(*args)
     assert again.exit_code == 0, again.output

@@ -110,12 +110,12 @@ def resolve(spec: str) -> Any:
 
 def load_adapter(spec: str, **release: Any) -> Any:
     """The adapter for ``spec``: a built-in or registered name, or ``module:attribute``. ``release`` (``version``,
-    ``cache_dir``, ``timeout``) goes to a factory that takes it (the JavaScript shims); a ``version`` or
-    ``cache_dir`` for any other adapter is refused."""
+    ``cache_dir``, ``pins``, ``timeout``) goes to a factory that takes it (the JavaScript shims); a ``version``,
+    ``cache_dir`` or ``pins`` for any other adapter is refused."""
     obj = resolve(spec)
     if getattr(obj, "takes_release", False):
         return _instantiate(functools.partial(obj, **release), spec)
-    if release.get("version") is not None or release.get("cache_dir") is not None:
-        raise AdapterLoadError(f"adapter {spec!r} takes no --version or --cache-dir (the JavaScript shims do; "
-                               "for a Python library's releases use `bedrock-harness matrix`)")
+    if release.get("version") is not None or release.get("cache_dir") is not None or release.get("pins"):
+        raise AdapterLoadError(f"adapter {spec!r} takes no --version, --cache-dir or --companion (the JavaScript "
+                               "shims do; for a Python library's releases use `bedrock-harness matrix`)")
     return _instantiate(obj, spec)

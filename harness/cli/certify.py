@@ -17,7 +17,7 @@ from harness.adapters import AdapterLoadError
 from harness.adapters.subprocess import SubprocessAdapter
 from harness.cli.certify_live import LIVE_FORMATS, certify_live, live_upstream
 from harness.cli.common import (InputFile, BadUsage, child_options, default_region, every_id, load, loopback_option, named_folder,
-                                one_root_option, release_args, release_options, root_option, scenarios,
+                                one_root_option, no_release_for_command, release_args, release_options, root_option, scenarios,
                                 selection, selection_options, shard_option, strict_option, timeout_option)
 from harness.cli.jobs import jobs_option, run_in_children
 from harness.cli.output import choose_format, output_option, write_output
@@ -127,14 +127,13 @@ def _emit(cert: certification.Certification, fmt: str, output: Path | None, outp
 @jobs_option
 @loopback_option
 @root_option
-def certify(spec, command, suites, ids, baseline, links, fmt, output, output_dir, timeout, version, cache_dir, progress,
-            live, attempts, upstream, region, profile, model, keep_failures, verbose, strict, level, shard, jobs, loopback,
+def certify(spec, command, suites, ids, baseline, links, fmt, output, output_dir, timeout, version, cache_dir, pins,
+            progress, live, attempts, upstream, region, profile, model, keep_failures, verbose, strict, level, shard, jobs, loopback,
             root):
     """Certify an adapter (in-process, or any language over the subprocess protocol) and write its report."""
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
-    if command is not None and (version or cache_dir):
-        raise BadUsage("--version and --cache-dir go with --adapter (a JavaScript shim), not --command")
+    no_release_for_command(command, version, cache_dir, pins)
     if output is not None and output_dir is not None:
         raise click.UsageError("give --output or --output-dir, not both")
     if output_dir is not None and fmt is not None:
@@ -157,8 +156,8 @@ def certify(spec, command, suites, ids, baseline, links, fmt, output, output_dir
         _linked(certification.Certification({}, (), {}, {}, ""), links, every_id(None, given))
     if jobs > 1:  # the children read the scenarios, each its own shard's
         adapter = ("--adapter", spec) if spec is not None else ("--command", command)
-        options = child_options(adapter, suites, ids, baseline, timeout, given, loopback) + release_args(version,
-                                                                                                      cache_dir)
+        options = (child_options(adapter, suites, ids, baseline, timeout, given, loopback)
+                   + release_args(version, cache_dir, pins))
         merged = run_in_children("certify", options, jobs, len(selection(given, suites, ids)),
                                  sys.stderr.isatty() if progress is None else progress)
         _emit(_linked(certification.from_json(merged), links, every_id(None, given)), fmt, output, output_dir, verbose)
@@ -166,11 +165,11 @@ def certify(spec, command, suites, ids, baseline, links, fmt, output, output_dir
     root, selected = scenarios(given, suites, ids, shard)
     if live:
         forward = live_upstream(upstream, region, profile)  # no credentials: refused before any adapter starts
-        with _adapter(spec, command, timeout, (version, cache_dir)) as adapter:
+        with _adapter(spec, command, timeout, (version, cache_dir, pins)) as adapter:
             certify_live(selected, adapter, forward, model=model, attempts=attempts, keep_failures=keep_failures,
                          fmt=fmt, output=output, progress=_progress(progress))
     known = _baseline(baseline)
-    with _adapter(spec, command, timeout, (version, cache_dir)) as adapter:
+    with _adapter(spec, command, timeout, (version, cache_dir, pins)) as adapter:
         results = certification.run(selected, adapter, root, _progress(progress), loopback == "in-process")
     if baseline:
         results = report.apply_baseline(results, known, every_id(root, given), strict)

@@ -18,7 +18,7 @@ from harness.judge.protocol import TURN_TIMEOUT
 from harness.studies.shard import Shard, ShardError, parse_shard
 
 __all__ = ["BadUsage", "Finite", "InputFile", "InputFolder", "check_input", "adapter_option", "check_cassettes", "child_options", "default_region", "every_id", "live_credentials", "load", "loopback_option",
-           "named_folder", "one_root_option", "region_option", "release_args", "release_options", "root_option", "scenarios", "selection", "selection_options",
+           "named_folder", "no_release_for_command", "one_root_option", "region_option", "release_args", "companion_option", "release_options", "root_option", "scenarios", "selection", "selection_options",
            "shard_option", "strict_option", "timeout_option"]
 
 
@@ -106,8 +106,28 @@ def adapter_option(fn):
                         help="reference, a registered adapter name, or module:attribute.")(fn)
 
 
+def _pins(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
+    """``--companion NAME=VERSION`` (repeatable) as {NAME: VERSION}."""
+    pins = {}
+    for value in values:
+        name, _, version = value.partition("=")
+        if not name.strip() or not version.strip():
+            raise click.BadParameter(f"{value!r} is not NAME=VERSION (e.g. zod=3.25.76)", ctx, param)
+        pins[name.strip()] = version.strip()
+    return pins
+
+
+def companion_option(fn=None, *, help: str = "JavaScript shims: install this release of a companion package (zod, ai, "
+                                            "@langchain/core) instead of the one of the library release's era "
+                                            "(repeatable)."):
+    option = click.option("--companion", "pins", multiple=True, metavar="NAME=VERSION", callback=_pins, help=help)
+    return option(fn) if fn is not None else option
+
+
 def release_options(fn):
-    """``--version`` and ``--cache-dir``: the release of a JavaScript shim's library and its npm cache."""
+    """``--version``, ``--cache-dir`` and ``--companion``: the release of a JavaScript shim's library, its npm cache
+    and the companions pinned beside it."""
+    fn = companion_option(fn)
     fn = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
                       help="JavaScript shims: where their npm packages are installed, one folder per release "
                            "[default: $BEDROCK_HARNESS_NPM_CACHE, else $XDG_CACHE_HOME/bedrock-harness/npm].")(fn)
@@ -116,10 +136,17 @@ def release_options(fn):
                              "the library to install and run [default: the newest].")(fn)
 
 
-def release_args(version: str | None, cache_dir: Path | None) -> list[str]:
-    """``--version`` / ``--cache-dir`` as a ``--jobs`` child takes them."""
-    return (["--version", version] if version else []) + (["--cache-dir", str(Path(cache_dir).absolute())]
-                                                           if cache_dir else [])
+def release_args(version: str | None, cache_dir: Path | None, pins: dict[str, str] | None = None) -> list[str]:
+    """``--version`` / ``--cache-dir`` / ``--companion`` as a ``--jobs`` child takes them."""
+    return ((["--version", version] if version else []) + (["--cache-dir", str(Path(cache_dir).absolute())]
+                                                            if cache_dir else [])
+            + [arg for name, pin in (pins or {}).items() for arg in ("--companion", f"{name}={pin}")])
+
+
+def no_release_for_command(command: str | None, version, cache_dir, pins) -> None:
+    """A usage error when a JavaScript shim's release options come with ``--command``."""
+    if command is not None and (version or cache_dir or pins):
+        raise BadUsage("--version, --cache-dir and --companion go with --adapter (a JavaScript shim), not --command")
 
 
 def strict_option(fn):
@@ -253,9 +280,11 @@ def _usage(call, *args):
         raise BadUsage(str(exc)) from None
 
 
-def load(spec: str, timeout: float | None = None, version: str | None = None, cache_dir: Path | None = None):
+def load(spec: str, timeout: float | None = None, version: str | None = None, cache_dir: Path | None = None,
+         pins: dict[str, str] | None = None):
     """The adapter for ``spec``, each turn bounded by ``timeout``; a spec that does not resolve is a usage error.
-    ``version`` and ``cache_dir`` pick a JavaScript shim's release and where it is installed.
+    ``version``, ``cache_dir`` and ``pins`` pick a JavaScript shim's release, where it is installed and the
+    companions pinned beside it.
 
     A ``module:attribute`` module is looked for in the working directory first, as ``python -m`` would (the console
     script's own folder is what Python puts first otherwise)."""
@@ -264,7 +293,8 @@ def load(spec: str, timeout: float | None = None, version: str | None = None, ca
 
     try:
         with _working_directory_first(":" in spec):
-            release = {"version": version, "cache_dir": cache_dir, **({"timeout": timeout} if timeout else {})}
+            release = {"version": version, "cache_dir": cache_dir, **({"pins": pins} if pins else {}),
+                       **({"timeout": timeout} if timeout else {})}
             return with_deadline(load_adapter(spec, **release), timeout)
     except AdapterLoadError as exc:
         raise BadUsage(str(exc)) from None

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from harness.cli.common import BadUsage, load, loopback_option, named_folder, release_options, timeout_option
+from harness.cli.common import (BadUsage, load, loopback_option, named_folder, no_release_for_command, release_options,
+                                timeout_option)
 from harness.studies.explore.families import FAMILIES  # data only: no Hypothesis, no botocore
 
 __all__ = ["explore"]
@@ -64,7 +65,7 @@ def _command_line(spec, command, profile, seed, families, max_turns) -> str:
               help="Also run each example on this in-process adapter: differing chunks are warnings.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 @loopback_option
-def explore(spec, command, version, cache_dir, timeout, profile, examples, seed, families, max_turns, time_budget, out,
+def explore(spec, command, version, cache_dir, pins, timeout, profile, examples, seed, families, max_turns, time_budget, out,
             db, no_db, compare_spec, fmt, loopback):
     """Draw random valid conversations, judge an adapter by laws, conservation, parity and Bedrock's rules, and write
     each shrunk failure as a scenario."""
@@ -75,8 +76,7 @@ def explore(spec, command, version, cache_dir, timeout, profile, examples, seed,
         raise BadUsage(missing)
     if (spec is None) == (command is None):
         raise click.UsageError("give exactly one of --adapter SPEC or --command CMD")
-    if command is not None and (version or cache_dir):
-        raise BadUsage("--version and --cache-dir go with --adapter (a JavaScript shim), not --command")
+    no_release_for_command(command, version, cache_dir, pins)
     if db is not None and no_db:
         raise click.UsageError("give --db DIR or --no-db, not both")
     if out is not None:
@@ -85,7 +85,7 @@ def explore(spec, command, version, cache_dir, timeout, profile, examples, seed,
     from harness.studies.explore.search import explore as search
     from harness.studies.explore.summary import render_json, render_text
 
-    with _adapter(spec, command, timeout, (version, cache_dir)) as adapter:
+    with _adapter(spec, command, timeout, (version, cache_dir, pins)) as adapter:
         other = load(compare_spec, timeout) if compare_spec else None
         folder = None if no_db else db or default_db(getattr(adapter, "name", spec or "command"))
         report = search(adapter, profile=profile, examples=examples, seed=seed, families=families,

@@ -15,7 +15,8 @@ from click.core import ParameterSource
 from harness.adapters import installer, releases
 from harness.adapters.js import npm
 from harness.adapters.js import releases as npm_releases
-from harness.cli.common import BadUsage, named_folder, one_root_option, scenarios, selection_options, timeout_option
+from harness.cli.common import (BadUsage, companion_option, named_folder, one_root_option, scenarios, selection_options,
+                                timeout_option)
 from harness.cli.output import choose_format, output_option, write_output
 from harness.studies import matrix
 
@@ -49,6 +50,9 @@ def _index_options(fn):
     fn = click.option("--package", metavar="REQ", help="The library's distribution (with extras) "
                                                        "[default: the one the adapter's shim names]. Python libraries "
                                                        "only.")(fn)
+    fn = companion_option(help="Install this release of a companion package beside each release (repeatable): a "
+                               "JavaScript shim's instead of the one of the release's era (zod, ai, @langchain/core); "
+                               "for a Python library NAME==VERSION, as --with.")(fn)
     return timeout_option(fn, help="Seconds one turn may take before the adapter is killed.")
 
 
@@ -92,7 +96,11 @@ class _NpmReleases:
     requirement: str  # the npm package
     cache: Path
     timeout: float
-    beside = ""  # the companions are the shim's choice per release: each row's adapter packages name them
+    pins: tuple[tuple[str, str], ...] = ()  # --companion: else the shim picks each release's own (its era's)
+
+    @property
+    def beside(self) -> str:  # the shim's own picks are named by each row's adapter packages
+        return f" with {', '.join(f'{name}@{pin}' for name, pin in self.pins)}" if self.pins else ""
 
     def pinned(self, version: str) -> str:
         return f"{self.requirement}@{version}"
@@ -105,10 +113,11 @@ class _NpmReleases:
             raise click.UsageError(str(exc)) from None
 
     def run(self, version: str, selected, root) -> matrix.Row:
-        return npm_releases.run_release(self.spec, version, selected, root, cache=self.cache, timeout=self.timeout)
+        return npm_releases.run_release(self.spec, version, selected, root, cache=self.cache, timeout=self.timeout,
+                                        pins=dict(self.pins))
 
 
-def _javascript(spec: str, cache_dir, timeout) -> _NpmReleases | None:
+def _javascript(spec: str, cache_dir, timeout, pins: dict[str, str]) -> _NpmReleases | None:
     """The npm releases of ``spec`` when it is a JavaScript shim (None for any other adapter); an option that only
     a Python library's install takes is a usage error."""
     try:
@@ -124,13 +133,14 @@ def _javascript(spec: str, cache_dir, timeout) -> _NpmReleases | None:
                                    f"the releases of {package} come from the npm registry with npm's own "
                                    "configuration (e.g. `npm config set registry URL`)")
     return _NpmReleases(spec, package, named_folder(cache_dir, "--cache-dir") if cache_dir else npm.default_cache(),
-                        timeout)
+                        timeout, tuple(pins.items()))
 
 
-def _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout,
-           companions) -> _Releases | _NpmReleases:
-    """How releases are had; an adapter that names no library, or an installer that cannot be had, is a usage error."""
-    javascript = _javascript(spec, cache_dir, timeout)
+def _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions,
+           pins) -> _Releases | _NpmReleases:
+    """How releases are had; an adapter that names no library, or an installer that cannot be had, is a usage error.
+    ``pins`` (``--companion``): a JavaScript shim's companions, or ``NAME==VERSION`` beside a Python release."""
+    javascript = _javascript(spec, cache_dir, timeout, pins)
     if javascript is not None:
         return javascript
     try:
@@ -143,7 +153,7 @@ def _setup(spec, package, index_url, find_links, no_index, cache_dir, preference
     except installer.InstallError as exc:
         raise BadUsage(str(exc)) from None
     return _Releases(spec, requirement, installer.PipOptions(index_url, tuple(find_links), no_index), cache, chosen,
-                     timeout, tuple(companions))
+                     timeout, (*companions, *(f"{name}=={pin}" for name, pin in pins.items())))
 
 
 def _split(versions: str) -> list[str]:
@@ -177,13 +187,13 @@ def _rows(how: _Releases | _NpmReleases, wanted: list[str], selected, root, jobs
 @output_option(matrix.FORMATS)
 @_index_options
 @one_root_option
-def matrix_command(spec, versions, last, jobs, suites, ids, fmt, output, timeout, package, companions, index_url,
-                   find_links, no_index, preference, cache_dir, root):
+def matrix_command(spec, versions, last, jobs, suites, ids, fmt, output, timeout, pins, package, companions,
+                   index_url, find_links, no_index, preference, cache_dir, root):
     """Run ADAPTER on each release of its library and print a release x scenario table."""
     fmt = choose_format(fmt, output, "text", matrix.FORMATS)
     if (versions is None) == (last is None):
         raise click.UsageError("give exactly one of --versions V1,V2,... or --last N")
-    how = _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions)
+    how = _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions, pins)
     wanted = _split(versions) if versions is not None else how.available()[-last:]
     root, selected = scenarios(root, suites, ids)
     rows = _rows(how, wanted, selected, root, jobs)
@@ -204,11 +214,11 @@ def matrix_command(spec, versions, last, jobs, suites, ids, fmt, output, timeout
                    "turns one failure into another leaves the verdict as it was).")
 @_index_options
 @one_root_option
-def bisect(spec, scenario_id, good, bad, versions, finding, timeout, package, companions, index_url, find_links,
-           no_index, preference, cache_dir, root):
+def bisect(spec, scenario_id, good, bad, versions, finding, timeout, pins, package, companions, index_url,
+           find_links, no_index, preference, cache_dir, root):
     """The first release where SCENARIO's verdict (or, with --finding, a finding) changes, with both reports side by
     side."""
-    how = _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions)
+    how = _setup(spec, package, index_url, find_links, no_index, cache_dir, preference, timeout, companions, pins)
     ordered = _split(versions) if versions else how.available()
     root, selected = scenarios(root, (), (scenario_id,))
 

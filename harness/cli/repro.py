@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from harness.cli.common import BadUsage, named_folder, one_root_option, release_options, scenarios, timeout_option
+from harness.cli.common import (BadUsage, named_folder, no_release_for_command, one_root_option, release_options, scenarios,
+                                timeout_option)
 
 __all__ = ["repro"]
 
@@ -51,7 +52,7 @@ def _run(scenario, root, spec, command, timeout, release) -> tuple[dict, object]
                    "the adapter; the adapter is then the report's unless --adapter or --command says otherwise.")
 @timeout_option
 @one_root_option
-def repro(scenario_id, spec, command, version, cache_dir, out, report, timeout, root):
+def repro(scenario_id, spec, command, version, cache_dir, pins, out, report, timeout, root):
     """A self-contained reproduction of SCENARIO's finding for the library's maintainers.
 
     The folder is the scenario root (scenario, golden, cassette), repro.py (exit 1 while it reproduces), app.py (the
@@ -65,8 +66,7 @@ def repro(scenario_id, spec, command, version, cache_dir, out, report, timeout, 
         raise click.UsageError("give --adapter SPEC or --command CMD, not both")
     if report is None and spec is None and command is None:
         raise click.UsageError("give --adapter SPEC or --command CMD (or --report REPORT.json)")
-    if command is not None and (version or cache_dir):
-        raise BadUsage("--version and --cache-dir go with --adapter (a JavaScript shim), not --command")
+    no_release_for_command(command, version, cache_dir, pins)
     named_folder(out, "--out")
     root, found = scenarios(root, (), (scenario_id,))
     scenario = found[0]
@@ -78,7 +78,7 @@ def repro(scenario_id, spec, command, version, cache_dir, out, report, timeout, 
             command = None if js else adapter.get("command")
             version = version or (adapter.get("version") if js else None)
     else:
-        adapter, result = _run(scenario, root, spec, command, timeout, (version, cache_dir))
+        adapter, result = _run(scenario, root, spec, command, timeout, (version, cache_dir, pins))
     finding = reproduction.finding(result)
     if finding is None:
         click.echo(f"{scenario_id} is {result.status} on {adapter.get('name')} {adapter.get('version')}: "
@@ -93,6 +93,6 @@ def repro(scenario_id, spec, command, version, cache_dir, out, report, timeout, 
                            page.read_text(encoding="utf-8") if page is not None else None).get(scenario_id)
     written = reproduction.write(out, scenario, root, finding, {"name": adapter.get("name"),
                                                                 "version": adapter.get("version")},
-                                 spec=spec if command is None else None, command=command, version=version,
+                                 spec=spec if command is None else None, command=command, version=version, pins=pins,
                                  pointer=pointer, app=app_for(spec, scenario) if command is None else None)
     click.echo(f"wrote {out}: {len(written)} files; {scenario_id} {finding.status}: {finding.headline}")

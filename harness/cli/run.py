@@ -40,18 +40,18 @@ def _progress(enabled: bool):
 @jobs_option
 @loopback_option
 @root_option
-def run(spec, suites, ids, fmt, output, baseline, timeout, version, cache_dir, progress, verbose, strict, shard, jobs,
+def run(spec, suites, ids, fmt, output, baseline, timeout, version, cache_dir, pins, progress, verbose, strict, shard, jobs,
         loopback, root):
     """Replay every scenario against an adapter and print the conformance table."""
     fmt = choose_format(fmt, output, "text", report.FORMATS)
     given, show = root, sys.stderr.isatty() if progress is None else progress
     if jobs > 1:  # the children read the scenarios, each its own shard's
         _in_children(spec, suites, ids, baseline, timeout, shard, given, jobs, len(selection(given, suites, ids)),
-                     show, fmt, verbose, output, release_args(version, cache_dir), loopback)
+                     show, fmt, verbose, output, release_args(version, cache_dir, pins), loopback)
     from harness.suite.runner import run as run_scenarios  # not in a --jobs parent, whose children run
 
     root, selected = scenarios(given, suites, ids, shard)
-    adapter = load(spec, timeout, version, cache_dir)
+    adapter = load(spec, timeout, version, cache_dir, pins)
     try:
         known = report.load_baseline(baseline) if baseline else {}
     except report.BaselineError as exc:

@@ -139,11 +139,12 @@ def install_line(spec: str | None, version: str) -> str:
     return f"pip install 'bedrock-harness[{base}]' '{package}=={version}'"
 
 
-def _run_as(spec: str | None, command: str | None, version: str | None) -> list[str]:
+def _run_as(spec: str | None, command: str | None, version: str | None, pins: dict[str, str] | None = None) -> list[str]:
     """The certify options the reproduction runs the library with."""
     if command is not None:
         return ["--command", command]
-    return ["--adapter", spec or "reference", *(["--version", version] if version else [])]
+    return ["--adapter", spec or "reference", *(["--version", version] if version else []),
+            *(arg for name, pin in (pins or {}).items() for arg in ("--companion", f"{name}={pin}"))]
 
 
 def _copy(scenario: Scenario, root: str | Path | None, out: Path) -> list[Path]:
@@ -162,9 +163,9 @@ def _copy(scenario: Scenario, root: str | Path | None, out: Path) -> list[Path]:
 
 def write(out: str | Path, scenario: Scenario, root: str | Path | None, found: Finding, library: dict, *,
           spec: str | None = None, command: str | None = None, version: str | None = None,
-          pointer=None, app: str | None = None) -> list[Path]:
+          pins: dict[str, str] | None = None, pointer=None, app: str | None = None) -> list[Path]:
     """The reproduction folder of ``found`` (``scenario`` under ``root``) on ``library`` ({name, version}) run as
-    ``spec`` (``version``: a JavaScript shim's release) or ``command``; ``pointer``: where it is explained; ``app``:
+    ``spec`` (``version``, ``pins``: a JavaScript shim's release and companions given) or ``command``; ``pointer``: where it is explained; ``app``:
     the text of its ``app.py``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -172,7 +173,7 @@ def write(out: str | Path, scenario: Scenario, root: str | Path | None, found: F
     release = str(library.get("version") or version or "?")
     expected = {"scenario": scenario.id, "status": found.status, "turn": found.turn, "headline": found.headline,
                 "library": library.get("name") or spec or command, "version": release,
-                "run_as": _run_as(spec, command, version)}
+                "run_as": _run_as(spec, command, version, pins)}
     files = {"expected.json": json.dumps(expected, indent=2, ensure_ascii=False) + "\n",
              "repro.py": SCRIPT.format(scenario=scenario.id, library=expected["library"], version=release)}
     if app is not None:

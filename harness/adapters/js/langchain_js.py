@@ -1,8 +1,9 @@
 """``langchain-js``: LangChain.js (``ChatBedrockConverse`` of ``@langchain/aws``, ``bindTools(...).stream``) run by
 the Node shim ``langchain_js.mjs`` over the subprocess protocol.
 
-The release is one of ``@langchain/aws`` (``--version``, default the newest), installed with the newest
-``@langchain/core`` within the range it asks for (``npm.peer``) into ``<cache>/@langchain+aws@<version>``; the Node
+The release is one of ``@langchain/aws`` (``--version``, default the newest), installed with the companions of
+its era (``npm.era_end``): the newest ``@langchain/core`` within the range it asks for (``npm.peer``) and the newest
+zod within core's range, each out before the next ``@langchain/aws`` release (``--companion`` overrides), into ``<cache>/@langchain+aws@<version>``; the Node
 that runs it is the system's when it is as new as the release's engines ask, else one npm fetched into the cache.
 ``BEDROCK_HARNESS_LANGCHAIN_JS_MODULES`` names a folder to run instead (with the system's ``node``, nothing
 installed): the offline tests point it at a fake of the library's surface.
@@ -10,6 +11,7 @@ installed): the offline tests point it at a fake of the library's surface.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from harness.adapters.js import launch, npm
@@ -26,7 +28,9 @@ _ENTRY = "bedrock-harness-langchain-js.mjs"  # re-exports the packages from the 
 
 
 def _companions(version: str) -> list[str]:
-    return [f"{COMPANION}@{npm.peer(LIBRARY, version, COMPANION)}"]
+    end = npm.era_end(LIBRARY, version)
+    core = npm.in_era(COMPANION, npm.peer(LIBRARY, version, COMPANION), end)
+    return [f"{COMPANION}@{core}", *npm.era_pins(COMPANION, core, ["zod"], end)]
 
 
 def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
@@ -39,10 +43,10 @@ def shim_command(folder: Path, node: str) -> list[str]:
     return launch.shim_command(_SHIM, _ENTRY, folder, node)
 
 
-def langchain_js(version: str | None = None, cache_dir: Path | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> SubprocessAdapter:
+def langchain_js(version: str | None = None, cache_dir: Path | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 pins: Mapping[str, str] | None = None) -> SubprocessAdapter:
     """The ``langchain-js`` adapter: the release ``version`` of @langchain/aws (default: newest), started."""
-    return launch.adapter(LIBRARY, _SHIM, _ENTRY, MODULES_ENV, version, cache_dir, timeout, _companions)
+    return launch.adapter(LIBRARY, _SHIM, _ENTRY, MODULES_ENV, version, cache_dir, timeout, _companions, pins)
 
 
-langchain_js.takes_release = True  # --version and --cache-dir go to it
+langchain_js.takes_release = True  # --version, --cache-dir and --companion go to it

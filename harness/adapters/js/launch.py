@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib.resources import files
 from pathlib import Path
 
@@ -46,25 +46,38 @@ def started(command: list[str], folder: Path, timeout: float) -> SubprocessAdapt
     return adapter
 
 
+def _name(spec: str) -> str:
+    """The package of ``name@version`` (a scoped name starts with @)."""
+    return spec.rsplit("@", 1)[0] if spec.rfind("@") > 0 else spec
+
+
 def release_folder(library: str, version: str | None, cache: Path,
-                   companions: Callable[[str], list[str]] = lambda version: []) -> tuple[Path, str]:
+                   companions: Callable[[str], list[str]] = lambda version: [],
+                   pins: Mapping[str, str] | None = None) -> tuple[Path, str]:
     """(the folder holding ``library``'s release ``version`` (default: the newest) with ``companions(version)``
-    beside it, the node to run it with); installed on first use, when the companions are asked for."""
+    beside it, the node to run it with); installed on first use, when the companions are asked for. ``pins``
+    (``--companion NAME=VERSION``) replace or add companions; the folder's name carries them."""
     version = version or npm.newest(library)
-    folder = cache / f"{library.replace('/', '+')}@{version}"
+    pins = dict(sorted((pins or {}).items()))
+    folder = cache / "+".join([f"{library}@{version}", *(f"{name}@{pin}" for name, pin in pins.items())]).replace("/", "+")
     node = npm.find_node(npm.minimum_node(library, version, folder), cache)
     if not npm.ready(folder):
-        npm.install(cache, folder.name, [f"{library}@{version}", *companions(version)])
+        chosen = [spec for spec in companions(version) if _name(spec) not in pins]
+        beside = [*chosen, *(f"{name}@{pin}" for name, pin in pins.items())]
+        npm.say(f"installing {library}@{version}" + (f" with {', '.join(beside)}" if beside else "")
+                + (f" (given: {', '.join(pins)})" if pins else "") + f" into {folder}")
+        npm.install(cache, folder.name, [f"{library}@{version}", *beside])
     return folder, node
 
 
 def adapter(library: str, program: str, entry: str, env: str, version: str | None, cache_dir: Path | None,
-            timeout: float, companions: Callable[[str], list[str]] = lambda version: []) -> SubprocessAdapter:
+            timeout: float, companions: Callable[[str], list[str]] = lambda version: [],
+            pins: Mapping[str, str] | None = None) -> SubprocessAdapter:
     """The shim ``program`` started on the folder ``$env`` names, else on ``library``'s release ``version`` installed
-    in ``cache_dir`` (default: ``npm.default_cache()``)."""
+    in ``cache_dir`` (default: ``npm.default_cache()``) with ``companions`` and ``pins`` beside it."""
     given = given_folder(env, program, entry, timeout)
     if given is not None:
         return given
     cache = Path(cache_dir) if cache_dir else npm.default_cache()
-    folder, node = release_folder(library, version, cache, companions)
+    folder, node = release_folder(library, version, cache, companions, pins)
     return started(shim_command(program, entry, folder, node), folder, timeout)

@@ -4,6 +4,11 @@
 ``node_modules/`` of the release and its companions, and ``node@<major>/`` when the system's Node is older than a
 release needs (``npm install node@<major>`` brings a Node binary for this platform). A folder is built under a
 temporary name and renamed when npm succeeded, so an interrupted install never leaves half a release behind.
+
+A release's companions (``ai``, zod, ``@langchain/core``) are those of its era: the newest release within the range
+it asks for that was out before the library's next release (``era_end``), so an old release runs with what its users
+installed beside it, not with today's packages (zod 4.4 refuses the stream schemas of ``@ai-sdk/amazon-bedrock``
+4.0.85-4.0.100). Installing, and fetching a Node, each say so in one line on stderr.
 """
 
 from __future__ import annotations
@@ -13,13 +18,15 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
+from datetime import datetime
 from pathlib import Path
 
 from harness.adapters.registry import AdapterLoadError
 
-__all__ = ["NpmError", "default_cache", "find_node", "install", "installed", "minimum_node", "newest", "npm", "paired",
-           "peer", "ready", "releases", "run_npm"]
+__all__ = ["NpmError", "asked", "default_cache", "era_end", "era_pins", "find_node", "in_era", "install", "installed",
+           "minimum_node", "newest", "npm", "paired", "peer", "published", "ready", "releases", "run_npm", "say"]
 
 _READY = ".bedrock-harness-ready"
 _TAIL = 4  # lines of npm's output kept in an error
@@ -68,11 +75,79 @@ def newest(package: str) -> str:
     return str(_view(package, "version"))
 
 
+def say(line: str) -> None:
+    """One line on stderr: what is being installed or fetched (it takes seconds to minutes, and it is the network)."""
+    print(f"bedrock-harness: {line}", file=sys.stderr, flush=True)
+
+
+def _stable(found: object) -> list[str]:
+    """The stable releases among npm's answer (one version or a list), oldest first."""
+    listed = [found] if isinstance(found, str) else found if isinstance(found, list) else []
+    return sorted((v for v in listed if isinstance(v, str) and re.fullmatch(r"\d+\.\d+\.\d+", v)), key=_order)
+
+
+def _order(version: str) -> tuple[int, ...]:
+    return tuple(map(int, version.split(".")))
+
+
 def releases(package: str) -> list[str]:
     """Every stable release of ``package``, oldest first."""
-    found = _view(package, "versions") or []
-    stable = [v for v in ([found] if isinstance(found, str) else found) if re.fullmatch(r"\d+\.\d+\.\d+", v)]
-    return sorted(stable, key=lambda v: tuple(map(int, v.split("."))))
+    return _stable(_view(package, "versions"))
+
+
+def published(package: str) -> dict[str, datetime]:
+    """When each release of ``package`` came out (the registry's ``time`` field, without its created/modified)."""
+    found = _view(package, "time")
+    times: dict[str, datetime] = {}
+    for version, stamp in (found.items() if isinstance(found, dict) else ()):
+        try:
+            times[version] = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+        except ValueError:
+            continue
+    return times
+
+
+def era_end(package: str, version: str) -> datetime | None:
+    """When ``package@version``'s era ended: the earliest time a later release came out (the earliest, so a release
+    republished long after cannot stretch its own era), None for the newest release (its era is now)."""
+    times = published(package)
+    later = [times[release] for release in _stable(list(times)) if _order(release) > _order(version)]
+    return min(later) if later else None
+
+
+def in_era(package: str, wanted: str, end: datetime | None) -> str:
+    """The newest release of ``package`` within the range ``wanted`` out before ``end`` (None: the newest within
+    it; so too when the registry dates none of them before ``end``)."""
+    matching = _stable(_view(f"{package}@{wanted}", "version"))
+    if not matching:
+        raise NpmError(f"no release of {package} matches {wanted!r}")
+    if end is not None:
+        times = published(package)
+        out = [release for release in matching if release in times and times[release] <= end]
+        if out:
+            return out[-1]
+    return matching[-1]
+
+
+def asked(library: str, version: str, companion: str) -> str | None:
+    """The range of ``companion`` that ``library@version`` asks for (peerDependencies, else dependencies), None
+    when it asks for none."""
+    for field in ("peerDependencies", "dependencies"):
+        wanted = _view(f"{library}@{version}", f"{field}.{companion}")
+        if isinstance(wanted, str) and wanted:
+            return wanted
+    return None
+
+
+def era_pins(library: str, version: str, companions: list[str], end: datetime | None) -> list[str]:
+    """``name@version`` of each of ``companions`` that ``library@version`` asks for, the newest of its era within
+    the range asked; a companion it does not ask for is left to npm."""
+    pins = []
+    for name in companions:
+        wanted = asked(library, version, name)
+        if wanted is not None:
+            pins.append(f"{name}@{in_era(name, wanted, end)}")
+    return pins
 
 
 def _major(spec: object) -> str | None:
@@ -80,14 +155,19 @@ def _major(spec: object) -> str | None:
     return found.group(0) if found else None
 
 
-def paired(library: str, version: str, companion: str, through: str) -> str:
+def paired(library: str, version: str, companion: str, through: str, end: datetime | None = None) -> str:
     """The newest release of ``companion`` that depends on the same major of ``through`` as ``library@version`` (the
-    AI SDK: the ``ai`` release speaking the provider specification ``@ai-sdk/provider`` that the provider does)."""
+    AI SDK: the ``ai`` release speaking the provider specification ``@ai-sdk/provider`` that the provider does), out
+    before ``end`` when the registry dates one so (``era_end``)."""
     wanted = _major(_view(f"{library}@{version}", f"dependencies.{through}"))
     if wanted is None:
         raise NpmError(f"{library} {version} does not depend on {through}: cannot pick the {companion} release for it")
+    candidates = releases(companion)
+    if end is not None:
+        times = published(companion)
+        candidates = [release for release in candidates if release in times and times[release] <= end] or candidates
     newest_per_major: dict[str, str] = {}
-    for release in releases(companion):
+    for release in candidates:
         newest_per_major[release.split(".")[0]] = release
     for release in sorted(newest_per_major.values(), key=lambda v: -int(v.split(".")[0])):
         if _major(_view(f"{companion}@{release}", f"dependencies.{through}")) == wanted:
@@ -96,12 +176,11 @@ def paired(library: str, version: str, companion: str, through: str) -> str:
 
 
 def peer(library: str, version: str, companion: str) -> str:
-    """The range of ``companion`` that ``library@version`` asks for (peerDependencies, else dependencies), for npm
-    to install the newest release within it (LangChain.js: the ``@langchain/core`` a ``@langchain/aws`` needs)."""
-    for field in ("peerDependencies", "dependencies"):
-        wanted = _view(f"{library}@{version}", f"{field}.{companion}")
-        if isinstance(wanted, str) and wanted:
-            return wanted
+    """The range of ``companion`` that ``library@version`` asks for (``asked``); NpmError when it asks for none
+    (LangChain.js: the ``@langchain/core`` a ``@langchain/aws`` needs)."""
+    wanted = asked(library, version, companion)
+    if wanted is not None:
+        return wanted
     raise NpmError(f"{library} {version} does not depend on {companion}: cannot pick the {companion} release for it")
 
 
@@ -134,10 +213,12 @@ def find_node(minimum: int, cache: Path) -> str:
     folder = cache / f"node@{minimum}"
     binary = folder / "node_modules" / ".bin" / ("node.cmd" if os.name == "nt" else "node")
     if not ready(folder):
+        found = f"Node {have} at {system}" if have else "no Node"
         if shutil.which("npm") is None:
-            found = f"Node {have} at {system}" if have else "no Node"
             raise NpmError(f"the JavaScript shim needs Node.js >= {minimum} (found {found}) and npm to fetch one "
                            f"(npm install node@{minimum}): install Node.js {minimum} or newer (https://nodejs.org)")
+        say(f"fetching Node {minimum} into {folder} (npm install node@{minimum}): the shim needs Node.js >= {minimum}, "
+            f"found {found}")
         _build(folder, [f"node@{minimum}"], f"installing Node {minimum} (npm install node@{minimum})")
     if (_node_major(str(binary)) or 0) < minimum:
         raise NpmError(f"{binary}: the Node npm installed does not run here; install Node.js {minimum} or newer")

@@ -9,7 +9,7 @@ here.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.adapters.js import npm
@@ -39,11 +39,13 @@ def available(package: str) -> list[str]:
     return npm.releases(package)
 
 
-def run_release(spec: str, version: str, scenarios: Sequence, root: Path, *, cache: Path, timeout: float) -> Row:
-    """The row of one release: installed (when not cached) and started by the shim's factory, run over
-    ``scenarios``, or why it could not."""
+def run_release(spec: str, version: str, scenarios: Sequence, root: Path, *, cache: Path, timeout: float,
+                pins: Mapping[str, str] | None = None) -> Row:
+    """The row of one release: installed (when not cached) with the companions of its era, or ``pins``, and started
+    by the shim's factory, run over ``scenarios``, or why it could not."""
     try:
-        adapter = load_adapter(spec, version=version, cache_dir=cache, timeout=timeout)
+        adapter = load_adapter(spec, version=version, cache_dir=cache, timeout=timeout, **({"pins": pins} if pins
+                                                                                              else {}))
     except AdapterLoadError as exc:  # npm or Node missing, an install that failed, a shim that did not start
         return Row(version, why=str(exc))
     return measured(version, adapter, scenarios, root)
