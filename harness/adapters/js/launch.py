@@ -47,11 +47,12 @@ def started(command: list[str], folder: Path, timeout: float) -> SubprocessAdapt
 
 
 def release_folder(library: str, version: str | None, cache: Path,
-                   companions: Callable[[str], list[str]] = lambda version: []) -> tuple[Path, str]:
+                   companions: Callable[[str], list[str]] = lambda version: [], flavour: str = "") -> tuple[Path, str]:
     """(the folder holding ``library``'s release ``version`` (default: the newest) with ``companions(version)``
-    beside it, the node to run it with); installed on first use, when the companions are asked for."""
+    beside it, the node to run it with); installed on first use, when the companions are asked for. ``flavour``
+    ends the folder's name when a shim's companions are not the library's own (``+langchain``: LangChain.js's agent)."""
     version = version or npm.newest(library)
-    folder = cache / f"{library.replace('/', '+')}@{version}"
+    folder = cache / f"{library.replace('/', '+')}@{version}{flavour}"
     node = npm.find_node(npm.minimum_node(library, version, folder), cache)
     if not npm.ready(folder):
         npm.install(cache, folder.name, [f"{library}@{version}", *companions(version)])
@@ -59,12 +60,13 @@ def release_folder(library: str, version: str | None, cache: Path,
 
 
 def adapter(library: str, program: str, entry: str, env: str, version: str | None, cache_dir: Path | None,
-            timeout: float, companions: Callable[[str], list[str]] = lambda version: []) -> SubprocessAdapter:
+            timeout: float, companions: Callable[[str], list[str]] = lambda version: [],
+            flavour: str = "") -> SubprocessAdapter:
     """The shim ``program`` started on the folder ``$env`` names, else on ``library``'s release ``version`` installed
-    in ``cache_dir`` (default: ``npm.default_cache()``)."""
+    in ``cache_dir`` (default: ``npm.default_cache()``; ``flavour`` as in ``release_folder``)."""
     given = given_folder(env, program, entry, timeout)
     if given is not None:
         return given
     cache = Path(cache_dir) if cache_dir else npm.default_cache()
-    folder, node = release_folder(library, version, cache, companions)
+    folder, node = release_folder(library, version, cache, companions, flavour)
     return started(shim_command(program, entry, folder, node), folder, timeout)
