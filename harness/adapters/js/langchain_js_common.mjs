@@ -128,6 +128,12 @@ export function systemMessages(system) {
     ? { content: withCachePoint({ type: "text", text: b.text }, b.cache_control) } : b.text));
 }
 
+// The system prompt as createAgent's one SystemMessage (its blocks and cache points in order), or the string.
+export function systemPrompt(system) {
+  if (typeof system === "string") return system;
+  return new lc.SystemMessage({ content: system.flatMap((b) => withCachePoint({ type: "text", text: b.text }, b.cache_control)) });
+}
+
 // A JSON value goes as the object itself: @langchain/aws sends a block it does not know as `{json: block}`
 // (convertToolMessageToConverseMessage), its only way to a json result; a value that is no object goes as JSON text.
 export const jsonPart = (value) => value !== null && typeof value === "object" && !Array.isArray(value) ? value
