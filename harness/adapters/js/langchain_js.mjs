@@ -16,7 +16,7 @@
 // reports both calls' messages as LangChain.js stores them (mapChatMessagesToStoredMessages of `.stream`'s
 // concatenation and of `.invoke`'s AIMessage: `native`). The mapping is langchain_js_common.mjs's.
 
-import { capabilities, CAPABILITIES, Conversation, load, NATIVE_DIFFERENCES, serve } from "./langchain_js_common.mjs";
+import { capabilities, CAPABILITIES, chunked, Conversation, load, NATIVE_DIFFERENCES, serve } from "./langchain_js_common.mjs";
 
 const { version } = await load("langchain_js.mjs");
 
@@ -31,4 +31,4 @@ async function* streamed(bound, history) {
 }
 
 await serve({ name: "langchain-js", version, capabilities: capabilities(CAPABILITIES),
-  native_differences: NATIVE_DIFFERENCES }, new Conversation(streamed));
+  native_differences: NATIVE_DIFFERENCES }, new Conversation(chunked(streamed)));

@@ -98,9 +98,10 @@ export function model(turn, endpoint) {
 // `auto` is Bedrock's default and written by an app as nothing; `any` as it is; one tool by its name.
 export const toolChoice = (choice) => choice && typeof choice === "object" ? choice.name : choice === "auto" ? undefined : choice;
 
-export function runnable(turn, endpoint) {
-  const chat = model(turn, endpoint);
-  if (!turn.tools?.length) return chat;
+// The turn's tools and their call options as bindTools takes them: the scenario's tools in the {type: "function"}
+// form, the tool choice and the cache point after the tools ({} without tools).
+export function toolOptions(turn) {
+  if (!turn.tools?.length) return {};
   const tools = turn.tools.map((t) => ({ type: "function",
     function: { name: t.name, description: t.description, parameters: t.input_schema } }));
   const choice = toolChoice(turn.options?.tool_choice);
@@ -108,7 +109,13 @@ export function runnable(turn, endpoint) {
   // after the last tool, and after the system prompt and the last message unless they hold one already): the one
   // way to it, so a point the turn asks for after another tool than the last is not placed.
   const cached = turn.tools.at(-1).cache_control;
-  const kwargs = { ...(choice ? { tool_choice: choice } : {}), ...(cached ? { cache_control: cached } : {}) };
+  return { tools, ...(choice ? { tool_choice: choice } : {}), ...(cached ? { cache_control: cached } : {}) };
+}
+
+export function runnable(turn, endpoint) {
+  const chat = model(turn, endpoint);
+  const { tools, ...kwargs } = toolOptions(turn);
+  if (!tools) return chat;
   return chat.bindTools(tools, Object.keys(kwargs).length ? kwargs : undefined);
 }
 
@@ -229,8 +236,13 @@ export function* messageChunks(message) {
   if (message.usage_metadata) yield usageChunk(message.usage_metadata);
 }
 
-// The concatenated message's tool_calls (what an agent executes), each with its whole input.
-export const assembledCalls = (message) => (message?.tool_calls ?? []).filter((call) => call.id)
+// A message's tool calls (what an agent executes): its tool_calls, else the tool_call blocks of a content-block
+// (output_version v1) message.
+const toolCallsOf = (message) => message?.tool_calls?.length ? message.tool_calls
+  : Array.isArray(message?.content) ? message.content.filter((block) => block?.type === "tool_call") : [];
+
+// The assembled message's tool calls, each with its whole input.
+export const assembledCalls = (message) => toolCallsOf(message).filter((call) => call.id)
   .map((call) => ({ type: "tool_call", id: call.id, name: call.name, input: call.args }));
 
 export const errorChunk = (error) => ({ type: "error", code: error?.name ?? "Error", message: String(error?.message ?? error) });
@@ -255,7 +267,7 @@ function anthropicBlock(block) {
 
 export function anthropicMessage(message) {
   const content = typeof message.content === "string" ? [message.content] : message.content ?? [];
-  const calls = (message.tool_calls ?? []).map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.args }));
+  const calls = toolCallsOf(message).map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.args }));
   return { role: "assistant", content: [...content.map(anthropicBlock).filter(Boolean), ...calls] };
 }
 
@@ -263,8 +275,9 @@ export const stored = (message) => JSON.parse(JSON.stringify(lc.mapChatMessagesT
 
 // ---- conversation mode ----
 
-// One model call per turn on the history an application keeps: `source(bound, history)` yields the call's
-// AIMessageChunks as the application reads them and returns the assembled AIMessage (or undefined).
+// One model call per turn on the history an application keeps: `source(turn, endpoint, history)` returns the model
+// it called (for `.invoke` parity) and `chunks`, which yields the harness chunks of what the application reads and
+// returns the assembled AIMessage (or undefined). `chunked(read)` makes a source of a reader of AIMessageChunks.
 export class Conversation {
   constructor(source) { this.source = source; this.id = undefined; this.messages = []; this.assistant = null; }
 
@@ -282,16 +295,14 @@ export class Conversation {
 
   async* turn(turn, endpoint) {
     const history = this.history(turn);
-    const bound = runnable(turn, endpoint);
+    const { bound, chunks } = this.source(turn, endpoint, history);
     let summed, failed = null;
     const closing = []; // stop and usage wait for the assembled message's tool calls
     try {
-      const source = this.source(bound, history);
-      for (let step = await source.next(); ; step = await source.next()) {
+      for (let step = await chunks.next(); ; step = await chunks.next()) {
         if (step.done) { summed = step.value; break; }
-        for (const item of messageChunks(step.value)) {
-          if (item.type === "stop" || item.type === "usage") closing.push(item); else yield item;
-        }
+        const item = step.value;
+        if (item.type === "stop" || item.type === "usage") closing.push(item); else yield item;
       }
     } catch (error) {
       failed = errorChunk(error);
@@ -309,6 +320,19 @@ export class Conversation {
     yield await whole(bound, history);
   }
 }
+
+// A source reading AIMessageChunks (`read(bound, history)` yields them and returns the assembled message) from the
+// turn's bound model, each mapped by messageChunks.
+export const chunked = (read) => (turn, endpoint, history) => {
+  const bound = runnable(turn, endpoint);
+  return { bound, chunks: (async function* () {
+    const messages = read(bound, history);
+    for (let step = await messages.next(); ; step = await messages.next()) {
+      if (step.done) return step.value;
+      yield* messageChunks(step.value);
+    }
+  })() };
+};
 
 // `.invoke` on the same history (ChatBedrockConverse's _generateNonStreaming: Converse): its stored message, or
 // what it threw.

@@ -7,7 +7,7 @@
 //
 //   node langchain_js_events.mjs --modules DIR
 
-import { capabilities, CAPABILITIES, Conversation, load, NATIVE_DIFFERENCES, serve } from "./langchain_js_common.mjs";
+import { capabilities, CAPABILITIES, chunked, Conversation, load, NATIVE_DIFFERENCES, serve } from "./langchain_js_common.mjs";
 
 const { version } = await load("langchain_js_events.mjs");
 
@@ -22,4 +22,4 @@ async function* evented(bound, history) {
 }
 
 await serve({ name: "langchain-js-events", version, capabilities: capabilities(CAPABILITIES),
-  native_differences: NATIVE_DIFFERENCES }, new Conversation(evented));
+  native_differences: NATIVE_DIFFERENCES }, new Conversation(chunked(evented)));
