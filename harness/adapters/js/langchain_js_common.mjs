@@ -202,7 +202,7 @@ export const converted = (messages) => messages.flatMap((m) => m.role === "assis
 
 // ---- streamed AIMessageChunks -> chunks, as they are ----
 
-function* contentChunks(block) {
+export function* contentChunks(block) {
   if (typeof block === "string") block = { type: "text", text: block };
   const index = block.index ?? null;
   if (block.type === "text" && block.text) yield { type: "text", index, text: block.text };
