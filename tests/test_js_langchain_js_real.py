@@ -37,6 +37,7 @@ def certify(tmp_path: Path, *args: str, env: dict | None = None,
 
 
 @pytest.mark.parametrize("adapter", ["langchain-js", "langchain-js-events", "langchain-js-agent"])
+
 def test_certify_passes_the_core_tool_scenarios_on_the_newest_release(tmp_path, adapter):
     done, report = certify(tmp_path, "--scenario", "core/thinking-tools", "--scenario",
                            "core/round-trip", "--scenario", "core/parallel-calls", adapter=adapter)
