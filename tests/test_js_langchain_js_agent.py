@@ -115,3 +115,14 @@ def test_a_new_conversation_starts_a_new_agent(shim):
                   [{"chunks": [*CALL, TOOL_STOP]}, {"chunks": [END]}])
     assert [entry["kind"] for entry in log] == ["agent", "stream", "agent", "stream"]
     assert [m["type"] for m in models(log)[1]["messages"]] == ["system", "human"]
+
+
+def test_a_results_cache_point_and_media_reach_the_library_in_the_tools_message(shim):
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "cache_control": {"type": "ephemeral"},
+                                           "content": [{"type": "image", "source": {"type": "base64",
+                                                                                    "media_type": "image/png",
+                                                                                    "data": "iVBO"}}]}]}
+    _, log = shim([turn([OPENING]), turn([result])], [{"chunks": [*CALL, TOOL_STOP]}, {"chunks": [END]}])
+    tool = models(log)[1]["messages"][-1]["data"]
+    assert tool["content"] == [{"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+                               {"cachePoint": {"type": "default"}}] and tool["status"] == "success"
