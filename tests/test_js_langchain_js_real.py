@@ -1,6 +1,6 @@
 """The langchain-js shims on the real newest packages from the npm registry: ``bedrock-harness certify --adapter
 langchain-js`` (and ``langchain-js-events``, ``langchain-js-agent``, which installs ``langchain`` too) as a user runs
-it over the core suite, ``langchain-js-blocks`` against its baseline, and a planted defect (a patched copy of one @langchain/aws
+it over the core suite, ``langchain-js-blocks`` against its baseline, the agent on a release whose tool calls it streams without ids, and a planted defect (a patched copy of one @langchain/aws
 function: reasoning signatures dropped while streaming) that the harness catches through the real package. Runs
 only with HARNESS_JS_REAL=1 (it installs from the registry; the default suite has no network);
 BEDROCK_HARNESS_NPM_CACHE keeps the install between runs."""
@@ -53,6 +53,15 @@ def test_certify_langchain_js_blocks_fails_as_its_baseline_says(tmp_path):
     assert done.returncode == 0, done.stderr
     assert {r["scenario"]: r["status"] for r in report["results"]} == {"core/thinking-tools": "xfail",
                                                                         "core/smoke-text": "xfail"}
+
+
+def test_the_agent_path_catches_the_start_chunk_that_1_0_0_never_streams(tmp_path):
+    # @langchain/aws 1.0.0 yields a tool call's start chunk without handleLLMNewToken, which feeds LangGraph's messages
+    # stream: .stream() never shows it, createAgent's stream does (certification/langchain-js.md, F-agent-1)
+    done, report = certify(tmp_path, "--scenario", "core/single-call", "--version", "1.0.0", adapter="langchain-js-agent")
+    assert done.returncode != 0
+    (result,) = report["results"]
+    assert result["status"] == "fail" and "before any chunk gave that call an id" in json.dumps(result)
 
 
 def test_a_dropped_signature_planted_in_the_library_is_caught(tmp_path):
