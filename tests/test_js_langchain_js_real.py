@@ -1,9 +1,10 @@
 """The langchain-js shims on the real newest packages from the npm registry: ``bedrock-harness certify --adapter
-langchain-js`` (and ``langchain-js-events``, ``langchain-js-agent``, which installs ``langchain`` too) as a user runs
-it over the core suite, ``langchain-js-blocks`` against its baseline, the agent on a release whose tool calls it streams without ids, and a planted defect (a patched copy of one @langchain/aws
-function: reasoning signatures dropped while streaming) that the harness catches through the real package. Runs
-only with HARNESS_JS_REAL=1 (it installs from the registry; the default suite has no network);
-BEDROCK_HARNESS_NPM_CACHE keeps the install between runs."""
+langchain-js`` (and ``langchain-js-events``, ``langchain-js-agent``, which installs ``langchain`` too) as a user
+runs it over the core suite, ``langchain-js-blocks`` against its baseline, the agent on a release whose tool calls
+it streams without ids, and a planted defect (a patched copy of one @langchain/aws function: reasoning signatures
+dropped while streaming) that the harness catches through the real package. Runs only with HARNESS_JS_REAL=1 (it
+installs from the registry; the default suite has no network); BEDROCK_HARNESS_NPM_CACHE keeps the install between
+runs."""
 
 from __future__ import annotations
 
