@@ -1,8 +1,10 @@
-"""The langchain-js shim on the real newest packages from the npm registry: ``bedrock-harness certify --adapter
-langchain-js`` as a user runs it over the core suite, and a planted defect (a patched copy of one @langchain/aws
-function: reasoning signatures dropped while streaming) that the harness catches through the real package. Runs
-only with HARNESS_JS_REAL=1 (it installs from the registry; the default suite has no network);
-BEDROCK_HARNESS_NPM_CACHE keeps the install between runs."""
+"""The langchain-js shims on the real newest packages from the npm registry: ``bedrock-harness certify --adapter
+langchain-js`` (and ``langchain-js-events``, ``langchain-js-agent``, which installs ``langchain`` too) as a user
+runs it over the core suite, ``langchain-js-blocks`` against its baseline, the agent on a release whose tool calls
+it streams without ids, and a planted defect (a patched copy of one @langchain/aws function: reasoning signatures
+dropped while streaming) that the harness catches through the real package. Runs only with HARNESS_JS_REAL=1 (it
+installs from the registry; the default suite has no network); BEDROCK_HARNESS_NPM_CACHE keeps the install between
+runs."""
 
 from __future__ import annotations
 
@@ -26,20 +28,41 @@ SIGNED = "reasoning: \"\",\n\t\tsignature,"
 UNSIGNED = "reasoning: \"\","
 
 
-def certify(tmp_path: Path, *args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, dict]:
+def certify(tmp_path: Path, *args: str, env: dict | None = None,
+            adapter: str = "langchain-js") -> tuple[subprocess.CompletedProcess, dict]:
     cache = os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or str(tmp_path / "npm")
-    done = subprocess.run([sys.executable, "-m", "harness.cli", "certify", "--adapter", "langchain-js", *args,
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "certify", "--adapter", adapter, *args,
                            "--cache-dir", cache, "--format", "json", "--output", str(tmp_path / "report.json")],
                           cwd=tmp_path, capture_output=True, text=True, timeout=1200, env={**os.environ, **(env or {})})
     return done, json.loads((tmp_path / "report.json").read_text()) if (tmp_path / "report.json").exists() else {}
 
 
-def test_certify_langchain_js_passes_the_core_tool_scenarios_on_the_newest_release(tmp_path):
+@pytest.mark.parametrize("adapter", ["langchain-js", "langchain-js-events", "langchain-js-agent"])
+def test_certify_passes_the_core_tool_scenarios_on_the_newest_release(tmp_path, adapter):
     done, report = certify(tmp_path, "--scenario", "core/thinking-tools", "--scenario",
-                           "core/round-trip", "--scenario", "core/parallel-calls")
+                           "core/round-trip", "--scenario", "core/parallel-calls", adapter=adapter)
     assert done.returncode == 0, done.stderr
-    assert report["adapter"]["name"] == "langchain-js" and report["summary"]["pass"] == len(report["results"]) == 3
+    assert report["adapter"]["name"] == adapter and report["summary"]["pass"] == len(report["results"]) == 3
     assert not [p for p in tmp_path.iterdir() if p.name in ("node_modules", "package.json")]  # nothing in the project
+
+
+def test_certify_langchain_js_blocks_fails_as_its_baseline_says(tmp_path):
+    # content-block streaming folds end_turn into "stop" and drops signatures (certification/langchain-js.md)
+    baseline = Path(__file__).resolve().parents[1] / "certification" / "langchain-js-blocks.baseline.yaml"
+    done, report = certify(tmp_path, "--scenario", "core/thinking-tools", "--scenario", "core/smoke-text",
+                           "--baseline", str(baseline), adapter="langchain-js-blocks")
+    assert done.returncode == 0, done.stderr
+    assert {r["scenario"]: r["status"] for r in report["results"]} == {"core/thinking-tools": "xfail",
+                                                                        "core/smoke-text": "xfail"}
+
+
+def test_the_agent_path_catches_the_start_chunk_that_1_0_0_never_streams(tmp_path):
+    # @langchain/aws 1.0.0 yields a tool call's start chunk without handleLLMNewToken, which feeds LangGraph's messages
+    # stream: .stream() never shows it, createAgent's stream does (certification/langchain-js.md, F-agent-1)
+    done, report = certify(tmp_path, "--scenario", "core/single-call", "--version", "1.0.0", adapter="langchain-js-agent")
+    assert done.returncode != 0
+    (result,) = report["results"]
+    assert result["status"] == "fail" and "before any chunk gave that call an id" in json.dumps(result)
 
 
 def test_a_dropped_signature_planted_in_the_library_is_caught(tmp_path):

@@ -1,10 +1,14 @@
 """``langchain-js``: LangChain.js (``ChatBedrockConverse`` of ``@langchain/aws``, ``bindTools(...).stream``) run by
-the Node shim ``langchain_js.mjs`` over the subprocess protocol.
+the Node shim ``langchain_js.mjs`` over the subprocess protocol; ``langchain-js-events``: the same model read through
+``streamEvents(messages, {version: "v2"})`` (``langchain_js_events.mjs``); ``langchain-js-agent``
+(``langchain_js_agent.py``) runs ``langchain_js_agent.mjs`` on the same packages and ``langchain``. The shims share
+``langchain_js_common.mjs``.
 
 The release is one of ``@langchain/aws`` (``--version``, default the newest), installed with the companions of
 its era (``npm.era_end``): the newest ``@langchain/core`` within the range it asks for (``npm.peer``) and the newest
-zod within core's range, each out before the next ``@langchain/aws`` release (``--companion`` overrides), into ``<cache>/@langchain+aws@<version>``; the Node
-that runs it is the system's when it is as new as the release's engines ask, else one npm fetched into the cache.
+zod within core's range, each out before the next ``@langchain/aws`` release (``--companion`` overrides), into
+``<cache>/@langchain+aws@<version>``. The Node that runs it is the system's when it is as new as the release's
+engines ask, else one npm fetched into the cache.
 ``BEDROCK_HARNESS_LANGCHAIN_JS_MODULES`` names a folder to run instead (with the system's ``node``, nothing
 installed): the offline tests point it at a fake of the library's surface.
 """
@@ -17,14 +21,18 @@ from pathlib import Path
 from harness.adapters.js import launch, npm
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
-__all__ = ["COMPANION", "FLOOR", "LIBRARY", "MODULES_ENV", "langchain_js", "modules_folder", "shim_command"]
+__all__ = ["AGENT_ENTRY", "AGENT_PROGRAM", "COMPANION", "EVENTS_PROGRAM", "FLOOR", "LIBRARY", "MODULES_ENV", "PROGRAM",
+           "langchain_js", "langchain_js_events", "modules_folder", "shim_command"]
 
 LIBRARY = "@langchain/aws"
 FLOOR = "0.1.4"  # the oldest release certified (certification/langchain-js.floor.json); older ones uncertified
 COMPANION = "@langchain/core"  # a peer dependency: the application installs it beside @langchain/aws
 MODULES_ENV = "BEDROCK_HARNESS_LANGCHAIN_JS_MODULES"
-_SHIM = "langchain_js.mjs"
+PROGRAM = "langchain_js.mjs"
+EVENTS_PROGRAM = "langchain_js_events.mjs"
+AGENT_PROGRAM = "langchain_js_agent.mjs"
 _ENTRY = "bedrock-harness-langchain-js.mjs"  # re-exports the packages from the folder that holds them
+AGENT_ENTRY = "bedrock-harness-langchain-js-agent.mjs"  # the same, and langchain's (langchain_js_agent.py)
 
 
 def _companions(version: str) -> list[str]:
@@ -38,15 +46,23 @@ def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
     return launch.release_folder(LIBRARY, version, cache, _companions)
 
 
-def shim_command(folder: Path, node: str) -> list[str]:
-    """The command running the shim on the packages in ``folder`` (the entry module refreshed beside them)."""
-    return launch.shim_command(_SHIM, _ENTRY, folder, node)
+def shim_command(folder: Path, node: str, program: str = PROGRAM) -> list[str]:
+    """The command running a shim on the packages in ``folder`` (its entry module refreshed beside them)."""
+    return launch.shim_command(program, AGENT_ENTRY if program == AGENT_PROGRAM else _ENTRY, folder, node)
 
 
 def langchain_js(version: str | None = None, cache_dir: Path | None = None, timeout: float = DEFAULT_TIMEOUT,
                  pins: Mapping[str, str] | None = None) -> SubprocessAdapter:
     """The ``langchain-js`` adapter: the release ``version`` of @langchain/aws (default: newest), started."""
-    return launch.adapter(LIBRARY, _SHIM, _ENTRY, MODULES_ENV, version, cache_dir, timeout, _companions, pins)
+    return launch.adapter(LIBRARY, PROGRAM, _ENTRY, MODULES_ENV, version, cache_dir, timeout, _companions, pins)
+
+
+def langchain_js_events(version: str | None = None, cache_dir: Path | None = None, timeout: float = DEFAULT_TIMEOUT,
+                        pins: Mapping[str, str] | None = None) -> SubprocessAdapter:
+    """The ``langchain-js-events`` adapter: ``streamEvents`` v2 on the release ``version`` (default: newest)."""
+    return launch.adapter(LIBRARY, EVENTS_PROGRAM, _ENTRY, MODULES_ENV, version, cache_dir, timeout, _companions,
+                          pins)
 
 
 langchain_js.takes_release = True  # --version, --cache-dir and --companion go to it
+langchain_js_events.takes_release = True

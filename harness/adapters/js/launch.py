@@ -53,13 +53,15 @@ def _name(spec: str) -> str:
 
 def release_folder(library: str, version: str | None, cache: Path,
                    companions: Callable[[str], list[str]] = lambda version: [],
-                   pins: Mapping[str, str] | None = None) -> tuple[Path, str]:
+                   pins: Mapping[str, str] | None = None, flavour: str = "") -> tuple[Path, str]:
     """(the folder holding ``library``'s release ``version`` (default: the newest) with ``companions(version)``
     beside it, the node to run it with); installed on first use, when the companions are asked for. ``pins``
-    (``--companion NAME=VERSION``) replace or add companions; the folder's name carries them."""
+    (``--companion NAME=VERSION``) replace or add companions; the folder's name carries them. ``flavour`` ends the
+    folder's name when a shim's companions are not the library's own (``+langchain``: LangChain.js's agent)."""
     version = version or npm.newest(library)
     pins = dict(sorted((pins or {}).items()))
-    folder = cache / "+".join([f"{library}@{version}", *(f"{name}@{pin}" for name, pin in pins.items())]).replace("/", "+")
+    folder = cache / ("+".join([f"{library}@{version}{flavour}", *(f"{name}@{pin}" for name, pin in pins.items())])
+                      .replace("/", "+"))
     node = npm.find_node(npm.minimum_node(library, version, folder), cache)
     if not npm.ready(folder):
         chosen = [spec for spec in companions(version) if _name(spec) not in pins]
@@ -72,12 +74,13 @@ def release_folder(library: str, version: str | None, cache: Path,
 
 def adapter(library: str, program: str, entry: str, env: str, version: str | None, cache_dir: Path | None,
             timeout: float, companions: Callable[[str], list[str]] = lambda version: [],
-            pins: Mapping[str, str] | None = None) -> SubprocessAdapter:
+            pins: Mapping[str, str] | None = None, flavour: str = "") -> SubprocessAdapter:
     """The shim ``program`` started on the folder ``$env`` names, else on ``library``'s release ``version`` installed
-    in ``cache_dir`` (default: ``npm.default_cache()``) with ``companions`` and ``pins`` beside it."""
+    in ``cache_dir`` (default: ``npm.default_cache()``) with ``companions`` and ``pins`` beside it (``flavour`` as in
+    ``release_folder``)."""
     given = given_folder(env, program, entry, timeout)
     if given is not None:
         return given
     cache = Path(cache_dir) if cache_dir else npm.default_cache()
-    folder, node = release_folder(library, version, cache, companions, pins)
+    folder, node = release_folder(library, version, cache, companions, pins, flavour)
     return started(shim_command(program, entry, folder, node), folder, timeout)

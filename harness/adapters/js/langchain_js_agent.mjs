@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+// The `langchain` package's own agent loop as a bedrock-harness adapter (`langchain-js-agent`): one
+// `createAgent({model, tools, systemPrompt, middleware})` run per conversation on a ChatBedrockConverse (the model,
+// history and mapping of langchain_js_common.mjs), streamed as an application streams it:
+// `agent.stream({messages}, {streamMode: ["messages", "custom"]})`. Each scenario tool is a `tool(...)` whose function
+// returns the scenario's result for that call (a ToolMessage, the tool's direct output, so that the result's content
+// blocks and error status reach the library as given), so the agent itself decides whether to run the tools the model
+// called and makes the next model call.
+//
+//   node langchain_js_agent.mjs --modules DIR   (DIR holds bedrock-harness-langchain-js-agent.mjs and langchain too)
+//
+// Model call k is harness turn k's. One middleware, the library's hook on each model and tool call, holds call k until
+// the harness sends turn k (its `wrapModelCall`, which also sets the turn's tool choice and the cache point after the
+// tools, the request's `toolChoice` and `modelSettings`) and keeps the captured AIMessage of each call; its
+// `wrapToolCall` notes a call that returned. What the shim learns of the loop goes through the agent's own stream as
+// `custom` parts (the runtime's writer), after the model call's `messages` parts, so a turn ends in stream order: when
+// the call's tools all wait for their results (or returned), or when the loop waits at the next model call, or when
+// it finishes. The surfaced chunks are the `messages` parts of the model node (AIMessageChunks, as the library emits
+// them: its handleLLMNewToken); the tool calls, stop reason, usage and `message` are the model call's AIMessage, which
+// the agent appends to its state. A loop that finishes while the scenario goes on (results sent, no next model call)
+// is the turn error `agent_loop_ended`; user content between model calls is a skip.
+
+import { anthropicMessage, assembledCalls, capabilities, converted, errorChunk, load, messageChunks, model, serve,
+  Skip, systemPrompt, toolChoice, toolContent } from "./langchain_js_common.mjs";
+
+const packages = await load("langchain_js_agent.mjs", "bedrock-harness-langchain-js-agent.mjs");
+const { agents, messages: lc } = packages;
+
+const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
+  "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
+  "usage_input_includes_cache", "cache_points", "tool_result_media"];
+const LOOP_ENDED = "agent_loop_ended";
+const MODEL_NODE = "model_request"; // createAgent's model node (AGENT_NODE_NAME)
+const RECURSION_LIMIT = 10000; // the scenario, not LangGraph's step limit, ends a conversation
+
+class Queue {
+  constructor() { this.items = []; this.wake = null; }
+  push(item) { this.items.push(item); this.wake?.(); this.wake = null; }
+  async next() {
+    while (!this.items.length) await new Promise((wake) => { this.wake = wake; });
+    return this.items.shift();
+  }
+}
+
+const isAi = (message) => (typeof message?.getType === "function" ? message.getType() : message?.type) === "ai";
+
+const unanswered = (id) => ({ type: "tool_result", tool_use_id: id, is_error: true,
+  content: "the harness sent no result for this call" });
+
+// The tool_result blocks of a later turn; other user content cannot enter a running loop.
+function toolResults(turn) {
+  const blocks = (turn.messages ?? []).flatMap((m) => typeof m.content === "string" ? [{ type: "text" }] : m.content);
+  const others = blocks.filter((b) => b.type !== "tool_result").map((b) => b.type);
+  if (others.length) {
+    throw new Skip(`an agent loop takes no user content between its model calls (this turn adds ${JSON.stringify(others)})`);
+  }
+  return blocks;
+}
+
+// One conversation: the agent's loop running, paused between harness turns.
+class AgentRun {
+  constructor(turn, endpoint) {
+    this.conversation = turn.conversation;
+    this.turnIndex = 0; this.options = turn.options ?? {};
+    this.queue = new Queue(); this.responses = []; this.calls = 0; this.pausedTurn = -1;
+    this.waiting = new Map(); this.settled = new Set(); this.results = new Map(); this.gate = null; this.gated = -1;
+    this.toolsCache = turn.tools?.at(-1)?.cache_control;
+    this.writer = null; this.failed = false; this.finished = false; this.abort = new AbortController();
+    const tools = (turn.tools ?? []).map((spec) => agents.tool((_input, config) => this.result(spec.name, config),
+      { name: spec.name, description: spec.description, schema: spec.input_schema }));
+    const harness = agents.createMiddleware({ name: "BedrockHarnessTurns",
+      wrapModelCall: (request, handler) => this.modelCall(request, handler),
+      wrapToolCall: (request, handler) => this.toolCall(request, handler) });
+    const agent = agents.createAgent({ model: model(turn, endpoint), tools, middleware: [harness],
+      ...(turn.system ? { systemPrompt: systemPrompt(turn.system) } : {}) });
+    this.pump(agent, converted(turn.messages ?? []));
+  }
+
+  // Model call k waits for harness turn k, then runs with that turn's tool choice and tool cache point.
+  async modelCall(request, handler) {
+    this.writer = request.runtime?.writer ?? this.writer;
+    const number = this.calls++;
+    if (number > this.turnIndex) {
+      await new Promise((release) => { this.gate = { number, release }; this.tell({ gate: number }); });
+    }
+    const choice = toolChoice(this.options.tool_choice);
+    const cached = this.toolsCache; // the call option cache_control, after the last tool (as langchain_js.mjs)
+    const response = await handler({ ...request, ...(choice ? { toolChoice: choice } : {}),
+      ...(cached ? { modelSettings: { ...request.modelSettings, cache_control: cached } } : {}) });
+    this.responses[number] = response;
+    this.tell({ answered: number });
+    return response;
+  }
+
+  async toolCall(request, handler) {
+    try {
+      return await handler(request);
+    } finally {
+      this.tell({ settled: request.toolCall?.id });
+    }
+  }
+
+  // The harness's result for the call (a ToolMessage), once the next turn brings it.
+  result(name, config) {
+    const id = config?.toolCall?.id ?? config?.toolCallId;
+    const message = (block) => new lc.ToolMessage({ content: toolContent(block), tool_call_id: id, name,
+      status: block.is_error ? "error" : "success" });
+    if (this.results.has(id)) return Promise.resolve(message(this.results.get(id)));
+    return new Promise((resolve) => { this.waiting.set(id, (block) => resolve(message(block))); this.tell({ waiting: id }); });
+  }
+
+  // A note for the pump, written into the agent's own stream (after the parts already streamed).
+  tell(note) { this.writer?.({ bedrockHarness: note }); }
+
+  async pump(agent, messages) {
+    try {
+      const stream = await agent.stream({ messages }, { streamMode: ["messages", "custom"],
+        recursionLimit: RECURSION_LIMIT, signal: this.abort.signal });
+      for await (const [mode, data] of stream) {
+        if (mode === "messages") {
+          const [message, metadata] = data;
+          if (metadata?.langgraph_node !== MODEL_NODE || !isAi(message)) continue;
+          for (const chunk of messageChunks(message)) {
+            if (chunk.type !== "stop" && chunk.type !== "usage") this.emit(chunk);
+          }
+        } else if (mode === "custom" && data?.bedrockHarness) {
+          this.observe(data.bedrockHarness);
+        }
+      }
+    } catch (error) {
+      this.emit(errorChunk(error));
+    }
+    this.queue.push({ kind: "done" });
+  }
+
+  observe(note) {
+    if ("answered" in note) this.closeCall(this.responses[note.answered]);
+    if ("settled" in note) this.settled.add(note.settled);
+    if ("gate" in note) this.gated = note.gate;
+    this.check();
+  }
+
+  // The model call's tool calls, stop, usage and assembled message, from its AIMessage.
+  closeCall(response) {
+    for (const chunk of assembledCalls(response)) this.emit(chunk);
+    for (const chunk of messageChunks(response)) if (chunk.type === "stop" || chunk.type === "usage") this.emit(chunk);
+    this.emit({ type: "message", message: anthropicMessage(response) });
+  }
+
+  emit(chunk) {
+    if (this.failed || this.abort.signal.aborted) return; // nothing follows an error chunk
+    this.queue.push({ kind: "chunk", chunk });
+    if (chunk.type === "error") this.failed = true;
+  }
+
+  // Ends the harness turn when its model call's tools all wait (or returned), or when the loop waits at the next
+  // model call.
+  check() {
+    const response = this.responses[this.turnIndex];
+    if (!response || this.pausedTurn === this.turnIndex) return;
+    const ids = (response.tool_calls ?? []).map((call) => call.id);
+    const waiting = ids.some((id) => this.waiting.has(id))
+      && ids.every((id) => this.waiting.has(id) || this.settled.has(id));
+    if (!waiting && this.gated !== this.turnIndex + 1) return;
+    this.pausedTurn = this.turnIndex;
+    this.queue.push({ kind: "pause" });
+  }
+
+  // The next turn's tool results: the waiting calls return them (a call the harness sent none for gets an error).
+  deliver(results, turn) {
+    this.turnIndex += 1;
+    this.options = turn.options ?? {};
+    this.toolsCache = turn.tools?.at(-1)?.cache_control;
+    for (const block of results) this.results.set(block.tool_use_id, block);
+    for (const [id, resolve] of this.waiting) resolve(this.results.get(id) ?? unanswered(id));
+    this.waiting.clear();
+    if (this.gate && this.gate.number <= this.turnIndex) { this.gate.release(); this.gate = null; }
+  }
+
+  async* untilPause() {
+    const turn = this.turnIndex;
+    while (!this.finished) {
+      const event = await this.queue.next();
+      if (event.kind === "chunk") yield event.chunk;
+      else if (event.kind === "pause") return;
+      else this.finished = true;
+    }
+    if (turn > 0 && this.calls <= turn && !this.failed) {
+      yield { type: "error", code: LOOP_ENDED, message: "the agent loop finished without another model call: "
+        + "createAgent did not continue after the tool results, so the scenario's next model call never happened" };
+    }
+  }
+
+  // Abandoned (a new conversation): the run is aborted, waiting tools and a waiting model call return.
+  close() {
+    this.abort.abort();
+    for (const [id, resolve] of this.waiting) resolve(unanswered(id));
+    this.gate?.release();
+  }
+}
+
+class Agent {
+  constructor() { this.run = null; }
+
+  async* turn(turn, endpoint) {
+    if (!this.run || !("conversation" in turn) || turn.conversation !== this.run.conversation) {
+      this.run?.close();
+      this.run = new AgentRun(turn, endpoint);
+    } else if (this.run.finished) {
+      const results = toolResults(turn);
+      yield { type: "error", code: LOOP_ENDED, message: "the agent loop had already finished, without running the "
+        + `${results.length} tool call(s) the model made, so their results had nowhere to go` };
+      return;
+    } else {
+      this.run.deliver(toolResults(turn), turn);
+    }
+    yield* this.run.untilPause();
+  }
+}
+
+await serve({ name: "langchain-js-agent", version: packages.version, capabilities: capabilities(CAPABILITIES) },
+  new Agent());
