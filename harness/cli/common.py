@@ -112,7 +112,7 @@ def release_options(fn):
                       help="JavaScript shims: where their npm packages are installed, one folder per release "
                            "[default: $BEDROCK_HARNESS_NPM_CACHE, else $XDG_CACHE_HOME/bedrock-harness/npm].")(fn)
     return click.option("--version", "version", metavar="V", default=None,
-                        help="JavaScript shims (ai-sdk, ai-sdk-agent, langchain-js, strands-ts): the release of "
+                        help="JavaScript shims (ai-sdk, ai-sdk-agent, langchain-js, strands-ts, cline): the release of "
                              "the library to install and run [default: the newest].")(fn)
 
 

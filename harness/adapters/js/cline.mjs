@@ -65,11 +65,24 @@ function guardedFetch(expected) {
 
 // The gateway as the runtime builds it from {providerId, modelId, baseUrl, options}, with the turn's endpoint and
 // dummy credentials as a Bedrock user's settings (direct credentials: no API key and no credential chain is read).
+// A model the release's catalog does not list is a user's custom model (GatewayProviderConfig.models), declared with
+// the capabilities the scenario uses: without them the gateway sends no reasoning and no images for it.
 function agentModel(turn, endpoint) {
-  const gateway = llms.createGateway({ providerConfigs: [{ providerId: "bedrock", baseUrl: endpoint.endpoint_url,
-    fetch: guardedFetch(endpoint.endpoint_url), options: { region: endpoint.region,
-      accessKeyId: endpoint.aws_access_key_id, secretAccessKey: endpoint.aws_secret_access_key } }] });
+  const config = { providerId: "bedrock", baseUrl: endpoint.endpoint_url, fetch: guardedFetch(endpoint.endpoint_url),
+    options: { region: endpoint.region, accessKeyId: endpoint.aws_access_key_id,
+      secretAccessKey: endpoint.aws_secret_access_key } };
+  const listed = llms.createGateway({ providerConfigs: [config] }).listModels("bedrock")
+    .some((model) => model.id === turn.model_id);
+  const custom = listed ? {} : { models: [{ id: turn.model_id, name: turn.model_id, capabilities: used(turn) }] };
+  const gateway = llms.createGateway({ providerConfigs: [{ ...config, ...custom }] });
   return gateway.createAgentModel({ providerId: "bedrock", modelId: turn.model_id });
+}
+
+const mentions = (turn, type) => JSON.stringify(turn.messages ?? []).includes(`"type":"${type}"`);
+
+function used(turn) {
+  return ["text", ...(turn.tools?.length ? ["tools"] : []), ...(turn.options?.thinking_budget ? ["reasoning"] : []),
+    ...(mentions(turn, "image") ? ["images"] : [])];
 }
 
 // ---- the scenario's Anthropic-format messages -> AgentMessages ----
