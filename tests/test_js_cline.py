@@ -173,9 +173,14 @@ def test_a_failed_finish_is_the_error_text_the_gateway_gives_with_no_code(shim):
                           "errorClass": "unknown", "errorRetryable": True}]}
     (_, first), _ = shim([turn(OPENING)], [failed])
     assert chunks(first) == [{"type": "text", "index": None, "text": "Par"},
-                             {"type": "error", "code": None, "message": "Model stream error: interrupted"},
-                             {"type": "message", "message": {"role": "assistant", "content": [
-                                 {"type": "text", "text": "Par"}]}}]
+                             {"type": "error", "code": None, "message": "Model stream error: interrupted"}]
+
+
+def test_a_failed_turns_partial_message_stays_in_the_history_as_the_runtime_records_it(shim):
+    failed = {"events": [{"type": "text-delta", "text": "Par"}, {"type": "finish", "reason": "error", "error": "x"}]}
+    _, (_, call) = shim([turn(OPENING), turn([{"role": "user", "content": "Again."}])], [failed, ANSWER])
+    assert [(m["role"], m["content"]) for m in call["request"]["messages"][3:]] == [
+        ("assistant", [{"type": "text", "text": "Par"}]), ("user", [{"type": "text", "text": "Again."}])]
 
 
 def test_a_failure_before_any_content_records_no_message(shim):

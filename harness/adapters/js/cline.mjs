@@ -309,11 +309,11 @@ class Conversation {
       failed = true;
     }
     const message = assembly.message();
-    if (message.content.length) { // the runtime records no empty assistant message (it fails the run instead)
+    if (message.content.length) { // recorded, even after an error; the runtime records no empty one (it fails the run)
       this.messages.push(message);
       for (const part of message.content) if (part.type === "tool-call") this.names.set(part.toolCallId, part.toolName);
     }
-    if (!failed || message.content.length) yield { type: "message", message: anthropicMessage(message) };
+    if (!failed) yield { type: "message", message: anthropicMessage(message) }; // nothing follows an error chunk
   }
 }
 
