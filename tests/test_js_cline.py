@@ -13,6 +13,7 @@ import js_shim
 from js_shim import ENDPOINT, FAKES, MEDIA_RESULT_OPENING, MODEL, NODE, TOOLS, chunks, needs_node, runner
 
 from harness.adapters import load_adapter
+from harness.adapters.registry import AdapterLoadError
 from harness.adapters.js.cline import MODULES_ENV, shim_command
 
 pytestmark = needs_node("cline")
@@ -213,3 +214,13 @@ def test_cline_resolves_to_the_shim_on_the_folder_the_environment_names(tmp_path
 def test_a_model_the_catalog_lists_is_selected_as_it_is(shim):
     _, (call,) = shim([turn(OPENING)], [ANSWER], {"models": [MODEL]})
     assert "models" not in call["provider"] and call["selection"]["modelId"] == MODEL
+
+
+def test_a_release_without_the_gateway_says_so_in_one_line(tmp_path, monkeypatch):
+    folder = tmp_path / "modules"
+    shutil.copytree(FAKES / "cline", folder)
+    shim_command(folder, NODE)
+    monkeypatch.setenv(MODULES_ENV, str(folder))
+    monkeypatch.setenv("FAKE_CLINE_NO_GATEWAY", "1")
+    with pytest.raises(AdapterLoadError, match=r"@cline/llms 9\.9\.9-fake has no createGateway .*cannot run it"):
+        load_adapter("cline", timeout=12.0)

@@ -24,6 +24,11 @@ import { loadEntry, Skip, serve } from "./protocol.mjs";
 const packages = await loadEntry("cline.mjs", "BEDROCK_HARNESS_CLINE_MODULES", "bedrock-harness-cline.mjs",
   "@cline/llms's");
 const { llms } = packages;
+if (typeof llms.createGateway !== "function") { // the gateway the runtime drives: every release on npm has it
+  console.error(`@cline/llms ${packages.version} has no createGateway (the gateway Cline's agent runtime drives): `
+    + "the cline shim cannot run it");
+  process.exit(2);
+}
 
 // Not declared: cache_points (the gateway places its own cache point, on the last user message of a Claude model's
 // request, and takes none from the application), non_streaming (an AgentModel only streams), structured_output,
