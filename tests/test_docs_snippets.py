@@ -119,9 +119,10 @@ def test_every_mark_is_known_and_skips_are_few():
     marks = [param.values[2] for param in SNIPPETS]
     assert all(re.match(r"(|skip .+|tested by tests/\S+\.py|emulate \S+ at \S+|needs \.\./shared/realworld)$", m)
                for m in marks), marks
-    # 17: three need a live AWS account, three a long matrix/bisect install, the Node example, the ai-sdk,
-    # ai-sdk-agent, langchain-js and strands-ts shims' npm installs (tests/test_js_*_real.py with HARNESS_JS_REAL=1),
-    # serve's placeholder, the Quick start twice (.ci/run), matrix/bisect over ai-sdk's npm releases twice (the
-    # releases page and the third-party page; tests/test_js_releases.py runs them on a fake npm), and old ai-sdk
-    # releases with their era's companions (tests/test_js_npm.py and test_js_releases.py on a fake registry)
-    assert len(SNIPPETS) >= 20 and sum(m.startswith("skip ") for m in marks) <= 17
+    # 18: three need a live AWS account, three a long matrix/bisect install, the Node example, the ai-sdk,
+    # ai-sdk-agent, langchain-js, strands-ts and cline shims' npm installs (tests/test_js_*_real.py with
+    # HARNESS_JS_REAL=1), serve's placeholder, the Quick start twice (.ci/run), matrix/bisect over ai-sdk's npm
+    # releases twice (the releases page and the third-party page; tests/test_js_releases.py runs them on a fake npm),
+    # and old ai-sdk releases with their era's companions (tests/test_js_npm.py and test_js_releases.py on a fake
+    # registry)
+    assert len(SNIPPETS) >= 20 and sum(m.startswith("skip ") for m in marks) <= 18

@@ -230,6 +230,13 @@ def test_bisect_probes_a_binary_search(statuses, first):
     assert len(probed) <= 2 + (len(releases) - 2).bit_length() and len(set(probed)) == len(probed)
 
 
+def test_bisect_from_a_newer_good_release_to_the_oldest_one():
+    """A fix bisected backwards down to the index's first release (the slice towards index 0 once came out empty)."""
+    releases, statuses = ["1.0", "2.0", "3.0", "4.0"], {"1.0": "fail", "2.0": "pass", "3.0": "pass", "4.0": "pass"}
+    found = matrix.bisect(releases, "4.0", "1.0", "s/x", lambda release: fake_row(release, statuses[release]))
+    assert (found.before.release, found.after.release) == ("2.0", "1.0")
+
+
 def finding_row(release: str, finding: str) -> matrix.Row:
     turn = TurnResult(0, laws=(finding,) if finding else ())
     return matrix.Row(release, (Result("s/x", "fail", finding or "other", (turn,)),))

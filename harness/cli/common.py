@@ -132,8 +132,8 @@ def release_options(fn):
                       help="JavaScript shims: where their npm packages are installed, one folder per release "
                            "[default: $BEDROCK_HARNESS_NPM_CACHE, else $XDG_CACHE_HOME/bedrock-harness/npm].")(fn)
     return click.option("--version", "version", metavar="V", default=None,
-                        help="JavaScript shims (ai-sdk, ai-sdk-agent, langchain-js, strands-ts): the release of "
-                             "the library to install and run [default: the newest].")(fn)
+                        help="JavaScript shims (ai-sdk, langchain-js, strands-ts, cline and their other paths): the "
+                             "release of the library to install and run [default: the newest].")(fn)
 
 
 def release_args(version: str | None, cache_dir: Path | None, pins: dict[str, str] | None = None) -> list[str]:

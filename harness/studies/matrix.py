@@ -164,8 +164,8 @@ def bisect(releases: Sequence[str], good: str, bad: str, scenario: str, probe: C
             raise ValueError(f"{name} {release}: not a known release (known: {', '.join(releases)})")
     if good == bad:
         raise ValueError(f"--good and --bad both name {good}: give two releases")
-    step = 1 if releases.index(bad) > releases.index(good) else -1
-    span = list(releases[releases.index(good): releases.index(bad) + step: step])
+    first, last = releases.index(good), releases.index(bad)
+    span = list(releases[first:last + 1]) if last > first else list(releases[last:first + 1])[::-1]
     rows = {good: probe(good), bad: probe(bad)}
     start = state_of(rows[good], scenario, finding)
     if state_of(rows[bad], scenario, finding) == start:
