@@ -91,26 +91,26 @@ def test_the_schemas_ship_in_the_wheel(installed, tmp_path):
 
 
 def test_the_javascript_shims_ship_in_the_wheel(installed, tmp_path):
-    """ai-sdk, ai-sdk-agent, langchain-js, langchain-js-events, langchain-js-blocks, langchain-js-agent and strands-ts
-    resolve from the installed wheel, their Node programs, the modules the AI SDK's two and LangChain.js's four share
-    and the entry modules beside them (package data)."""
+    """ai-sdk, ai-sdk-agent, langchain-js, langchain-js-events, langchain-js-blocks, langchain-js-agent, strands-ts and
+    cline resolve from the installed wheel, their Node programs, the modules the AI SDK's two, LangChain.js's four and
+    the two agent loops share and the entry modules beside them (package data)."""
+    names = ["ai-sdk", "ai-sdk-agent", "langchain-js", "langchain-js-events", "langchain-js-blocks", "langchain-js-agent",
+             "strands-ts", "cline"]
     code = ("from importlib.metadata import entry_points; from harness.adapters.js import ai_sdk; "
             "from pathlib import Path; eps = entry_points(group='bedrock_harness.adapters'); "
-            "print(eps['ai-sdk'].value, eps['ai-sdk-agent'].value, eps['langchain-js'].value, "
-            "eps['langchain-js-events'].value, eps['langchain-js-blocks'].value, eps['langchain-js-agent'].value, "
-            "eps['strands-ts'].value); "
+            f"print(*(eps[name].value for name in {names!r})); "
             "print(*sorted(p.name for p in Path(ai_sdk.__file__).parent.glob('*.mjs')))")
     out = subprocess.run([str(_bin(installed, "python")), "-c", code], cwd=tmp_path, check=True, capture_output=True,
                          text=True).stdout.splitlines()
     assert out == ["harness.adapters.js.ai_sdk:ai_sdk harness.adapters.js.ai_sdk:ai_sdk_agent "
                    "harness.adapters.js.langchain_js:langchain_js harness.adapters.js.langchain_js:langchain_js_events "
                    "harness.adapters.js.langchain_js_blocks:langchain_js_blocks "
-                   "harness.adapters.js.langchain_js_agent:langchain_js_agent harness.adapters.js.strands_ts:strands_ts",
-                   "ai_sdk.mjs ai_sdk_agent.mjs ai_sdk_common.mjs bedrock-harness-ai-sdk.mjs "
-                   "bedrock-harness-langchain-js-agent.mjs bedrock-harness-langchain-js.mjs "
-                   "bedrock-harness-strands-ts.mjs langchain_js.mjs langchain_js_agent.mjs langchain_js_blocks.mjs "
-                   "langchain_js_common.mjs "
-                   "langchain_js_events.mjs protocol.mjs strands_ts.mjs"]
+                   "harness.adapters.js.langchain_js_agent:langchain_js_agent harness.adapters.js.strands_ts:strands_ts "
+                   "harness.adapters.js.cline:cline",
+                   "agent_loop.mjs ai_sdk.mjs ai_sdk_agent.mjs ai_sdk_common.mjs bedrock-harness-ai-sdk.mjs "
+                   "bedrock-harness-cline.mjs bedrock-harness-langchain-js-agent.mjs bedrock-harness-langchain-js.mjs "
+                   "bedrock-harness-strands-ts.mjs cline.mjs langchain_js.mjs langchain_js_agent.mjs "
+                   "langchain_js_blocks.mjs langchain_js_common.mjs langchain_js_events.mjs protocol.mjs strands_ts.mjs"]
 
 
 def test_serve_emulate_from_any_folder(installed, tmp_path):

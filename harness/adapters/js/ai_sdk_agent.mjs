@@ -18,7 +18,8 @@
 
 import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, olderMessages,
   partChunks,
-  mediaPart, resultOutput, serve, Skip, toolChoice } from "./ai_sdk_common.mjs";
+  mediaPart, resultOutput, serve, toolChoice } from "./ai_sdk_common.mjs";
+import { Queue, toolResults, unanswered } from "./agent_loop.mjs";
 
 const packages = await load("ai_sdk_agent.mjs");
 const { ai } = packages;
@@ -33,15 +34,6 @@ const STEPS = 1000; // the scenario, not the step count, ends a conversation
 
 const loopUntil = (steps) => typeof ai.stepCountIs === "function" ? { stopWhen: ai.stepCountIs(steps) }
   : { maxSteps: steps }; // before ai 5
-
-class Queue {
-  constructor() { this.items = []; this.wake = null; }
-  push(item) { this.items.push(item); this.wake?.(); this.wake = null; }
-  async next() {
-    while (!this.items.length) await new Promise((wake) => { this.wake = wake; });
-    return this.items.shift();
-  }
-}
 
 // One step of the loop: what its model call streamed (provider side) and what the SDK reported of it.
 class Step {
@@ -72,19 +64,6 @@ function closing(finish) {
 // ai 5 calls toModelOutput with the output alone (execute's value: the tool_result block), ai 6 with
 // { toolCallId, input, output }
 const resultBlock = (given) => given?.type === "tool_result" ? given : given?.output;
-
-const unanswered = (id) => ({ type: "tool_result", tool_use_id: id, is_error: true,
-  content: "the harness sent no result for this call" });
-
-// The tool_result blocks of a later turn; other user content cannot enter a running loop.
-function toolResults(turn) {
-  const blocks = (turn.messages ?? []).flatMap((m) => typeof m.content === "string" ? [{ type: "text" }] : m.content);
-  const others = blocks.filter((b) => b.type !== "tool_result").map((b) => b.type);
-  if (others.length) {
-    throw new Skip(`an agent loop takes no user content between its model calls (this turn adds ${JSON.stringify(others)})`);
-  }
-  return blocks;
-}
 
 // One conversation: the SDK's loop running, paused between harness turns.
 class AgentRun {

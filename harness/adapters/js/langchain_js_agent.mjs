@@ -21,7 +21,8 @@
 // is the turn error `agent_loop_ended`; user content between model calls is a skip.
 
 import { anthropicMessage, assembledCalls, capabilities, converted, errorChunk, load, messageChunks, model, serve,
-  Skip, systemPrompt, toolChoice, toolContent } from "./langchain_js_common.mjs";
+  systemPrompt, toolChoice, toolContent } from "./langchain_js_common.mjs";
+import { Queue, toolResults, unanswered } from "./agent_loop.mjs";
 
 const packages = await load("langchain_js_agent.mjs", "bedrock-harness-langchain-js-agent.mjs");
 const { agents, messages: lc } = packages;
@@ -33,29 +34,7 @@ const LOOP_ENDED = "agent_loop_ended";
 const MODEL_NODE = "model_request"; // createAgent's model node (AGENT_NODE_NAME)
 const RECURSION_LIMIT = 10000; // the scenario, not LangGraph's step limit, ends a conversation
 
-class Queue {
-  constructor() { this.items = []; this.wake = null; }
-  push(item) { this.items.push(item); this.wake?.(); this.wake = null; }
-  async next() {
-    while (!this.items.length) await new Promise((wake) => { this.wake = wake; });
-    return this.items.shift();
-  }
-}
-
 const isAi = (message) => (typeof message?.getType === "function" ? message.getType() : message?.type) === "ai";
-
-const unanswered = (id) => ({ type: "tool_result", tool_use_id: id, is_error: true,
-  content: "the harness sent no result for this call" });
-
-// The tool_result blocks of a later turn; other user content cannot enter a running loop.
-function toolResults(turn) {
-  const blocks = (turn.messages ?? []).flatMap((m) => typeof m.content === "string" ? [{ type: "text" }] : m.content);
-  const others = blocks.filter((b) => b.type !== "tool_result").map((b) => b.type);
-  if (others.length) {
-    throw new Skip(`an agent loop takes no user content between its model calls (this turn adds ${JSON.stringify(others)})`);
-  }
-  return blocks;
-}
 
 // One conversation: the agent's loop running, paused between harness turns.
 class AgentRun {
