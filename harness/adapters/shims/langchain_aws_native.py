@@ -27,13 +27,16 @@ def native(message: Any) -> dict:
 
 def sent(message: Any, model_id: str) -> list:
     """The message as langchain-aws sends it back to ``model_id``: its own ``_messages_to_bedrock`` (the Converse
-    messages; releases before the model-aware one take the messages alone)."""
+    messages; releases before the model-aware one take the messages alone). It is handed a copy: the formatter edits
+    what it is given (it strips the trailing whitespace of a last assistant message's text in place), and this message
+    is the one the history keeps."""
+    import copy
     import inspect
 
     from langchain_aws.chat_models.bedrock_converse import _messages_to_bedrock
 
     takes_model = "model_id" in inspect.signature(_messages_to_bedrock).parameters
-    return _messages_to_bedrock([message], **({"model_id": model_id} if takes_model else {}))[0]
+    return _messages_to_bedrock([copy.deepcopy(message)], **({"model_id": model_id} if takes_model else {}))[0]
 
 
 def dump(messages: list) -> tuple[str, bytes]:
