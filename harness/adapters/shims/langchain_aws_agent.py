@@ -10,14 +10,16 @@ shim, and the ``updates`` stream's ``model`` update (the ``AIMessage`` the agent
 turn: its ``tool_calls`` (what the agent's ``ToolNode`` executes), stop and usage, then the ``message`` chunk.
 
 Each scenario tool is a ``StructuredTool`` with the scenario's JSON schema whose function returns the harness's
-result for its call (``runtime: ToolRuntime`` gives the call's id), as an application's tool returns a value: a
-string as it is, a JSON object as the dict (LangChain's ``_format_output`` writes it as JSON text), content parts
-as LangChain content blocks; a failed result raises ``ToolException`` (the tool's ``handle_tool_error`` makes the
-error ``ToolMessage``), or, holding more than text, returns its own ``ToolMessage(status="error")``.
+result for its call (``runtime: ToolRuntime`` gives the call's id), as an application's tool returns a value
+(``returned_value``: a string as it is, a JSON value as the value, which LangChain's ``_format_output`` writes as JSON
+text), a result with an image or a document as LangChain content blocks; a failed result raises ``ToolException`` (the
+tool's ``handle_tool_error`` makes the error ``ToolMessage``), or, holding more than text, returns its own
+``ToolMessage(status="error")``.
 
 It declares no ``non_streaming`` (the model calls are ``ChatBedrockConverse``'s own ``_stream``, whose parity the
-``langchain-aws`` shim checks; a twin run would execute every tool again), and no tool cache points: the agent
-binds its tools itself, with no place for a ``cachePoint`` entry.
+``langchain-aws`` shim checks; a twin run would execute every tool again). Cache points go in the messages as in the
+``langchain-aws`` shim; a scenario with a cache point among its tools is a skip: the agent binds its tools itself,
+with no place for a ``cachePoint`` entry.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 from harness.adapters.shims import langchain_aws as model_shim
 from harness.adapters.shims import langchain_aws_native as native
 from harness.adapters.shims.agent_loop import AgentLoop, AgentShim
-from harness.adapters.shims.common import message_chunk
+from harness.adapters.shims.common import has_media, message_chunk, returned_value
 from harness.converse.stream import error_chunk
 from harness.judge.protocol import AdapterSkip, USAGE_INCLUDES_CACHE
 
@@ -42,8 +44,9 @@ class LangchainAwsAgentAdapter(AgentShim):
     name = f"{model_shim.DISTRIBUTION}-agent"
     distribution = model_shim.DISTRIBUTION
     extra = "langchain-aws"
-    capabilities = AgentShim.capabilities | {"tool_result_media", "guardrail", "service_tier", "response_fields",
-                                             "response_metadata", USAGE_INCLUDES_CACHE}
+    # cache points in the messages (a tool's cache point is a skip: the agent binds its tools itself)
+    capabilities = AgentShim.capabilities | {"cache_points", "tool_result_media", "guardrail", "service_tier",
+                                             "response_fields", "response_metadata", USAGE_INCLUDES_CACHE}
 
     def __init__(self) -> None:
         super().__init__()
@@ -101,7 +104,7 @@ def tool_return(block: dict, call_id: str, name: str) -> Any:
     from langchain_core.tools import ToolException
 
     content = block.get("content")
-    value = content if isinstance(content, dict) else model_shim._result_content(content)
+    value = model_shim._result_content(content) if has_media(content) else returned_value(content)
     if not block.get("is_error"):
         return value
     if isinstance(value, str):
