@@ -30,7 +30,14 @@ from collections.abc import Iterator
 from typing import Any, Callable
 
 from harness.adapters.shims import langchain_aws_native as native
-from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
+from harness.adapters.shims.common import (
+    Shim,
+    assert_endpoint,
+    boto_endpoint,
+    install_hint,
+    message_chunk,
+    native_chunk,
+)
 from harness.converse.request import served_options, system_blocks, thinking_budget
 from harness.converse.tools import cache_block
 from harness.converse.stream import error_chunk, metadata_chunk
@@ -157,6 +164,14 @@ class LangchainAwsPersistedAdapter(LangchainAwsAdapter):
     checkpointer stores its ``messages`` channel (``InMemorySaver().serde.dumps_typed``, then ``loads_typed``)."""
 
     name = f"{DISTRIBUTION}-persisted"
+
+    def __init__(self) -> None:
+        try:
+            import langgraph.checkpoint.memory  # noqa: F401 - the store's serializer
+        except ImportError:
+            raise ImportError(f"{self.name} stores the history with a LangGraph checkpointer's serializer, and "
+                              f"langgraph is not installed: {install_hint(self.extra)}") from None
+        super().__init__()
 
     def store(self) -> tuple[Callable[[list], Any], Callable[[Any], list]]:
         return native.dump, native.load

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import langchain.agents  # noqa: F401 - the agent's library: when missing, the adapter names the extra as it loads
+
 from harness.adapters.shims import langchain_aws as model_shim
 from harness.adapters.shims import langchain_aws_native as native
 from harness.adapters.shims.agent_loop import AgentLoop, AgentShim
