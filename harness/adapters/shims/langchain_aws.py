@@ -43,8 +43,9 @@ from harness.converse.tools import cache_block
 from harness.converse.stream import error_chunk, metadata_chunk
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
-__all__ = ["DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsEventsAdapter", "LangchainAwsPersistedAdapter", "assembled", "counts_cache_in_input",
-           "from_chunk", "has_service_tier", "served", "to_langchain", "usage"]
+__all__ = ["DIFFERENCES", "EVENT_DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsEventsAdapter",
+           "LangchainAwsPersistedAdapter", "assembled", "counts_cache_in_input", "from_chunk", "has_service_tier", "served",
+           "to_langchain", "usage"]
 
 DISTRIBUTION = "langchain-aws"
 CLOSING = ("stop", "response_fields", "usage", "metadata")  # held back until the aggregated message's tool calls are out
@@ -180,7 +181,9 @@ class LangchainAwsPersistedAdapter(LangchainAwsAdapter):
 class LangchainAwsEventsAdapter(LangchainAwsAdapter):
     """``langchain-aws-events``: the same bound model driven through ``astream_events(history, version="v2")``, read
     as an application reads it: each ``on_chat_model_stream`` event's ``data["chunk"]`` is a surfaced chunk, and the
-    ``on_chat_model_end`` event's ``data["output"]`` is the final message, kept for the next turn as it comes."""
+    ``on_chat_model_end`` event's ``data["output"]`` is the final message, kept for the next turn as it comes. The run
+    goes to its end (``asyncio.run``) before its events are relayed, in their order, as the ``strands`` shim relays
+    its events."""
 
     name = f"{DISTRIBUTION}-events"
     native_differences = {**DIFFERENCES, **EVENT_DIFFERENCES}
