@@ -360,41 +360,105 @@ def test_the_assembled_message_maps_to_anthropic_blocks_with_the_tool_calls_args
         {"type": "tool_use", "id": "t2", "name": "g", "input": {}}]
 
 
-def test_the_persisted_variant_stores_the_history_as_langchains_chat_histories_do():
+def test_the_persisted_variant_stores_the_history_as_a_langgraph_checkpointer_does():
+    from langgraph.checkpoint.memory import InMemorySaver
+
     adapter = load_adapter("harness.adapters.shims.langchain_aws:LangchainAwsPersistedAdapter")
     assert adapter.name == "langchain-aws-persisted" and adapter.history.store == (native.dump, native.load)
     history = shim.to_langchain({"system": "sys", "messages": [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "SIG"},
                                           {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]}]})
-    assert native.load(native.dump(history)) == history
+    stored = native.dump(history)
+    assert stored == InMemorySaver().serde.dumps_typed(history)  # the saver's own serializer, its typed form
+    assert native.load(stored) == history
     result = run_scenario(SCENARIOS["edge/signature-only-reasoning"], adapter, ROOT)  # restored: the same verdict
     notes = [note for turn in result.turns for note in turn.request_notes]
     assert result.status == "pass" and any(ALIKE["edge/signature-only-reasoning"] in note for note in notes), notes
 
 
 @pytest.mark.skipif(NAME.endswith(".floor"), reason="the floor fails edge/redacted-reasoning-tool before storing")
-def test_redacted_reasoning_cannot_be_stored_by_json_of_messages_to_dict():
+def test_redacted_reasoning_survives_the_checkpointer():
+    """The checkpointer's msgpack keeps the reasoning's bytes, which json.dumps(messages_to_dict(...)) refuses."""
     adapter = load_adapter("harness.adapters.shims.langchain_aws:LangchainAwsPersistedAdapter")
     status, text = report(adapter, "edge/redacted-reasoning-tool")
-    assert status == "fail" and "TypeError: Object of type bytes is not JSON serializable" in text, text
+    assert status == "pass", text
+    kept = [m for m in adapter.history.messages if isinstance(m, AIMessage)]
+    assert any(isinstance(block.get("reasoning_content", {}).get("redacted_content"), bytes)
+               for m in kept for block in m.content if isinstance(block, dict)), kept
 
 
 def test_a_store_that_loses_signatures_shows_in_the_next_request(monkeypatch):
-    real = langchain_core.messages.messages_from_dict
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    def lossy(stored):
-        for message in stored:
-            for block in message["data"]["content"] if isinstance(message["data"]["content"], list) else ():
+    real = JsonPlusSerializer.loads_typed
+
+    def lossy(self, stored):
+        messages = real(self, stored)
+        for message in messages:
+            for block in message.content if isinstance(message.content, list) else ():
                 if isinstance(block, dict) and "reasoning_content" in block:
                     block["reasoning_content"].pop("signature", None)
-        return real(stored)
+        return messages
 
-    monkeypatch.setattr(langchain_core.messages, "messages_from_dict", lossy)
+    monkeypatch.setattr(JsonPlusSerializer, "loads_typed", lossy)
     adapter = load_adapter("harness.adapters.shims.langchain_aws:LangchainAwsPersistedAdapter")
     status, text = report(adapter, "core/thinking-tools")
     # 1.9.1's _bedrock_reasoning_block drops an unsigned block for Claude: the request lacks the reasoning
     assert status == "fail" and 'turn 1 request expected messages[1].content[0] {"reasoningContent"' in text, text
+
+
+def test_the_formatter_asked_what_a_message_sends_leaves_the_kept_message_alone():
+    """langchain-aws's trim_message_whitespace strips a last AIMessage's trailing whitespace in place."""
+    message = AIMessage(content=[{"type": "text", "text": "Blue, white and red. ", "index": 0}])
+    assert native.sent(message, "anthropic.claude-3-haiku-20240307-v1:0") == [
+        {"role": "assistant", "content": [{"text": "Blue, white and red."}]}]
+    assert message.content[0]["text"] == "Blue, white and red. "
+
+
+EVENTS = "harness.adapters.shims.langchain_aws:LangchainAwsEventsAdapter"
+
+
+def test_the_events_variant_is_the_same_model_read_from_astream_events():
+    adapter = load_adapter(EVENTS)
+    assert adapter.name == "langchain-aws-events" and adapter.capabilities == load_adapter(SPEC).capabilities
+    assert set(adapter.native_differences) == set(shim.DIFFERENCES) | set(shim.EVENT_DIFFERENCES)
+
+
+@pytest.mark.parametrize("sid", ["core/thinking-tools", "edge/every-stop-reason", "faults/model-stream-error-mid-tool",
+                                 "edge/max-tokens-mid-tool"])
+def test_the_events_variant_never_calls_stream_and_has_the_stream_verdicts(monkeypatch, sid):
+    from langchain_core.language_models import BaseChatModel
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the events variant called .stream")
+
+    monkeypatch.setattr(BaseChatModel, "stream", refused)
+    assert_verdict(load_adapter(EVENTS), "langchain-aws-events" + NAME[len("langchain-aws"):], sid, KNOWN_HERE,
+                   warned=WARNED)
+
+
+def test_the_events_variant_keeps_the_end_events_message():
+    adapter = load_adapter(EVENTS)
+    assert run_scenario(SCENARIOS["core/single-call"], adapter, ROOT).status == "pass"
+    [kept] = adapter.history.assistant
+    # on_chat_model_end's output: BaseChatModel.astream's merged chunk, kept as the application gets it
+    assert isinstance(kept, AIMessageChunk) and kept.tool_calls[0]["args"] == {"path": "/tmp/test.txt"}
+
+
+def test_the_events_chunks_then_the_error_the_run_raised():
+    class Runnable:
+        async def astream_events(self, history, version):
+            assert version == "v2"
+            yield {"event": "on_chat_model_start", "data": {}}
+            yield {"event": "on_chat_model_stream", "data": {"chunk": AIMessageChunk(content="a")}}
+            yield {"event": "on_chain_stream", "data": {"chunk": "not the model's"}}
+            raise RuntimeError("cut")
+
+    surfaced = shim.LangchainAwsEventsAdapter.surfaced(None, Runnable(), [])
+    assert next(surfaced) == ("chunk", AIMessageChunk(content="a"))
+    with pytest.raises(RuntimeError, match="cut"):
+        next(surfaced)
 
 
 def test_the_next_turn_sends_the_message_langchain_assembled(adapter, monkeypatch):

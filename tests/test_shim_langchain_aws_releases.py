@@ -131,3 +131,20 @@ def test_the_shim_declares_non_streaming_and_only_documented_differences():
                                      "data.response_metadata.metrics.latencyMs", "data.content[*].index",
                                      "data.content as lone-text", "data.content[*].input as json-text"}
     assert shim.LangchainAwsPersistedAdapter.name == "langchain-aws-persisted"
+
+
+def test_the_persisted_variant_without_langgraph_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "langgraph.checkpoint.memory", None)  # not importable
+    with pytest.raises(ImportError, match=r"LangGraph checkpointer's serializer, and langgraph is not installed: "
+                                          r"pip install 'bedrock-harness\[langchain-aws\]'"):
+        shim.LangchainAwsPersistedAdapter()
+
+
+def test_the_agent_without_langchain_names_the_extra(monkeypatch):
+    from harness.adapters import registry
+
+    monkeypatch.delitem(sys.modules, "harness.adapters.shims.langchain_aws_agent", raising=False)
+    monkeypatch.setitem(sys.modules, "langchain.agents", None)
+    with pytest.raises(registry.AdapterLoadError, match=r"adapter 'langchain-aws-agent' needs 'langchain.agents', "
+                                                        r"which is not installed: pip install 'bedrock-harness\[langchain-aws\]'"):
+        registry.load_adapter("langchain-aws-agent")

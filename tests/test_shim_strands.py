@@ -278,6 +278,20 @@ def test_the_persisted_variant_stores_the_history_as_strands_sessions_do():
     assert report(adapter, "core/thinking-tools")[0] == "pass"
 
 
+def test_the_restore_is_the_file_session_managers_own_repair_included():
+    """A call left unanswered before a later message comes back answered as strands' session manager repairs it
+    (_fix_broken_tool_use: an error toolResult for the orphaned toolUse); the last message is left as it is."""
+    history = shim.to_strands([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+        {"role": "user", "content": "go on"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "f", "input": {}}]}])
+    restored = native.load(native.dump(history))
+    assert restored[:2] == history[:2] and restored[-1] == history[-1]
+    added = [block["toolResult"] for block in restored[2]["content"] if "toolResult" in block]
+    assert [(r["toolUseId"], r["status"]) for r in added] == [("t1", "error")], restored[2]
+
+
 def test_a_session_store_that_loses_signatures_shows_in_the_next_request(monkeypatch):
     real = strands.types.session.SessionMessage.to_message
 

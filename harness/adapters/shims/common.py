@@ -11,13 +11,33 @@ from urllib.parse import urlsplit
 
 from harness.judge.protocol import FEATURES, OWN_HISTORY, SURFACE_FEATURES, AdapterFailure
 
-__all__ = ["EXTRAS", "EndpointRefused", "History", "Shim", "assert_endpoint", "boto_endpoint", "install_hint",
-           "installed_version", "jsonable", "message_chunk", "native_chunk", "same_endpoint"]
+__all__ = ["EXTRAS", "EndpointRefused", "History", "MEDIA", "Shim", "assert_endpoint", "boto_endpoint", "has_media",
+           "install_hint", "installed_version", "jsonable", "message_chunk", "native_chunk", "returned_value",
+           "same_endpoint"]
 
 # shim module -> the bedrock-harness extra that installs its library (pyproject.toml's optional-dependencies)
 EXTRAS = {"langchain_aws": "langchain-aws", "strands": "strands", "pydantic_ai": "pydantic-ai", "litellm": "litellm",
           "llama_index": "llama-index", "haystack": "haystack",
-          "strands_agent": "strands", "pydantic_ai_agent": "pydantic-ai"}
+          "strands_agent": "strands", "pydantic_ai_agent": "pydantic-ai", "langchain_aws_agent": "langchain-aws"}
+
+
+MEDIA = ("image", "document")  # tool result parts a library holds typed, not as a value a tool returns
+
+
+def has_media(content: Any) -> bool:
+    """Whether a tool_result's content holds an image or a document part."""
+    return isinstance(content, list) and any(isinstance(p, dict) and p.get("type") in MEDIA for p in content)
+
+
+def returned_value(content: Any) -> Any:
+    """The value a tool function returned, as a tool_result's content holds it (for a library whose tool invoker
+    converts the value itself): a string or object as it is, one part as its text or JSON value, several as the
+    list of their values."""
+    if not isinstance(content, list):
+        return content
+    values = [part if isinstance(part, str) else part["json"] if "json" in part and "type" not in part
+              else part.get("text", "") for part in content]
+    return values[0] if len(values) == 1 else values
 
 
 def install_hint(extra: str) -> str:
@@ -103,13 +123,13 @@ class History:
     may read the history, e.g. for the call a tool result answers). A turn without ``conversation`` (a harness
     that does not drive conversation mode) carries its whole history, so it starts afresh.
 
-    ``store``: ``(dump, load)``, the library's own way to persist a conversation (``dump(messages) -> str``, JSON
-    text, and ``load(text) -> messages``): the history goes through it before every later turn, as an application
+    ``store``: ``(dump, load)``, the library's own way to persist a conversation (``dump(messages)``, its stored form:
+    JSON text or the bytes its serializer writes, and ``load(stored) -> messages``): the history goes through it before every later turn, as an application
     with a checkpointer or a session store saves the conversation after each response and restores it for the next
     request, so messages the library cannot rebuild from their stored form show in what it sends.
     """
 
-    def __init__(self, store: tuple[Callable[[list], str], Callable[[str], list]] | None = None) -> None:
+    def __init__(self, store: tuple[Callable[[list], Any], Callable[[Any], list]] | None = None) -> None:
         self.id: Any = None
         self.messages: list = []
         self.assistant: list = []
@@ -147,7 +167,7 @@ class Shim:
         self._last: tuple[str, Any] = ("", None)
         self.history = History(self.store())
 
-    def store(self) -> tuple[Callable[[list], str], Callable[[str], list]] | None:
+    def store(self) -> tuple[Callable[[list], Any], Callable[[Any], list]] | None:
         """The library's own (dump, load) of a conversation, for a ``persisted`` variant (see ``History``)."""
         return None
 

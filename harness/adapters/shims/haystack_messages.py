@@ -1,6 +1,7 @@
 """Haystack's messages both ways: the turn's Anthropic-format messages and tools as the ``ChatMessage``s and ``Tool``s a
-Haystack application holds (each release's shape: reasoning folded into one ``ReasoningContent`` up to 6.5.0, tool
-results as strings before haystack-ai 2.23.0), and a reply ``ChatMessage`` as an Anthropic-format message."""
+Haystack application holds (each release's shape: reasoning folded into one ``ReasoningContent`` up to 6.5.0; tool
+results as haystack's tool invoker makes them, media as parts from haystack-ai 2.23.0), and a reply ``ChatMessage`` as
+an Anthropic-format message."""
 
 from __future__ import annotations
 
@@ -20,12 +21,13 @@ from haystack.tools import Tool
 from haystack_integrations.components.generators.amazon_bedrock import AmazonBedrockChatGenerator
 from haystack_integrations.components.generators.amazon_bedrock.chat import utils as bedrock_utils
 
+from harness.adapters.shims.common import has_media, returned_value
 from harness.adapters.shims.haystack_releases import anthropic_reasoning, folded_reasoning, result_text
 from harness.converse.request import system_blocks
 from harness.converse.tools import cache_block
 
-__all__ = ["CACHE_POINTS", "REASONING_IN_EXTRA", "RESULT_PARTS", "anthropic_content", "cache_meta", "make_tools",
-           "to_haystack", "tools_cachepoint"]
+__all__ = ["CACHE_POINTS", "REASONING_IN_EXTRA", "RESULT_PARTS", "anthropic_content", "cache_meta", "invoked_text",
+           "make_tools", "to_haystack", "tools_cachepoint"]
 
 # Reasoning in meta / extra["reasoning_contents"] (up to 6.5.0, see haystack_releases): only those releases have
 # the function that folds it.
@@ -85,10 +87,28 @@ def _calls_by_id(turn: dict, held: list = ()) -> dict[str, ToolCall]:
 
 
 def _tool_result(content: Any) -> Any:
-    """A tool result: a string, the list of its parts, or (before haystack-ai 2.23.0) their texts one per line."""
-    if not isinstance(content, list):
-        return content if isinstance(content, str) else json.dumps(content)
-    return [_part(part) for part in content] if RESULT_PARTS else result_text(content)
+    """A tool result in the form haystack's own tool invoker makes of what a tool returns: a result holding an image
+    or a document (ImageContent, FileContent) as the list of its parts (a tool whose ``outputs_to_string`` asks for the raw result, from
+    haystack-ai 2.23.0; before, their texts one per line), anything else as the string the invoker converts the
+    returned value to (``invoked_text``), so the integration's handling of a string result is what is certified."""
+    if has_media(content):
+        return [_part(part) for part in content] if RESULT_PARTS else result_text(content)
+    return invoked_text(returned_value(content))
+
+
+def invoked_text(value: Any) -> str:
+    """A tool's return value as haystack's own tool invoker writes it into ``ChatMessage.from_tool``: haystack-ai 3's
+    ``_result_to_string`` (a string as it is, anything else ``json.dumps``), before it ``ToolInvoker``'s
+    ``_default_output_to_string_handler`` with the invoker's defaults (``convert_result_to_json_string=False``:
+    ``str()``)."""
+    try:
+        from haystack.components.agents.tool_calling import _result_to_string
+    except ImportError:
+        from haystack.components.tools import ToolInvoker
+
+        placeholder = Tool(name="result", description="", parameters={"type": "object"}, function=_never_called)
+        return ToolInvoker(tools=[placeholder])._default_output_to_string_handler(value)
+    return _result_to_string(value)
 
 
 def _tool_message(block: dict, calls: dict[str, ToolCall]) -> ChatMessage:

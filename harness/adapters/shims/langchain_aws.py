@@ -16,26 +16,36 @@ shim finds out by asking the library's usage converter). When the stream ends, t
 Streaming parity (``non_streaming``): a turn that asks for it then goes through the same bound model's ``invoke``
 (langchain-aws's ``_generate``: Converse) on the same history, and closes with both AIMessages as
 ``message_to_dict`` gives them (``native`` chunks); ``DIFFERENCES`` are the paths the two legitimately differ at.
-``langchain-aws-persisted`` stores and restores the history before every later turn as LangChain's chat message
-histories do.
+``langchain-aws-persisted`` stores and restores the history before every later turn as a LangGraph checkpointer does
+(its serializer, harness.adapters.shims.langchain_aws_native). ``langchain-aws-events`` drives the same model through
+``astream_events`` (v2) and reads its chat-model events as an application does.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import copy
 from collections.abc import Iterator
 from typing import Any, Callable
 
 from harness.adapters.shims import langchain_aws_native as native
-from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
+from harness.adapters.shims.common import (
+    Shim,
+    assert_endpoint,
+    boto_endpoint,
+    install_hint,
+    message_chunk,
+    native_chunk,
+)
 from harness.converse.request import served_options, system_blocks, thinking_budget
 from harness.converse.tools import cache_block
 from harness.converse.stream import error_chunk, metadata_chunk
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
-__all__ = ["DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsPersistedAdapter", "assembled", "counts_cache_in_input",
-           "from_chunk", "has_service_tier", "served", "to_langchain", "usage"]
+__all__ = ["DIFFERENCES", "EVENT_DIFFERENCES", "LangchainAwsAdapter", "LangchainAwsEventsAdapter",
+           "LangchainAwsPersistedAdapter", "assembled", "counts_cache_in_input", "from_chunk", "has_service_tier", "served",
+           "to_langchain", "usage"]
 
 DISTRIBUTION = "langchain-aws"
 CLOSING = ("stop", "response_fields", "usage", "metadata")  # held back until the aggregated message's tool calls are out
@@ -55,6 +65,15 @@ DIFFERENCES = {
     "data.content[*].input as json-text": "a streamed tool_use block keeps the raw argument text (_tool_input_to_bedrock: 'A "
                              "streamed input is the raw argument text'); the parsed args are tool_calls[*].args on "
                              "both paths, compared, and what langchain-aws sends",
+}
+
+# What the end event's message holds besides invoke's AIMessage: astream_events hands on_llm_end's
+# generations[0][0].message, which BaseChatModel.astream builds with merge_chat_generation_chunks (an AIMessageChunk).
+EVENT_DIFFERENCES = {
+    "type": "the end event's output is the merged AIMessageChunk ('AIMessageChunk'); invoke's is an AIMessage ('ai')",
+    "data.type": "as type: message_to_dict's data.type of the chunk class",
+    "data.tool_call_chunks": "the merged chunk keeps its tool_call_chunks (their args are tool_calls[*].args, compared)",
+    "data.chunk_position": "a chunk's position field (None on the merged chunk); an AIMessage has none",
 }
 
 
@@ -82,18 +101,20 @@ class LangchainAwsAdapter(Shim):
             self.capabilities = self.capabilities - {"service_tier"}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
-        """Stream one turn: content as it arrives; at the end the aggregated message's tool_calls, stop, usage and
-        the message itself (kept for the next turn). A library exception becomes the closing error chunk."""
+        """Stream one turn: content as it arrives; at the end the final message's tool_calls, stop, usage and the
+        message itself (kept for the next turn). A library exception becomes the closing error chunk."""
         closing: list[dict] = []
         runnable = self._runnable(turn, endpoint)
         history = self.history.turn(turn, lambda messages, held: to_langchain(
             {"messages": messages, "system": None if held else turn.get("system")}))
         sent = copy.deepcopy(history) if turn.get("non_streaming") else None  # what the stream was given, untouched
-        summed, failed = None, None
+        final, failed = None, None
         try:
-            for chunk in runnable.stream(list(history)):
-                summed = chunk if summed is None else summed + chunk
-                for item in from_chunk(chunk):
+            for kind, value in self.surfaced(runnable, list(history)):
+                if kind == "final":
+                    final = value
+                    continue
+                for item in from_chunk(value):
                     if item["type"] in CLOSING:
                         closing.append(item)
                     else:
@@ -103,18 +124,27 @@ class LangchainAwsAdapter(Shim):
             yield error_chunk(exc)
             failed = exc
         else:
-            yield from assembled(summed)
+            yield from assembled(final)
             yield from closing
-            if summed is not None:
-                message = _message(summed)
-                self.history.assembled(message)
-                yield message_chunk(native.anthropic_message(message))
+            if final is not None:
+                self.history.assembled(final)
+                yield message_chunk(native.anthropic_message(final))
         if turn.get("non_streaming"):  # streaming parity: the same history through invoke (Converse)
             model = turn["model_id"]
-            yield native_chunk("stream", lambda: native.native(_message(summed)), failed,
-                               lambda: native.sent(_message(summed), model))
+            yield native_chunk("stream", lambda: native.native(_kept(final)), failed,
+                               lambda: native.sent(_kept(final), model))
             whole, error = _invoked(runnable, sent)
             yield native_chunk("converse", lambda: native.native(whole), error, lambda: native.sent(whole, model))
+
+    def surfaced(self, runnable: Any, history: list) -> Iterator[tuple[str, Any]]:
+        """What the application is handed: ``("chunk", AIMessageChunk)`` per streamed chunk, then ``("final",
+        message)``, the message it keeps (None when nothing streamed). ``.stream``: the chunks summed the way
+        LangChain sums them, made an AIMessage (``message_chunk_to_message``, what ``invoke`` and every agent do)."""
+        summed = None
+        for chunk in runnable.stream(history):
+            summed = chunk if summed is None else summed + chunk
+            yield "chunk", chunk
+        yield "final", None if summed is None else _message(summed)
 
     def _runnable(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when nothing but the messages changed (an app keeps its model between turns)."""
@@ -131,13 +161,55 @@ def _invoked(runnable: Any, history: list) -> tuple[Any, BaseException | None]:
 
 
 class LangchainAwsPersistedAdapter(LangchainAwsAdapter):
-    """``langchain-aws-persisted``: the history stored and restored before every later turn the way LangChain's chat
-    message histories do it (``json.dumps(messages_to_dict(...))``, then ``messages_from_dict``)."""
+    """``langchain-aws-persisted``: the history stored and restored before every later turn the way a LangGraph
+    checkpointer stores its ``messages`` channel (``InMemorySaver().serde.dumps_typed``, then ``loads_typed``)."""
 
     name = f"{DISTRIBUTION}-persisted"
 
-    def store(self) -> tuple[Callable[[list], str], Callable[[str], list]]:
+    def __init__(self) -> None:
+        try:
+            import langgraph.checkpoint.memory  # noqa: F401 - the store's serializer
+        except ImportError:
+            raise ImportError(f"{self.name} stores the history with a LangGraph checkpointer's serializer, and "
+                              f"langgraph is not installed: {install_hint(self.extra)}") from None
+        super().__init__()
+
+    def store(self) -> tuple[Callable[[list], Any], Callable[[Any], list]]:
         return native.dump, native.load
+
+
+class LangchainAwsEventsAdapter(LangchainAwsAdapter):
+    """``langchain-aws-events``: the same bound model driven through ``astream_events(history, version="v2")``, read
+    as an application reads it: each ``on_chat_model_stream`` event's ``data["chunk"]`` is a surfaced chunk, and the
+    ``on_chat_model_end`` event's ``data["output"]`` is the final message, kept for the next turn as it comes. The run
+    goes to its end (``asyncio.run``) before its events are relayed, in their order, as the ``strands`` shim relays
+    its events."""
+
+    name = f"{DISTRIBUTION}-events"
+    native_differences = {**DIFFERENCES, **EVENT_DIFFERENCES}
+
+    def surfaced(self, runnable: Any, history: list) -> Iterator[tuple[str, Any]]:
+        events, failure = asyncio.run(_events(runnable, history))
+        final = None
+        for event in events:
+            if event["event"] == "on_chat_model_stream":
+                yield "chunk", event["data"]["chunk"]
+            elif event["event"] == "on_chat_model_end":
+                final = event["data"]["output"]
+        if failure is not None:
+            raise failure
+        yield "final", final
+
+
+async def _events(runnable: Any, history: list) -> tuple[list[dict], BaseException | None]:
+    """The run's v2 events up to its end or failure, and what it raised (None)."""
+    events: list[dict] = []
+    try:
+        async for event in runnable.astream_events(history, version="v2"):
+            events.append(event)
+    except Exception as exc:  # noqa: BLE001 - raised after the events that came before it
+        return events, exc
+    return events, None
 
 
 def counts_cache_in_input() -> bool:
@@ -181,9 +253,14 @@ def _message(summed: Any) -> Any:
     """The summed chunks as the AIMessage LangChain itself makes of them (``invoke`` / ``generate_from_stream``)."""
     from langchain_core.messages import message_chunk_to_message
 
-    if summed is None:
-        raise ValueError("the stream ended without a message chunk")
     return message_chunk_to_message(summed)
+
+
+def _kept(final: Any) -> Any:
+    """The final message, or the error a stream without one is reported as on its parity path."""
+    if final is None:
+        raise ValueError("the stream ended without a message chunk")
+    return final
 
 
 def _runnable(turn: dict, endpoint: dict) -> Any:

@@ -1,6 +1,6 @@
 """What the langchain-aws shim reports of LangChain's own objects: the assembled ``AIMessage`` in Anthropic format (the
-``message`` chunk), in LangChain's serialization (the ``native`` chunks), and stored and restored the way LangChain's
-chat message histories store a conversation (the ``langchain-aws-persisted`` variant).
+``message`` chunk), in LangChain's serialization (the ``native`` chunks), and stored and restored the way a LangGraph
+checkpointer stores a conversation (the ``langchain-aws-persisted`` variant).
 
 Nothing is repaired: a tool input the message keeps as argument text stays text, a block of a type the mapping does
 not know (or a reasoning block holding more than LangChain's ``text`` / ``signature`` / ``redacted_content``) is
@@ -10,7 +10,6 @@ passed on as LangChain holds it, and empty text stays.
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
 __all__ = ["anthropic_message", "dump", "load", "native", "sent"]
@@ -28,28 +27,34 @@ def native(message: Any) -> dict:
 
 def sent(message: Any, model_id: str) -> list:
     """The message as langchain-aws sends it back to ``model_id``: its own ``_messages_to_bedrock`` (the Converse
-    messages; releases before the model-aware one take the messages alone)."""
+    messages; releases before the model-aware one take the messages alone). It is handed a copy: the formatter edits
+    what it is given (it strips the trailing whitespace of a last assistant message's text in place), and this message
+    is the one the history keeps."""
+    import copy
     import inspect
 
     from langchain_aws.chat_models.bedrock_converse import _messages_to_bedrock
 
     takes_model = "model_id" in inspect.signature(_messages_to_bedrock).parameters
-    return _messages_to_bedrock([message], **({"model_id": model_id} if takes_model else {}))[0]
+    return _messages_to_bedrock([copy.deepcopy(message)], **({"model_id": model_id} if takes_model else {}))[0]
 
 
-def dump(messages: list) -> str:
-    """The history as LangChain's chat message histories store it: ``json.dumps(messages_to_dict(messages))``
-    (langchain-community's ``FileChatMessageHistory``, the SQL, Redis and DynamoDB histories alike)."""
-    from langchain_core.messages import messages_to_dict
+def dump(messages: list) -> tuple[str, bytes]:
+    """The history as a LangGraph checkpointer stores its ``messages`` channel: the saver's own serializer's
+    ``dumps_typed`` of the list (``InMemorySaver().serde``, the ``JsonPlusSerializer`` every saver defaults to;
+    ``InMemorySaver.put`` stores each channel value so)."""
+    return _serializer().dumps_typed(messages)
 
-    return json.dumps(messages_to_dict(messages))
+
+def load(stored: tuple[str, bytes]) -> list:
+    """The history back from its stored form, as the saver restores a channel: ``serde.loads_typed``."""
+    return _serializer().loads_typed(stored)
 
 
-def load(text: str) -> list:
-    """The history back from its stored form: ``messages_from_dict(json.loads(text))``."""
-    from langchain_core.messages import messages_from_dict
+def _serializer() -> Any:
+    from langgraph.checkpoint.memory import InMemorySaver
 
-    return messages_from_dict(json.loads(text))
+    return InMemorySaver().serde
 
 
 def anthropic_message(message: Any) -> list[dict]:

@@ -84,7 +84,8 @@ class StrandsAdapter(Shim):
 
 class StrandsPersistedAdapter(StrandsAdapter):
     """``strands-persisted``: the history stored and restored before every later turn as strands' session managers
-    do it (``SessionMessage.from_message(...).to_dict()`` as JSON, then ``SessionMessage.from_dict(...).to_message()``)."""
+    do it (``SessionMessage.from_message(...).to_dict()`` as JSON, then through a ``FileSessionManager``'s files and
+    its restore: ``to_message()`` and ``_fix_broken_tool_use``)."""
 
     name = "strands-persisted"
 

@@ -31,18 +31,35 @@ def native(message: dict | None) -> Any:
     return encode_bytes_values(message)
 
 
+SESSION, AGENT = "harness", "agent"  # the ids of the one session and agent the store holds
+
+
 def dump(messages: list) -> str:
     """The history as strands' session managers store it: each ``SessionMessage.from_message(m, i).to_dict()``."""
     from strands.types.session import SessionMessage
 
-    return json.dumps([SessionMessage.from_message(m, i).to_dict() for i, m in enumerate(messages)])
+    return json.dumps([SessionMessage.from_message(m, i).to_dict() for i, m in enumerate(messages)],
+                      ensure_ascii=False)
 
 
 def load(text: str) -> list:
-    """The history back from its stored form: each ``SessionMessage.from_dict(d).to_message()``."""
-    from strands.types.session import SessionMessage
+    """The history back as strands' ``FileSessionManager`` restores an agent: each stored message written to its
+    session folder (``create_message``), read back (``list_messages``), ``to_message()``, then the manager's own
+    ``_fix_broken_tool_use`` of the restored list (``RepositorySessionManager.initialize`` repairs every restored
+    history so)."""
+    import tempfile
 
-    return [SessionMessage.from_dict(stored).to_message() for stored in json.loads(text)]
+    from strands.session.file_session_manager import FileSessionManager
+    from strands.types.session import SessionAgent, SessionMessage
+
+    with tempfile.TemporaryDirectory(prefix="strands-session-") as folder:
+        manager = FileSessionManager(session_id=SESSION, storage_dir=folder)
+        manager.create_agent(SESSION, SessionAgent.from_dict({"agent_id": AGENT, "state": {},
+                                                              "conversation_manager_state": {}}))
+        for stored in json.loads(text):
+            manager.create_message(SESSION, AGENT, SessionMessage.from_dict(stored))
+        restored = [message.to_message() for message in manager.list_messages(SESSION, AGENT)]
+        return manager._fix_broken_tool_use(restored)
 
 
 def anthropic_blocks(content: list[dict]) -> list[dict]:
