@@ -185,28 +185,21 @@ def test_companions_given_replace_the_eras_in_their_own_cache_folder_and_the_ins
                                                                                                 capsys):
     installs = []
     monkeypatch.setattr(npm, "find_node", lambda minimum, cache: "node")
-    monkeypatch.setattr(npm, "install", lambda cache, name, specs, before: installs.append((name, specs, before)))
-    times = {"@ai-sdk/amazon-bedrock": {"4.0.85": "2026-04-01T12:00:00Z"}, "ai": {"6.0.158": "2026-03-30T00:00:00Z"},
-             "zod": {"4.3.6": "2026-01-22T00:00:00Z", "4.6.7": "2026-10-12T16:29:37Z"}}
-    monkeypatch.setattr(npm, "_view", lambda spec, field: times.get(spec) if field == "time" else None)
-    april, october = (datetime(2026, 4, 1, 12, tzinfo=timezone.utc), datetime(2026, 10, 12, 16, 29, 37,
-                                                                               tzinfo=timezone.utc))
+    monkeypatch.setattr(npm, "install", lambda cache, name, specs: installs.append((name, specs)))
     era = lambda version: ["ai@6.0.158", "zod@4.3.6"]  # noqa: E731
     folder, _ = launch.release_folder("@ai-sdk/amazon-bedrock", "4.0.85", tmp_path, era)
     assert folder == tmp_path / "@ai-sdk+amazon-bedrock@4.0.85"
     folder, _ = launch.release_folder("@ai-sdk/amazon-bedrock", "4.0.85", tmp_path, era,
                                       {"zod": "4.6.7", "@langchain/core": "1.1.0"})
     assert folder == tmp_path / "@ai-sdk+amazon-bedrock@4.0.85+@langchain+core@1.1.0+zod@4.6.7"
-    # what the packages depend on resolves as of the day the last of them came out (never before one of them)
-    assert installs == [("@ai-sdk+amazon-bedrock@4.0.85", ["@ai-sdk/amazon-bedrock@4.0.85", "ai@6.0.158", "zod@4.3.6"],
-                         april),
+    assert installs == [("@ai-sdk+amazon-bedrock@4.0.85", ["@ai-sdk/amazon-bedrock@4.0.85", "ai@6.0.158", "zod@4.3.6"]),
                         (folder.name, ["@ai-sdk/amazon-bedrock@4.0.85", "ai@6.0.158", "@langchain/core@1.1.0",
-                                       "zod@4.6.7"], october)]
+                                       "zod@4.6.7"])]
     said = capsys.readouterr().err.splitlines()
-    assert said == [f"bedrock-harness: installing @ai-sdk/amazon-bedrock@4.0.85 with ai@6.0.158, zod@4.3.6, their "
-                    f"dependencies as of 2026-04-01 into {tmp_path / '@ai-sdk+amazon-bedrock@4.0.85'}",
+    assert said == [f"bedrock-harness: installing @ai-sdk/amazon-bedrock@4.0.85 with ai@6.0.158, zod@4.3.6 into "
+                    f"{tmp_path / '@ai-sdk+amazon-bedrock@4.0.85'}",
                     f"bedrock-harness: installing @ai-sdk/amazon-bedrock@4.0.85 with ai@6.0.158, @langchain/core@1.1.0, "
-                    f"zod@4.6.7 (given: @langchain/core, zod), their dependencies as of 2026-10-12 into {folder}"]
+                    f"zod@4.6.7 (given: @langchain/core, zod) into {folder}"]
 
 
 def test_a_release_installed_before_is_not_installed_again_and_asks_the_registry_nothing(tmp_path, monkeypatch):

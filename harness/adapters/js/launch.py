@@ -66,12 +66,9 @@ def release_folder(library: str, version: str | None, cache: Path,
     if not npm.ready(folder):
         chosen = [spec for spec in companions(version) if _name(spec) not in pins]
         beside = [*chosen, *(f"{name}@{pin}" for name, pin in pins.items())]
-        specs = [f"{library}@{version}", *beside]
-        before = npm.newest_out(specs)
         npm.say(f"installing {library}@{version}" + (f" with {', '.join(beside)}" if beside else "")
-                + (f" (given: {', '.join(pins)})" if pins else "")
-                + (f", their dependencies as of {before:%Y-%m-%d}" if before else "") + f" into {folder}")
-        npm.install(cache, folder.name, specs, before)
+                + (f" (given: {', '.join(pins)})" if pins else "") + f" into {folder}")
+        npm.install(cache, folder.name, [f"{library}@{version}", *beside])
     return folder, node
 
 

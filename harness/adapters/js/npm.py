@@ -8,8 +8,7 @@ temporary name and renamed when npm succeeded, so an interrupted install never l
 A release's companions (``ai``, zod, ``@langchain/core``) are those of its era: the newest release within the range
 it asks for that was out before the library's next release (``era_end``), so an old release runs with what its users
 installed beside it, not with today's packages (zod 4.4 refuses the stream schemas of ``@ai-sdk/amazon-bedrock``
-4.0.85-4.0.100); what those depend on resolves as of the day the last of them came out (``npm install --before``).
-Installing, and fetching a Node, each say so in one line on stderr.
+4.0.85-4.0.100). Installing, and fetching a Node, each say so in one line on stderr.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from pathlib import Path
 from harness.adapters.registry import AdapterLoadError
 
 __all__ = ["NpmError", "asked", "default_cache", "era_end", "era_pins", "find_node", "in_era", "install", "installed",
-           "minimum_node", "newest", "newest_out", "npm", "paired", "peer", "published", "ready", "releases", "run_npm", "say"]
+           "minimum_node", "newest", "npm", "paired", "peer", "published", "ready", "releases", "run_npm", "say"]
 
 _READY = ".bedrock-harness-ready"
 _TAIL = 4  # lines of npm's output kept in an error
@@ -231,27 +230,12 @@ def ready(folder: Path) -> bool:
     return (folder / _READY).is_file()
 
 
-def install(cache: Path, name: str, specs: list[str], before: datetime | None = None) -> Path:
-    """The folder ``cache/name`` holding ``node_modules`` of ``specs`` (``pkg@version`` each), installed once; with
-    ``before``, what they depend on resolves as it did then (``npm install --before``)."""
+def install(cache: Path, name: str, specs: list[str]) -> Path:
+    """The folder ``cache/name`` holding ``node_modules`` of ``specs`` (``pkg@version`` each), installed once."""
     folder = cache / name
     if not ready(folder):
-        _build(folder, specs, f"installing {' '.join(specs)}", before)
+        _build(folder, specs, f"installing {' '.join(specs)}")
     return folder
-
-
-def newest_out(specs: list[str]) -> datetime | None:
-    """When the last of ``specs`` (``pkg@version`` each) came out: resolving their own dependencies as of then keeps
-    every package of one era (a companion of 2025 with today's transitive packages may not load), and no package
-    asked for is newer than it (npm cannot install a release newer than ``--before``). None when the registry dates
-    none of them."""
-    times = []
-    for spec in specs:
-        name, _, version = spec.rpartition("@")
-        when = published(name).get(version) if name and re.fullmatch(r"\d+\.\d+\.\d+", version) else None
-        if when is not None:
-            times.append(when)
-    return max(times) if times else None
 
 
 def _manifest(path: Path) -> dict:
@@ -275,16 +259,15 @@ def installed(folder: Path) -> dict[str, str]:
     return {name: str(version) for name, version in found.items() if version}
 
 
-def _build(folder: Path, specs: list[str], what: str, before: datetime | None = None) -> None:
-    """npm-install ``specs`` (as of ``before``) into a temporary folder, then rename it to ``folder``."""
+def _build(folder: Path, specs: list[str], what: str) -> None:
+    """npm-install ``specs`` into a temporary folder, then rename it to ``folder``."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     building = folder.parent / f".{folder.name}.{os.getpid()}.{threading.get_ident()}.tmp"
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir()
     try:
         (building / "package.json").write_text('{"private": true, "description": "installed by bedrock-harness"}\n')
-        when = [f"--before={before.isoformat()}"] if before is not None else []
-        run_npm(["install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *when, *specs], what,
+        run_npm(["install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *specs], what,
                 cwd=building)
         (building / _READY).write_text("\n".join(specs) + "\n")
         if not ready(folder):  # else another install finished first, and its folder may be in use
