@@ -25,6 +25,9 @@ __all__ = ["AGENTS", "FLOOR", "LIBRARY", "agent_companions", "langchain_js_agent
 FLOOR = "1.0.0"
 AGENTS = "langchain"  # createAgent's package, a peer of the same @langchain/core
 _FLAVOUR = f"+{AGENTS}"
+# what createAgent runs on, of the same era: langchain 1.2.10 (the era of @langchain/aws 1.0.0) with today's
+# langgraph-checkpoint does not load (it imports @langchain/core/utils/uuid, which core 1.1 does not export)
+_GRAPH = ["@langchain/langgraph", "@langchain/langgraph-checkpoint"]
 
 
 def _matching(spec: str) -> list[str]:
@@ -35,8 +38,9 @@ def _matching(spec: str) -> list[str]:
 
 
 def agent_companions(version: str) -> list[str]:
-    """@langchain/core of ``@langchain/aws@version``'s era (the newest in its range out before the next release), and
-    the newest ``langchain`` release of that era (else of any time) whose own @langchain/core range takes that core."""
+    """@langchain/core of ``@langchain/aws@version``'s era (the newest in its range out before the next release), the
+    newest ``langchain`` release of that era (else of any time) whose own @langchain/core range takes that core, and
+    the LangGraph packages of that era within its ranges."""
     end = npm.era_end(LIBRARY, version)
     core = npm.in_era(COMPANION, npm.peer(LIBRARY, version, COMPANION), end)
     agents = [release for release in npm.releases(AGENTS) if int(release.split(".")[0]) >= 1]  # createAgent: 1's
@@ -45,7 +49,7 @@ def agent_companions(version: str) -> list[str]:
         agents = [release for release in agents if release in times and times[release] <= end] or agents
     for release in reversed(agents):
         if core in _matching(f"{COMPANION}@{npm.peer(AGENTS, release, COMPANION)}"):
-            return [f"{COMPANION}@{core}", f"{AGENTS}@{release}"]
+            return [f"{COMPANION}@{core}", f"{AGENTS}@{release}", *npm.era_pins(AGENTS, release, _GRAPH, end)]
     raise npm.NpmError(f"no release of {AGENTS} >= 1 (createAgent) takes {COMPANION} {core}, which {LIBRARY} "
                        f"{version} runs on (createAgent needs @langchain/aws {FLOOR} or newer)")
 
