@@ -58,7 +58,8 @@ def test_a_linked_upstream_bug_shows_on_its_cells(site):
     index = (site / "index.html").read_text()
     upstream = re.findall(r'class="upstream" href="([^"]+)"', index)
     assert upstream.count("https://github.com/BerriAI/litellm/pull/19506") == 10  # litellm 1.80.6's S1 cells
-    assert upstream.count("https://github.com/strands-agents/harness-sdk/issues/3425") == 2  # strands(-agent) 1.19.0
+    # strands, strands-agent and strands-persisted at 1.19.0
+    assert upstream.count("https://github.com/strands-agents/harness-sdk/issues/3425") == 3
 
 
 def test_a_folder_without_reports_is_one_line(tmp_path):
