@@ -95,6 +95,19 @@ def test_each_frame_gets_its_most_readable_exact_form(data, keys):
     assert round_trip(make(stream_interaction([frame]))).interactions[0].response_body() == data
 
 
+def test_frame_bytes_read_once_as_one_frame_are_not_read_again_and_corrupt_ones_are():
+    """A frame_base64 item that decoded as exactly one frame is marked whole (the servable check trusts it); a
+    corrupt one is not, and the check still names it."""
+    from harness.cassettes.servable import frame_item_problem
+
+    good = es.encode_frame(((":event-type", "x"), ("blob", b"\x00\x01")), b"{}")
+    bad = good[:-1] + bytes([good[-1] ^ 1])
+    read = frame_from_doc({"frame_base64": base64.b64encode(good).decode()})
+    assert read.whole and frame_item_problem(read) is None and read.encode() == good
+    broken = frame_from_doc({"frame_base64": base64.b64encode(bad).decode()})
+    assert not broken.whole and "message checksum mismatch" in frame_item_problem(broken)
+
+
 def test_the_readable_form_holds_decoded_values():
     docs = [frame_to_doc(cs.frames_from_body(f)[0]) for f in GOOD_STREAM[:2] + [CHUNK]]
     assert docs[0] == {"event": "messageStart", "p": 7, "json": {"role": "assistant"}}

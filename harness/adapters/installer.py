@@ -50,9 +50,9 @@ class PipOptions:
         return out + (["--no-index"] if self.no_index else [])
 
 
-def _run(command: list[str], what: str) -> str:
-    """``command``'s output, or an InstallError naming ``what`` with the tail of its output."""
-    done = subprocess.run(command, capture_output=True, text=True)
+def _run(command: list[str], what: str, stdin: str | None = None) -> str:
+    """``command``'s output (``stdin`` its input), or an InstallError naming ``what`` with the tail of its output."""
+    done = subprocess.run(command, capture_output=True, text=True, input=stdin)
     if done.returncode:
         lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         raise InstallError(f"{what}: {Path(command[0]).name} failed: "

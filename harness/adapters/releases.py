@@ -31,8 +31,8 @@ from harness.adapters.subprocess import SubprocessAdapter
 from harness.studies.matrix import Row, measured
 from harness.judge.protocol import AdapterFailure
 
-__all__ = ["PipOptions", "ReleaseError", "available", "default_cache", "environment", "requirement_for",
-           "run_release", "start"]
+__all__ = ["PipOptions", "ReleaseError", "available", "default_cache", "environment", "era_companions",
+           "requirement_for", "run_release", "start"]
 
 _READY = ".bedrock-harness-ready"  # written last: its presence means the install completed
 NO_OPTIONS = PipOptions()  # the installer's own configuration
@@ -155,6 +155,16 @@ def requirement_for(spec: str) -> str:
         if _name(line).lower().replace("_", "-") == distribution.lower().replace("_", "-"):
             return _without_version(line)
     return distribution
+
+
+def era_companions(spec: str) -> tuple[str, ...]:
+    """The packages ``spec``'s shim runs beside its library whose release should be of the library release's era
+    (its ``era_companions``); none when the shim names none or is not loadable here."""
+    try:
+        names = getattr(resolve(spec), "era_companions", ())
+    except AdapterLoadError:
+        return ()
+    return tuple(name for name in names if isinstance(name, str) and name)
 
 
 def _without_version(line: str) -> str:

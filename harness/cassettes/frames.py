@@ -35,10 +35,12 @@ _EXCEPTION = ((":exception-type", None), (":content-type", "application/json"), 
 
 @dataclass(frozen=True)
 class RawFrame(Frame):
-    """A frame kept as its exact bytes (``raw``); ``note`` says why it is corrupt when that is deliberate."""
+    """A frame kept as its exact bytes (``raw``); ``note`` says why it is corrupt when that is deliberate; ``whole``:
+    the bytes were read as exactly one frame (headers and payload are theirs), so nothing need read them again."""
 
     raw: bytes = field(default=b"", repr=False)
     note: str = ""
+    whole: bool = field(default=False, repr=False, compare=False)
 
     def encode(self) -> bytes:
         return self.raw
@@ -62,13 +64,13 @@ def _frame_slices(body: bytes) -> list[bytes]:
     return out
 
 
-def _frame(data: bytes) -> Frame:
-    """The decoded frame, or a RawFrame when decoding fails or cannot reproduce these bytes."""
+def _frame(data: bytes, exact: bool = True) -> Frame:
+    """The decoded frame, or a RawFrame when decoding fails or (``exact``) cannot reproduce these bytes."""
     try:
         [frame] = eventstream.decode_frames(data)
     except Exception as err:  # botocore's ParserError family, TruncatedStream: kept as received, and said so
         return RawFrame((), b"", raw=data, note=f"received so ({type(err).__name__}: {err})".replace("\n", " "))
-    return frame if frame.encode() == data else RawFrame(frame.headers, frame.payload, raw=data)
+    return frame if not exact or frame.encode() == data else RawFrame(frame.headers, frame.payload, raw=data)
 
 
 def frames_from_body(body: bytes) -> tuple[Frame, ...]:
@@ -189,9 +191,10 @@ def frame_from_doc(doc: dict) -> Frame:
         raise ValueError(f"{kind_of(doc)}, not a mapping")
     if "frame_base64" in doc:
         raw = base64.b64decode(doc["frame_base64"], validate=True)
-        frame = _frame(_sized(RawFrame((), b"", raw=raw)).raw)
+        frame = _frame(_sized(RawFrame((), b"", raw=raw)).raw, exact=False)  # kept as these bytes either way
         check_json_text(frame.payload, "payload")
-        return RawFrame(frame.headers, frame.payload, raw=raw, note=str(doc.get("corrupt") or ""))
+        return RawFrame(frame.headers, frame.payload, raw=raw, note=str(doc.get("corrupt") or ""),
+                        whole=not getattr(frame, "note", ""))  # _frame notes the bytes it could not read
     return _sized(_frame_from_head(doc))
 
 

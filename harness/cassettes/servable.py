@@ -57,8 +57,8 @@ def frame_item_problem(frame: eventstream.Frame) -> str | None:
     """Why one frame item is not one frame a client reads as recorded (a deliberately corrupt one may be any bytes
     but none, and never a whole frame with more after it)."""
     raw = getattr(frame, "raw", None)
-    if raw is None:
-        return None  # a decoded frame: re-encoded, it is exactly one frame
+    if raw is None or getattr(frame, "whole", False):
+        return None  # a decoded frame (re-encoded, it is exactly one frame), or bytes read as exactly one
     if not raw:
         return "an empty frame item (no bytes; a frame is at least 16)"
     first = next(eventstream.frame_slices(raw))

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from harness.adapters import installer, releases
+from harness.adapters import era, installer, releases
 from harness.adapters.js import npm
 from harness.adapters.js import releases as npm_releases
 from harness.cli.common import (BadUsage, companion_option, named_folder, one_root_option, scenarios, selection_options,
@@ -84,8 +84,24 @@ class _Releases:
 
     def run(self, version: str, selected, root) -> matrix.Row:
         return releases.run_release(self.spec, self.requirement, version, selected, root, cache=self.cache,
-                                    options=self.options, timeout=self.timeout, companions=self.companions,
-                                    installer=self.installer)
+                                    options=self.options, timeout=self.timeout,
+                                    companions=(*self.companions, *self.of_era(version)), installer=self.installer)
+
+    def of_era(self, version: str) -> list[str]:
+        """The shim's era companions (``releases.era_companions``) that ``--with`` does not name, at their releases of
+        ``version``'s era, said in one line; none, also said, when the era cannot be had."""
+        given = {installer._normal(requirement) for requirement in self.companions}
+        names = [name for name in releases.era_companions(self.spec) if installer._normal(name) not in given]
+        if not names:
+            return []
+        try:
+            pins = era.companions_of(self.requirement, version, names, self.installer, self.options)
+        except era.EraError as exc:
+            click.echo(f"{self.pinned(version)}: with the harness's own {', '.join(names)} ({exc})", err=True)
+            return []
+        if pins:
+            click.echo(f"{self.pinned(version)}: with {', '.join(pins)}, of its era", err=True)
+        return pins
 
 
 @dataclass(frozen=True)

@@ -141,6 +141,7 @@ class HaystackAdapter(Shim):
     name = "haystack"
     distribution = "amazon-bedrock-haystack"
     extra = "haystack"
+    era_companions = ("haystack-ai",)  # matrix/bisect: each release with the haystack-ai of its era
     # Redacted reasoning streams, assembles and goes back only up to 6.5.0 (see REASONING_IN_EXTRA); cache points
     # where the release has Haystack's prompt-caching options (CACHE_POINTS).
     capabilities = frozenset({

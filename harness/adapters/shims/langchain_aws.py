@@ -83,6 +83,7 @@ class LangchainAwsAdapter(Shim):
     name = DISTRIBUTION
     distribution = DISTRIBUTION
     extra = "langchain-aws"
+    era_companions = ("langchain-core",)  # matrix/bisect: each release with the core of its era (harness.adapters.era)
     # Today's surface it reaches: cache points (cachePoint content blocks and tools entries), media in tool results
     # (LangChain's data blocks in a ToolMessage); how a request is served: a guardrail (``guardrails=``) and, from the
     # release with a ``service_tier`` field, the tier and latency (``service_tier=``, ``performance_config=``); response
@@ -165,6 +166,7 @@ class LangchainAwsPersistedAdapter(LangchainAwsAdapter):
     checkpointer stores its ``messages`` channel (``InMemorySaver().serde.dumps_typed``, then ``loads_typed``)."""
 
     name = f"{DISTRIBUTION}-persisted"
+    era_companions = ("langchain-core", "langgraph")  # its checkpointer's serializer too
 
     def __init__(self) -> None:
         try:

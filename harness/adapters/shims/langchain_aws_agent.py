@@ -46,6 +46,7 @@ class LangchainAwsAgentAdapter(AgentShim):
     name = f"{model_shim.DISTRIBUTION}-agent"
     distribution = model_shim.DISTRIBUTION
     extra = "langchain-aws"
+    era_companions = ("langchain-core", "langchain", "langgraph")  # matrix/bisect: the agent's packages of the era
     # cache points in the messages (a tool's cache point is a skip: the agent binds its tools itself)
     capabilities = AgentShim.capabilities | {"cache_points", "tool_result_media", "guardrail", "service_tier",
                                              "response_fields", "response_metadata", USAGE_INCLUDES_CACHE}
