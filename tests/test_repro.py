@@ -169,3 +169,29 @@ def test_serve_paired_answers_each_turn_streamed_and_not(tmp_path):
                     client.converse(modelId=model, messages=messages, toolConfig=tools)
         finally:
             serving.stop()
+
+
+def test_a_langchain_aws_reproduction_holds_the_librarys_own_calls_and_shows_the_finding(tmp_path):
+    """The app.py of a langchain-aws cell: ChatBedrockConverse streamed and invoked on turn 0, written from the
+    committed report without langchain installed; where langchain-aws is installed, run against the recorded stream,
+    it shows the finding (a call cut off by max_tokens assembled as complete)."""
+    out = tmp_path / "langchain-aws"
+    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "langchain-aws.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.py").read_text()
+    compile(app, "app.py", "exec")
+    assert "from langchain_aws import ChatBedrockConverse" in app and "bound.stream(MESSAGES)" in app
+    assert "'model': 'us.anthropic.claude-sonnet-4-20250514-v1:0', 'max_tokens': 64" in app
+    assert "{'role': 'user',\n  'content': 'Summarize the Q3 revenue report" in app
+    assert "python app.py URL" in (out / "README.md").read_text()
+    pytest.importorskip("langchain_aws")
+    serving = Serving("--paired", "--cassette", str(out / "cassettes" / "edge" / "max-tokens-mid-tool.yaml"))
+    try:
+        ran = subprocess.run([sys.executable, str(out / "app.py"), serving.url], capture_output=True, text=True,
+                             timeout=120)
+    finally:
+        serving.stop()
+    assert ran.returncode == 0, ran.stderr
+    streamed = ran.stdout.split("streamed message:", 1)[1].split("invoked message:", 1)[0]
+    assert '"stopReason": "max_tokens"' in streamed and '"path": "/home/analyst/reports/2024/q3/rev"' in streamed

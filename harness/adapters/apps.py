@@ -2,7 +2,9 @@
 writes them, against ``bedrock-harness serve --paired --cassette ...`` (its URL the script's one argument).
 
 One template per library whose shim maps turns without importing the library (the messages are built here, at
-generation time, by the shim's own pure mapping: ``harness.adapters.shims.litellm_format.to_openai`` for LiteLLM).
+generation time, by the shim's own pure mapping: ``harness.adapters.shims.litellm_format.to_openai`` for LiteLLM;
+the model's fields by ``harness.adapters.shims.langchain_aws``'s for langchain-aws, whose messages are LangChain's
+own role/content dicts).
 The script prints what the library holds after the streamed call and after the non-streamed one, so a maintainer
 sees the finding in the library's own objects. A library without a template gets none: ``repro.py`` still
 reproduces through the shim. (Here, beside the shims, because it uses their mappings; ``bedrock-harness repro`` and
@@ -72,7 +74,77 @@ def _litellm(scenario: Scenario) -> str:
     return _LITELLM.format(scenario=scenario.id, request=pprint.pformat(request, width=110, sort_dicts=False))
 
 
-TEMPLATES: dict[str, Callable[[Scenario], str]] = {"litellm": _litellm, "litellm-persisted": _litellm}
+_LANGCHAIN_AWS = '''#!/usr/bin/env python3
+"""{scenario}, turn 0, with langchain-aws as an application calls it: ChatBedrockConverse streamed (its chunks
+added up, as LangChain's own aggregation does), then invoked, on the same messages. Serve the recorded stream first:
+
+    bedrock-harness serve --paired --cassette cassettes/{scenario}.yaml --port 0    # prints URL
+    python app.py URL
+"""
+
+import json
+import sys
+
+from langchain_aws import ChatBedrockConverse
+
+URL = sys.argv[1]
+MODEL = {model}
+TOOLS = {tools}
+TOOL_CHOICE = {tool_choice!r}
+MESSAGES = {messages}
+
+
+def shown(message):
+    return json.dumps(message.model_dump(), indent=2, default=str, ensure_ascii=False)
+
+
+model = ChatBedrockConverse(**MODEL, region_name="us-east-1", endpoint_url=URL, aws_access_key_id="testing",
+                            aws_secret_access_key="testing", disable_streaming=False)
+bound = model.bind_tools(TOOLS, tool_choice=TOOL_CHOICE) if TOOLS else model
+streamed = None
+for chunk in bound.stream(MESSAGES):
+    print("chunk:", json.dumps({{"content": chunk.content, "tool_call_chunks": chunk.tool_call_chunks,
+                                "response_metadata": chunk.response_metadata, "usage_metadata": chunk.usage_metadata}},
+                               default=str, ensure_ascii=False))
+    streamed = chunk if streamed is None else streamed + chunk
+print("streamed message:", shown(streamed))
+print("invoked message:", shown(bound.invoke(MESSAGES)))
+'''
+
+
+def _langchain_aws(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks: LangChain's data blocks are the shim's)."""
+    from harness.adapters.shims import langchain_aws as shim  # its pure helpers: no langchain import
+
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    messages: list[dict] = [{"role": "system", "content": turn["system"]}] if isinstance(turn.get("system"), str) else []
+    if turn.get("system") is not None and not messages:
+        return None
+    for message in turn["messages"]:
+        content = message["content"]
+        if not isinstance(content, str):
+            if any(block.get("type") != "text" for block in content):
+                return None
+            content = "".join(block["text"] for block in content)
+        messages.append({"role": message["role"], "content": content})
+    budget = options.get("thinking_budget")
+    model = {"model": turn["model_id"], "max_tokens": options.get("max_tokens"),
+             **({"additional_model_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}}}
+                if budget else {"temperature": options.get("temperature")} if options.get("temperature") is not None
+                else {}),
+             **shim._provider(turn["model_id"]), **shim.served(options)}
+    tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
+             for t in turn.get("tools") or ()]
+    return _LANGCHAIN_AWS.format(scenario=scenario.id, model=pprint.pformat(model, width=110, sort_dicts=False),
+                                 tools=pprint.pformat(tools, width=110, sort_dicts=False),
+                                 tool_choice=shim._tool_choice(options.get("tool_choice")),
+                                 messages=pprint.pformat(messages, width=110, sort_dicts=False))
+
+
+TEMPLATES: dict[str, Callable[[Scenario], str | None]] = {
+    "litellm": _litellm, "litellm-persisted": _litellm, "langchain-aws": _langchain_aws,
+    "langchain-aws-persisted": _langchain_aws, "langchain-aws-events": _langchain_aws}
 
 
 def app_for(spec: str | None, scenario: Scenario) -> str | None:
