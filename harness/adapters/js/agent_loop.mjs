@@ -1,8 +1,11 @@
 // What the agent-loop shims share (ai_sdk_agent.mjs, langchain_js_agent.mjs): a library's own loop runs on while the
 // harness hands it one turn at a time, so its events wait in a queue, a call the scenario sent no result for gets an
-// error result, and a later turn may carry tool results only.
+// error result, a later turn may carry tool results only, and a loop that has finished is the turn error
+// `agent_loop_ended`.
 
 import { Skip } from "./protocol.mjs";
+
+export const LOOP_ENDED = "agent_loop_ended";
 
 // Events of a running loop, taken one at a time as the harness asks.
 export class Queue {
@@ -25,4 +28,25 @@ export function toolResults(turn) {
     throw new Skip(`an agent loop takes no user content between its model calls (this turn adds ${JSON.stringify(others)})`);
   }
   return blocks;
+}
+
+// The shim's turn handler: one run of the loop per conversation (``start(turn, endpoint)`` begins one, an object with
+// conversation, finished, deliver(results, turn), untilPause() and close()), its later turns' results delivered to it.
+export class Agent {
+  constructor(start) { this.start = start; this.run = null; }
+
+  async* turn(turn, endpoint) {
+    if (!this.run || !("conversation" in turn) || turn.conversation !== this.run.conversation) {
+      this.run?.close();
+      this.run = this.start(turn, endpoint);
+    } else if (this.run.finished) {
+      const results = toolResults(turn);
+      yield { type: "error", code: LOOP_ENDED, message: "the agent loop had already finished, without running the "
+        + `${results.length} tool call(s) the model made, so their results had nowhere to go` };
+      return;
+    } else {
+      this.run.deliver(toolResults(turn), turn);
+    }
+    yield* this.run.untilPause();
+  }
 }

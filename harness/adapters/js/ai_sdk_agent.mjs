@@ -19,7 +19,7 @@
 import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, olderMessages,
   partChunks,
   mediaPart, resultOutput, serve, toolChoice } from "./ai_sdk_common.mjs";
-import { Queue, toolResults, unanswered } from "./agent_loop.mjs";
+import { Agent, LOOP_ENDED, Queue, unanswered } from "./agent_loop.mjs";
 
 const packages = await load("ai_sdk_agent.mjs");
 const { ai } = packages;
@@ -29,7 +29,6 @@ const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "rea
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
   "usage_input_includes_cache", "cache_points", "tool_result_media",
   "service_tier", "guardrail"];
-const LOOP_ENDED = "agent_loop_ended";
 const STEPS = 1000; // the scenario, not the step count, ends a conversation
 
 const loopUntil = (steps) => typeof ai.stepCountIs === "function" ? { stopWhen: ai.stepCountIs(steps) }
@@ -207,24 +206,6 @@ class AgentRun {
   close() { this.abort.abort(); for (const resolve of this.waiting.values()) resolve(unanswered("")); }
 }
 
-class Agent {
-  constructor() { this.run = null; }
-
-  async* turn(turn, endpoint) {
-    if (!this.run || !("conversation" in turn) || turn.conversation !== this.run.conversation) {
-      this.run?.close();
-      this.run = new AgentRun(turn, endpoint);
-    } else if (this.run.finished) {
-      const results = toolResults(turn);
-      yield { type: "error", code: LOOP_ENDED, message: "the agent loop had already finished, without running the "
-        + `${results.length} tool call(s) the model made, so their results had nowhere to go` };
-      return;
-    } else {
-      this.run.deliver(toolResults(turn), turn);
-    }
-    yield* this.run.untilPause();
-  }
-}
-
 await serve({ name: "ai-sdk-agent", version: packages.version,
-  capabilities: capabilities(CAPABILITIES, packages.bedrock, ai) }, new Agent());
+  capabilities: capabilities(CAPABILITIES, packages.bedrock, ai) },
+  new Agent((turn, endpoint) => new AgentRun(turn, endpoint)));

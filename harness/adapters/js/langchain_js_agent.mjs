@@ -22,7 +22,7 @@
 
 import { anthropicMessage, assembledCalls, capabilities, converted, errorChunk, load, messageChunks, model, serve,
   systemPrompt, toolChoice, toolContent } from "./langchain_js_common.mjs";
-import { Queue, toolResults, unanswered } from "./agent_loop.mjs";
+import { Agent, LOOP_ENDED, Queue, unanswered } from "./agent_loop.mjs";
 
 const packages = await load("langchain_js_agent.mjs", "bedrock-harness-langchain-js-agent.mjs");
 const { agents, messages: lc } = packages;
@@ -30,7 +30,6 @@ const { agents, messages: lc } = packages;
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
   "usage_input_includes_cache", "cache_points", "tool_result_media"];
-const LOOP_ENDED = "agent_loop_ended";
 const MODEL_NODE = "model_request"; // createAgent's model node (AGENT_NODE_NAME)
 const RECURSION_LIMIT = 10000; // the scenario, not LangGraph's step limit, ends a conversation
 
@@ -178,24 +177,5 @@ class AgentRun {
   }
 }
 
-class Agent {
-  constructor() { this.run = null; }
-
-  async* turn(turn, endpoint) {
-    if (!this.run || !("conversation" in turn) || turn.conversation !== this.run.conversation) {
-      this.run?.close();
-      this.run = new AgentRun(turn, endpoint);
-    } else if (this.run.finished) {
-      const results = toolResults(turn);
-      yield { type: "error", code: LOOP_ENDED, message: "the agent loop had already finished, without running the "
-        + `${results.length} tool call(s) the model made, so their results had nowhere to go` };
-      return;
-    } else {
-      this.run.deliver(toolResults(turn), turn);
-    }
-    yield* this.run.untilPause();
-  }
-}
-
 await serve({ name: "langchain-js-agent", version: packages.version, capabilities: capabilities(CAPABILITIES) },
-  new Agent());
+  new Agent((turn, endpoint) => new AgentRun(turn, endpoint)));
