@@ -195,3 +195,27 @@ def test_a_langchain_aws_reproduction_holds_the_librarys_own_calls_and_shows_the
     assert ran.returncode == 0, ran.stderr
     streamed = ran.stdout.split("streamed message:", 1)[1].split("invoked message:", 1)[0]
     assert '"stopReason": "max_tokens"' in streamed and '"path": "/home/analyst/reports/2024/q3/rev"' in streamed
+
+
+def test_a_strands_reproduction_holds_the_models_own_stream_and_shows_the_finding(tmp_path):
+    """The app.py of a strands cell: BedrockModel.stream's events and the message process_stream assembles, written
+    without strands installed; where strands is installed, run against the recorded stream, it shows the call cut off
+    by max_tokens kept with input {}."""
+    out = tmp_path / "strands"
+    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "strands.json"), "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.py").read_text()
+    compile(app, "app.py", "exec")
+    assert "model.stream(MESSAGES, TOOL_SPECS or None, SYSTEM_PROMPT)" in app and "process_stream(streamed())" in app
+    assert "{'role': 'user',\n  'content': [{'text': 'Summarize the Q3 revenue report" in app
+    pytest.importorskip("strands")
+    serving = Serving("--paired", "--cassette", str(out / "cassettes" / "edge" / "max-tokens-mid-tool.yaml"))
+    try:
+        ran = subprocess.run([sys.executable, str(out / "app.py"), serving.url], capture_output=True, text=True,
+                             timeout=120)
+    finally:
+        serving.stop()
+    assert ran.returncode == 0, ran.stderr
+    assert "stop reason: max_tokens" in ran.stdout
+    assembled = ran.stdout.split("assembled message:", 1)[1]
+    assert '"name": "read_file",\n        "input": {}' in assembled

@@ -4,7 +4,7 @@ writes them, against ``bedrock-harness serve --paired --cassette ...`` (its URL 
 One template per library whose shim maps turns without importing the library (the messages are built here, at
 generation time, by the shim's own pure mapping: ``harness.adapters.shims.litellm_format.to_openai`` for LiteLLM;
 the model's fields by ``harness.adapters.shims.langchain_aws``'s for langchain-aws, whose messages are LangChain's
-own role/content dicts).
+own role/content dicts; strands' messages are Converse's own).
 The script prints what the library holds after the streamed call and after the non-streamed one, so a maintainer
 sees the finding in the library's own objects. A library without a template gets none: ``repro.py`` still
 reproduces through the shim. (Here, beside the shims, because it uses their mappings; ``bedrock-harness repro`` and
@@ -142,7 +142,81 @@ def _langchain_aws(scenario: Scenario) -> str | None:
                                  messages=pprint.pformat(messages, width=110, sort_dicts=False))
 
 
+_STRANDS = '''#!/usr/bin/env python3
+"""{scenario}, turn 0, with strands as its agent loop calls the model: BedrockModel.stream's events, then the
+message strands' process_stream assembles from them (what the agent appends to its messages), on the same messages.
+Serve the recorded stream first:
+
+    bedrock-harness serve --paired --cassette cassettes/{scenario}.yaml --port 0    # prints URL
+    python app.py URL
+"""
+
+import asyncio
+import json
+import sys
+
+import boto3
+from strands.event_loop.streaming import process_stream
+from strands.models.bedrock import BedrockModel
+
+URL = sys.argv[1]
+MODEL = {model}
+TOOL_SPECS = {tools}
+SYSTEM_PROMPT = {system!r}
+MESSAGES = {messages}
+
+
+async def main():
+    session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1")
+    model = BedrockModel(boto_session=session, endpoint_url=URL, **MODEL)
+    events = []
+
+    async def streamed():
+        async for event in model.stream(MESSAGES, TOOL_SPECS or None, SYSTEM_PROMPT):
+            print("event:", json.dumps(event, default=str, ensure_ascii=False))
+            events.append(event)
+            yield event
+
+    async for typed in process_stream(streamed()):
+        if "stop" in typed:
+            stop_reason, message, usage, _metrics = typed["stop"]
+            print("stop reason:", stop_reason)
+            print("assembled message:", json.dumps(message, indent=2, default=str, ensure_ascii=False))
+            print("usage:", json.dumps(usage, default=str))
+
+
+asyncio.run(main())
+'''
+
+
+def _strands(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks, or a system prompt of several blocks)."""
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    system = turn.get("system")
+    if system is not None and not isinstance(system, str):
+        return None
+    messages = []
+    for message in turn["messages"]:
+        content = message["content"]
+        if not isinstance(content, str):
+            if any(block.get("type") != "text" for block in content):
+                return None
+            content = "".join(block["text"] for block in content)
+        messages.append({"role": message["role"], "content": [{"text": content}]})
+    budget = options.get("thinking_budget")
+    model = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
+             **({"additional_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}}} if budget
+                else {"temperature": options["temperature"]} if options.get("temperature") is not None else {})}
+    tools = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
+             for t in turn.get("tools") or ()]
+    return _STRANDS.format(scenario=scenario.id, model=pprint.pformat(model, width=110, sort_dicts=False),
+                           tools=pprint.pformat(tools, width=110, sort_dicts=False), system=system,
+                           messages=pprint.pformat(messages, width=110, sort_dicts=False))
+
+
 TEMPLATES: dict[str, Callable[[Scenario], str | None]] = {
+    "strands": _strands, "strands-persisted": _strands,
     "litellm": _litellm, "litellm-persisted": _litellm, "langchain-aws": _langchain_aws,
     "langchain-aws-persisted": _langchain_aws, "langchain-aws-events": _langchain_aws}
 
