@@ -286,8 +286,9 @@ def _streamed(event: dict) -> dict | None:
     """A callback-handler event as a chunk (tool deltas carry strands' ``current_tool_use``)."""
     if "data" in event and "delta" in event:
         return {"type": "text", "text": event["data"]}
-    if "citation" in event and "delta" in event:  # CitationStreamEvent: the citation delta as Bedrock sent it
-        return {"type": "citation", "citation": event["citation"]}
+    cited = event["callback"] if isinstance(event.get("callback"), dict) else event  # 1.19.0 nests it in "callback"
+    if "citation" in cited and "delta" in cited:  # CitationStreamEvent: the citation delta as Bedrock sent it
+        return {"type": "citation", "citation": cited["citation"]}
     if "reasoningText" in event:
         return {"type": "reasoning", "text": event["reasoningText"]}
     if "reasoning_signature" in event:
