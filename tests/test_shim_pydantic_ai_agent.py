@@ -4,6 +4,7 @@ that its loop runs a call that came with end_turn. Skipped unless pydantic-ai is
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 pytest.importorskip("pydantic_ai")
 
 import pydantic_ai.providers.bedrock
+import pydantic_ai.tools
 from pydantic_ai import exceptions
 
 from harness import load_adapter
@@ -33,7 +35,7 @@ KNOWN = {"faults/truncated-stream": CUT,
 WARNED = {**{sid: "judgement arguments-as-object" for sid in (
     "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
     "edge/tool-result-is-error", "edge/interleaved-reasoning-tools", "edge/max-tokens-mid-tool",
-    "edge/unsigned-reasoning-round-trip")},
+    "edge/unsigned-reasoning-round-trip", "edge/structured-output")},
     # content_items splits a list return into one text block per item: the same items in another form
     "edge/tool-result-json-values": "the request holds the golden's content in another form"}
 PASSING = ["edge/empty-text-before-reasoning", "edge/guardrail-async", "edge/latency-optimized",
@@ -50,6 +52,8 @@ KNOWN_AT_FLOOR = {
     "faults/truncated-stream": CUT}
 # 1.23.0 has no bedrock_service_tier: the shim does not declare service_tier there.
 SKIPPED_AT_FLOOR = {sid: "adapter lacks service_tier" for sid in ("edge/latency-optimized", "edge/service-tier-flex")}
+# nor native output or strict tools: no structured_output
+SKIPPED_AT_FLOOR["edge/structured-output"] = "adapter lacks structured_output"
 SKIPPED: dict = {}
 FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has
 if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
@@ -57,7 +61,7 @@ if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
         "pydantic-ai-agent.floor", KNOWN_AT_FLOOR,
         [s for s in PASSING if s not in KNOWN_AT_FLOOR | SKIPPED_AT_FLOOR.keys()])
     SKIPPED = SKIPPED_AT_FLOOR
-    WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY},
+    WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY | SKIPPED_AT_FLOOR.keys()},
               "edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving",
               "edge/tool-result-json-values": "judgement object-result-as-json"}
 else:
@@ -100,3 +104,17 @@ def test_a_provider_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
 
     monkeypatch.setattr(pydantic_ai.providers.bedrock, "BedrockProvider", Ignoring)
     assert_refused(adapter)
+
+
+def test_the_output_format_is_the_agents_native_output_and_strict_tools_a_prepared_toolset():
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    wanted = {"type": "json_schema", "name": "answer", "description": "The answer.", "schema": schema}
+    output = shim.output_type({"output_format": wanted})["output_type"]
+    assert (output.name, output.description) == ("answer", "The answer.")
+    assert shim.output_type({}) == {}
+    turn = {"tools": [{"name": "f", "input_schema": {"type": "object"}, "strict": True}]}
+    assert shim._tools({"tools": []}, []) == {"tools": []}
+    toolset = shim._tools(turn, [])["toolsets"][0]
+    definitions = [pydantic_ai.tools.ToolDefinition(name=n, parameters_json_schema={"type": "object"}) for n in "fg"]
+    marked = asyncio.run(toolset.prepare_func(None, definitions))
+    assert [d.strict for d in marked] == [True, None]
