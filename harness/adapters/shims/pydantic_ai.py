@@ -29,9 +29,10 @@ from typing import Any, Callable
 from harness.adapters.shims import pydantic_ai_native as native
 from harness.adapters.shims.pydantic_ai_history import to_pydantic_ai
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.converse.request import converse_twin, output_config, served_options, thinking_budget
+from harness.converse.request import converse_twin, output_config, served_options, system_blocks, thinking_budget
 from harness.converse.stream import error_chunk
-from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import (FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE,
+                                    AdapterSkip)
 
 GUARDRAIL = "guardrail"  # bedrock_guardrail_config, in every release the shim runs (1.23 on)
 SERVICE_TIER = "service_tier"  # bedrock_service_tier (not in 1.23) beside bedrock_performance_configuration
@@ -41,6 +42,9 @@ STRUCTURED_OUTPUT = "structured_output"
 # the ``citations`` model setting (documents sent with citations enabled, each block's citations kept on its TextPart
 # with Bedrock's own in provider_details): the releases whose ModelSettings has it (not 1.23)
 CITATIONS = "citations"
+# cache points: CachePoint(ttl=...) in a user prompt's content, bedrock_cache_instructions after the system prompt and
+# bedrock_cache_tool_definitions after the last tool, each with its TTL: the releases with both settings (not 1.23)
+CACHE_POINTS = "cache_points"
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "PydanticAiPersistedAdapter", "error", "from_event",
            "from_response", "importable", "parameters", "parsed_args", "served", "settings", "surface", "usage"]
@@ -153,8 +157,11 @@ def surface() -> set[str]:
     from pydantic_ai.settings import ModelSettings
 
     fields = getattr(BedrockModelProfile, "__dataclass_fields__", None) or BedrockModelProfile.__annotations__
+    from pydantic_ai.models.bedrock import BedrockModelSettings
+
+    cache = {"bedrock_cache_instructions", "bedrock_cache_tool_definitions"} <= set(BedrockModelSettings.__annotations__)
     return ({STRUCTURED_OUTPUT} if "bedrock_supports_strict_tool_definition" in fields else set()) | (
-        {CITATIONS} if "citations" in ModelSettings.__annotations__ else set())
+        {CITATIONS} if "citations" in ModelSettings.__annotations__ else set()) | ({CACHE_POINTS} if cache else set())
 
 
 def _model(model_id: str, endpoint: dict) -> Any:
@@ -186,8 +193,22 @@ def settings(turn: dict, converse: bool = False, cites: bool | None = None) -> d
                   {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
               "bedrock_guardrail_config": guardrail, "bedrock_service_tier": served.get("serviceTier"),
               "bedrock_performance_configuration": served.get("performanceConfig"),
-              "citations": True if (_cites(turn) if cites is None else cites) else None}
+              "citations": True if (_cites(turn) if cites is None else cites) else None,
+              "bedrock_cache_instructions": _last_marked([control for _text, control in system_blocks(turn.get("system"))],
+                                                         "the system prompt's blocks", "bedrock_cache_instructions"),
+              "bedrock_cache_tool_definitions": _last_marked([t.get("cache_control") for t in turn.get("tools") or ()],
+                                                             "the tools", "bedrock_cache_tool_definitions")}
     return {key: value for key, value in values.items() if value is not None}
+
+
+def _last_marked(controls: list, what: str, setting: str) -> Any:
+    """The setting's value for a cache point after the last of ``controls`` (its TTL, else True), None without one;
+    a skip when another than the last is marked: pydantic-ai places its one point after all of them."""
+    if not any(controls):
+        return None
+    if [bool(c) for c in controls] != [False] * (len(controls) - 1) + [True]:
+        raise AdapterSkip(f"pydantic-ai places its cache point after all of {what} only ({setting})")
+    return controls[-1].get("ttl") or True
 
 
 def _cites(turn: dict) -> bool:

@@ -44,10 +44,37 @@ def _user_parts(blocks: list[dict], names: dict[str, str]) -> list:
     from pydantic_ai.messages import UserPromptPart
 
     if not any(block.get("type") == "document" for block in blocks):
-        return [request_part(block, names) for block in blocks]
+        return [part for block in blocks for part in _marked(request_part(block, names), block)]
     prompt = [block for block in blocks if block.get("type") in ("text", "image", "document")]
-    content = [block["text"] if block["type"] == "text" else _binary(block) for block in prompt]
-    return [UserPromptPart(content=content)] + [request_part(block, names) for block in blocks if block not in prompt]
+    content = [item for block in prompt for item in [block["text"] if block["type"] == "text" else _binary(block),
+                                                     *_cache_point(block)]]
+    return [UserPromptPart(content=content)] + [part for block in blocks if block not in prompt
+                                                for part in _marked(request_part(block, names), block)]
+
+
+def _cache_point(block: dict) -> list:
+    """The ``CachePoint`` a block's ``cache_control`` asks for after it (its TTL where it names one), or nothing."""
+    control = block.get("cache_control")
+    if not control:
+        return []
+    from pydantic_ai.messages import CachePoint
+
+    return [CachePoint(ttl=control["ttl"]) if control.get("ttl") else CachePoint()]
+
+
+def _marked(part: Any, block: dict) -> list:
+    """A part and the cache point its block asks for: inside a user prompt's content after what it marks, or after a
+    tool's return as a user prompt of the marker alone (BedrockConverseModel puts it at the end of the user message
+    built so far, beside the toolResult)."""
+    from pydantic_ai.messages import UserPromptPart
+
+    point = _cache_point(block)
+    if not point:
+        return [part]
+    if isinstance(part, UserPromptPart):
+        content = part.content if isinstance(part.content, list) else [part.content]
+        return [UserPromptPart(content=[*content, *point])]
+    return [part, UserPromptPart(content=point)]
 
 
 def _blocks(content: Any) -> list[dict]:
