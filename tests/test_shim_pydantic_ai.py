@@ -64,7 +64,8 @@ KNOWN = {"faults/truncated-stream": CUT,
          # unsigned reasoning carried into the user's turn as <assistant_thinking> text
          "edge/unsigned-reasoning-to-claude": "assistant_thinking",
          # every BinaryContent document is "Document N"; the cited answer goes back as plain text
-         "edge/document-citations": "document.name 'Returns policy' / actual 'Document 1'"}
+         "edge/document-citations": "document.name 'Returns policy' / actual 'Document 1'",
+         "edge/cache-point-before-document": "document.name 'release-notes' / actual 'Document 1'"}
 # Graded warn: every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim reports as
 # held; unsigned reasoning sent as text; an object result sent as its JSON text; Writer's error text wrapped in
 # {"error": ...}; a cut stream ending quietly.
@@ -77,7 +78,8 @@ WARNED = {**{sid: ARGUMENTS_AS_TEXT for sid in ("core/parallel-calls", "core/thi
           # content_items splits a list return into one text block per item: the same items in another form
     "edge/tool-result-json-values": "the request holds the golden's content in another form",
           # the structured answer passes; the tool call is held as JSON text, as in every scenario with one
-          "edge/structured-output": ARGUMENTS_AS_TEXT,
+          "edge/structured-output": ARGUMENTS_AS_TEXT, "edge/cache-points": ARGUMENTS_AS_TEXT,
+          "edge/nova-cache-points": ARGUMENTS_AS_TEXT,
           # a tool's search results go back as their JSON text (ToolReturnPart has no search result)
           "edge/search-result-citations": 'actual {"text": "{\\"type\\":\\"search_result\\"'}
 PASSING = ["faults/model-stream-error-mid-tool", "edge/guardrail-async", "edge/latency-optimized",
@@ -97,7 +99,10 @@ SKIPPED_AT_FLOOR = {sid: "adapter lacks service_tier" for sid in ("edge/latency-
 # nor the citations setting, native output or strict tools: no citations, no structured_output
 SKIPPED_AT_FLOOR |= {"edge/structured-output": "adapter lacks structured_output",
                      "edge/document-citations": "adapter lacks citations",
-                     "edge/search-result-citations": "adapter lacks citations"}
+                     "edge/search-result-citations": "adapter lacks citations",
+                     # nor bedrock_cache_instructions / bedrock_cache_tool_definitions: no cache_points
+                     **{sid: "adapter lacks cache_points" for sid in ("edge/cache-points", "edge/nova-cache-points",
+                                                                      "edge/cache-point-before-document")}}
 SKIPPED: dict = {}
 FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has
 if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
@@ -324,7 +329,7 @@ def test_structured_output_and_citations_are_declared_where_the_release_has_thei
     at_floor = importlib.metadata.version("pydantic-ai-slim") == FLOOR
     capabilities = load_adapter(SPEC).capabilities
     assert ("structured_output" in capabilities) is ("citations" in capabilities) is (not at_floor)
-    assert shim.surface() == (set() if at_floor else {"structured_output", "citations"})
+    assert shim.surface() == (set() if at_floor else {"structured_output", "citations", "cache_points"})
 
 
 def test_the_output_format_is_native_output_and_a_strict_tool_a_strict_tool_definition():
@@ -365,3 +370,24 @@ def test_a_blocks_citations_become_citation_chunks_as_bedrock_sent_them():
     delta = PartDeltaEvent(index=0, delta=TextPartDelta(content_delta="", provider_name="bedrock",
                                                         provider_details={"citations": [citation]}))
     assert list(shim.from_event(delta, {})) == [{"type": "citation", "citation": citation}]
+
+
+def test_cache_control_becomes_cache_points_where_pydantic_ai_places_them():
+    from pydantic_ai.messages import CachePoint
+
+    five, hour = {"type": "ephemeral"}, {"type": "ephemeral", "ttl": "1h"}
+    turn = {"model_id": "m", "system": [{"type": "text", "text": "be brief", "cache_control": hour}],
+            "tools": [{"name": "f", "input_schema": {"type": "object"}},
+                      {"name": "g", "input_schema": {"type": "object"}, "cache_control": hour}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": five}]}]}
+    assert shim.settings(turn) == {"bedrock_cache_instructions": "1h", "bedrock_cache_tool_definitions": "1h"}
+    assert shim.settings({**turn, "system": [{"type": "text", "text": "x", "cache_control": five}], "tools": []}) == {
+        "bedrock_cache_instructions": True}
+    with pytest.raises(shim.AdapterSkip, match="after all of the tools only"):
+        shim.settings({**turn, "tools": list(reversed(turn["tools"]))})
+    request = history.to_pydantic_ai(turn)[0]
+    assert request.parts[1].content == ["hi", CachePoint()]
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok",
+                                           "cache_control": {"type": "ephemeral", "ttl": "5m"}}]}
+    parts = history.to_pydantic_ai({**turn, "messages": [result]}, held=[object()])[0].parts
+    assert isinstance(parts[0], ToolReturnPart) and parts[1].content == [CachePoint(ttl="5m")]
