@@ -39,14 +39,17 @@ class PydanticAiAgentAdapter(AgentShim):
     distribution = model_shim.DISTRIBUTION
     extra = "pydantic-ai"
     # structured output (where the release has it): NativeOutput(StructuredDict(schema)) as the Agent's output_type,
-    # strict tools through a prepared toolset (Tool.from_schema takes no strict)
+    # strict tools through a prepared toolset (Tool.from_schema takes no strict); cache points (where the release has
+    # them): the system and tools points as the model settings, a message point as a CachePoint in the prompt, one
+    # beside a tool result as the CachePoint of the tool's ToolReturn content
     capabilities = AgentShim.capabilities | {USAGE_INCLUDES_CACHE, model_shim.GUARDRAIL}
     vocabulary = pydantic_ai_native.VOCABULARY
+    result_cache_points = True  # a tool returns ToolReturn(value, content=[CachePoint(...)])
 
     def __init__(self) -> None:
         super().__init__()
         model_shim.importable(self.version)
-        self.capabilities = self.capabilities | model_shim.served() | model_shim.surface()
+        self.capabilities = self.capabilities | model_shim.served() | (model_shim.surface() - {model_shim.CITATIONS})
 
     def run(self, turn: dict, endpoint: dict, loop: AgentLoop) -> None:
         """The agent on the scenario's opening, node by node, its chunks into ``loop``."""
@@ -113,6 +116,11 @@ def tool_return(block: dict) -> Any:
     from pydantic_ai import exceptions
 
     part = pydantic_ai_history.request_part(block, {})
+    point = pydantic_ai_history.cache_point(block)
+    if point and not block.get("is_error"):  # the cache point after the result: the tool's extra user content
+        from pydantic_ai.messages import ToolReturn
+
+        return ToolReturn(return_value=part.content, content=point)
     if block.get("is_error"):
         # ToolFailed (a failed ToolReturnPart) arrived in 2.16; before it a tool reports a failure by raising
         # ModelRetry, which the agent records as a RetryPromptPart (counted against the tool's retries).

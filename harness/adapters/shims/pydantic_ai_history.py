@@ -11,7 +11,7 @@ from typing import Any
 
 from harness.converse.request import system_texts
 
-__all__ = ["PROVIDER", "request_part", "to_pydantic_ai", "tool_return_part"]
+__all__ = ["PROVIDER", "cache_point", "request_part", "to_pydantic_ai", "tool_return_part"]
 
 PROVIDER = "bedrock"  # pydantic-ai's provider name for Bedrock, kept on parts whose signatures go back to it
 
@@ -47,12 +47,12 @@ def _user_parts(blocks: list[dict], names: dict[str, str]) -> list:
         return [part for block in blocks for part in _marked(request_part(block, names), block)]
     prompt = [block for block in blocks if block.get("type") in ("text", "image", "document")]
     content = [item for block in prompt for item in [block["text"] if block["type"] == "text" else _binary(block),
-                                                     *_cache_point(block)]]
+                                                     *cache_point(block)]]
     return [UserPromptPart(content=content)] + [part for block in blocks if block not in prompt
                                                 for part in _marked(request_part(block, names), block)]
 
 
-def _cache_point(block: dict) -> list:
+def cache_point(block: dict) -> list:
     """The ``CachePoint`` a block's ``cache_control`` asks for after it (its TTL where it names one), or nothing."""
     control = block.get("cache_control")
     if not control:
@@ -68,7 +68,7 @@ def _marked(part: Any, block: dict) -> list:
     built so far, beside the toolResult)."""
     from pydantic_ai.messages import UserPromptPart
 
-    point = _cache_point(block)
+    point = cache_point(block)
     if not point:
         return [part]
     if isinstance(part, UserPromptPart):
