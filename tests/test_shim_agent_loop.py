@@ -122,6 +122,15 @@ def test_results_for_a_finished_loop_are_an_error_and_user_content_mid_loop_is_a
                          {}))
 
 
+def test_a_shim_whose_tools_return_cache_points_takes_a_cache_point_beside_a_result():
+    marked = {"type": "tool_result", "tool_use_id": "t1", "content": "ok", "cache_control": {"type": "ephemeral"}}
+    turn = {"messages": [{"role": "user", "content": [marked]}]}
+    assert agent_loop.tool_results(turn, result_cache_points=True) == [marked]
+    with pytest.raises(AdapterSkip, match="no cache point beside a tool result"):
+        agent_loop.tool_results(turn)
+    assert AgentShim.result_cache_points is False
+
+
 def test_a_new_conversation_cancels_the_waiting_loop_and_a_failure_is_raised_in_the_harness_thread():
     threads = []
 

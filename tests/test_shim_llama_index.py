@@ -322,3 +322,27 @@ def test_a_store_that_loses_signatures_shows_in_the_next_request():
 
     adapter.history.store = (dump, lossy)
     assert_found(adapter, "core/thinking-tools", "turn 1 request expected messages[1].content[0]")
+
+
+def test_the_guardrail_goes_as_bedrock_converses_guardrail_fields_with_its_mode_on_the_stream_only(monkeypatch):
+    guardrail = {"identifier": "g1", "version": "2", "trace": "enabled", "stream_processing_mode": "async"}
+    turn = {"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "messages": [],
+            "options": {"max_tokens": 64, "guardrail": guardrail}}
+    assert shim.guardrail(turn["options"]) == {"guardrail_identifier": "g1", "guardrail_version": "2",
+                                               "trace": "enabled", "guardrail_stream_processing_mode": "async"}
+    assert shim.guardrail({}) == {}
+    llm = shim.make_llm(turn, ENDPOINT)
+    from llama_index.llms.bedrock_converse import utils
+
+    sent = {}
+    client = llm._client
+    monkeypatch.setattr(client, "converse_stream", lambda **kw: sent.setdefault("stream", kw))
+    monkeypatch.setattr(client, "converse", lambda **kw: sent.setdefault("whole", kw))
+    for stream in (True, False):
+        utils.converse_with_retry(client, model=llm.model, messages=[], max_retries=1, stream=stream,
+                                  guardrail_identifier=llm.guardrail_identifier, guardrail_version=llm.guardrail_version,
+                                  guardrail_stream_processing_mode=llm.guardrail_stream_processing_mode, trace=llm.trace)
+    wire = {"guardrailIdentifier": "g1", "guardrailVersion": "2", "trace": "enabled"}
+    assert sent["stream"]["guardrailConfig"] == {**wire, "streamProcessingMode": "async"}
+    assert sent["whole"]["guardrailConfig"] == wire
+    assert {"guardrail", "response_metadata"} <= load_adapter(SPEC).capabilities

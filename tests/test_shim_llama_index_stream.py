@@ -115,3 +115,16 @@ def test_a_call_held_as_json_text_is_what_the_harness_reports():
 def test_one_named_tool_is_asked_for_in_the_dict_every_release_declares():
     assert tool_choice({"type": "tool", "name": "f"}) == {"tool_choice": {"tool": {"name": "f"}}}
     assert tool_choice("any") == {"tool_required": True} and tool_choice("auto") == {} and tool_choice(None) == {}
+
+
+def test_the_metadata_event_under_the_usage_response_reports_how_the_request_was_served():
+    usage = {"prompt_tokens": 14, "completion_tokens": 9}
+    raw = {"metadata": {"usage": {"inputTokens": 14, "outputTokens": 9}, "serviceTier": {"type": "flex"},
+                        "trace": {"promptRouter": {"invokedModelId": "haiku"}}}}
+    last = SimpleNamespace(**vars(response([text("Paris.")], **usage)), raw=raw)
+    assert fold([response([text("Paris.")], delta="Paris."), last])[-2:] == [
+        {"type": "usage", "input_tokens": 14, "output_tokens": 9, "cache_read_input_tokens": 0,
+         "cache_write_input_tokens": 0},
+        {"type": "metadata", "invoked_model_id": "haiku", "service_tier": "flex", "latency": None}]
+    plain = SimpleNamespace(**vars(response([text("Paris.")], **usage)), raw={"metadata": {"usage": {}}})
+    assert fold([plain])[-1]["type"] == "usage"  # nothing served to report: no metadata chunk

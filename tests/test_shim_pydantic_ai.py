@@ -22,6 +22,7 @@ from pydantic_ai.messages import (
     RetryPromptPart,
     SystemPromptPart,
     TextPart,
+    TextPartDelta,
     ThinkingPart,
     ThinkingPartDelta,
     ToolCallPart,
@@ -61,7 +62,10 @@ KNOWN = {"faults/truncated-stream": CUT,
          # request_stream streams whatever the model: Writer refuses tools on ConverseStream (rule 38)
          "edge/tool-result-no-status": "This model doesn't support tool use in streaming mode.",
          # unsigned reasoning carried into the user's turn as <assistant_thinking> text
-         "edge/unsigned-reasoning-to-claude": "assistant_thinking"}
+         "edge/unsigned-reasoning-to-claude": "assistant_thinking",
+         # every BinaryContent document is "Document N"; the cited answer goes back as plain text
+         "edge/document-citations": "document.name 'Returns policy' / actual 'Document 1'",
+         "edge/cache-point-before-document": "document.name 'release-notes' / actual 'Document 1'"}
 # Graded warn: every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim reports as
 # held; unsigned reasoning sent as text; an object result sent as its JSON text; Writer's error text wrapped in
 # {"error": ...}; a cut stream ending quietly.
@@ -72,7 +76,12 @@ WARNED = {**{sid: ARGUMENTS_AS_TEXT for sid in ("core/parallel-calls", "core/thi
           # the call cut off by max_tokens is held by the stream only, as its partial text
           "edge/max-tokens-mid-tool": "judgement cut-call-on-both-paths",
           # content_items splits a list return into one text block per item: the same items in another form
-    "edge/tool-result-json-values": "the request holds the golden's content in another form"}
+    "edge/tool-result-json-values": "the request holds the golden's content in another form",
+          # the structured answer passes; the tool call is held as JSON text, as in every scenario with one
+          "edge/structured-output": ARGUMENTS_AS_TEXT, "edge/cache-points": ARGUMENTS_AS_TEXT,
+          "edge/nova-cache-points": ARGUMENTS_AS_TEXT,
+          # a tool's search results go back as their JSON text (ToolReturnPart has no search result)
+          "edge/search-result-citations": 'actual {"text": "{\\"type\\":\\"search_result\\"'}
 PASSING = ["faults/model-stream-error-mid-tool", "edge/guardrail-async", "edge/latency-optimized",
            "edge/service-tier-flex"]
 # At the extra's floor the floor certification applies (certification/pydantic-ai.floor.*), with its own findings.
@@ -87,6 +96,13 @@ KNOWN_AT_FLOOR = {
     "faults/truncated-stream": CUT}
 # 1.23.0 has no bedrock_service_tier: the shim does not declare service_tier there.
 SKIPPED_AT_FLOOR = {sid: "adapter lacks service_tier" for sid in ("edge/latency-optimized", "edge/service-tier-flex")}
+# nor the citations setting, native output or strict tools: no citations, no structured_output
+SKIPPED_AT_FLOOR |= {"edge/structured-output": "adapter lacks structured_output",
+                     "edge/document-citations": "adapter lacks citations",
+                     "edge/search-result-citations": "adapter lacks citations",
+                     # nor bedrock_cache_instructions / bedrock_cache_tool_definitions: no cache_points
+                     **{sid: "adapter lacks cache_points" for sid in ("edge/cache-points", "edge/nova-cache-points",
+                                                                      "edge/cache-point-before-document")}}
 SKIPPED: dict = {}
 FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has
 if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
@@ -94,7 +110,7 @@ if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
         "pydantic-ai.floor", KNOWN_AT_FLOOR,
         [s for s in PASSING if s not in KNOWN_AT_FLOOR | SKIPPED_AT_FLOOR.keys()])
     SKIPPED = SKIPPED_AT_FLOOR
-    WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY},
+    WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY | SKIPPED_AT_FLOOR.keys()},
               "edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving",
               "edge/tool-result-json-values": "judgement object-result-as-json"}
 else:
@@ -307,3 +323,71 @@ def test_a_provider_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
 
     monkeypatch.setattr(pydantic_ai.providers.bedrock, "BedrockProvider", Ignoring)
     assert_refused(adapter)
+
+
+def test_structured_output_and_citations_are_declared_where_the_release_has_their_api():
+    at_floor = importlib.metadata.version("pydantic-ai-slim") == FLOOR
+    capabilities = load_adapter(SPEC).capabilities
+    assert ("structured_output" in capabilities) is ("citations" in capabilities) is (not at_floor)
+    assert shim.surface() == (set() if at_floor else {"structured_output", "citations", "cache_points"})
+
+
+def test_the_output_format_is_native_output_and_a_strict_tool_a_strict_tool_definition():
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    turn = {"tools": [{"name": "f", "input_schema": {"type": "object"}, "strict": True},
+                      {"name": "g", "input_schema": {"type": "object"}}],
+            "options": {"output_format": {"type": "json_schema", "name": "answer", "description": "The answer.",
+                                          "schema": schema}}}
+    params = shim.parameters(turn)
+    assert [t.strict for t in params.function_tools] == [True, None]
+    assert params.output_mode == "native" and params.allow_text_output
+    assert (params.output_object.json_schema, params.output_object.name, params.output_object.description) == (
+        schema, "answer", "The answer.")
+    assert shim.parameters({"tools": []}).output_mode != "native"
+    with pytest.raises(Exception, match="options.output_format"):
+        shim.parameters({"options": {"output_format": {"type": "json_object"}}})
+
+
+def test_a_cited_document_turns_the_citations_setting_on_for_its_conversation():
+    document = {"type": "document", "title": "policy", "citations": {"enabled": True},
+                "source": {"type": "text", "media_type": "text/plain", "data": "thirty days"}}
+    opening = {"conversation": "c1", "messages": [{"role": "user", "content": [{"type": "text", "text": "How long?"},
+                                                                                  document]}]}
+    later = {"conversation": "c1", "messages": [{"role": "user", "content": "And refunds?"}]}
+    assert shim.settings(opening) == {"citations": True} and shim.settings(later) == {}
+    adapter = load_adapter(SPEC)
+    assert adapter._cites(opening) and adapter._cites(later)
+    assert not adapter._cites({**later, "conversation": "c2"})
+    # the question and its document are one prompt, as an application asks about a document
+    parts = history.to_pydantic_ai({"model_id": "m", **opening})[0].parts
+    assert len(parts) == 1 and parts[0].content[0] == "How long?"
+    assert (parts[0].content[1].data, parts[0].content[1].media_type) == (b"thirty days", "text/plain")
+
+
+@pytest.mark.skipif(importlib.metadata.version("pydantic-ai-slim") == FLOOR, reason="1.23.0 keeps no citations")
+def test_a_blocks_citations_become_citation_chunks_as_bedrock_sent_them():
+    citation = {"title": "policy", "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 11}}}
+    delta = PartDeltaEvent(index=0, delta=TextPartDelta(content_delta="", provider_name="bedrock",
+                                                        provider_details={"citations": [citation]}))
+    assert list(shim.from_event(delta, {})) == [{"type": "citation", "citation": citation}]
+
+
+def test_cache_control_becomes_cache_points_where_pydantic_ai_places_them():
+    from pydantic_ai.messages import CachePoint
+
+    five, hour = {"type": "ephemeral"}, {"type": "ephemeral", "ttl": "1h"}
+    turn = {"model_id": "m", "system": [{"type": "text", "text": "be brief", "cache_control": hour}],
+            "tools": [{"name": "f", "input_schema": {"type": "object"}},
+                      {"name": "g", "input_schema": {"type": "object"}, "cache_control": hour}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": five}]}]}
+    assert shim.settings(turn) == {"bedrock_cache_instructions": "1h", "bedrock_cache_tool_definitions": "1h"}
+    assert shim.settings({**turn, "system": [{"type": "text", "text": "x", "cache_control": five}], "tools": []}) == {
+        "bedrock_cache_instructions": True}
+    with pytest.raises(shim.AdapterSkip, match="after all of the tools only"):
+        shim.settings({**turn, "tools": list(reversed(turn["tools"]))})
+    request = history.to_pydantic_ai(turn)[0]
+    assert request.parts[1].content == ["hi", CachePoint()]
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok",
+                                           "cache_control": {"type": "ephemeral", "ttl": "5m"}}]}
+    parts = history.to_pydantic_ai({**turn, "messages": [result]}, held=[object()])[0].parts
+    assert isinstance(parts[0], ToolReturnPart) and parts[1].content == [CachePoint(ttl="5m")]

@@ -4,6 +4,7 @@ that its loop runs a call that came with end_turn. Skipped unless pydantic-ai is
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 pytest.importorskip("pydantic_ai")
 
 import pydantic_ai.providers.bedrock
+import pydantic_ai.tools
 from pydantic_ai import exceptions
 
 from harness import load_adapter
@@ -23,6 +25,7 @@ SPEC = "harness.adapters.shims.pydantic_ai_agent:PydanticAiAgentAdapter"
 # A cut stream ends as a complete response (only messageStop sets finish_reason, and nothing checks it came).
 CUT = 'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"} / actual nothing'
 KNOWN = {"faults/truncated-stream": CUT,
+         "edge/cache-point-before-document": "document.name 'release-notes' / actual 'Document 1'",
          # request_stream streams whatever the model: Writer refuses tools on ConverseStream (rule 38)
          "edge/tool-result-no-status": "This model doesn't support tool use in streaming mode.",
          # unsigned reasoning carried into the user's turn as <assistant_thinking> text
@@ -33,7 +36,7 @@ KNOWN = {"faults/truncated-stream": CUT,
 WARNED = {**{sid: "judgement arguments-as-object" for sid in (
     "core/parallel-calls", "core/thinking-tools", "edge/end-turn-with-tool-use", "edge/redacted-reasoning-tool",
     "edge/tool-result-is-error", "edge/interleaved-reasoning-tools", "edge/max-tokens-mid-tool",
-    "edge/unsigned-reasoning-round-trip")},
+    "edge/unsigned-reasoning-round-trip", "edge/structured-output", "edge/cache-points", "edge/nova-cache-points")},
     # content_items splits a list return into one text block per item: the same items in another form
     "edge/tool-result-json-values": "the request holds the golden's content in another form"}
 PASSING = ["edge/empty-text-before-reasoning", "edge/guardrail-async", "edge/latency-optimized",
@@ -50,6 +53,10 @@ KNOWN_AT_FLOOR = {
     "faults/truncated-stream": CUT}
 # 1.23.0 has no bedrock_service_tier: the shim does not declare service_tier there.
 SKIPPED_AT_FLOOR = {sid: "adapter lacks service_tier" for sid in ("edge/latency-optimized", "edge/service-tier-flex")}
+# nor native output or strict tools: no structured_output
+SKIPPED_AT_FLOOR["edge/structured-output"] = "adapter lacks structured_output"
+SKIPPED_AT_FLOOR |= {sid: "adapter lacks cache_points" for sid in ("edge/cache-points", "edge/nova-cache-points",
+                                                                  "edge/cache-point-before-document")}
 SKIPPED: dict = {}
 FLOOR_ONLY = set(KNOWN_AT_FLOOR) - set(KNOWN)  # failures only the floor has
 if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
@@ -57,7 +64,7 @@ if importlib.metadata.version("pydantic-ai-slim") == FLOOR:
         "pydantic-ai-agent.floor", KNOWN_AT_FLOOR,
         [s for s in PASSING if s not in KNOWN_AT_FLOOR | SKIPPED_AT_FLOOR.keys()])
     SKIPPED = SKIPPED_AT_FLOOR
-    WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY},
+    WARNED = {**{sid: why for sid, why in WARNED.items() if sid not in FLOOR_ONLY | SKIPPED_AT_FLOOR.keys()},
               "edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving",
               "edge/tool-result-json-values": "judgement object-result-as-json"}
 else:
@@ -100,3 +107,29 @@ def test_a_provider_that_ignores_the_endpoint_is_refused(adapter, monkeypatch):
 
     monkeypatch.setattr(pydantic_ai.providers.bedrock, "BedrockProvider", Ignoring)
     assert_refused(adapter)
+
+
+def test_the_output_format_is_the_agents_native_output_and_strict_tools_a_prepared_toolset():
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    wanted = {"type": "json_schema", "name": "answer", "description": "The answer.", "schema": schema}
+    output = shim.output_type({"output_format": wanted})["output_type"]
+    assert (output.name, output.description) == ("answer", "The answer.")
+    assert shim.output_type({}) == {}
+    turn = {"tools": [{"name": "f", "input_schema": {"type": "object"}, "strict": True}]}
+    assert shim._tools({"tools": []}, []) == {"tools": []}
+    toolset = shim._tools(turn, [])["toolsets"][0]
+    definitions = [pydantic_ai.tools.ToolDefinition(name=n, parameters_json_schema={"type": "object"}) for n in "fg"]
+    marked = asyncio.run(toolset.prepare_func(None, definitions))
+    assert [d.strict for d in marked] == [True, None]
+
+
+def test_a_marked_result_is_the_tools_return_value_with_its_cache_point():
+    from pydantic_ai.messages import CachePoint, ToolReturn
+
+    marked = {"type": "tool_result", "tool_use_id": "t1", "content": "ok", "cache_control": {"type": "ephemeral",
+                                                                                          "ttl": "5m"}}
+    returned = shim.tool_return(marked)
+    assert isinstance(returned, ToolReturn) and returned.return_value == "ok"
+    assert returned.content == [CachePoint(ttl="5m")]
+    assert shim.tool_return({**marked, "cache_control": None}) == "ok"
+    assert shim.PydanticAiAgentAdapter.result_cache_points

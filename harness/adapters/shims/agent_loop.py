@@ -34,14 +34,15 @@ class Cancelled(BaseException):
     """
 
 
-def tool_results(turn: dict) -> list[dict]:
-    """The tool_result blocks of a turn's new messages; other user content cannot enter a running loop."""
+def tool_results(turn: dict, result_cache_points: bool = False) -> list[dict]:
+    """The tool_result blocks of a turn's new messages; other user content cannot enter a running loop, nor a cache
+    point beside a result unless a tool can return one (``result_cache_points``)."""
     blocks = [b for m in turn.get("messages") or () for b in (m["content"] if isinstance(m["content"], list)
                                                               else [{"type": "text", "text": m["content"]}])]
     others = [b.get("type") for b in blocks if b.get("type") != "tool_result"]
     if others:
         raise AdapterSkip(f"an agent loop takes no user content between its model calls (this turn adds {others})")
-    if any(b.get("cache_control") for b in blocks):  # a tool returns its result; the loop builds the message
+    if not result_cache_points and any(b.get("cache_control") for b in blocks):  # the loop builds the message
         raise AdapterSkip("an agent loop takes no cache point beside a tool result (its tools return results only)")
     return blocks
 
@@ -157,6 +158,9 @@ def _unanswered(call_id: str) -> dict:
 class AgentShim(Shim):
     """A shim whose turns drive one agent loop per conversation; subclasses write ``run(turn, endpoint, loop)``."""
 
+    # whether the library's tools can return a cache point to go after their result (the tool's own return value)
+    result_cache_points = False
+
     def __init__(self) -> None:
         super().__init__()
         self.loop: AgentLoop | None = None
@@ -169,7 +173,7 @@ class AgentShim(Shim):
                 loop.close()
             self.loop = loop = AgentLoop(turn.get("conversation"), lambda own: self.run(turn, endpoint, own))
         else:
-            results = tool_results(turn)
+            results = tool_results(turn, self.result_cache_points)
             if loop.finished:
                 yield {"type": "error", "code": LOOP_ENDED, "message": "the agent loop had already finished, without "
                        f"running the {len(results)} tool call(s) the model made, so their results had nowhere to go"}

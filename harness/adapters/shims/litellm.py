@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import httpx
 
+from harness.converse.request import output_config, served_options
 from harness.converse.stream import error_chunk as caught
 
 from harness.adapters.shims.common import EndpointRefused, Shim, assert_endpoint, message_chunk, native_chunk
@@ -106,7 +107,8 @@ def completion_kwargs(turn: dict, endpoint: dict, messages: list | None = None) 
     }
     if turn.get("tools"):
         kwargs["tools"] = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                                             "parameters": t["input_schema"]},
+                                                             "parameters": t["input_schema"],
+                                                             **({"strict": True} if t.get("strict") else {})},
                             **cached(t)} for t in turn["tools"]]  # a tool's cache_control: a cachePoint after it
     # auto is Bedrock's default: left out, as an app writes it (LiteLLM refuses any tool_choice for a model outside
     # its allow-list unless told to drop it)
@@ -116,7 +118,41 @@ def completion_kwargs(turn: dict, endpoint: dict, messages: list | None = None) 
         kwargs["temperature"] = options["temperature"]
     if options.get("thinking_budget"):
         kwargs["thinking"] = {"type": "enabled", "budget_tokens": options["thinking_budget"]}
-    return kwargs
+    return {**kwargs, **served(options), **response_format(options)}
+
+
+def missing() -> set[str]:
+    """The capabilities this release has no API for: the tier where AmazonConverseConfig's config blocks hold no
+    serviceTier (1.80.6: guardrailConfig and performanceConfig only), structured output where litellm's Bedrock types
+    have no OutputConfigBlock (1.80.6 sends a json tool instead)."""
+    with _offline():
+        from litellm.llms.bedrock.chat.converse_transformation import AmazonConverseConfig
+        from litellm.types.llms import bedrock
+
+    return ({"service_tier"} if "serviceTier" not in AmazonConverseConfig.get_config_blocks() else set()) | (
+        {"structured_output"} if not hasattr(bedrock, "OutputConfigBlock") else set())
+
+
+def served(options: dict) -> dict:
+    """How the turn asks to be served, as LiteLLM's parameters: the OpenAI ``service_tier`` (its Bedrock path maps it to
+    serviceTier, _map_service_tier_param), and Bedrock's own ``performanceConfig`` and ``guardrailConfig``, the config
+    blocks AmazonConverseConfig.get_config_blocks takes as given."""
+    wire = served_options(options)
+    params = {"service_tier": (wire.get("serviceTier") or {}).get("type"), "performanceConfig": wire.get("performanceConfig"),
+              "guardrailConfig": wire.get("guardrailConfig")}
+    return {key: value for key, value in params.items() if value is not None}
+
+
+def response_format(options: dict) -> dict:
+    """``options.output_format`` as the OpenAI ``response_format`` (json_schema with its name, description and schema,
+    strict), which LiteLLM sends as Bedrock's outputConfig.textFormat for a model with native structured output."""
+    if options.get("output_format") is None:
+        return {}
+    output_config(options)  # the one-line error for a malformed output_format
+    wanted = options["output_format"]
+    schema = {"name": wanted.get("name") or "response", "schema": wanted["schema"], "strict": True,
+              **({"description": wanted["description"]} if wanted.get("description") else {})}
+    return {"response_format": {"type": "json_schema", "json_schema": schema}}
 
 
 def error_chunk(exc: Exception) -> dict:
@@ -133,8 +169,17 @@ class LiteLLMAdapter(Shim):
     name = "litellm"
     distribution = "litellm"
     extra = "litellm"
-    # Today's surface it reaches: cache points (cache_control on parts, tools and tool messages).
-    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", OWN_HISTORY, USAGE_INCLUDES_CACHE, NON_STREAMING}
+    # Today's surface it reaches: cache points (cache_control on parts, tools and tool messages); structured output
+    # (response_format json_schema, strict tools) where the release has Bedrock's OutputConfigBlock. How a request is
+    # served: the guardrail and latency (Bedrock's config blocks), the tier where the config blocks hold serviceTier, and
+    # the metadata's trace, the stream's model-level provider_specific_fields.
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "structured_output", "guardrail", "service_tier",
+                                                   "response_metadata", OWN_HISTORY, USAGE_INCLUDES_CACHE,
+                                                   NON_STREAMING}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.capabilities = self.capabilities - missing()
     native_differences = NATIVE_DIFFERENCES
     vocabulary = VOCABULARY
 

@@ -17,6 +17,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from harness.converse.stream import metadata_chunk
+
 __all__ = ["STOP_REASONS", "anthropic_message", "cached", "chunks_from_stream_chunk", "redacted_data", "to_openai",
            "tool_choice"]
 
@@ -182,6 +184,9 @@ def chunks_from_stream_chunk(chunk: Any, native: bool = False) -> Iterator[dict]
             yield {"type": "stop", "reason": STOP_REASONS.get(reason, reason)}
     if _get(chunk, "usage"):
         yield _usage_chunk(_get(chunk, "usage"))
+    trace = (_get(chunk, "provider_specific_fields") or {}).get("trace")  # the metadata event's trace, as LiteLLM keeps it
+    served = metadata_chunk({"trace": trace}) if isinstance(trace, dict) else None
+    yield from [served] if served else ()
 
 
 # ---- the built message -> Anthropic format (the closing message chunk) ----

@@ -38,6 +38,7 @@ from pydantic import BaseModel
 
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, tool_choice
+from harness.converse.request import served_options
 from harness.converse.stream import STREAM_ERRORS, error_chunk
 from harness.judge.protocol import NON_STREAMING, OWN_HISTORY
 
@@ -152,6 +153,7 @@ def make_llm(turn: dict, endpoint: dict, max_retries: int | None = None) -> Bedr
     budget, temperature = options.get("thinking_budget"), options.get("temperature")
     kwargs: dict = {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else {}
     kwargs.update({"max_retries": max_retries} if max_retries is not None else {})
+    kwargs.update(guardrail(options))
     if temperature is not None or budget:
         kwargs["temperature"] = 1.0 if temperature is None else temperature
     llm = BedrockConverse(
@@ -160,6 +162,15 @@ def make_llm(turn: dict, endpoint: dict, max_retries: int | None = None) -> Bedr
         aws_secret_access_key=endpoint["aws_secret_access_key"], **kwargs)
     assert_endpoint(boto_endpoint(llm._client), endpoint, "BedrockConverse's client")  # no public accessor
     return llm
+
+
+def guardrail(options: dict) -> dict:
+    """BedrockConverse's guardrail fields for the turn's guardrail: guardrail_identifier, guardrail_version, trace and
+    guardrail_stream_processing_mode (which converse_with_retry sends on ConverseStream only)."""
+    wire = served_options(options).get("guardrailConfig") or {}
+    fields = {"guardrail_identifier": wire.get("guardrailIdentifier"), "guardrail_version": wire.get("guardrailVersion"),
+              "trace": wire.get("trace"), "guardrail_stream_processing_mode": wire.get("streamProcessingMode")}
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 class LlamaIndexAdapter(Shim):
@@ -171,6 +182,9 @@ class LlamaIndexAdapter(Shim):
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
         "round_trip", "errors", "streaming", OWN_HISTORY, NON_STREAMING,
+        # how a request is served: the guardrail (BedrockConverse's guardrail fields) and the metadata event's
+        # invoked model, tier and latency (the last ChatResponse's raw, the metadata event as botocore gave it)
+        "guardrail", "response_metadata",
     })
     native_differences = NATIVE_DIFFERENCES
     # Read in llama-index-core (0.14.8 and 0.14.25): a ToolCallBlock may hold a call's arguments as JSON text.

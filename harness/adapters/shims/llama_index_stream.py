@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from harness.converse.stream import metadata_chunk
+
 __all__ = ["ChatStream", "anthropic_blocks", "tool_choice"]
 
 
@@ -93,7 +95,8 @@ class ChatStream:
         return [{"type": "reasoning", "signature": signature}]
 
     def close(self, llm: Any) -> Iterator[dict]:
-        """The held chunks with each call whole (its id as LlamaIndex gives it), then usage."""
+        """The held chunks with each call whole (its id as LlamaIndex gives it), then usage, then what the metadata
+        event reports of how the request was served (the last response's ``raw``)."""
         if self.last is None:
             return
         tail = self._release(self.sign())
@@ -109,6 +112,9 @@ class ChatStream:
             yield {"type": "usage", "input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"],
                    "cache_read_input_tokens": usage.get("cache_read_input_tokens") or 0,
                    "cache_write_input_tokens": usage.get("cache_creation_input_tokens") or 0}
+        raw = getattr(self.last, "raw", None)  # the metadata event the usage response was made from
+        served = metadata_chunk(raw["metadata"]) if isinstance(raw, dict) and isinstance(raw.get("metadata"), dict) else None
+        yield from [served] if served else ()
 
     def abort(self) -> list[dict]:
         """The held chunks without the calls, which never completed."""

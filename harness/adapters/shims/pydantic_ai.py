@@ -29,15 +29,25 @@ from typing import Any, Callable
 from harness.adapters.shims import pydantic_ai_native as native
 from harness.adapters.shims.pydantic_ai_history import to_pydantic_ai
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.converse.request import converse_twin, served_options, thinking_budget
+from harness.converse.request import converse_twin, output_config, served_options, system_blocks, thinking_budget
 from harness.converse.stream import error_chunk
-from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
+from harness.judge.protocol import (FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE,
+                                    AdapterSkip)
 
 GUARDRAIL = "guardrail"  # bedrock_guardrail_config, in every release the shim runs (1.23 on)
 SERVICE_TIER = "service_tier"  # bedrock_service_tier (not in 1.23) beside bedrock_performance_configuration
+# native output as outputConfig.textFormat and ToolDefinition.strict as toolSpec.strict: the releases whose
+# BedrockModelProfile has bedrock_supports_strict_tool_definition (not 1.23, which sends neither)
+STRUCTURED_OUTPUT = "structured_output"
+# the ``citations`` model setting (documents sent with citations enabled, each block's citations kept on its TextPart
+# with Bedrock's own in provider_details): the releases whose ModelSettings has it (not 1.23)
+CITATIONS = "citations"
+# cache points: CachePoint(ttl=...) in a user prompt's content, bedrock_cache_instructions after the system prompt and
+# bedrock_cache_tool_definitions after the last tool, each with its TTL: the releases with both settings (not 1.23)
+CACHE_POINTS = "cache_points"
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "PydanticAiPersistedAdapter", "error", "from_event",
-           "from_response", "importable", "parameters", "parsed_args", "served", "settings", "usage"]
+           "from_response", "importable", "parameters", "parsed_args", "served", "settings", "surface", "usage"]
 
 DISTRIBUTION = "pydantic-ai-slim"
 # pydantic-ai's finish_reason -> the Bedrock stopReason it most often stands for; lossy: 'stop' also covers
@@ -60,7 +70,7 @@ class PydanticAiAdapter(Shim):
     def __init__(self) -> None:
         super().__init__()
         importable(self.version)
-        self.capabilities = self.capabilities | served()
+        self.capabilities = self.capabilities | served() | surface()
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception becomes the closing error chunk."""
@@ -71,7 +81,7 @@ class PydanticAiAdapter(Shim):
         sent, response, failed = (copy.deepcopy(history) if turn.get("non_streaming") else None), None, None
         try:
             ids: dict[int, str] = {}
-            with model_request_stream_sync(model, list(history), model_settings=settings(turn),
+            with model_request_stream_sync(model, list(history), model_settings=settings(turn, cites=self._cites(turn)),
                                            model_request_parameters=parameters(turn)) as stream:
                 for event in stream:
                     yield from from_event(event, ids)
@@ -85,7 +95,14 @@ class PydanticAiAdapter(Shim):
             yield message_chunk(native.anthropic_parts(response))
         if turn.get("non_streaming"):  # streaming parity: the same history through model_request_sync (Converse)
             yield native_chunk("stream", lambda: native.native(response), failed)
-            yield native_chunk("converse", lambda: native.native(_whole(model, turn, sent)))
+            yield native_chunk("converse", lambda: native.native(_whole(model, turn, sent, self._cites(turn))))
+
+    def _cites(self, turn: dict) -> bool:
+        """Whether this conversation sent a document with citations enabled: an application that asks for citations
+        keeps the setting for the whole conversation (the document stays in the history)."""
+        if _cites(turn):
+            self.cited = turn.get("conversation")
+        return _cites(turn) or getattr(self, "cited", None) == turn.get("conversation") is not None
 
     def _model(self, turn: dict, endpoint: dict) -> Any:
         """The last turn's model when the model id and endpoint are the same (an agent keeps its model)."""
@@ -102,11 +119,11 @@ class PydanticAiPersistedAdapter(PydanticAiAdapter):
         return native.dump, native.load
 
 
-def _whole(model: Any, turn: dict, history: list) -> Any:
+def _whole(model: Any, turn: dict, history: list, cites: bool) -> Any:
     """The ModelResponse of the non-streamed request on the same history (``pydantic_ai.direct.model_request_sync``)."""
     from pydantic_ai.direct import model_request_sync
 
-    return model_request_sync(model, history, model_settings=settings(turn, converse=True),
+    return model_request_sync(model, history, model_settings=settings(turn, converse=True, cites=cites),
                               model_request_parameters=parameters(turn))
 
 
@@ -131,6 +148,22 @@ def served() -> set[str]:
     return {SERVICE_TIER} if "bedrock_service_tier" in BedrockModelSettings.__annotations__ else set()
 
 
+def surface() -> set[str]:
+    """Today's surface this release has the API for: structured output where BedrockModelProfile has
+    ``bedrock_supports_strict_tool_definition`` (the release that sends ``outputConfig`` for NativeOutput and
+    ``strict`` on tools), citations where ModelSettings has ``citations``; 1.23 has neither."""
+    from pydantic_ai.providers.bedrock import BedrockModelProfile
+
+    from pydantic_ai.settings import ModelSettings
+
+    fields = getattr(BedrockModelProfile, "__dataclass_fields__", None) or BedrockModelProfile.__annotations__
+    from pydantic_ai.models.bedrock import BedrockModelSettings
+
+    cache = {"bedrock_cache_instructions", "bedrock_cache_tool_definitions"} <= set(BedrockModelSettings.__annotations__)
+    return ({STRUCTURED_OUTPUT} if "bedrock_supports_strict_tool_definition" in fields else set()) | (
+        {CITATIONS} if "citations" in ModelSettings.__annotations__ else set()) | ({CACHE_POINTS} if cache else set())
+
+
 def _model(model_id: str, endpoint: dict) -> Any:
     from pydantic_ai.models.bedrock import BedrockConverseModel
     from pydantic_ai.providers.bedrock import BedrockProvider
@@ -142,12 +175,13 @@ def _model(model_id: str, endpoint: dict) -> Any:
     return BedrockConverseModel(model_id, provider=provider)
 
 
-def settings(turn: dict, converse: bool = False) -> dict:
+def settings(turn: dict, converse: bool = False, cites: bool | None = None) -> dict:
     """BedrockModelSettings: max_tokens, temperature, tool_choice, thinking as a request field (exact budget), and the
     guardrail as ``bedrock_guardrail_config`` (sent as guardrailConfig as given; for Converse, ``converse``, without
     streamProcessingMode, which Converse's GuardrailConfiguration does not have); the service tier and latency as
     ``bedrock_service_tier`` and ``bedrock_performance_configuration`` (a release without the tier setting ignores it,
-    and its shim does not declare ``service_tier``: ``served``)."""
+    and its shim does not declare ``service_tier``: ``served``); ``citations`` when the conversation sends a document
+    with citations enabled (``cites``, else this turn's messages)."""
     options = turn.get("options") or {}
     served = served_options(options)
     guardrail = (converse_twin(served) if converse else served).get("guardrailConfig")
@@ -158,18 +192,61 @@ def settings(turn: dict, converse: bool = False) -> dict:
               "bedrock_additional_model_requests_fields":
                   {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
               "bedrock_guardrail_config": guardrail, "bedrock_service_tier": served.get("serviceTier"),
-              "bedrock_performance_configuration": served.get("performanceConfig")}
+              "bedrock_performance_configuration": served.get("performanceConfig"),
+              "citations": True if (_cites(turn) if cites is None else cites) else None,
+              "bedrock_cache_instructions": _last_marked([control for _text, control in system_blocks(turn.get("system"))],
+                                                         "the system prompt's blocks", "bedrock_cache_instructions"),
+              "bedrock_cache_tool_definitions": _last_marked([t.get("cache_control") for t in turn.get("tools") or ()],
+                                                             "the tools", "bedrock_cache_tool_definitions")}
     return {key: value for key, value in values.items() if value is not None}
 
 
+def _last_marked(controls: list, what: str, setting: str) -> Any:
+    """The setting's value for a cache point after the last of ``controls`` (its TTL, else True), None without one;
+    a skip when another than the last is marked: pydantic-ai places its one point after all of them."""
+    if not any(controls):
+        return None
+    if [bool(c) for c in controls] != [False] * (len(controls) - 1) + [True]:
+        raise AdapterSkip(f"pydantic-ai places its cache point after all of {what} only ({setting})")
+    return controls[-1].get("ttl") or True
+
+
+def _cites(turn: dict) -> bool:
+    """Whether the turn sends a document with citations enabled (pydantic-ai's ``citations`` setting turns them on for
+    every document of the request; a tool result's document counts too)."""
+    def documents(content: Any) -> Iterator[dict]:
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "document":
+                yield block
+            elif isinstance(block, dict) and block.get("type") == "tool_result":
+                yield from documents(block.get("content"))
+    return any((d.get("citations") or {}).get("enabled") for m in turn.get("messages") or ()
+               for d in documents(m.get("content")))
+
+
 def parameters(turn: dict) -> Any:
-    """ModelRequestParameters with one ToolDefinition per tool (text output allowed)."""
+    """ModelRequestParameters with one ToolDefinition per tool (``strict`` where the tool is; text output allowed);
+    ``options.output_format`` as native output (``output_mode="native"`` with its OutputObjectDefinition: the schema,
+    name and description NativeOutput gives a model)."""
     from pydantic_ai.models import ModelRequestParameters
     from pydantic_ai.tools import ToolDefinition
 
-    tools = [ToolDefinition(name=t["name"], description=t.get("description"), parameters_json_schema=t["input_schema"])
-             for t in turn.get("tools") or ()]
-    return ModelRequestParameters(function_tools=tools, allow_text_output=True)
+    options = turn.get("options") or {}
+    tools = [ToolDefinition(name=t["name"], description=t.get("description"), parameters_json_schema=t["input_schema"],
+                            **({"strict": True} if t.get("strict") else {})) for t in turn.get("tools") or ()]
+    return ModelRequestParameters(function_tools=tools, allow_text_output=True, **native_output(options))
+
+
+def native_output(options: dict) -> dict:
+    """``output_mode`` and ``output_object`` for the turn's output format (nothing without one)."""
+    if options.get("output_format") is None:
+        return {}
+    from pydantic_ai.output import OutputObjectDefinition
+
+    output_config(options)  # the one-line error for a malformed output_format
+    wanted = options["output_format"]
+    return {"output_mode": "native", "output_object": OutputObjectDefinition(
+        json_schema=wanted["schema"], name=wanted.get("name"), description=wanted.get("description"))}
 
 
 def error(exc: BaseException) -> dict:
@@ -208,7 +285,9 @@ def from_event(event: Any, ids: dict[int, str]) -> Iterator[dict]:
     )
 
     item = event.part if isinstance(event, PartStartEvent) else event.delta if isinstance(event, PartDeltaEvent) else None
-    if isinstance(item, (TextPart, TextPartDelta)):
+    if isinstance(item, (TextPart, TextPartDelta)):  # a block's citations, Bedrock's own, as pydantic-ai keeps them
+        cited = (item.provider_details or {}).get("citations") if getattr(item, "provider_details", None) else None
+        yield from ({"type": "citation", "citation": c} for c in cited or () if isinstance(c, dict))
         text = item.content if isinstance(item, TextPart) else item.content_delta
         yield from ([{"type": "text", "text": text}] if text else ())
     elif isinstance(item, ThinkingPart):

@@ -38,13 +38,18 @@ class PydanticAiAgentAdapter(AgentShim):
     name = "pydantic-ai-agent"
     distribution = model_shim.DISTRIBUTION
     extra = "pydantic-ai"
+    # structured output (where the release has it): NativeOutput(StructuredDict(schema)) as the Agent's output_type,
+    # strict tools through a prepared toolset (Tool.from_schema takes no strict); cache points (where the release has
+    # them): the system and tools points as the model settings, a message point as a CachePoint in the prompt, one
+    # beside a tool result as the CachePoint of the tool's ToolReturn content
     capabilities = AgentShim.capabilities | {USAGE_INCLUDES_CACHE, model_shim.GUARDRAIL}
     vocabulary = pydantic_ai_native.VOCABULARY
+    result_cache_points = True  # a tool returns ToolReturn(value, content=[CachePoint(...)])
 
     def __init__(self) -> None:
         super().__init__()
         model_shim.importable(self.version)
-        self.capabilities = self.capabilities | model_shim.served()
+        self.capabilities = self.capabilities | model_shim.served() | (model_shim.surface() - {model_shim.CITATIONS})
 
     def run(self, turn: dict, endpoint: dict, loop: AgentLoop) -> None:
         """The agent on the scenario's opening, node by node, its chunks into ``loop``."""
@@ -65,8 +70,37 @@ def _agent(turn: dict, model: Any, loop: AgentLoop) -> Any:
     # framing_announcement: the Agent adds a ~120-word preamble of its own to the system prompt of a model without a
     # mid-conversation system role (documented, default on); the scenarios pin the application's system prompt.
     settings = {**model_shim.settings(turn), "framing_announcement": "never"}
-    return Agent(model, tools=tools, model_settings=settings,
+    return Agent(model, **_tools(turn, tools), **output_type(turn.get("options") or {}), model_settings=settings,
                  system_prompt=() if held else system_texts(turn.get("system")))
+
+
+def _tools(turn: dict, tools: list) -> dict:
+    """``tools=``, or where a scenario tool is strict a toolset whose prepare function marks it so (the
+    ToolDefinition's ``strict``, which BedrockConverseModel sends as toolSpec.strict)."""
+    strict = {t["name"] for t in turn.get("tools") or () if t.get("strict")}
+    if not strict:
+        return {"tools": tools}
+    import dataclasses
+
+    from pydantic_ai.toolsets import FunctionToolset
+
+    async def mark(_ctx: Any, definitions: list) -> list:
+        return [dataclasses.replace(d, strict=True) if d.name in strict else d for d in definitions]
+
+    return {"toolsets": [FunctionToolset(tools).prepared(mark)]}
+
+
+def output_type(options: dict) -> dict:
+    """The Agent's ``output_type`` for the turn's output format: ``NativeOutput`` of a ``StructuredDict`` of its JSON
+    schema, with its name and description (nothing without one: text output)."""
+    wanted = options.get("output_format")
+    if wanted is None:
+        return {}
+    from pydantic_ai import NativeOutput, StructuredDict
+
+    model_shim.output_config(options)  # the one-line error for a malformed output_format
+    return {"output_type": NativeOutput(StructuredDict(wanted["schema"]), name=wanted.get("name"),
+                                        description=wanted.get("description"))}
 
 
 def _answer(loop: AgentLoop) -> Any:
@@ -82,6 +116,11 @@ def tool_return(block: dict) -> Any:
     from pydantic_ai import exceptions
 
     part = pydantic_ai_history.request_part(block, {})
+    point = pydantic_ai_history.cache_point(block)
+    if point and not block.get("is_error"):  # the cache point after the result: the tool's extra user content
+        from pydantic_ai.messages import ToolReturn
+
+        return ToolReturn(return_value=part.content, content=point)
     if block.get("is_error"):
         # ToolFailed (a failed ToolReturnPart) arrived in 2.16; before it a tool reports a failure by raising
         # ModelRetry, which the agent records as a RetryPromptPart (counted against the tool's retries).

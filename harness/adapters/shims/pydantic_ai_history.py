@@ -11,7 +11,7 @@ from typing import Any
 
 from harness.converse.request import system_texts
 
-__all__ = ["PROVIDER", "request_part", "to_pydantic_ai", "tool_return_part"]
+__all__ = ["PROVIDER", "cache_point", "request_part", "to_pydantic_ai", "tool_return_part"]
 
 PROVIDER = "bedrock"  # pydantic-ai's provider name for Bedrock, kept on parts whose signatures go back to it
 
@@ -32,8 +32,49 @@ def to_pydantic_ai(turn: dict, held: list = ()) -> list:
             history.append(_response(message, turn["model_id"]))
             pending = []
         else:
-            pending += [request_part(block, names) for block in _blocks(message["content"])]
+            pending += _user_parts(_blocks(message["content"]), names)
     return history + ([ModelRequest(parts=pending)] if pending else [])
+
+
+def _user_parts(blocks: list[dict], names: dict[str, str]) -> list:
+    """A user message's parts, one per block; where it sends a document, its text, images and documents as one
+    UserPromptPart of that content list, as an application asks about a document (``run(["...", BinaryContent(...)])``:
+    BedrockConverseModel maps each UserPromptPart to its own message content and adds a text of its own to one that
+    holds a document alone)."""
+    from pydantic_ai.messages import UserPromptPart
+
+    if not any(block.get("type") == "document" for block in blocks):
+        return [part for block in blocks for part in _marked(request_part(block, names), block)]
+    prompt = [block for block in blocks if block.get("type") in ("text", "image", "document")]
+    content = [item for block in prompt for item in [block["text"] if block["type"] == "text" else _binary(block),
+                                                     *cache_point(block)]]
+    return [UserPromptPart(content=content)] + [part for block in blocks if block not in prompt
+                                                for part in _marked(request_part(block, names), block)]
+
+
+def cache_point(block: dict) -> list:
+    """The ``CachePoint`` a block's ``cache_control`` asks for after it (its TTL where it names one), or nothing."""
+    control = block.get("cache_control")
+    if not control:
+        return []
+    from pydantic_ai.messages import CachePoint
+
+    return [CachePoint(ttl=control["ttl"]) if control.get("ttl") else CachePoint()]
+
+
+def _marked(part: Any, block: dict) -> list:
+    """A part and the cache point its block asks for: inside a user prompt's content after what it marks, or after a
+    tool's return as a user prompt of the marker alone (BedrockConverseModel puts it at the end of the user message
+    built so far, beside the toolResult)."""
+    from pydantic_ai.messages import UserPromptPart
+
+    point = cache_point(block)
+    if not point:
+        return [part]
+    if isinstance(part, UserPromptPart):
+        content = part.content if isinstance(part.content, list) else [part.content]
+        return [UserPromptPart(content=[*content, *point])]
+    return [part, UserPromptPart(content=point)]
 
 
 def _blocks(content: Any) -> list[dict]:
@@ -41,9 +82,12 @@ def _blocks(content: Any) -> list[dict]:
 
 
 def _binary(block: dict) -> Any:
+    """An image or document as BinaryContent (a plain-text document's text as its UTF-8 bytes, ``text/plain``)."""
     from pydantic_ai.messages import BinaryContent
 
     source = block["source"]
+    if source["type"] == "text":
+        return BinaryContent(data=source["data"].encode("utf-8"), media_type="text/plain")
     return BinaryContent(data=base64.b64decode(source["data"]), media_type=source["media_type"])
 
 
@@ -54,11 +98,11 @@ def request_part(block: dict, names: dict[str, str]) -> Any:
         content = block.get("content")
         if isinstance(content, list):
             content = [p if isinstance(p, str) else p["text"] if p.get("type") == "text" else
-                       _binary(p) if p.get("type") == "image" else p.get("json", p) for p in content]
+                       _binary(p) if p.get("type") in ("image", "document") else p.get("json", p) for p in content]
             content = content[0] if len(content) == 1 else content  # a tool returns its one value, not a list of it
         return tool_return_part(names.get(block["tool_use_id"], ""), content, block["tool_use_id"],
                                 bool(block.get("is_error")))
-    if block.get("type") == "image":
+    if block.get("type") in ("image", "document"):
         return UserPromptPart(content=[_binary(block)])
     return UserPromptPart(content=block["text"])
 

@@ -30,13 +30,13 @@ from botocore.exceptions import ClientError
 
 from harness.adapters.shims import strands_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.converse.request import system_blocks, thinking_budget
-from harness.converse.stream import error_chunk, usage_chunk
+from harness.converse.request import served_options, system_blocks, thinking_budget
+from harness.converse.stream import error_chunk, metadata_chunk, response_fields_chunk, usage_chunk
 from harness.converse.tools import cache_block
 from harness.judge.protocol import AdapterSkip, FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES
 
-__all__ = ["StrandsAdapter", "StrandsPersistedAdapter", "chunks_from_events", "error", "final_message", "system_content",
-           "to_strands"]
+__all__ = ["StrandsAdapter", "StrandsPersistedAdapter", "chunks_from_events", "closing", "error", "final_message",
+           "has_service_tier", "served", "system_content", "to_strands"]
 
 DISTRIBUTION = "strands-agents"
 
@@ -48,10 +48,21 @@ class StrandsAdapter(Shim):
     distribution = DISTRIBUTION
     extra = "strands"
     # the surface strands' API reaches: cache points (CachePoint content blocks, system_prompt_content, cache_tools),
-    # usage's cacheDetails (strands' Usage keeps them), images and documents in a ToolResult's content
-    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "cache_details", "tool_result_media",
+    # usage's cacheDetails (strands' Usage keeps them), images and documents in a ToolResult's content, citations
+    # (CitationStreamEvent, the assembled citationsContent block); how a request is served: the guardrail
+    # (guardrail_id, guardrail_version, guardrail_trace, guardrail_stream_processing_mode), response field paths
+    # (additional_response_field_paths; messageStop as the raw event strands passes on), the metadata event's trace,
+    # tier and latency (the raw metadata event), and where BedrockConfig has ``service_tier`` the tier (the latency
+    # through ``additional_args``, strands' field for any other request member)
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "cache_details", "tool_result_media", "citations",
+                                                   "guardrail", "response_fields", "response_metadata", "service_tier",
                                                    OWN_HISTORY, NON_STREAMING}
     native_differences = native.DIFFERENCES
+
+    def __init__(self) -> None:
+        super().__init__()
+        if not has_service_tier():
+            self.capabilities = self.capabilities - {"service_tier"}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception (after what it streamed) becomes the closing error chunk."""
@@ -115,11 +126,33 @@ def _bedrock_model(turn: dict, endpoint: dict, streaming: bool = True) -> Any:
     config = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
               "temperature": None if budget else options.get("temperature"),
               "additional_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
-              "cache_tools": _cache_tools(turn.get("tools") or ())}
+              "cache_tools": _cache_tools(turn.get("tools") or ()), **served(options)}
     model = BedrockModel(boto_session=session, endpoint_url=endpoint["endpoint_url"],
                          **{k: v for k, v in config.items() if v is not None}, **({} if streaming else {"streaming": False}))
     assert_endpoint(boto_endpoint(model.client), endpoint, "BedrockModel.client")
     return model
+
+
+def has_service_tier() -> bool:
+    """Whether this release's ``BedrockConfig`` has ``service_tier`` (1.19.0 has none: no tier reaches the request)."""
+    from strands.models.bedrock import BedrockModel
+
+    return "service_tier" in BedrockModel.BedrockConfig.__annotations__
+
+
+def served(options: dict) -> dict:
+    """How the turn asks to be served, as ``BedrockConfig`` keys: the guardrail's four, ``service_tier``,
+    ``additional_response_field_paths``, and the latency as ``additional_args`` (strands has no performanceConfig
+    key; ``additional_args`` is what it merges into the request as given)."""
+    wire = served_options(options)
+    guardrail = wire.get("guardrailConfig") or {}
+    config = {"guardrail_id": guardrail.get("guardrailIdentifier"), "guardrail_version": guardrail.get("guardrailVersion"),
+              "guardrail_trace": guardrail.get("trace"),
+              "guardrail_stream_processing_mode": guardrail.get("streamProcessingMode"),
+              "service_tier": (wire.get("serviceTier") or {}).get("type"),
+              "additional_response_field_paths": wire.get("additionalModelResponseFieldPaths"),
+              "additional_args": {"performanceConfig": wire["performanceConfig"]} if "performanceConfig" in wire else None}
+    return {key: value for key, value in config.items() if value is not None}
 
 
 async def _collect(model: Any, turn: dict, history: list[dict], events: list[dict]) -> None:
@@ -228,6 +261,8 @@ def _result(block: dict) -> dict:
 
 def _block(block: Any) -> dict:
     kind = block.get("type")
+    if kind == "text" and block.get("citations"):  # a cited answer goes back as strands holds it: citationsContent
+        return {"citationsContent": {"citations": block["citations"], "content": [{"text": block["text"]}]}}
     if kind == "text":
         return {"text": block["text"]}
     if kind == "image":
@@ -252,6 +287,9 @@ def _streamed(event: dict) -> dict | None:
     """A callback-handler event as a chunk (tool deltas carry strands' ``current_tool_use``)."""
     if "data" in event and "delta" in event:
         return {"type": "text", "text": event["data"]}
+    cited = event["callback"] if isinstance(event.get("callback"), dict) else event  # 1.19.0 nests it in "callback"
+    if "citation" in cited and "delta" in cited:  # CitationStreamEvent: the citation delta as Bedrock sent it
+        return {"type": "citation", "citation": cited["citation"]}
     if "reasoningText" in event:
         return {"type": "reasoning", "text": event["reasoningText"]}
     if "reasoning_signature" in event:
@@ -282,7 +320,18 @@ def chunks_from_events(events: list[dict]) -> list[dict]:
     if final is None:
         return chunks
     stop_reason, message, usage, _metrics = final
-    return _assembled(chunks, message) + [{"type": "stop", "reason": stop_reason}, _usage(usage)]
+    stop, metadata = closing(events)
+    return _assembled(chunks, message) + [{"type": "stop", "reason": stop_reason}, *stop, _usage(usage), *metadata]
+
+
+def closing(events: list[dict]) -> tuple[list[dict], list[dict]]:
+    """What strands' typed events do not carry, from the raw stream events it passes on (``ModelStreamChunkEvent``):
+    messageStop's additionalModelResponseFields, and the metadata event's invoked model, tier and latency."""
+    raw = [event["event"] for event in events if isinstance(event.get("event"), dict)]
+    stops = [event["messageStop"] for event in raw if isinstance(event.get("messageStop"), dict)]
+    metadata = [event["metadata"] for event in raw if isinstance(event.get("metadata"), dict)]
+    return ([chunk for stop in stops[-1:] for chunk in response_fields_chunk(stop)],
+            [chunk for body in metadata[-1:] for chunk in filter(None, [metadata_chunk(body)])])
 
 
 def _assembled(chunks: list[dict], message: dict) -> list[dict]:

@@ -29,6 +29,7 @@ from harness.adapters.shims import strands as model_shim
 from harness.adapters.shims import strands_native
 from harness.adapters.shims.agent_loop import TIMEOUT_S, AgentLoop, AgentShim
 from harness.adapters.shims.common import message_chunk
+from harness.converse.stream import metadata_chunk, response_fields_chunk
 from harness.judge.protocol import AdapterSkip
 
 __all__ = ["StrandsAgentAdapter", "LastCallFirst", "ModelCall", "no_retries"]
@@ -40,8 +41,15 @@ class StrandsAgentAdapter(AgentShim):
     name = "strands-agent"
     distribution = model_shim.DISTRIBUTION
     extra = "strands"
-    # the model's cache_tools and cachePoint blocks, usage's cacheDetails; images and documents in the ToolResult a tool returns
-    capabilities = AgentShim.capabilities | {"cache_points", "cache_details", "tool_result_media"}
+    # the model's cache_tools and cachePoint blocks, usage's cacheDetails; images and documents in the ToolResult a tool
+    # returns; citations and how a request is served as the ``strands`` shim has them (the same BedrockModel)
+    capabilities = AgentShim.capabilities | {"cache_points", "cache_details", "tool_result_media", "citations",
+                                             "guardrail", "response_fields", "response_metadata", "service_tier"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        if not model_shim.has_service_tier():
+            self.capabilities = self.capabilities - {"service_tier"}
 
     def run(self, turn: dict, endpoint: dict, loop: AgentLoop) -> None:
         """The agent on the scenario's opening, its events into ``loop`` one model call at a time."""
@@ -161,8 +169,10 @@ class ModelCall:
             self._result(event["result"])
         elif "messageStop" in raw:
             self.closing.append({"type": "stop", "reason": raw["messageStop"].get("stopReason")})
+            self.closing.extend(response_fields_chunk(raw["messageStop"]))
         elif "usage" in raw.get("metadata", {}):
             self.closing.append(model_shim._usage(raw["metadata"]["usage"]))
+            self.closing.extend(filter(None, [metadata_chunk(raw["metadata"])]))
         elif (event.get("message") or {}).get("role") == "assistant":
             self._flush(event["message"])
         elif "message" not in event:

@@ -72,6 +72,11 @@ def _anthropic(block: dict) -> dict:
         return {"type": "text", "text": block["text"]}
     if set(block) == {"toolUse"} and isinstance(block["toolUse"], dict):
         return _tool_use(block["toolUse"])
+    cited = block.get("citationsContent") if set(block) == {"citationsContent"} else None
+    if isinstance(cited, dict) and set(cited) == {"citations", "content"} and all(
+            isinstance(part, dict) and set(part) == {"text"} for part in cited["content"]):
+        return {"type": "text", "text": "".join(part["text"] for part in cited["content"]),
+                "citations": cited["citations"]}
     reasoning = block.get("reasoningContent") if set(block) == {"reasoningContent"} else None
     if isinstance(reasoning, dict) and set(reasoning) == {"redactedContent"}:
         return {"type": "redacted_thinking", "data": base64.b64encode(reasoning["redactedContent"]).decode()}
