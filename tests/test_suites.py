@@ -141,6 +141,23 @@ def test_scripted_tools_are_declared_and_answered(sc):
             assert called <= set(turn.tool_results), f"turn {index} has no tool_results template for {called}"
 
 
+def _null_keys(value, where: str = ""):
+    """The paths of every key holding null in a tool's JSON schema (YAML's ``{description: a, e.g. b}`` flow mapping
+    makes ``e.g. b`` a key of null: no application sends that)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from [f"{where}.{key}"] if item is None else _null_keys(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _null_keys(item, f"{where}[{index}]")
+
+
+@by_id(SCENARIOS)
+def test_tool_schemas_hold_no_null_keys(sc):
+    found = [path for tool in sc.tools for path in _null_keys(tool.get("input_schema"), tool["name"])]
+    assert not found, f"keys of null in tool schemas (a YAML flow mapping split at a comma?): {found}"
+
+
 @by_id(SCENARIOS)
 def test_signatures_and_redacted_data_look_real(sc):
     for turn in sc.turns:
