@@ -281,7 +281,7 @@ def test_an_interrupted_environment_build_leaves_nothing_behind(index, monkeypat
     def broken(command, what):
         raise installer.InstallError(f"{what}: {kind} failed: simulated")
 
-    monkeypatch.setattr(installer, "_run", broken)
+    monkeypatch.setattr(installer, "run_command", broken)
     with pytest.raises(releases.ReleaseError, match=f"installing fakebedrock==1.0: {kind} failed: simulated"):
         releases.environment("fakebedrock", "1.0", tmp_path, installer=installer.Installer(kind, (kind,)))
     assert list(tmp_path.iterdir()) == []

@@ -20,7 +20,7 @@ import urllib.request
 from datetime import datetime
 from typing import Sequence
 
-from harness.adapters.installer import Installer, InstallError, PipOptions, _normal, _run
+from harness.adapters.installer import Installer, InstallError, PipOptions, normal_name, run_command
 
 __all__ = ["EraError", "DEFAULT_INDEX", "companions_of", "era_end", "uploaded"]
 
@@ -57,7 +57,7 @@ def _version_of(filename: str, name: str) -> str | None:
 
 def uploaded(name: str, options: PipOptions = NO_OPTIONS) -> dict[str, datetime]:
     """When each release of ``name`` was first uploaded, as the index's JSON API says (its earliest file)."""
-    url = f"{_index(options)}/{_normal(name)}/"
+    url = f"{_index(options)}/{normal_name(name)}/"
     request = urllib.request.Request(url, headers={"Accept": _JSON})
     try:
         with urllib.request.urlopen(request, timeout=_TIMEOUT) as answer:
@@ -103,18 +103,18 @@ def _resolved(requirement: str, end: datetime, installer: Installer, options: Pi
     """{normalized name: version} of everything ``requirement`` resolves to with only files uploaded before ``end``."""
     stamp = end.isoformat()
     if installer.kind == "uv":
-        out = _run([*installer.command, "pip", "compile", "-", "--quiet", "--no-header", "--no-annotate",
+        out = run_command([*installer.command, "pip", "compile", "-", "--quiet", "--no-header", "--no-annotate",
                     "--python-version", f"{sys.version_info[0]}.{sys.version_info[1]}", "--exclude-newer", stamp,
                     *options.args()], f"resolving {requirement} as of {stamp}", stdin=requirement + "\n")
         pins = (line.split("==", 1) for line in out.splitlines() if "==" in line and not line.startswith("#"))
-        return {_normal(name): version.split(";")[0].strip() for name, version in pins}
-    out = _run([*installer.command, "install", "--dry-run", "--ignore-installed", "--quiet", "--report", "-",
+        return {normal_name(name): version.split(";")[0].strip() for name, version in pins}
+    out = run_command([*installer.command, "install", "--dry-run", "--ignore-installed", "--quiet", "--report", "-",
                 "--uploaded-prior-to", stamp, requirement, *options.args()], f"resolving {requirement} as of {stamp}")
     try:
         report = json.loads(out)
     except ValueError:
         raise EraError(f"resolving {requirement} as of {stamp}: pip's --report is not JSON") from None
-    return {_normal(item["metadata"]["name"]): item["metadata"]["version"] for item in report.get("install", [])}
+    return {normal_name(item["metadata"]["name"]): item["metadata"]["version"] for item in report.get("install", [])}
 
 
 def companions_of(requirement: str, version: str, names: Sequence[str], installer: Installer,
@@ -129,4 +129,4 @@ def companions_of(requirement: str, version: str, names: Sequence[str], installe
         found = _resolved(f"{requirement}=={version}", end, installer, options)
     except InstallError as exc:
         raise EraError(str(exc)) from None
-    return [f"{name}=={found[_normal(name)]}" for name in names if _normal(name) in found]
+    return [f"{name}=={found[normal_name(name)]}" for name in names if normal_name(name) in found]

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ["INSTALLERS", "InstallError", "Installer", "PipOptions", "choose", "find_uv", "pip", "pip_command"]
+__all__ = ["INSTALLERS", "InstallError", "Installer", "PipOptions", "choose", "find_uv", "normal_name", "pip", "pip_command",
+           "run_command"]
 
 INSTALLERS = ("auto", "uv", "pip")
 _TAIL = 6  # lines of an installer's output kept in an error
@@ -50,7 +51,7 @@ class PipOptions:
         return out + (["--no-index"] if self.no_index else [])
 
 
-def _run(command: list[str], what: str, stdin: str | None = None) -> str:
+def run_command(command: list[str], what: str, stdin: str | None = None) -> str:
     """``command``'s output (``stdin`` its input), or an InstallError naming ``what`` with the tail of its output."""
     done = subprocess.run(command, capture_output=True, text=True, input=stdin)
     if done.returncode:
@@ -100,21 +101,21 @@ def pip_command(cache: Path) -> list[str]:
 
 def pip(cache: Path, args: Sequence[str], what: str) -> str:
     """pip's output for ``args`` (``pip_command``'s pip); InstallError naming ``what``."""
-    return _run([*pip_command(cache), *args], what)
+    return run_command([*pip_command(cache), *args], what)
 
 
 def _harness_versions(leave_out: Sequence[str]) -> list[str]:
     """``name==version`` of every distribution in the harness's environment, but those named in ``leave_out``."""
-    skip = {_normal(name) for name in (*leave_out, "bedrock-harness")}
+    skip = {normal_name(name) for name in (*leave_out, "bedrock-harness")}
     found: dict[str, str] = {}
     for dist in importlib.metadata.distributions():
         name, version = dist.metadata.get("Name"), dist.version
-        if name and version and _normal(name) not in skip:
-            found.setdefault(_normal(name), f"{name}=={version}")
+        if name and version and normal_name(name) not in skip:
+            found.setdefault(normal_name(name), f"{name}=={version}")
     return sorted(found.values())
 
 
-def _normal(name: str) -> str:
+def normal_name(name: str) -> str:
     """A distribution name as PEP 503 compares them: ``Foo_Bar`` -> ``foo-bar``."""
     return re.sub(r"[-_.]+", "-", re.split(r"[\[<>=!~;, ]", name, maxsplit=1)[0]).lower()
 
@@ -129,17 +130,17 @@ class Installer:
     def install(self, python: Path, requirements: Sequence[str], options: PipOptions, what: str) -> None:
         """Install ``requirements`` into the environment of ``python``; InstallError naming ``what``."""
         if self.kind == "pip":
-            _run([*self.command, "--python", str(python), "install", "--quiet", *requirements, *options.args()], what)
+            run_command([*self.command, "--python", str(python), "install", "--quiet", *requirements, *options.args()], what)
             return
         base = [*self.command, "pip", "install", "--quiet", "--python", str(python), *requirements, *options.args()]
         constraints = python.parent.parent / "harness-constraints.txt"
         constraints.write_text("\n".join(_harness_versions(requirements)) + "\n")
         try:
-            _run([*base, "--constraints", str(constraints)], what)
+            run_command([*base, "--constraints", str(constraints)], what)
         except InstallError as error:
             if _NO_SOLUTION not in str(error):
                 raise
-            _run(base, what)  # the release needs other versions than the harness has: its own resolution
+            run_command(base, what)  # the release needs other versions than the harness has: its own resolution
 
 
 def choose(preference: str, cache: Path) -> Installer:

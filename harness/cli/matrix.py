@@ -90,8 +90,8 @@ class _Releases:
     def of_era(self, version: str) -> list[str]:
         """The shim's era companions (``releases.era_companions``) that ``--with`` does not name, at their releases of
         ``version``'s era, said in one line; none, also said, when the era cannot be had."""
-        given = {installer._normal(requirement) for requirement in self.companions}
-        names = [name for name in releases.era_companions(self.spec) if installer._normal(name) not in given]
+        given = {installer.normal_name(requirement) for requirement in self.companions}
+        names = [name for name in releases.era_companions(self.spec) if installer.normal_name(name) not in given]
         if not names:
             return []
         try:
