@@ -139,14 +139,27 @@ def test_the_installer_resolves_the_companion_of_the_era(index, tmp_path, kind):
         pytest.skip("uv is not installed")
     chosen = installer.choose(kind, tmp_path)
     options = PipOptions(index_url=url)
+    if kind == "pip" and "--uploaded-prior-to" not in installer.run_command([*chosen.command, "install", "--help"], "help"):
+        with pytest.raises(era.EraError, match="this pip has no --uploaded-prior-to"):  # pip before 26.0
+            era.companions_of("fakebedrock", "2.0", ["fakecompanion"], chosen, options)
+        return
     assert era.companions_of("fakebedrock", "2.0", ["fakecompanion", "missing"], chosen, options) == [
         "fakecompanion==1.0"]
     assert era.companions_of("fakebedrock", "2.1", ["fakecompanion"], chosen, options) == []  # today's
 
 
+def _resolves_as_of_a_date(tmp_path) -> bool:
+    """Whether the installer matrix picks (uv when installed, else pip) can resolve as of a date."""
+    chosen = installer.choose("auto", tmp_path)
+    return chosen.kind == "uv" or "--uploaded-prior-to" in installer.run_command(
+        [*chosen.command, "install", "--help"], "pip's help")
+
+
 def test_matrix_runs_each_release_with_the_companion_of_its_era(index, tmp_path, monkeypatch):
     """fakebedrock 2.0 passes with fakecompanion 1.0, the release of its era; 2.1 (the newest) runs with today's
     2.0 and fails; ``--with`` names the companion and takes its place."""
+    if not _resolves_as_of_a_date(tmp_path):
+        pytest.skip("neither uv nor a pip with --uploaded-prior-to (26.0 and later) is installed")
     url, shim, _ = index
     monkeypatch.syspath_prepend(str(shim))
     base = ["matrix", "fakeshim:Adapter", "--package", "fakebedrock", "--index-url", url, "--cache-dir",

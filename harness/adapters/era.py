@@ -4,7 +4,7 @@ release asks for that was uploaded before the library's next release came out, a
 
 When each release was uploaded comes from the package index's JSON API (PEP 691, with PEP 700's ``upload-time``:
 PyPI's, or ``--index-url``'s); which companion releases the library resolves to as of then comes from the installer
-itself (``uv pip compile --exclude-newer``, ``pip install --dry-run --report --uploaded-prior-to``), so a range is
+itself (``uv pip compile --exclude-newer``, ``pip install --dry-run --report --uploaded-prior-to``, pip 26.0 and later), so a range is
 read by the tool that installs it. Without an index that dates its files (``--no-index``, a find-links folder, an
 index without the JSON API) a release runs with the harness's own companions, and the caller says so in one line.
 """
@@ -108,8 +108,15 @@ def _resolved(requirement: str, end: datetime, installer: Installer, options: Pi
                     *options.args()], f"resolving {requirement} as of {stamp}", stdin=requirement + "\n")
         pins = (line.split("==", 1) for line in out.splitlines() if "==" in line and not line.startswith("#"))
         return {normal_name(name): version.split(";")[0].strip() for name, version in pins}
-    out = run_command([*installer.command, "install", "--dry-run", "--ignore-installed", "--quiet", "--report", "-",
-                "--uploaded-prior-to", stamp, requirement, *options.args()], f"resolving {requirement} as of {stamp}")
+    try:
+        out = run_command([*installer.command, "install", "--dry-run", "--ignore-installed", "--quiet", "--report", "-",
+                           "--uploaded-prior-to", stamp, requirement, *options.args()],
+                          f"resolving {requirement} as of {stamp}")
+    except InstallError as exc:
+        if "no such option: --uploaded-prior-to" in str(exc):  # pip before 26.0 cannot resolve as of a date
+            raise EraError("this pip has no --uploaded-prior-to (pip 26.0 and later, or uv, resolve as of a date)") \
+                from None
+        raise
     try:
         report = json.loads(out)
     except ValueError:
