@@ -30,7 +30,7 @@ from harness.studies.explore.session import Outcome, Session, outputs_differ
 
 __all__ = ["PROFILES", "Failure", "Profile", "Report", "explore"]
 
-_ORDER = ("adapter", "law", "conservation", "rule", "round_trip", "assembly", "parity", "compare")
+_ORDER = ("adapter", "law", "conservation", "rule", "request", "round_trip", "assembly", "parity", "compare")
 
 
 @dataclass(frozen=True)
