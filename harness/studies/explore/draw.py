@@ -261,7 +261,7 @@ def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int) 
         _future_block(draw, turn)
         if not calls:
             turn.text(draw)
-    missing = options.robustness and calls and not fam.whole and draw(st.integers(0, 15)) == 0
+    missing = options.robustness and calls and not fam.whole and draw(st.integers(0, 15)) == 15  # shrinks away
     for n in range(calls):
         if n and fam.style == "claude" and draw(st.integers(0, 3)) == 0:
             turn.text(draw, "text-after-call")
@@ -273,7 +273,7 @@ def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int) 
     stop = _stop_reason(draw, fam, turn, calls, options)
     script = {"content": turn.blocks, "stop_reason": stop, "usage": _usage(draw, fam, caps)}
     turn.claims += ["max-tokens-stream"] if stop == "max_tokens" else []
-    if calls > 1 and options.robustness and draw(st.integers(0, 3)) == 0:
+    if calls > 1 and options.robustness and draw(st.integers(0, 3)) == 3:  # shrinks away
         script["interleave"] = True
         turn.claims.append("interleaved-deltas")
     return script, turn.claims
@@ -339,8 +339,14 @@ def _tool_results(draw, fam: Family, names: list[str], caps: frozenset[str]) -> 
                    "text-parts": [{"type": "text", "text": words}, {"type": "text", "text": "for {id}"}],
                    "json-part": [{"type": "json", "json": {"value": words}}]}[form]
         error = bool(fam.status) and draw(st.integers(0, 4)) == 0
-        if fam.media and "tool_result_media" in caps and draw(st.integers(0, 2)) == 2:
-            content = [{"type": "text", "text": words}, draw(st.sampled_from([_image_part, _document_part]))(draw)]
+        # Media in an error result only for Claude, whose rule the evidence settles (for Nova nothing does).
+        if fam.media and "tool_result_media" in caps and (not error or fam.style == "claude") \
+                and draw(st.integers(0, 2)) == 2:
+            # An error result's media goes beside it for Claude (rule 35): an image there is seen accepted, a
+            # document needs a text block of its own in that message ("A text block must be included when using
+            # documents"), which no source shows an adapter adding, so it is not drawn.
+            forms = [_image_part] if error and fam.style == "claude" else [_image_part, _document_part]
+            content = [{"type": "text", "text": words}, draw(st.sampled_from(forms))(draw)]
             said += ["result-media"] + (["openai-result-image-beside"] if fam.style == "openai" else []) \
                 + (["claude-error-text-only"] if error and fam.style == "claude" else [])
         results[name] = {"content": content, "is_error": error}
