@@ -174,10 +174,13 @@ class _Turn:
         return name
 
 
-def _reasoning_lead(draw, turn: _Turn, capabilities: frozenset[str]) -> None:
-    """Claude's signed (or signature-only, or redacted) reasoning blocks before the answer."""
+def _reasoning_lead(draw, turn: _Turn, capabilities: frozenset[str], thinks: bool | None) -> None:
+    """Claude's signed (or signature-only, or redacted) reasoning blocks before the answer; ``thinks``: whether the
+    conversation thinks (None: not decided yet, drawn now). With thinking on, each question starts with reasoning."""
     fam = turn.family
-    if fam.reasoning != "signed" or "reasoning" not in capabilities or not draw(st.booleans()):
+    if fam.reasoning != "signed" or "reasoning" not in capabilities:
+        return
+    if not (draw(st.booleans()) if thinks is None else thinks):
         return
     for n in range(draw(st.integers(1, 2))):
         if fam.redacted and "redacted_reasoning" in capabilities and draw(st.booleans()):
@@ -238,12 +241,13 @@ def _future_block(draw, turn: _Turn) -> None:
 
 
 @st.composite
-def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int) -> tuple[dict, list]:
+def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int, fresh: bool,
+                 thinks: bool | None) -> tuple[dict, list]:
     """One turn's script and claims; a turn that calls tools (and is not the last) is followed by results."""
     caps = options.capabilities
     turn = _Turn(fam, len(ids))
-    if index == 0:  # Claude thinks at the start of a tool loop; later answers in it carry no new thinking
-        _reasoning_lead(draw, turn, caps)
+    if fresh:  # Claude thinks at the start of a tool loop (a question); later answers in it carry no new thinking
+        _reasoning_lead(draw, turn, caps, thinks)
     _unsigned_lead(draw, turn, caps)
     may_call = fam.tools and "tool_use" in caps and not (fam.style == "open-weight" and index > 0)
     most = 4 if "parallel_tool_use" in caps and fam.parallel else 1
@@ -295,10 +299,10 @@ def _stop_reason(draw, fam: Family, turn: _Turn, calls: int, options: DrawOption
                 return "max_tokens"
         turn.claims.append("stop-tool-use")
         return "tool_use"
-    if fam.style == "claude" and fam.tools and "tool_use" in options.capabilities and draw(st.integers(0, 7)) == 7:
+    if fam.style == "claude" and fam.tools and "tool_use" in options.capabilities and draw(st.integers(0, 3)) == 3:
         turn.claims.append("tool-use-stop-without-call")
         return "tool_use"
-    if "guardrail_intervened" in fam.stops and draw(st.integers(0, 3)) == 3:
+    if "guardrail_intervened" in fam.stops and draw(st.integers(0, 3)) >= 2:
         turn.claims.append("guardrail-stop")
         return "guardrail_intervened"
     others = [s for s in fam.stops if s not in ("end_turn", "tool_use", "guardrail_intervened")]
@@ -340,12 +344,11 @@ def _tool_results(draw, fam: Family, names: list[str], caps: frozenset[str]) -> 
                    "json-part": [{"type": "json", "json": {"value": words}}]}[form]
         error = bool(fam.status) and draw(st.integers(0, 4)) == 0
         # Media in an error result only for Claude, whose rule the evidence settles (for Nova nothing does).
-        if fam.media and "tool_result_media" in caps and (not error or fam.style == "claude") \
-                and draw(st.integers(0, 2)) == 2:
+        if fam.media and "tool_result_media" in caps and (not error or fam.style == "claude") and draw(st.booleans()):
             # An error result's media goes beside it for Claude (rule 35): an image there is seen accepted, a
             # document needs a text block of its own in that message ("A text block must be included when using
             # documents"), which no source shows an adapter adding, so it is not drawn.
-            forms = [_image_part] if error and fam.style == "claude" else [_image_part, _document_part]
+            forms = [_image_part] if error and fam.style == "claude" else [_image_part, _image_part, _document_part]
             content = [{"type": "text", "text": words}, draw(st.sampled_from(forms))(draw)]
             said += ["result-media"] + (["openai-result-image-beside"] if fam.style == "openai" else []) \
                 + (["claude-error-text-only"] if error and fam.style == "claude" else [])
@@ -364,6 +367,11 @@ def _document_part(draw) -> dict:
 
 def _called(script: dict) -> list[str]:
     return [b["tool_use"]["name"] for b in script["content"] if "tool_use" in b]
+
+
+def _thinks(turns: list[dict]) -> bool:
+    """Whether the conversation so far thinks (its first answer opened with reasoning)."""
+    return any("reasoning" in b or "redacted_reasoning" in b for b in turns[0]["script"]["content"])
 
 
 def _answered(script: dict) -> bool:
@@ -420,7 +428,8 @@ def conversations(draw, options: DrawOptions = DrawOptions()) -> Example:
     turns, claims, faults, ids, cuts, ask = [], list(fam.claims), [], set(), {}, False
     for index in range(options.max_turns):
         last = index == options.max_turns - 1
-        script, said = draw(_turn_script(fam, options, ids, index))
+        script, said = draw(_turn_script(fam, options, ids, index, index == 0 or ask,
+                                         None if index == 0 else _thinks(turns)))
         claims += said
         more, told, cut = draw(_transport(script, index, fam, options))
         faults += more
@@ -433,7 +442,7 @@ def conversations(draw, options: DrawOptions = DrawOptions()) -> Example:
             turn["messages"] = [{"role": "user", "content": "Thanks. And what else should I know?"}]
         turns.append(turn)
         ask = not _called(script) and fam.style == "claude" and _answered(script)
-        if ask and not last and index not in cuts and draw(st.integers(0, 3)) == 3:  # the application asks again
+        if ask and not last and index not in cuts and draw(st.booleans()):  # the application asks again
             claims.append("text-follow-up-accepted")
             continue
         if last or not _continues(script) or index in cuts or not draw(st.booleans()):
