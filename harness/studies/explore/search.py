@@ -44,7 +44,7 @@ class Profile:
 
 PROFILES = {
     "default": Profile("default", 100, False, None, 3),
-    "ci": Profile("ci", 300, True, 300.0, 3),
+    "ci": Profile("ci", 500, True, 300.0, 3),
     "deep": Profile("deep", 5000, False, None, 4),
 }
 
