@@ -98,7 +98,8 @@ def surface(draw, fam: Family, caps: frozenset[str], turns: list[dict],
         asked["guardrail"] = {**_GUARDRAIL, "stream_processing_mode": mode}
         claims.append("async-guardrail")
         needs.add("guardrail")
-    if fam.style == "claude" and fam.tools and "response_fields" in caps and draw(st.integers(0, 3)) == 3:
+    # Claude's own families (signed reasoning): the recordings of the claim; Writer and the router are not drawn
+    if fam.reasoning == "signed" and "response_fields" in caps and draw(st.integers(0, 3)) == 3:
         asked["response_field_paths"] = ["/stop_sequence"]
         for turn in turns:
             script = turn["script"]
