@@ -216,3 +216,57 @@ def test_a_scenarios_delivery_splits_its_replies_for_an_http_client(tmp_path, mo
     finally:
         adapter.close()
     assert bounds and all(b == list(range(0, len(b) * 3, 3)) for b in bounds)  # every reply in 3-byte writes
+
+
+def test_conservation_expects_citations_response_fields_and_metadata():
+    """The items a correct adapter yields: a citation is an item of its own before the text it cites, then the stop,
+    messageStop's response fields, usage and the metadata a prompt router's trace carries."""
+    from harness.studies.explore.oracles import delivered, expected_items
+
+    cite = {"title": "T", "sourceContent": [{"text": "ab"}], "location": {"documentChar": {"documentIndex": 0,
+                                                                                          "start": 0, "end": 2}}}
+    script = {"content": [{"text": ["Hello"]}, {"text": ["ab"], "citations": [cite]}], "stop_reason": "end_turn",
+              "additional_model_response_fields": {"stop_sequence": None},
+              "trace": {"promptRouter": {"invokedModelId": "arn:x"}}}
+    items, _ = expected_items(*delivered(script, "claude", "s"))
+    assert [i["type"] for i in items] == ["text", "citation", "text", "stop", "response_fields", "usage", "metadata"]
+    assert items[1]["citation"] == cite and items[-1]["invoked_model_id"] == "arn:x"
+
+
+def test_the_request_must_carry_what_the_turn_asked():
+    from harness.studies.explore.oracles import asked
+
+    options = {"service_tier": "flex", "output_format": {"type": "json_schema", "schema": {"type": "object"}}}
+    caps = frozenset({"service_tier", "structured_output"})
+    found = asked({"messages": []}, options, caps, 0)
+    assert {f.key for f in found} == {("request", "asked", "serviceTier"), ("request", "asked", "outputConfig")}
+    right = {"serviceTier": {"type": "flex"}, "outputConfig": {"textFormat": {"type": "json_schema", "structure": {
+        "jsonSchema": {"schema": '{"type": "object"}'}}}}}
+    assert asked(right, options, caps, 0) == [] and asked({}, options, frozenset(), 0) == []
+
+
+def test_round_trip_needs_the_citations_and_the_results_media_back():
+    from harness.studies.explore.oracles import round_trip
+
+    cite = {"title": "T", "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 2}}}
+    previous = [{"type": "citation", "citation": cite}, {"type": "text", "text": "ab"}]
+    plain = {"messages": [{"role": "assistant", "content": [{"text": "ab"}]},
+                          {"role": "user", "content": [{"text": "data:image/png;base64,iVBO"}]}]}
+    caps = frozenset({"citations", "tool_result_media"})
+    assert {f.key for f in round_trip(plain, previous, 1, caps, ["iVBO"])} == {
+        ("round_trip", "citations", "citationsContent"), ("round_trip", "results", "toolResult.media")}
+    kept = {"messages": [{"role": "assistant", "content": [{"citationsContent": {"citations": [cite],
+                                                                                 "content": [{"text": "ab"}]}}]},
+                         {"role": "user", "content": [{"toolResult": {"toolUseId": "t", "content": [
+                             {"image": {"format": "png", "source": {"bytes": "iVBO"}}}]}}]}]}
+    assert round_trip(kept, previous, 1, caps, ["iVBO"]) == []
+
+
+def test_writers_tool_calls_are_drawn_through_converse():
+    """Writer's tools go through Converse (rule 38): the reference shows nothing there, and a variant sending them on
+    ConverseStream breaks the rule."""
+    from broken_adapters import ToolsStreamedToEveryModel
+
+    assert explore(ConverseAdapter(), profile="ci", examples=25, families=("writer",)).failures == []
+    report = explore(ToolsStreamedToEveryModel(), profile="ci", examples=25, families=("writer",))
+    assert ("rule", "streamed-tool-use", "request") in {f.key for f in report.failures}

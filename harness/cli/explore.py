@@ -42,7 +42,7 @@ def _command_line(spec, command, profile, seed, families, max_turns) -> str:
 @release_options
 @timeout_option
 @click.option("--profile", type=click.Choice(("default", "ci", "deep")), default="default", show_default=True,
-              help="ci: derandomized, 300 examples, at most 300 s of new examples; deep: 5000 examples, random seed, "
+              help="ci: derandomized, 500 examples, at most 300 s of new examples; deep: 5000 examples, random seed, "
                    "4 turns; default: 100 examples, random seed.")
 @click.option("--examples", type=click.IntRange(1, 10**7), default=None, metavar="N",
               help="Examples to draw [default: the profile's].")

@@ -20,6 +20,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from harness.studies.explore.families import FAMILIES, ROBUSTNESS, Family, claims_of
+from harness.studies.explore.surface import surface
 
 __all__ = ["TOOLS", "DrawOptions", "Example", "conversations"]
 
@@ -173,10 +174,13 @@ class _Turn:
         return name
 
 
-def _reasoning_lead(draw, turn: _Turn, capabilities: frozenset[str]) -> None:
-    """Claude's signed (or signature-only, or redacted) reasoning blocks before the answer."""
+def _reasoning_lead(draw, turn: _Turn, capabilities: frozenset[str], thinks: bool | None) -> None:
+    """Claude's signed (or signature-only, or redacted) reasoning blocks before the answer; ``thinks``: whether the
+    conversation thinks (None: not decided yet, drawn now). With thinking on, each question starts with reasoning."""
     fam = turn.family
-    if fam.reasoning != "signed" or "reasoning" not in capabilities or not draw(st.booleans()):
+    if fam.reasoning != "signed" or "reasoning" not in capabilities:
+        return
+    if not (draw(st.booleans()) if thinks is None else thinks):
         return
     for n in range(draw(st.integers(1, 2))):
         if fam.redacted and "redacted_reasoning" in capabilities and draw(st.booleans()):
@@ -228,16 +232,25 @@ def _image(draw, turn: _Turn) -> None:
     turn.claims.append("image-output")
 
 
+def _future_block(draw, turn: _Turn) -> None:
+    """A block of a kind no model streams yet (the next union member): a start and a few deltas of its own."""
+    parts = draw(st.lists(_IMAGE_PART, min_size=1, max_size=2))
+    turn.blocks.append({"future_block": {"kind": "videoOutput", "start": {"format": "mp4"},
+                                         "deltas": [{"source": {"bytes": part}} for part in parts]}})
+    turn.claims.append("unions-grow")
+
+
 @st.composite
-def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int) -> tuple[dict, list]:
+def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int, fresh: bool,
+                 thinks: bool | None) -> tuple[dict, list]:
     """One turn's script and claims; a turn that calls tools (and is not the last) is followed by results."""
     caps = options.capabilities
     turn = _Turn(fam, len(ids))
-    if index == 0:  # Claude thinks at the start of a tool loop; later answers in it carry no new thinking
-        _reasoning_lead(draw, turn, caps)
+    if fresh:  # Claude thinks at the start of a tool loop (a question); later answers in it carry no new thinking
+        _reasoning_lead(draw, turn, caps, thinks)
     _unsigned_lead(draw, turn, caps)
     may_call = fam.tools and "tool_use" in caps and not (fam.style == "open-weight" and index > 0)
-    most = 4 if "parallel_tool_use" in caps else 1
+    most = 4 if "parallel_tool_use" in caps and fam.parallel else 1
     calls = draw(st.integers(0, most)) if may_call else 0
     texts_before = draw(st.booleans()) if calls else True
     if fam.server_tools and draw(st.booleans()):
@@ -248,7 +261,11 @@ def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int) 
         _image(draw, turn)
         if draw(st.booleans()):
             turn.text(draw)
-    missing = options.robustness and calls and draw(st.integers(0, 15)) == 0
+    if fam.style == "claude" and options.robustness and draw(st.integers(0, 11)) == 11:  # shrinks away
+        _future_block(draw, turn)
+        if not calls:
+            turn.text(draw)
+    missing = options.robustness and calls and not fam.whole and draw(st.integers(0, 15)) == 15  # shrinks away
     for n in range(calls):
         if n and fam.style == "claude" and draw(st.integers(0, 3)) == 0:
             turn.text(draw, "text-after-call")
@@ -260,7 +277,7 @@ def _turn_script(draw, fam: Family, options: DrawOptions, ids: set, index: int) 
     stop = _stop_reason(draw, fam, turn, calls, options)
     script = {"content": turn.blocks, "stop_reason": stop, "usage": _usage(draw, fam, caps)}
     turn.claims += ["max-tokens-stream"] if stop == "max_tokens" else []
-    if calls > 1 and options.robustness and draw(st.integers(0, 3)) == 0:
+    if calls > 1 and options.robustness and draw(st.integers(0, 3)) == 3:  # shrinks away
         script["interleave"] = True
         turn.claims.append("interleaved-deltas")
     return script, turn.claims
@@ -273,7 +290,7 @@ def _stop_reason(draw, fam: Family, turn: _Turn, calls: int, options: DrawOption
         if fam.style == "claude" and draw(st.integers(0, 5)) == 0:
             turn.claims.append("end-turn-with-call")
             return "end_turn"
-        if "max_tokens" in fam.stops and not options.non_streaming and draw(st.integers(0, 7)) == 0:
+        if "max_tokens" in fam.stops and not (options.non_streaming or fam.whole) and draw(st.integers(0, 7)) == 0:
             last = turn.blocks[-1].get("tool_use")
             if last is not None and last.get("id") is not None and "raw_input" in last:
                 text = "".join(last.pop("raw_input"))
@@ -282,10 +299,17 @@ def _stop_reason(draw, fam: Family, turn: _Turn, calls: int, options: DrawOption
                 return "max_tokens"
         turn.claims.append("stop-tool-use")
         return "tool_use"
-    others = [s for s in fam.stops if s in ("max_tokens", "guardrail_intervened")]
+    if fam.style == "claude" and fam.tools and "tool_use" in options.capabilities and draw(st.integers(0, 3)) == 3:
+        turn.claims.append("tool-use-stop-without-call")
+        return "tool_use"
+    if "guardrail_intervened" in fam.stops and draw(st.integers(0, 3)) >= 2:
+        turn.claims.append("guardrail-stop")
+        return "guardrail_intervened"
+    others = [s for s in fam.stops if s not in ("end_turn", "tool_use", "guardrail_intervened")]
     if others and draw(st.integers(0, 5)) == 0:
         stop = draw(st.sampled_from(others))
-        turn.claims.append("guardrail-stop" if stop == "guardrail_intervened" else "max-tokens-stream")
+        turn.claims.append({"guardrail_intervened": "guardrail-stop", "max_tokens": "max-tokens-stream"}.get(
+            stop, "newer-stop-reasons"))
         return stop
     return "end_turn"
 
@@ -302,24 +326,57 @@ def _usage(draw, fam: Family, caps: frozenset[str]) -> dict:
 
 
 _RESULT_FORMS = ("string", "object", "text-parts", "json-part")
+# Media bytes of their format's signature and a few drawn bytes after it (nothing reads them but the adapter).
+_PNG = st.binary(min_size=4, max_size=24).map(lambda b: base64.b64encode(b"\x89PNG\r\n\x1a\n" + b).decode())
+_PDF = st.binary(min_size=4, max_size=24).map(lambda b: base64.b64encode(b"%PDF-1.4\n" + b).decode())
 
 
 @st.composite
-def _tool_results(draw, fam: Family, names: list[str]) -> tuple[dict, list]:
-    """A result template per tool called: a string, an object, text parts or a JSON-object part; some errors."""
-    results = {}
+def _tool_results(draw, fam: Family, names: list[str], caps: frozenset[str]) -> tuple[dict, list]:
+    """A result template per tool called: a string, an object, text parts or a JSON-object part, text with an image
+    or a document; some errors."""
+    results, said = {}, []
     for name in dict.fromkeys(names):
         form = draw(st.sampled_from(_RESULT_FORMS))
         words = " ".join(draw(_WORDS))
         content = {"string": words, "object": {"result": words, "call": "{id}"},
                    "text-parts": [{"type": "text", "text": words}, {"type": "text", "text": "for {id}"}],
                    "json-part": [{"type": "json", "json": {"value": words}}]}[form]
-        results[name] = {"content": content, "is_error": bool(fam.status) and draw(st.integers(0, 4)) == 0}
-    return results, ["results-paired", "round-trip-accepted", "result-forms"]
+        error = bool(fam.status) and draw(st.integers(0, 4)) == 0
+        # Media in an error result only for Claude, whose rule the evidence settles (for Nova nothing does).
+        if fam.media and "tool_result_media" in caps and (not error or fam.style == "claude") and draw(st.booleans()):
+            # An error result's media goes beside it for Claude (rule 35): an image there is seen accepted, a
+            # document needs a text block of its own in that message ("A text block must be included when using
+            # documents"), which no source shows an adapter adding, so it is not drawn.
+            forms = [_image_part] if error and fam.style == "claude" else [_image_part, _image_part, _document_part]
+            content = [{"type": "text", "text": words}, draw(st.sampled_from(forms))(draw)]
+            said += ["result-media"] + (["openai-result-image-beside"] if fam.style == "openai" else []) \
+                + (["claude-error-text-only"] if error and fam.style == "claude" else [])
+        results[name] = {"content": content, "is_error": error}
+    return results, ["results-paired", "round-trip-accepted", "result-forms", *said]
+
+
+def _image_part(draw) -> dict:
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": draw(_PNG)}}
+
+
+def _document_part(draw) -> dict:
+    return {"type": "document", "title": "report",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": draw(_PDF)}}
 
 
 def _called(script: dict) -> list[str]:
     return [b["tool_use"]["name"] for b in script["content"] if "tool_use" in b]
+
+
+def _thinks(turns: list[dict]) -> bool:
+    """Whether the conversation so far thinks (its first answer opened with reasoning)."""
+    return any("reasoning" in b or "redacted_reasoning" in b for b in turns[0]["script"]["content"])
+
+
+def _answered(script: dict) -> bool:
+    """A text answer that ended normally (end_turn, or tool_use without a call): the application may ask again."""
+    return script["stop_reason"] in ("end_turn", "tool_use") and "exception" not in script
 
 
 def _continues(script: dict) -> bool:
@@ -331,22 +388,24 @@ def _continues(script: dict) -> bool:
 
 
 @st.composite
-def _transport(draw, script: dict, turn: int, style: str, options: DrawOptions) -> tuple[list, list, Any]:
+def _transport(draw, script: dict, turn: int, fam: Family, options: DrawOptions) -> tuple[list, list, Any]:
     """A mid-stream exception frame in the script, HTTP 429 before the stream, or the connection cut inside a frame:
     (faults, claims, the cut as (frame, offset) or None)."""
     # Mostly clean streams: a fault ends the conversation (and HTTP 429 costs the client's retry back-off).
     kind = draw(_TRANSPORT)
+    if fam.whole and kind in ("truncated", "exception"):  # a whole Converse answer: no frame to cut or end early
+        kind = "none"
     if kind == "truncated" and "errors" in options.capabilities:
         from harness.endpoint.emulator.render import render_stream  # the frame count of this script
 
-        frames = len(render_stream(script, style=style, seed="count"))
+        frames = len(render_stream(script, style=fam.style, seed="count"))
         return [], ["stream-cut"], (draw(st.integers(1, frames - 1)), draw(st.integers(0, 255)))
     if kind == "throttled":
         return [{"turn": turn, "http_error": {"status": 429, "times": 1}}], ["throttled-before-stream"], None
     if kind == "exception" and "errors" in options.capabilities:
         from harness.endpoint.emulator.render import render_stream  # the event count of this script
 
-        events = len(render_stream(script, style=style, seed="count"))
+        events = len(render_stream(script, style=fam.style, seed="count"))
         exc = draw(_EXCEPTION)
         script["exception"] = {"type": exc, "after_event": draw(st.integers(1, events - 2)),
                                **({"message": "Too many requests, please wait before trying again."}
@@ -366,37 +425,47 @@ def _options_of(fam: Family, scripts: list[dict]) -> dict:
 def conversations(draw, options: DrawOptions = DrawOptions()) -> Example:
     """A conversation of 1..max_turns turns for one family, as an ordinary scenario document."""
     fam = draw(st.sampled_from(options.families))
-    turns, claims, faults, ids, cuts = [], list(fam.claims), [], set(), {}
+    turns, claims, faults, ids, cuts, ask = [], list(fam.claims), [], set(), {}, False
     for index in range(options.max_turns):
         last = index == options.max_turns - 1
-        script, said = draw(_turn_script(fam, options, ids, index))
+        script, said = draw(_turn_script(fam, options, ids, index, index == 0 or ask,
+                                         None if index == 0 else _thinks(turns)))
         claims += said
-        more, told, cut = draw(_transport(script, index, fam.style, options))
+        more, told, cut = draw(_transport(script, index, fam, options))
         faults += more
         claims += told
         if cut is not None:
             cuts[index] = cut
         turn = {"messages": [{"role": "user", "content": "Help me with my files and the weather."}] if not index
                 else [], "script": script}
+        if ask:
+            turn["messages"] = [{"role": "user", "content": "Thanks. And what else should I know?"}]
         turns.append(turn)
-        if last or not _continues(script) or index in cuts or not draw(st.booleans()):
+        ask = not _called(script) and fam.style == "claude" and _answered(script)
+        if ask and not last and index not in cuts and draw(st.booleans()):  # the application asks again
+            claims.append("text-follow-up-accepted")
+            continue
+        if last or not _continues(script) or index in cuts or draw(st.integers(0, 3)) == 0:  # mostly: results
             break
-        turn["tool_results"], said = draw(_tool_results(fam, _called(script)))
+        turn["tool_results"], said = draw(_tool_results(fam, _called(script), options.capabilities))
         claims += said
     if not _continues(turns[-1]["script"]) or len(turns) - 1 in cuts:
         turns[-1].pop("tool_results", None)
+    names = sorted({n for t in turns for n in _called(t["script"])})
+    parts = {"tools": ([dict(TOOLS[n]) for n in names] or [dict(TOOLS["read_file"])]) if fam.tools else [],
+             "system": "You are a helpful assistant. Use the tools when they help."}
+    asked, said, needs = draw(surface(fam, options.capabilities, turns, parts))
+    claims += said
     delivery = draw(_DELIVERY)
     claims += ["network-chunks"] if delivery else []
-    names = sorted({n for t in turns for n in _called(t["script"])})
     robust = [ROBUSTNESS[c] for c in dict.fromkeys(claims) if c in ROBUSTNESS]
     document = {
         "title": f"Drawn by bedrock-harness explore ({fam.name})",
         "description": "A conversation drawn by `bedrock-harness explore`, shrunk to the smallest that shows the "
                        "finding. Its claims are the ones each drawing choice rests on.",
-        "tags": ["explore", fam.name], "requires": _requires(turns, options.capabilities),
-        "model_id": fam.model_id, "style": fam.style, "tools": ([TOOLS[n] for n in names] or [TOOLS["read_file"]]) if fam.tools else [],
-        "system": "You are a helpful assistant. Use the tools when they help.",
-        "options": _options_of(fam, [t["script"] for t in turns]), "turns": turns,
+        "tags": ["explore", fam.name], "requires": sorted({*_requires(turns, options.capabilities), *needs}),
+        "model_id": fam.model_id, "style": fam.style, "tools": parts["tools"], "system": parts["system"],
+        "options": {**_options_of(fam, [t["script"] for t in turns]), **asked}, "turns": turns,
         **({"faults": faults} if faults else {}), **({"delivery": delivery} if delivery else {}),
         "claims": claims_of(claims),
         **({"robustness": "; ".join(robust)} if robust else {}),

@@ -37,6 +37,11 @@ CLAIMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "zero-arg-call": ("A toolUse of a tool without parameters streams only the empty \"\" input delta; its input is "
                       "{}.", ("R-think-rt", "R-llama4-rt", "R-writer-rt")),
     "stop-tool-use": ("A response that calls tools ends with stopReason tool_use.", ("R-haiku", "R-otel")),
+    "tool-use-stop-without-call": ("Bedrock sometimes closes a text-only Claude message with stopReason tool_use and no "
+                                   "toolUse block; there is no call to run, and the application's next question goes "
+                                   "out as the next user message.", ("strands-env#252-tool-use-stop",)),
+    "text-follow-up-accepted": ("Claude accepts a follow-up whose assistant turn is text only and whose next user "
+                                "message is the application's new question.", ("R-otel", "R-langchain-loop")),
     "end-turn-with-call": ("Bedrock can close a message holding a complete toolUse with stopReason end_turn.",
                            ("strands#1827", "strands-env#252")),
     "max-tokens-stream": ("A stream cut by the output budget still ends with messageStop max_tokens and metadata.",
@@ -104,17 +109,72 @@ CLAIMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "stream-cut": ("A finished stream ends with messageStop and metadata; a connection cut before them leaves the "
                    "client a stream without its end, which it must report, not finish.",
                    ("R-think", "R-haiku", "R-nova1", "R-gptoss")),
+    # the stop reasons newer than the first four
+    "newer-stop-reasons": ("Converse and ConverseStream document nine stop reasons (stop_sequence, content_filtered, "
+                           "malformed_model_output, malformed_tool_use and model_context_window_exceeded beside the "
+                           "first four), and the newer values reach adapters from Bedrock.",
+                           ("pydantic-ai#5640", "inspect-ai#2941", "pi#1868", "any-llm#1358")),
+    # what the request marks and carries (cache points, documents, media in tool results)
+    "cache-placed": ("Claude takes cache points after its tools, after the system prompt and in a message's content "
+                     "(beside a toolResult), in two TTLs when the 1h ones come first in the order tools, system, "
+                     "messages (rule 32); a cache point is no member of toolResult.content (rule 31), nor of a tools "
+                     "element holding a toolSpec (rule 33a).",
+                     ("R-cache", "strands#2232", "doc-cache-point", "portkey#1762", "envoy-ai-gateway#2476",
+                      "model-shapes")),
+    "nova-cache-placement": ("Nova takes cache points in system and messages and rejects one in toolConfig.tools "
+                             "(rule 33).", ("hermes-agent#97281", "librechat#13838")),
+    "cache-before-document": ("Claude rejects a cache point right after a non-PDF document (rule 34) and takes one "
+                              "after a text block that precedes the document.",
+                              ("aws-sdk-java-v2#6277", "agentcore-public-stack#668", "strands#2001", "R-cache")),
+    "document-citations": ("Claude, given a text document with citations enabled beside a text block, streams a "
+                           "citation delta (title, sourceContent, a documentChar location) before the text deltas of "
+                           "the block it cites; a cited answer goes back as a citationsContent block.",
+                           ("R-citations", "doc-message-content", "doc-citations-content", "doc-citations-config")),
+    "result-media": ("A tool result may carry image and document members; Claude and Nova take an image inside "
+                     "toolResult.content, and Claude takes an image beside the results of an error result.",
+                     ("opencode#50272", "llumiverse#655", "doc-tool-result-content", "pi#8643",
+                      "doc-message-content")),
+    "claude-error-text-only": ("Claude rejects a toolResult with status error that holds a non-text block (rule 35).",
+                               ("oh-my-pi#12809",)),
+    "openai-result-image-beside": ("OpenAI-family models reject an image inside toolResult.content (rule 36) and take "
+                                   "it beside the result.", ("opencode#48069", "pi#8643", "opencode#49444",
+                                                             "llumiverse#655")),
+    # how a request is served (the options of harness.converse.request.served_options) and what the service reports
+    "async-guardrail": ("ConverseStream's guardrailConfig takes streamProcessingMode async (sync is the default); in "
+                        "async mode text streams before the scan completes, and a finding ends the stream with "
+                        "stopReason guardrail_intervened.", ("doc-guardrail-stream-config", "doc-guardrails-streaming")),
+    "response-field-paths": ("ConverseStream takes additionalModelResponseFieldPaths (JSON Pointers such as "
+                             "/stop_sequence); a Claude stream's messageStop carries additionalModelResponseFields.",
+                             ("doc-response-field-paths", "R-vercel-request-metadata", "R-vercel")),
+    "prompt-router": ("A prompt router's ARN is a model id that routes each request to one model of its family; the "
+                      "stream's metadata trace carries promptRouter.invokedModelId.",
+                      ("doc-prompt-routing", "doc-prompt-router-trace", "doc-stream-metadata")),
+    "service-tier": ("Nova Pro takes serviceTier {type: flex} and the stream's metadata reports the tier that served "
+                     "the request.", ("R-nova-service-tier", "doc-service-tier", "doc-stream-metadata")),
+    "latency-optimized": ("Nova Pro takes performanceConfig {latency: optimized} and the stream's metadata reports the "
+                          "configuration that served the request.",
+                          ("R-nova-performance", "doc-latency-optimized", "doc-stream-metadata")),
+    "structured-output": ("Claude Sonnet 4.5 takes a JSON schema for its answer in outputConfig.textFormat; an OpenAI "
+                          "response_format in additionalModelRequestFields is ignored.", ("portkey#1547",)),
+    "no-choice-without-tools": ("A request without tools carries no tool choice: toolChoice without toolConfig.tools "
+                                "is refused (rule 40).", ("agent-framework#5165", "litellm#34276", "model-shapes")),
     # robustness: no recording shows these; a finding on them is a warning (contract laws aside)
     "interleaved-deltas": ("Real streams send one block after another; no recording shows the deltas of parallel "
                            "toolUse blocks interleaved (the grammar allows it).",
                            ("R-arize", "R-otel", "R-nova2", "R-kimi-stream")),
     "id-always-sent": ("Every real toolUse start carries a toolUseId, and the service model marks it required.",
                        ("R-haiku", "R-nova1", "R-kimi-stream", "model-shapes")),
+    "unions-grow": ("ContentBlockStart and ContentBlockDelta are unions whose members have grown (image joined toolUse "
+                    "and toolResult); botocore hands a member newer than its model over as SDK_UNKNOWN_MEMBER. No "
+                    "model streams the drawn kind: it stands for the next one.",
+                    ("doc-content-block-start", "doc-image-block-start", "botocore-unknown-union-member")),
 }
 ROBUSTNESS = {"interleaved-deltas": "no real recording shows Bedrock interleaving the deltas of parallel toolUse "
                                     "blocks (drawn by explore)",
               "id-always-sent": "every real toolUse start carries a toolUseId; this stream leaves it out (drawn by "
-                                "explore)"}
+                                "explore)",
+              "unions-grow": "no model streams this block kind: it stands for the next member Bedrock adds to the "
+                             "content block unions (drawn by explore)"}
 
 
 @dataclass(frozen=True)
@@ -131,26 +191,45 @@ class Family:
     status: bool = True  # toolResult.status is documented for the family
     server_tools: bool = False  # the service runs a tool of its own and streams its use and result
     images: bool = False  # the model makes images, streamed as image blocks
+    whole: bool = False  # its tool calls go through Converse (rule 38): answers arrive whole, no stream faults
+    parallel: bool = True  # may call several tools in one message
+    points: tuple[str, ...] = ()  # where the family takes cache points: tools, system, messages
+    media: bool = False  # tool results may carry images and documents
+    router: str | None = None  # a prompt router: the model it invokes, reported in the metadata trace
+    served: tuple[str, ...] = ()  # the served options the family takes (service_tier, latency)
+    structured: bool = False  # takes a JSON schema for the answer (outputConfig)
     stops: tuple[str, ...] = ("end_turn", "tool_use")
     claims: tuple[str, ...] = ("text-stream", "blocks-in-order", "server-tool-usage")
 
 
+CLAUDE_POINTS = ("tools", "system", "messages")
+NEWER_STOPS = ("stop_sequence", "content_filtered", "malformed_model_output", "malformed_tool_use",
+               "model_context_window_exceeded")
 FAMILIES = (
     Family("claude", "us.anthropic.claude-sonnet-4-20250514-v1:0", "claude", reasoning="signed", cache=True,
-           stops=("end_turn", "tool_use", "max_tokens", "guardrail_intervened")),
+           points=CLAUDE_POINTS, media=True,
+           stops=("end_turn", "tool_use", "max_tokens", "guardrail_intervened", *NEWER_STOPS)),
+    Family("claude-4-5", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude", reasoning="signed", cache=True,
+           structured=True, points=CLAUDE_POINTS, media=True, stops=("end_turn", "tool_use", "max_tokens", *NEWER_STOPS)),
     Family("claude-3-7", "us.anthropic.claude-3-7-sonnet-20250219-v1:0", "claude", reasoning="signed", redacted=True,
-           cache=True, stops=("end_turn", "tool_use", "max_tokens")),
-    Family("nova", "us.amazon.nova-pro-v1:0", "nova"),
-    Family("gpt-oss", "openai.gpt-oss-120b-1:0", "openai", reasoning="unsigned", status=False),
+           cache=True, points=CLAUDE_POINTS, media=True, stops=("end_turn", "tool_use", "max_tokens")),
+    Family("nova", "us.amazon.nova-pro-v1:0", "nova", served=("service_tier", "latency"), points=("system", "messages"),
+           media=True),
+    Family("gpt-oss", "openai.gpt-oss-120b-1:0", "openai", reasoning="unsigned", status=False, media=True),
     Family("kimi", "moonshot.kimi-k2-thinking", "open-weight", reasoning="unsigned", status=False),
-    # Writer refuses tool use on ConverseStream (rule 38, streamed-tool-use): its streams carry text only; its tool
-    # calls go through Converse, which explore does not draw yet.
-    Family("writer", "us.writer.palmyra-x5-v1:0", "claude", tools=False, status=False,
-           claims=("text-stream", "blocks-in-order", "server-tool-usage", "writer-refuses-streamed-tools")),
+    # Writer refuses tool use on ConverseStream (rule 38, streamed-tool-use): a request with tools goes through
+    # Converse, whose answer arrives whole (one call a message: the recording shows no parallel calls).
+    Family("writer", "us.writer.palmyra-x5-v1:0", "claude", status=False, whole=True, parallel=False,
+           claims=("text-stream", "blocks-in-order", "server-tool-usage", "writer-refuses-streamed-tools",
+                   "writer-accepts-without", "writer-rejects-status")),
     # Nova 2: the service's own blocks (a system tool's use and result; Omni's images), which are never calls for the
     # application nor answer text. Their client tool calls are not drawn: no recording shows their stream yet.
     Family("nova-2", "us.amazon.nova-2-lite-v1:0", "nova-2", tools=False, server_tools=True),
     Family("nova-2-omni", "us.amazon.nova-2-omni-v1:0", "nova-2", tools=False, images=True),
+    Family("prompt-router", "arn:aws:bedrock:us-east-1:111111111111:default-prompt-router/anthropic.claude:1", "claude",
+           tools=False, router="arn:aws:bedrock:us-east-1:111111111111:inference-profile/"
+                               "us.anthropic.claude-3-5-haiku-20241022-v1:0",
+           claims=("text-stream", "blocks-in-order", "server-tool-usage", "prompt-router")),
     Family("titan", "amazon.titan-text-express-v1", "titan", tools=False, stops=("end_turn", "guardrail_intervened"),
            claims=("text-stream", "titan-whole-text")),
 )

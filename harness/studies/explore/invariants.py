@@ -121,7 +121,7 @@ def _texts(blocks: dict, style: str) -> list[tuple[str, str]]:
 def _stop(events: list, blocks: dict, style: str) -> list[tuple[str, str]]:
     stops = [body["stopReason"] for name, body, _ in events if name == "messageStop"]
     tools = [i for i, b in blocks.items() if _kind(b) == "toolUse" and not _served(b)]
-    if stops == ["tool_use"] and not tools:
+    if stops == ["tool_use"] and not tools and style != "claude":  # Claude's text-only tool_use stop is real
         return [("explore: stop-tool-use", "stopReason tool_use without a toolUse block")]
     if stops == ["end_turn"] and tools and style != "claude":
         return [("explore: end-turn-with-call", f"end_turn with calls in style {style}")]

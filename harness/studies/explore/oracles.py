@@ -6,6 +6,7 @@
   ``delivered`` here, independently of any adapter;
 - ``assembly`` and ``parity``: the assembled message and the non-streamed call agree with the stream
   (harness.judge.assembly, harness.judge.parity);
+- ``request``: the request carries the served options and the answer's schema the turn asked for;
 - ``rule``: the request broke one of Bedrock's rules (the endpoint's verdict, with the rule's id); ``round_trip``: the
   follow-up carries the assistant turn back (every call with its id, name and input; signed reasoning first, text and
   signature byte-exact; redacted data), its text too (a warning: Bedrock does not need it).
@@ -21,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.converse.request import served_options
 from harness.endpoint.emulator.render import render_stream
 from harness.judge.assembly import check_assembly
 from harness.judge.laws import CONTRACT_LAWS, laws
@@ -28,7 +30,7 @@ from harness.judge.normalize import UNPARSED, comparable, normalize, parse_input
 from harness.judge.parity import check_parity
 from harness.wire.eventstream import decode_frames
 
-__all__ = ["Finding", "delivered", "expected_items", "judge_turn", "round_trip", "grade"]
+__all__ = ["Finding", "asked", "delivered", "expected_items", "judge_turn", "round_trip", "grade"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,10 @@ def _delta(block: dict, delta: Mapping) -> None:
         block["kind"] = block["kind"] or "text"
         block["text"] += delta["text"]
         block["deltas"] += bool(delta["text"])
+        block.setdefault("parts", []).append({"type": "text", "text": delta["text"]})
+    elif "citation" in delta:  # a citation streams inside its text block, before the text it cites
+        block["kind"] = block["kind"] or "text"
+        block.setdefault("parts", []).append({"type": "citation", "citation": delta["citation"]})
     elif "toolUse" in delta:
         block["input"] = block.get("input", "") + delta["toolUse"].get("input", "")
     elif "reasoningContent" in delta:
@@ -111,10 +117,16 @@ def _delta(block: dict, delta: Mapping) -> None:
                 block["signature"] = part["signature"]
 
 
+def _items(block: dict) -> list[dict]:
+    """A text block's text and citations in stream order (a citation is an item of its own); else its one item."""
+    if block["kind"] == "text":
+        return [dict(part) for part in block.get("parts", ())]
+    item = _item(block)
+    return [] if item is None else [item]
+
+
 def _item(block: dict) -> dict | None:
     kind = block["kind"]
-    if kind == "text":
-        return {"type": "text", "text": block["text"]}
     if kind == "reasoning":
         return {"type": "reasoning", "text": block["text"], "signature": block.get("signature")}
     if kind == "redacted_reasoning":
@@ -134,24 +146,36 @@ def expected_items(events: Sequence[tuple[str, dict]], exception: str | None) ->
     if unnamed is not None:  # what came before that start, then the error a correct adapter reports
         events, exception = events[:unnamed], "missing toolUseId"
     for block in _blocks(events).values():
-        item = _item(block)
-        if item is None:
-            continue
-        if item["type"] == "tool_call" and not block["stopped"]:
-            either.add(item["id"])
-        if item["type"] != "reasoning" or item["text"] or item["signature"] is not None:
-            items.append(item)
+        for item in _items(block):
+            if item["type"] == "tool_call" and not block["stopped"]:
+                either.add(item["id"])
+            if item["type"] != "reasoning" or item["text"] or item["signature"] is not None:
+                items.append(item)
     bodies = dict(events) if unnamed is None else {}
     if "messageStop" in bodies:
-        items.append({"type": "stop", "reason": bodies["messageStop"]["stopReason"]})
+        stop = bodies["messageStop"]
+        items.append({"type": "stop", "reason": stop["stopReason"]})
+        if stop.get("additionalModelResponseFields") is not None:
+            items.append({"type": "response_fields", "fields": stop["additionalModelResponseFields"]})
     if "metadata" in bodies:
-        usage = bodies["metadata"]["usage"]
+        metadata = bodies["metadata"]
+        usage = metadata["usage"]
         items.append({"type": "usage", "input_tokens": usage["inputTokens"], "output_tokens": usage["outputTokens"],
                       "cache_read_input_tokens": usage.get("cacheReadInputTokens", 0),
                       "cache_write_input_tokens": usage.get("cacheWriteInputTokens", 0)})
+        served = _served(metadata)
+        items += [served] if served else []
     if exception is not None:
         items.append({"type": "error", "code": exception, "message": ""})
     return _joined(items), either
+
+
+def _served(metadata: Mapping) -> dict | None:
+    """The metadata item: the invoked model of a prompt router's trace, the tier and latency that served the turn."""
+    item = {"invoked_model_id": ((metadata.get("trace") or {}).get("promptRouter") or {}).get("invokedModelId"),
+            "service_tier": (metadata.get("serviceTier") or {}).get("type"),
+            "latency": (metadata.get("performanceConfig") or {}).get("latency")}
+    return {"type": "metadata", **item} if any(v is not None for v in item.values()) else None
 
 
 def _missing_id(events: Sequence[tuple[str, dict]]) -> int | None:
@@ -226,7 +250,7 @@ def judge_turn(record: Mapping, script: Mapping, style: str, seed: str, capabili
     if not rejected:
         found += _conservation(_comparable(expected, capabilities), _comparable(actual, capabilities), turn)
     unnamed = _missing_id(events)  # the adapter stops reading there: the text after it never reaches it
-    deltas = None if rejected else text_delta_count(events if unnamed is None else events[:unnamed])
+    deltas = None if rejected or record.get("whole") else text_delta_count(events if unnamed is None else events[:unnamed])
     found += _law_findings(chunks, capabilities, deltas, turn)
     assembled = check_assembly(chunks, capabilities, turn=turn)
     found += [Finding("assembly", "message", "", turn, assembled.headline)] if assembled else []
@@ -247,6 +271,38 @@ def _comparable(items: list[dict], capabilities: frozenset[str]) -> list[dict]:
             if not (i["type"] == "tool_call" and isinstance(i.get("input"), dict) and UNPARSED in i["input"])]
 
 
+# ---- asked: the request carries how the turn asked to be served ----
+
+_ASKED = (("serviceTier", "service_tier"), ("performanceConfig", "service_tier"), ("guardrailConfig", "guardrail"),
+          ("additionalModelResponseFieldPaths", "response_fields"))
+
+
+def asked(request: Mapping | None, options: Mapping, capabilities: frozenset[str], turn: int) -> list[Finding]:
+    """The request members the turn's options ask for (service tier, latency, guardrail, response field paths, the
+    answer's JSON schema), as Bedrock names them (harness.converse.request's mapping), for what the adapter declares."""
+    if request is None:
+        return []
+    found = []
+    wanted = served_options(dict(options))
+    for member, capability in _ASKED:
+        if capability in capabilities and wanted.get(member) is not None and request.get(member) != wanted[member]:
+            found.append(Finding("request", "asked", member, turn, f"turn {turn} request: {member} "
+                                 f"{_show(request.get(member))}, the turn asked for {_show(wanted[member])}"))
+    schema = (options.get("output_format") or {}).get("schema")
+    if "structured_output" in capabilities and schema is not None and _schema(request) != schema:
+        found.append(Finding("request", "asked", "outputConfig", turn, f"turn {turn} request: outputConfig "
+                             f"{_show(request.get('outputConfig'))} does not carry the answer's JSON schema"))
+    return found
+
+
+def _schema(request: Mapping) -> object:
+    structure = (((request.get("outputConfig") or {}).get("textFormat") or {}).get("structure") or {})
+    try:
+        return json.loads((structure.get("jsonSchema") or {}).get("schema") or "null")
+    except (TypeError, ValueError):
+        return None
+
+
 # ---- round trip: the follow-up carries the assistant turn back ----
 
 def _assistant(request: Mapping | None) -> list[dict] | None:
@@ -259,18 +315,68 @@ def _assistant(request: Mapping | None) -> list[dict] | None:
     return None
 
 
-def round_trip(request: Mapping | None, previous: list[dict], turn: int) -> list[Finding]:
-    """Turn ``turn``'s request against the items turn ``turn - 1`` delivered (the expected, not the adapter's)."""
+def round_trip(request: Mapping | None, previous: list[dict], turn: int, capabilities: frozenset[str] = frozenset(),
+               media: Sequence[str] = ()) -> list[Finding]:
+    """Turn ``turn``'s request against the items turn ``turn - 1`` delivered (the expected, not the adapter's) and the
+    base64 bytes of the images and documents of its tool results (``media``)."""
     content = _assistant(request)
     if content is None:
         return [Finding("round_trip", "assistant", "message", turn, f"turn {turn} request holds no assistant message")]
     found = _calls_back(content, previous, turn) + _reasoning_back(content, previous, turn)
+    if "citations" in capabilities:
+        found += _citations_back(content, previous, turn)
+    found += _media_back(request, media, turn) if "tool_result_media" in capabilities else []
     want = "".join(i["text"] for i in previous if i["type"] == "text" and i["text"].strip())
-    sent = "".join(b["text"] for b in content if isinstance(b.get("text"), str))
+    sent = "".join(_texts(b) for b in content)
     if want.strip() != sent.strip():
         found.append(Finding("round_trip", "text", "text", turn, f"turn {turn} request: the assistant text "
                              f"{_show(sent)} is not the streamed {_show(want)}", "warn"))
     return found
+
+
+def _texts(block: Mapping) -> str:
+    """The text of an assistant block: a text block's, or the cited text inside a citationsContent block."""
+    if isinstance(block.get("text"), str):
+        return block["text"]
+    cited = block.get("citationsContent")
+    parts = cited.get("content") if isinstance(cited, Mapping) else None
+    return "".join(p["text"] for p in parts if isinstance(p, Mapping) and isinstance(p.get("text"), str)) \
+        if isinstance(parts, list) else ""
+
+
+def _citations_back(content: list[dict], previous: list[dict], turn: int) -> list[Finding]:
+    """Each streamed citation goes back inside a citationsContent block of the assistant message."""
+    sent = [c for b in content if isinstance(b.get("citationsContent"), Mapping)
+            for c in b["citationsContent"].get("citations") or ()]
+    for item in (i for i in previous if i["type"] == "citation"):
+        if item["citation"] not in sent:
+            return [Finding("round_trip", "citations", "citationsContent", turn, f"turn {turn} request: the "
+                            f"assistant message does not carry the citation {_show(item['citation'])} back")]
+    return []
+
+
+def _media_back(request: Mapping, media: Sequence[str], turn: int) -> list[Finding]:
+    """Each image and document of the tool results reaches the request as an image or document block with its bytes
+    (inside the toolResult or beside it, where the family takes it)."""
+    sent: set = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            for key in ("image", "document"):
+                source = value.get(key, {}).get("source") if isinstance(value.get(key), Mapping) else None
+                if isinstance(source, Mapping):
+                    sent.add(source.get("bytes"))
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(request.get("messages"))
+    lost = [m for m in media if m not in sent]
+    return [Finding("round_trip", "results", "toolResult.media", turn, f"turn {turn} request: {len(lost)} image or "
+                    f"document part(s) of the tool results are not sent as such (first: {_show(lost[0][:24])})")] \
+        if lost else []
 
 
 def _calls_back(content: list[dict], previous: list[dict], turn: int) -> list[Finding]:

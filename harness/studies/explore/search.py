@@ -30,7 +30,7 @@ from harness.studies.explore.session import Outcome, Session, outputs_differ
 
 __all__ = ["PROFILES", "Failure", "Profile", "Report", "explore"]
 
-_ORDER = ("adapter", "law", "conservation", "rule", "round_trip", "assembly", "parity", "compare")
+_ORDER = ("adapter", "law", "conservation", "rule", "request", "round_trip", "assembly", "parity", "compare")
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Profile:
 
 PROFILES = {
     "default": Profile("default", 100, False, None, 3),
-    "ci": Profile("ci", 300, True, 300.0, 3),
+    "ci": Profile("ci", 500, True, 300.0, 3),
     "deep": Profile("deep", 5000, False, None, 4),
 }
 

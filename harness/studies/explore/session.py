@@ -19,9 +19,9 @@ from harness.judge.normalize import comparable, normalize
 from harness.judge.parity import declared_paths
 from harness.judge.protocol import NON_STREAMING, AdapterFailure
 from harness.studies.explore.draw import Example
-from harness.studies.explore.oracles import Finding, delivered, expected_items, grade, judge_turn, round_trip
+from harness.studies.explore.oracles import Finding, asked, delivered, expected_items, grade, judge_turn, round_trip
 from harness.suite.runner import loopback_endpoint, replay
-from harness.suite.scenario import Scenario, parse_scenario
+from harness.suite.scenario import Scenario, effective_options, parse_scenario
 
 __all__ = ["EXAMPLE_ID", "Outcome", "Session", "scenario_of"]
 
@@ -111,15 +111,24 @@ class Session:
             script, seed = scenario.turns[index].script, turn_seed(scenario.id, index)
             served = [r for r in requests if r.turn == index]
             served = [r for r in served if r.operation != "Converse"] or served  # the stream's, not its twin's
-            record = {**record, "index": index, "paired": self.paired,
+            whole = bool(served) and all(r.operation == "Converse" for r in served)  # tools through Converse
+            record = {**record, "index": index, "paired": self.paired, "whole": whole,
                       "http_error": any(isinstance(r.status, int) and r.status >= 400 for r in served[-1:])}
             cut = cuts[index][0] if index in cuts else None
             findings += judge_turn(record, script, scenario.style, seed, self.capabilities, self.declared,
                                    _rules(served), cut)
+            findings += asked(record["request"], effective_options(scenario, index), self.capabilities, index)
             if index and previous is not None and record["request"] is not None:
-                findings += round_trip(record["request"], previous, index)
+                findings += round_trip(record["request"], previous, index, self.capabilities,
+                                       _media(scenario.turns[index - 1].tool_results))
             previous = expected_items(*delivered(script, scenario.style, seed, cut))[0]
         return findings
+
+
+def _media(results: dict) -> list[str]:
+    """The base64 data of every image and document part of a turn's tool-result templates."""
+    return [part["source"]["data"] for spec in (results or {}).values() if isinstance(spec.get("content"), list)
+            for part in spec["content"] if isinstance(part, dict) and part.get("type") in ("image", "document")]
 
 
 def _rules(served: list) -> list[tuple[str, str, str]]:
