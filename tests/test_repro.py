@@ -171,6 +171,18 @@ def test_serve_paired_answers_each_turn_streamed_and_not(tmp_path):
             serving.stop()
 
 
+def run_app(out: Path, scenario_id: str) -> subprocess.CompletedProcess:
+    """The reproduction's app.py run against ``serve --paired`` on its own cassette, as its README says (exit 0)."""
+    serving = Serving("--paired", "--cassette", str(out / "cassettes" / f"{scenario_id}.yaml"))
+    try:
+        ran = subprocess.run([sys.executable, str(out / "app.py"), serving.url], capture_output=True, text=True,
+                             timeout=120)
+    finally:
+        serving.stop()
+    assert ran.returncode == 0, ran.stderr
+    return ran
+
+
 def test_a_langchain_aws_reproduction_holds_the_librarys_own_calls_and_shows_the_finding(tmp_path):
     """The app.py of a langchain-aws cell: ChatBedrockConverse streamed and invoked on turn 0, written from the
     committed report without langchain installed; where langchain-aws is installed, run against the recorded stream,
@@ -186,13 +198,7 @@ def test_a_langchain_aws_reproduction_holds_the_librarys_own_calls_and_shows_the
     assert "{'role': 'user',\n  'content': 'Summarize the Q3 revenue report" in app
     assert "python app.py URL" in (out / "README.md").read_text()
     pytest.importorskip("langchain_aws")
-    serving = Serving("--paired", "--cassette", str(out / "cassettes" / "edge" / "max-tokens-mid-tool.yaml"))
-    try:
-        ran = subprocess.run([sys.executable, str(out / "app.py"), serving.url], capture_output=True, text=True,
-                             timeout=120)
-    finally:
-        serving.stop()
-    assert ran.returncode == 0, ran.stderr
+    ran = run_app(out, "edge/max-tokens-mid-tool")
     streamed = ran.stdout.split("streamed message:", 1)[1].split("invoked message:", 1)[0]
     assert '"stopReason": "max_tokens"' in streamed and '"path": "/home/analyst/reports/2024/q3/rev"' in streamed
 
@@ -209,13 +215,7 @@ def test_a_strands_reproduction_holds_the_models_own_stream_and_shows_the_findin
     assert "model.stream(MESSAGES, TOOL_SPECS or None, SYSTEM_PROMPT)" in app and "process_stream(streamed())" in app
     assert "{'role': 'user',\n  'content': [{'text': 'Summarize the Q3 revenue report" in app
     pytest.importorskip("strands")
-    serving = Serving("--paired", "--cassette", str(out / "cassettes" / "edge" / "max-tokens-mid-tool.yaml"))
-    try:
-        ran = subprocess.run([sys.executable, str(out / "app.py"), serving.url], capture_output=True, text=True,
-                             timeout=120)
-    finally:
-        serving.stop()
-    assert ran.returncode == 0, ran.stderr
+    ran = run_app(out, "edge/max-tokens-mid-tool")
     assert "stop reason: max_tokens" in ran.stdout
     assembled = ran.stdout.split("assembled message:", 1)[1]
     assert '"name": "read_file",\n        "input": {}' in assembled

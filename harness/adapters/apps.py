@@ -71,7 +71,7 @@ def _litellm(scenario: Scenario) -> str:
         request["temperature"] = options["temperature"]
     if options.get("thinking_budget"):
         request["thinking"] = {"type": "enabled", "budget_tokens": options["thinking_budget"]}
-    return _LITELLM.format(scenario=scenario.id, request=pprint.pformat(request, width=110, sort_dicts=False))
+    return _LITELLM.format(scenario=scenario.id, request=_shown(request))
 
 
 _LANGCHAIN_AWS = '''#!/usr/bin/env python3
@@ -112,34 +112,51 @@ print("invoked message:", shown(bound.invoke(MESSAGES)))
 '''
 
 
-def _langchain_aws(scenario: Scenario) -> str | None:
-    """The template on turn 0's text (None when it holds other blocks: LangChain's data blocks are the shim's)."""
-    from harness.adapters.shims import langchain_aws as shim  # its pure helpers: no langchain import
+def _shown(value) -> str:
+    """A value as the script's Python literal."""
+    return pprint.pformat(value, width=110, sort_dicts=False)
 
-    turn = first_turn(scenario)
-    options = turn.get("options") or {}
-    messages: list[dict] = [{"role": "system", "content": turn["system"]}] if isinstance(turn.get("system"), str) else []
-    if turn.get("system") is not None and not messages:
-        return None
+
+def _texts(turn: dict) -> list[tuple[str, str]] | None:
+    """(role, text) of each of the turn's messages; None when one holds a block other than text (the shims map those
+    into the library's own types, which a template does not write)."""
+    texts = []
     for message in turn["messages"]:
         content = message["content"]
         if not isinstance(content, str):
             if any(block.get("type") != "text" for block in content):
                 return None
             content = "".join(block["text"] for block in content)
-        messages.append({"role": message["role"], "content": content})
-    budget = options.get("thinking_budget")
+        texts.append((message["role"], content))
+    return texts
+
+
+def _sampling(options: dict, thinking_field: str) -> dict:
+    """The thinking budget as ``thinking_field`` (the library's name for Bedrock's additional request fields), else
+    the temperature, else nothing."""
+    if options.get("thinking_budget"):
+        return {thinking_field: {"thinking": {"type": "enabled", "budget_tokens": options["thinking_budget"]}}}
+    return {"temperature": options["temperature"]} if options.get("temperature") is not None else {}
+
+
+def _langchain_aws(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks: LangChain's data blocks are the shim's)."""
+    from harness.adapters.shims import langchain_aws as shim  # its pure helpers: no langchain import
+
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    texts, system = _texts(turn), turn.get("system")
+    if texts is None or (system is not None and not isinstance(system, str)):
+        return None
+    messages = [*([{"role": "system", "content": system}] if system is not None else []),
+                *({"role": role, "content": text} for role, text in texts)]
     model = {"model": turn["model_id"], "max_tokens": options.get("max_tokens"),
-             **({"additional_model_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}}}
-                if budget else {"temperature": options.get("temperature")} if options.get("temperature") is not None
-                else {}),
-             **shim._provider(turn["model_id"]), **shim.served(options)}
+             **_sampling(options, "additional_model_request_fields"), **shim._provider(turn["model_id"]),
+             **shim.served(options)}
     tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return _LANGCHAIN_AWS.format(scenario=scenario.id, model=pprint.pformat(model, width=110, sort_dicts=False),
-                                 tools=pprint.pformat(tools, width=110, sort_dicts=False),
-                                 tool_choice=shim._tool_choice(options.get("tool_choice")),
-                                 messages=pprint.pformat(messages, width=110, sort_dicts=False))
+    return _LANGCHAIN_AWS.format(scenario=scenario.id, model=_shown(model), tools=_shown(tools),
+                                 tool_choice=shim._tool_choice(options.get("tool_choice")), messages=_shown(messages))
 
 
 _STRANDS = '''#!/usr/bin/env python3
@@ -193,26 +210,16 @@ def _strands(scenario: Scenario) -> str | None:
     """The template on turn 0's text (None when it holds other blocks, or a system prompt of several blocks)."""
     turn = first_turn(scenario)
     options = turn.get("options") or {}
-    system = turn.get("system")
-    if system is not None and not isinstance(system, str):
+    texts, system = _texts(turn), turn.get("system")
+    if texts is None or (system is not None and not isinstance(system, str)):
         return None
-    messages = []
-    for message in turn["messages"]:
-        content = message["content"]
-        if not isinstance(content, str):
-            if any(block.get("type") != "text" for block in content):
-                return None
-            content = "".join(block["text"] for block in content)
-        messages.append({"role": message["role"], "content": [{"text": content}]})
-    budget = options.get("thinking_budget")
+    messages = [{"role": role, "content": [{"text": text}]} for role, text in texts]
     model = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
-             **({"additional_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}}} if budget
-                else {"temperature": options["temperature"]} if options.get("temperature") is not None else {})}
+             **_sampling(options, "additional_request_fields")}
     tools = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
              for t in turn.get("tools") or ()]
-    return _STRANDS.format(scenario=scenario.id, model=pprint.pformat(model, width=110, sort_dicts=False),
-                           tools=pprint.pformat(tools, width=110, sort_dicts=False), system=system,
-                           messages=pprint.pformat(messages, width=110, sort_dicts=False))
+    return _STRANDS.format(scenario=scenario.id, model=_shown(model), tools=_shown(tools), system=system,
+                           messages=_shown(messages))
 
 
 TEMPLATES: dict[str, Callable[[Scenario], str | None]] = {
