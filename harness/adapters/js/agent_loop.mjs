@@ -30,6 +30,35 @@ export function toolResults(turn) {
   return blocks;
 }
 
+// What a run of the loop shares (a shim's run extends it): the next turn's tool results go to the tools waiting for
+// them (a call the harness sent none for gets an error result) and release a model call held for that turn; the
+// run's events are relayed until it pauses. The run sets turnIndex, options, queue, results, waiting, gate,
+// finished and failed, and says how many model calls the loop has made (modelCalls()) and what runs it (library).
+export class LoopRun {
+  deliver(results, turn) {
+    this.turnIndex += 1;
+    this.options = turn.options ?? {};
+    for (const block of results) this.results.set(block.tool_use_id, block);
+    for (const [id, resolve] of this.waiting) resolve(this.results.get(id) ?? unanswered(id));
+    this.waiting.clear();
+    if (this.gate && this.gate.number <= this.turnIndex) { this.gate.release(); this.gate = null; }
+  }
+
+  async* untilPause() {
+    const turn = this.turnIndex;
+    while (!this.finished) {
+      const event = await this.queue.next();
+      if (event.kind === "chunk") yield event.chunk;
+      else if (event.kind === "pause") return;
+      else this.finished = true;
+    }
+    if (turn > 0 && this.modelCalls() <= turn && !this.failed) {
+      yield { type: "error", code: LOOP_ENDED, message: "the agent loop finished without another model call: "
+        + `${this.library} did not continue after the tool results, so the scenario's next model call never happened` };
+    }
+  }
+}
+
 // The shim's turn handler: one run of the loop per conversation (``start(turn, endpoint)`` begins one, an object with
 // conversation, finished, deliver(results, turn), untilPause() and close()), its later turns' results delivered to it.
 export class Agent {

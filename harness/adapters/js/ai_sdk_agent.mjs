@@ -19,7 +19,7 @@
 import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, olderMessages,
   partChunks,
   mediaPart, resultOutput, serve, toolChoice } from "./ai_sdk_common.mjs";
-import { Agent, LOOP_ENDED, Queue, unanswered } from "./agent_loop.mjs";
+import { Agent, LoopRun, Queue, unanswered } from "./agent_loop.mjs";
 
 const packages = await load("ai_sdk_agent.mjs");
 const { ai } = packages;
@@ -65,8 +65,11 @@ function closing(finish) {
 const resultBlock = (given) => given?.type === "tool_result" ? given : given?.output;
 
 // One conversation: the SDK's loop running, paused between harness turns.
-class AgentRun {
+class AgentRun extends LoopRun {
+  library = "the SDK";
+
   constructor(turn, endpoint) {
+    super();
     this.conversation = turn.conversation;
     this.turnIndex = 0; this.options = turn.options ?? {};
     this.queue = new Queue(); this.steps = []; this.seen = 0; this.pausedTurn = -1;
@@ -178,29 +181,7 @@ class AgentRun {
     if (assistant) this.emit({ type: "message", message: anthropicMessage([assistant]) });
   }
 
-  // The next turn's tool results: the waiting calls return them (a call the harness sent none for gets an error).
-  deliver(results, turn) {
-    this.turnIndex += 1;
-    this.options = turn.options ?? {};
-    for (const block of results) this.results.set(block.tool_use_id, block);
-    for (const [id, resolve] of this.waiting) resolve(this.results.get(id) ?? unanswered(id));
-    this.waiting.clear();
-    if (this.gate && this.gate.number <= this.turnIndex) { this.gate.release(); this.gate = null; }
-  }
-
-  async* untilPause() {
-    const turn = this.turnIndex;
-    while (!this.finished) {
-      const event = await this.queue.next();
-      if (event.kind === "chunk") yield event.chunk;
-      else if (event.kind === "pause") return;
-      else this.finished = true;
-    }
-    if (turn > 0 && this.steps.length <= turn && !this.failed) {
-      yield { type: "error", code: LOOP_ENDED, message: "the agent loop finished without another model call: the "
-        + "SDK did not continue after the tool results, so the scenario's next model call never happened" };
-    }
-  }
+  modelCalls() { return this.steps.length; }
 
   // Abandoned (a new conversation): the SDK's call is aborted and waiting tools return.
   close() { this.abort.abort(); for (const resolve of this.waiting.values()) resolve(unanswered("")); }

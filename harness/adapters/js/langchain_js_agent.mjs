@@ -22,7 +22,7 @@
 
 import { anthropicMessage, assembledCalls, capabilities, converted, errorChunk, load, messageChunks, model, serve,
   systemPrompt, toolChoice, toolContent } from "./langchain_js_common.mjs";
-import { Agent, LOOP_ENDED, Queue, unanswered } from "./agent_loop.mjs";
+import { Agent, LoopRun, Queue, unanswered } from "./agent_loop.mjs";
 
 const packages = await load("langchain_js_agent.mjs", "bedrock-harness-langchain-js-agent.mjs");
 const { agents, messages: lc } = packages;
@@ -36,8 +36,11 @@ const RECURSION_LIMIT = 10000; // the scenario, not LangGraph's step limit, ends
 const isAi = (message) => (typeof message?.getType === "function" ? message.getType() : message?.type) === "ai";
 
 // One conversation: the agent's loop running, paused between harness turns.
-class AgentRun {
+class AgentRun extends LoopRun {
+  library = "createAgent";
+
   constructor(turn, endpoint) {
+    super();
     this.conversation = turn.conversation;
     this.turnIndex = 0; this.options = turn.options ?? {};
     this.queue = new Queue(); this.responses = []; this.calls = 0; this.pausedTurn = -1;
@@ -145,29 +148,12 @@ class AgentRun {
   }
 
   // The next turn's tool results: the waiting calls return them (a call the harness sent none for gets an error).
-  deliver(results, turn) {
-    this.turnIndex += 1;
-    this.options = turn.options ?? {};
+  deliver(results, turn) { // the turn's tool cache point, before the gate lets the next model call read it
     this.toolsCache = turn.tools?.at(-1)?.cache_control;
-    for (const block of results) this.results.set(block.tool_use_id, block);
-    for (const [id, resolve] of this.waiting) resolve(this.results.get(id) ?? unanswered(id));
-    this.waiting.clear();
-    if (this.gate && this.gate.number <= this.turnIndex) { this.gate.release(); this.gate = null; }
+    super.deliver(results, turn);
   }
 
-  async* untilPause() {
-    const turn = this.turnIndex;
-    while (!this.finished) {
-      const event = await this.queue.next();
-      if (event.kind === "chunk") yield event.chunk;
-      else if (event.kind === "pause") return;
-      else this.finished = true;
-    }
-    if (turn > 0 && this.calls <= turn && !this.failed) {
-      yield { type: "error", code: LOOP_ENDED, message: "the agent loop finished without another model call: "
-        + "createAgent did not continue after the tool results, so the scenario's next model call never happened" };
-    }
-  }
+  modelCalls() { return this.calls; }
 
   // Abandoned (a new conversation): the run is aborted, waiting tools and a waiting model call return.
   close() {
