@@ -30,6 +30,19 @@ def test_every_discovered_scenario_is_the_scenario_its_file_loads_as():
     assert found[-1] == list(found)[-1] and found == list(found)
 
 
+def test_a_discovery_that_is_not_lean_holds_the_same_scenarios_built_once(tmp_path):
+    suites = _copy_suite(tmp_path) / "suites"
+    whole, lean = discover(suites, lean=False), discover(suites)
+    assert list(whole) == list(lean) and whole.ids == lean.ids
+    assert whole[0] is whole[0] and lean[0] is not lean[0]  # list holds every one anyway: no packing, no rebuilding
+    path = suites / "core" / "single-call.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["turns"][0]["options"] = {"max_tokenz": 5}
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"single-call\.yaml: turns\[0\]\.options\.max_tokenz: unknown field"):
+        discover(suites, lean=False)
+
+
 def test_each_build_is_a_fresh_copy_that_no_other_holds(tmp_path):
     found = discover(_copy_suite(tmp_path) / "suites", ids=["core/single-call"])
     first = found[0]

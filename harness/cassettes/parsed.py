@@ -22,7 +22,6 @@ import functools
 import hashlib
 import marshal
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +64,8 @@ def _keep(entry: Path, document: Any) -> None:
 
 def _write(entry: Path, blob: bytes) -> None:
     """``blob`` into ``entry``, atomically (a temporary file renamed); a cache that cannot be written is skipped."""
+    import tempfile  # only when a cache entry is written: reading one (list, every later run) needs none of it
+
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=entry.parent, prefix=".", suffix=".tmp")

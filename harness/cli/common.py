@@ -11,11 +11,14 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from harness.judge.protocol import TURN_TIMEOUT
-from harness.studies.shard import Shard, ShardError, parse_shard
+
+if TYPE_CHECKING:
+    from harness.studies.shard import Shard
 
 __all__ = ["BadUsage", "Finite", "InputFile", "InputFolder", "check_input", "adapter_option", "check_cassettes", "child_options", "default_region", "every_id", "live_credentials", "load", "loopback_option",
            "named_folder", "no_release_for_command", "one_root_option", "region_option", "release_args", "companion_option", "release_options", "root_option", "scenarios", "selection", "selection_options",
@@ -176,6 +179,8 @@ class _ShardType(click.ParamType):
     name = "K/N"
 
     def convert(self, value, param, ctx) -> Shard:
+        from harness.studies.shard import Shard, ShardError, parse_shard  # only when --shard is given
+
         if isinstance(value, Shard):
             return value
         try:
@@ -216,19 +221,20 @@ def named_folder(path: Path, option: str, create: bool = True) -> Path:
     return path
 
 
-def scenarios(root, suites=(), ids=(), shard: Shard | None = None, cassettes: bool = True) -> tuple[Path | None, list]:
+def scenarios(root, suites=(), ids=(), shard: Shard | None = None, cassettes: bool = True,
+              lean: bool = True) -> tuple[Path | None, list]:
     """(root, selected scenarios) for one ``--root`` (a path or None) or several (a tuple: layered, root None);
     a bad scenario file or unknown id is a usage error (exit 2), and so (``cassettes``) is a selected scenario's
     cassette that is there but no regular file (``check_cassettes``). With ``shard``, only the scenarios it owns are
-    read, and stderr says how many of the selected ones that is."""
+    read, and stderr says how many of the selected ones that is; ``lean`` as ``harness.suite.scenario.discover``."""
     from harness.suite import roots
 
     found = _roots(root)
     if shard is None:
-        kept = _usage(roots.load, found, suites, ids)
+        kept = _usage(roots.load, found, suites, ids, None, lean)
     else:
         total = len(_usage(roots.selected, found, suites, ids))
-        kept = _usage(roots.load, found, suites, ids, shard.owns)
+        kept = _usage(roots.load, found, suites, ids, shard.owns, lean)
         click.echo(f"shard {shard}: {len(kept)} of {total} scenarios", err=True)
     if cassettes:
         check_cassettes(roots.single(found), kept)

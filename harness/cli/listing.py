@@ -14,7 +14,7 @@ __all__ = ["list_scenarios"]
 @root_option
 def list_scenarios(suites, ids, root):
     """The scenarios, their tags and required capabilities."""
-    _, selected = scenarios(root, suites, ids, cassettes=False)
+    _, selected = scenarios(root, suites, ids, cassettes=False, lean=False)  # every one is held at once anyway
     width = max((len(s.id) for s in selected), default=0)
     for s in selected:
         click.echo(f"{s.id:<{width}}  tags: {', '.join(s.tags) or '-'}  requires: {', '.join(sorted(s.requires)) or '-'}")

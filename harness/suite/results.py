@@ -7,6 +7,7 @@ from typing import Sequence
 
 from harness.judge.compare import Diff
 from harness.judge.grade import Warned
+from harness.suite.levels import LEVELS, RECOMMENDED, REQUIRED
 
 __all__ = ["FAILING", "LEVELS", "RECOMMENDED", "REQUIRED", "STATUSES", "STRICT_FAILING", "Result", "TurnResult",
            "Warned", "failing", "level_scores", "verdict"]
@@ -14,10 +15,6 @@ __all__ = ["FAILING", "LEVELS", "RECOMMENDED", "REQUIRED", "STATUSES", "STRICT_F
 STATUSES = ("pass", "warn", "fail", "error", "skip", "xfail", "xpass")
 FAILING = frozenset({"fail", "error", "xpass"})  # any of these makes the run exit 1
 STRICT_FAILING = FAILING | {"warn"}  # with --strict, a warning fails the run too
-# A scenario's level: REQUIRED rests on evidence about Bedrock, the stream laws or the founding documents' checks;
-# RECOMMENDED on robustness or a judgement. ``certify --level required`` fails a run on the required ones only.
-REQUIRED, RECOMMENDED = "required", "recommended"
-LEVELS = (REQUIRED, RECOMMENDED)
 MET = frozenset({"pass", "warn"})  # a scenario that counts towards its level; skips count neither way
 
 

@@ -56,15 +56,15 @@ def _owners(roots: Sequence[Path]) -> dict[str, Path]:
 
 
 def load(roots: Sequence[Path], suites: Sequence[str] = (), ids: Sequence[str] = (),
-         keep: Callable[[str], bool] | None = None) -> Discovered:
+         keep: Callable[[str], bool] | None = None, lean: bool = True) -> Discovered:
     """The selected scenarios of ``roots``, sorted by id (ScenarioError for a bad file or an unknown name); with
-    ``keep`` (a shard's ``owns``), only the selected ids it keeps are read."""
+    ``keep`` (a shard's ``owns``), only the selected ids it keeps are read; ``lean`` as ``discover`` takes it."""
     if len(roots) == 1:
-        return discover(roots[0] / "suites", suites, ids, keep)
+        return discover(roots[0] / "suites", suites, ids, keep, lean)
     owners = _owners(roots)
     wanted = [sid for sid in selected(roots, suites, ids) if keep is None or keep(sid)]
     mine = {root: [sid for sid in wanted if owners[sid.split("/", 1)[0]] == root] for root in dict.fromkeys(owners.values())}
-    return Discovered.joined(discover(root / "suites", ids=chosen) for root, chosen in mine.items() if chosen)
+    return Discovered.joined(discover(root / "suites", ids=chosen, lean=lean) for root, chosen in mine.items() if chosen)
 
 
 def selected(roots: Sequence[Path], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[str]:

@@ -22,7 +22,7 @@ from harness.cassettes.parsed import load_yaml_bytes
 from harness.evidence import Claim, ClaimError, parse_claims
 from harness.suite import checks
 from harness.suite.discovered import Discovered, pack
-from harness.suite.results import LEVELS, REQUIRED
+from harness.suite.levels import LEVELS, REQUIRED
 from harness.judge.judgement_ids import SCENARIO_JUDGEMENTS
 from harness.judge.protocol import CAPABILITIES
 from harness.endpoint.emulator.script import STYLES, EmulatorScriptError, parse_script
@@ -172,6 +172,11 @@ def _lean(path: Path, sid: str) -> tuple[str, str, Any]:
     return sid, str(path), scenario if packed is None else packed
 
 
+def _whole(path: Path, sid: str) -> tuple[str, str, Any]:
+    """A Discovered entry for the file at ``path``: validated whole, kept as the built Scenario."""
+    return sid, str(path), _loaded(path, sid)[0]
+
+
 def parse_scenario(data: Any, sid: str, path: str | Path) -> Scenario:
     """A scenario from its parsed YAML document (what ``load_scenario`` reads from ``path``), validated alike: a
     drawn or generated scenario is an ordinary one (harness.studies.explore)."""
@@ -195,13 +200,15 @@ def _validate_parts(scenario: Scenario) -> None:
 
 
 def discover(root: str | Path = "suites", suites: Sequence[str] = (), ids: Sequence[str] = (),
-             keep: Callable[[str], bool] | None = None) -> Discovered:
+             keep: Callable[[str], bool] | None = None, lean: bool = True) -> Discovered:
     """The scenarios under ``root`` sorted by id: all, or those in ``suites`` plus those named in ``ids``; with
     ``keep``, only the ids it keeps (one shard's) are read at all. Every file is read and validated now; each
-    scenario is kept lean until it is asked for (harness.suite.discovered)."""
+    scenario is kept lean until it is asked for (harness.suite.discovered), unless ``lean`` is false: a caller that
+    holds every scenario at once anyway (``list``) saves packing each one and building it again."""
     paths = _scenario_paths(root)
     chosen = sorted(sid for sid in _select(paths, suites, ids) if keep is None or keep(sid))
-    return Discovered((_lean(Path(paths[sid]), sid) for sid in chosen), _rebuilt)
+    entry = _lean if lean else _whole
+    return Discovered((entry(Path(paths[sid]), sid) for sid in chosen), _rebuilt)
 
 
 def selected_ids(known: Iterable[str], suites: Sequence[str] = (), ids: Sequence[str] = ()) -> list[str]:
@@ -315,9 +322,11 @@ def _fields(value: Any, where: str, allowed: Sequence[str], required: Sequence[s
     """A mapping whose keys are all in ``allowed`` and include every ``required`` one."""
     _check(isinstance(value, dict), where, "expected a mapping")
     for key in value:
-        _check(key in allowed, f"{where}.{key}" if where else str(key), f"unknown field (known: {', '.join(allowed)})")
+        if key not in allowed:  # the message is made only for a field that fails (every file is checked on load)
+            _check(False, f"{where}.{key}" if where else str(key), f"unknown field (known: {', '.join(allowed)})")
     for key in required:
-        _check(key in value, f"{where}.{key}" if where else key, "missing (required)")
+        if key not in value:
+            _check(False, f"{where}.{key}" if where else key, "missing (required)")
     return value
 
 
