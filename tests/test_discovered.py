@@ -116,3 +116,21 @@ def test_a_discovered_scenario_holds_under_two_kibibytes(tmp_path):
         tracemalloc.stop()
     assert len(found) == 8 * len(SHIPPED)
     assert held / len(found) <= 2048, f"{held / len(found):.0f} bytes per discovered scenario"
+
+
+def test_checking_the_selected_cassettes_builds_no_scenario(tmp_path, monkeypatch):
+    from harness.cli.common import BadUsage, scenarios
+    from harness.suite import scenario as scenario_module
+
+    root = _copy_suite(tmp_path)
+    built = []
+    real = scenario_module._rebuilt
+    monkeypatch.setattr(scenario_module, "_rebuilt", lambda *args: built.append(args[0]) or real(*args))
+    _, chosen = scenarios(root)
+    assert len(chosen) > 1 and built == []  # the cassette paths come from the discovery's files
+    (root / "cassettes").mkdir()
+    (root / "cassettes" / "core").mkdir()
+    (root / "cassettes" / chosen.ids[0]).with_suffix(".yaml").mkdir()
+    with pytest.raises(BadUsage, match=f"the cassette of {chosen.ids[0]}, .*: not a regular file but a directory"):
+        scenarios(root)
+    assert built == []

@@ -247,7 +247,8 @@ def check_cassettes(root, chosen) -> None:
     runner's to report (``record`` makes it)."""
     from harness.suite.runner import cassette_path
 
-    for scenario in chosen:
+    # A discovery's files name each scenario's cassette without building the scenario (harness.suite.discovered).
+    for scenario in chosen.files() if hasattr(chosen, "files") else chosen:
         path = cassette_path(root, scenario)
         if os.path.lexists(path):
             check_input(path, f"the cassette of {scenario.id},")

@@ -13,12 +13,14 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import IO, Sequence
+from typing import IO, TYPE_CHECKING, Sequence
 
 import click
 
 from harness.cli.common import BadUsage
-from harness.studies.shard import Shard
+
+if TYPE_CHECKING:  # the shards are made only by --jobs
+    from harness.studies.shard import Shard
 
 __all__ = ["jobs_option", "run_in_children"]
 
@@ -57,6 +59,8 @@ class _Progress:
 def run_in_children(command: str, options: Sequence[str], jobs: int, total: int, show: bool) -> dict:
     """The joined JSON report of ``bedrock-harness COMMAND OPTIONS`` run as ``jobs`` shards at once; an error of a
     child is this command's error (its line, its exit code)."""
+    from harness.studies.shard import Shard
+
     with tempfile.TemporaryDirectory(prefix="bedrock-harness-jobs-") as folder:
         outputs = [Path(folder) / f"shard-{k}.json" for k in range(1, jobs + 1)]
         progress = _Progress(total, show, outputs)
