@@ -16,7 +16,8 @@ Three sides replay the shipped suite's cassettes (or ``--root``'s):
 - **harness**: ``harness.suite.runner.run`` with the reference adapter as ``run`` loads it (each turn in a worker
   thread under the per-turn timeout), in-process: per scenario the loopback server replays the cassette with its
   faults, the adapter streams every turn through boto3 (also each turn's Converse twin: two calls per recorded
-  one), and the runner normalizes, diffs against the golden and checks Bedrock's request rules.
+  one), and the runner normalizes, diffs against the golden and checks Bedrock's request rules. In-process, also
+  **harness, no twin**: the same without the twin calls, so the report can say what streaming parity costs.
 
 In-process, the sides alternate in one process after an untimed warm-up of each (imports and botocore's service
 model loaded on all of them), CPU (the process's, every thread) and wall per round. As whole processes, each round
@@ -119,15 +120,24 @@ def _call(client: Any, request: Any) -> int:
     return events
 
 
-def harness_run(scenarios: Sequence[Any], root: Path, in_process: bool = True, bounded: bool = True) -> list:
+def harness_run(scenarios: Sequence[Any], root: Path, in_process: bool = True, bounded: bool = True,
+                twin: bool = True) -> list:
     """``bedrock-harness run`` in-process: the reference adapter loaded as the command loads it (each turn in a
     worker thread under the default per-turn timeout; ``bounded=False``: on this thread, for cProfile, which
-    sees only the thread it runs on), every scenario judged."""
+    sees only the thread it runs on), every scenario judged. ``twin=False``: the reference without its
+    ``non_streaming`` declaration, so no turn makes its Converse twin call (what the twin costs, by difference)."""
+    from harness.adapters.deadline import with_deadline
     from harness.cli.common import load
-    from harness.judge.protocol import TURN_TIMEOUT
+    from harness.converse import ConverseAdapter
+    from harness.judge.protocol import NON_STREAMING, TURN_TIMEOUT
     from harness.suite.runner import run
 
-    return run(scenarios, load("reference", TURN_TIMEOUT if bounded else None), root, in_process=in_process)
+    timeout = TURN_TIMEOUT if bounded else None
+    if twin:
+        return run(scenarios, load("reference", timeout), root, in_process=in_process)
+    adapter = ConverseAdapter()
+    adapter.capabilities = adapter.capabilities - {NON_STREAMING}
+    return run(scenarios, with_deadline(adapter, timeout), root, in_process=in_process)
 
 
 def _client(session: Any) -> Any:
@@ -221,6 +231,7 @@ def measure(scenarios: Sequence[Any], root: Path, copies: Sequence[Path], rounds
     session, cassettes = boto3.session.Session(), [cassette_path(root, s) for s in scenarios]
     sides: dict[str, Callable[[], Any]] = {
         "harness": lambda: harness_run(scenarios, root, in_process),
+        "harness, no twin": lambda: harness_run(scenarios, root, in_process, twin=False),
         "integration": lambda: integration_replay(cassettes, session),
         "plain": lambda: plain_replay(copies, session),
     }
@@ -239,6 +250,7 @@ def measure(scenarios: Sequence[Any], root: Path, copies: Sequence[Path], rounds
             samples[name]["cpu"].append(time.process_time() - cpu)
             samples[name]["wall"].append(time.perf_counter() - wall)
     problems = [f"{r.scenario}: {r.status}" for r in warm["harness"] if r.status != "pass"]
+    problems += [f"{r.scenario} (no twin): {r.status}" for r in warm["harness, no twin"] if r.status != "pass"]
     if warm["plain"] != warm["integration"]:
         problems.append(f"plain read {warm['plain']} events, the integration {warm['integration']}")
     return {"samples": samples, "calls": calls, "events": warm["plain"], "first": first, "problems": problems}
@@ -416,7 +428,10 @@ def _report(inproc: dict, whole: dict | None, big: dict | None, scenarios: Seque
              f"integration, first load of every cassette (read, parse, secret scan): {_seconds(inproc['first']['integration'])} CPU",
              f"ratios of CPU medians: integration / plain {cpu['integration'] / cpu['plain']:.2f}x, harness / plain "
              f"{cpu['harness'] / cpu['plain']:.2f}x, harness / plain per Bedrock call "
-             f"{(cpu['harness'] / calls['harness']) / (cpu['plain'] / calls['plain']):.2f}x"]
+             f"{(cpu['harness'] / calls['harness']) / (cpu['plain'] / calls['plain']):.2f}x",
+             f"the Converse twin (streaming parity: {calls['harness'] - calls['harness, no twin']} more calls, rendered, "
+             f"judged): {cpu['harness'] - cpu['harness, no twin']:.3f} s CPU; the harness without it / plain "
+             f"{cpu['harness, no twin'] / cpu['plain']:.2f}x"]
     ratios = {"integration / plain, per replay (in-process CPU)": cpu["integration"] / cpu["plain"]}
     if whole:
         wcpu = {name: _median(s["cpu"]) for name, s in whole["samples"].items()}

@@ -25,7 +25,8 @@ def test_bench_run_compares_the_harness_and_the_integration_with_plain_vcrpy(ben
     out = capsys.readouterr().out
     assert "suite: 2 scenarios" in out and "in-process, 1 rounds" in out and "whole processes, 1 rounds" in out
     for row in ("harness ", "integration ", "plain ", "integration / plain", "what each part costs",
-                "a 1 MB cassette loaded by use_cassette", "BedrockServer start + close", "runner.run (total)"):
+                "a 1 MB cassette loaded by use_cassette", "BedrockServer start + close", "runner.run (total)",
+                "harness, no twin ", "the Converse twin (streaming parity: "):
         assert row in out, row
     verdicts = [line for line in out.splitlines() if line.startswith("target ")]
     assert len(verdicts) == len(bench_run.TARGETS) and all(line.endswith("x)") for line in verdicts), verdicts

@@ -45,7 +45,7 @@ class Loopback:
     """A one-thread Bedrock stand-in: replies from a queue, records every request."""
 
     def __init__(self):
-        self.replies, self.requests = [], []
+        self.replies, self.requests, self.headers = [], [], []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.server.owner = self
         threading.Thread(target=self.server.serve_forever, args=(0.01,), daemon=True).start()
@@ -72,6 +72,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         owner = self.server.owner
         owner.requests.append((self.path, self.rfile.read(int(self.headers["Content-Length"]))))
+        owner.headers.append(dict(self.headers))
         status, headers, body, frames, cut = owner.replies.pop(0)
         self.send_response(status)
         for name, value in headers:
@@ -233,6 +234,20 @@ def test_dropped_connection_mid_stream_ends_with_an_error_chunk(loopback):
     chunks = list(ConverseAdapter(max_attempts=1).stream(TURN, loopback.endpoint))
     assert chunks[:-1] == PARALLEL_CHUNKS[:6]
     assert chunks[-1]["type"] == "error" and chunks[-1]["code"] == "ProtocolError"
+
+
+def test_requests_are_signed_unless_the_endpoint_reads_no_signature(loopback):
+    """A replay's loopback says "unsigned": the same request goes out without SigV4; any other endpoint is signed."""
+    for _ in range(2):
+        loopback.reply(headers=STREAM_HEADERS, frames=PARALLEL_FRAMES)
+    adapter = ConverseAdapter()
+    assert list(adapter.stream(TURN, loopback.endpoint)) == PARALLEL_CHUNKS
+    assert list(adapter.stream(TURN, {**loopback.endpoint, "unsigned": True})) == PARALLEL_CHUNKS
+    signed, unsigned = loopback.headers
+    assert signed["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIATESTFAKE00000000/")
+    assert "X-Amz-Date" in signed
+    assert "Authorization" not in unsigned and "X-Amz-Date" not in unsigned
+    assert loopback.requests[0] == loopback.requests[1]  # the same path and body bytes
 
 
 def test_one_client_per_endpoint(loopback):

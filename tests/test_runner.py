@@ -495,3 +495,31 @@ def test_a_scenario_reads_its_golden_once_and_its_verdict_stands(monkeypatch):
     monkeypatch.setattr(golden, "load_golden", lambda scenario: reads.append(scenario.id) or real(scenario))
     result = run_scenario(BY_ID["core/round-trip"], ConverseAdapter(), REPO)
     assert result.status == "pass" and reads == ["core/round-trip"]
+
+
+class Unsigned(ConverseAdapter):
+    """The reference, keeping each endpoint it is given and whether the request it sent was signed."""
+
+    name = "unsigned-witness"
+
+    def __init__(self):
+        super().__init__()
+        self.endpoints, self.signed = [], []
+
+    def stream(self, turn, endpoint=None):
+        self.endpoints.append(dict(endpoint))
+        for client in (self.client(endpoint), self.client(endpoint, max_attempts=1)):  # the stream's, the twin's
+            client.meta.events.register("before-send.bedrock-runtime.*", self._sent, unique_id="unsigned-witness")
+        yield from super().stream(turn, endpoint)
+
+    def _sent(self, request, **kwargs):
+        self.signed.append(("Authorization" in request.headers, request.url.rsplit("/", 1)[-1]))
+
+
+def test_a_replay_tells_the_adapter_that_no_one_reads_its_signatures_and_the_reference_sends_none():
+    adapter = Unsigned()
+    result = run_scenario(BY_ID["core/single-call"], adapter, REPO)
+    assert result.status == "pass", result
+    assert adapter.endpoints and all(e["unsigned"] is True and e["aws_access_key_id"].startswith("AKIAFAKE")
+                                     for e in adapter.endpoints)
+    assert sorted(set(adapter.signed)) == [(False, "converse"), (False, "converse-stream")]

@@ -119,9 +119,12 @@ def exception_chunk(exc: BaseException, caller: str = __file__) -> dict:
             "traceback": clip(shown, MAX_TRACEBACK_CHARS)}
 
 
-def loopback_endpoint(server: BedrockServer, region: str = "us-east-1") -> dict:
-    """The endpoint dict of DESIGN.md's adapter protocol for a loopback server (dummy credentials)."""
-    return {"endpoint_url": server.endpoint_url, "region": region, **DUMMY_KEYS}
+def loopback_endpoint(server: BedrockServer, region: str = "us-east-1", *, unsigned: bool = False) -> dict:
+    """The endpoint dict of DESIGN.md's adapter protocol for a loopback server (dummy credentials). ``unsigned``:
+    it also says ``"unsigned": True``, that no one reads the requests' signatures (a replay: the server checks none,
+    and nothing records them), so an adapter may leave its requests unsigned (the reference does: SigV4 is about a
+    tenth of what its calls cost). A recording keeps them signed, as a cassette holds the scrubbed Authorization."""
+    return {"endpoint_url": server.endpoint_url, "region": region, **DUMMY_KEYS, **({"unsigned": True} if unsigned else {})}
 
 
 def _captured(server: BedrockServer | None, index: int, seen: int, paired: bool = False) -> tuple:
@@ -412,10 +415,10 @@ def _served_run(scenario: Scenario, adapter: Any, loaded: cassette.Cassette, ser
     pairs = NON_STREAMING in adapter.capabilities  # each turn also answers the adapter's non-streaming call
     if server is None:
         with BedrockServer(responder, faults=faults, pairs=pairs) as own:
-            return responder, replay(scenario, adapter, loopback_endpoint(own), own, pairs)
+            return responder, replay(scenario, adapter, loopback_endpoint(own, unsigned=True), own, pairs)
     server.reset(responder, faults=faults, pairs=pairs)
     try:
-        return responder, replay(scenario, adapter, loopback_endpoint(server), server, pairs)
+        return responder, replay(scenario, adapter, loopback_endpoint(server, unsigned=True), server, pairs)
     finally:
         server.reset(_Idle())
 
