@@ -177,10 +177,33 @@ def test_compare_finds_where_two_adapters_differ_as_warnings():
     assert all(f.grade == "warn" for f in report.failures)
 
 
-def test_the_time_budget_bounds_the_search():
+def test_the_time_budget_bounds_the_search(capsys, monkeypatch):
+    from harness.studies.explore import search
+
+    stops = []
+
+    class Counted(search.OutOfTime):
+        def __init__(self, *args):
+            stops.append(args)
+            super().__init__(*args)
+
+    monkeypatch.setattr(search, "OutOfTime", Counted)
     report = explore(ConverseAdapter(), examples=10**6, time_budget=2.0, families=("nova",))
     assert report.seconds < 120 and report.examples < 10**4
     assert report.failures == [] and report.notes == [f"time budget of 2s spent after {report.examples} examples"]
+    # The stop is raised once and ends the search: Hypothesis neither shrinks nor replays it (which made it flaky)
+    assert len(stops) == 1 and not issubclass(search.OutOfTime, Exception)
+    assert capsys.readouterr() == ("", "")  # and prints nothing of its own (no seed to add)
+
+
+def test_a_flaky_note_names_what_the_example_raised_the_first_time():
+    from hypothesis.errors import Flaky, FlakyFailure
+
+    from harness.studies.explore.search import _first_cause
+
+    assert _first_cause(FlakyFailure("unreliable", [ValueError("boom\n  at turn 1")])) == ": ValueError: boom at turn 1"
+    assert _first_cause(FlakyFailure("unreliable", [KeyError()])) == ": KeyError"
+    assert _first_cause(Flaky("inconsistent data")) == ""
 
 
 def test_a_scenarios_delivery_splits_its_replies_for_an_http_client(tmp_path, monkeypatch):

@@ -91,8 +91,11 @@ def primary(findings: list[Finding]) -> Finding:
 LATE_DRAWS = 1000  # past the time budget: drawings refused before the search is stopped
 
 
-class OutOfTime(Exception):
-    """The time budget is spent and shrinking has had its share: the search stops (not a finding)."""
+class OutOfTime(BaseException):
+    """The time budget is spent and shrinking has had its share: the search stops (not a finding). Not an
+    ``Exception``, so Hypothesis does not take it for a failure: it is neither shrunk nor replayed (a replay past the
+    deadline met another outcome than the first run's, and the stop was reported as a flaky failure), but passes out
+    of the search at once, as an interrupt would; the findings are the ones ``check`` kept."""
 
 
 class Found(Exception):
@@ -149,7 +152,7 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
             db: Path | None = None, compare: Any = None, in_process: bool = True,
             progress: Callable[[int], None] | None = None) -> Report:
     """Explore ``adapter``; the profile's settings unless given (this module needs Hypothesis: ``needs``)."""
-    from hypothesis import HealthCheck, Phase, assume, given, settings
+    from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
     from hypothesis import seed as seeded
     from hypothesis.errors import Flaky
 
@@ -187,6 +190,8 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
     test = settings(max_examples=chosen.examples, deadline=None, derandomize=chosen.derandomize and seed is None,
                     database=None, report_multiple_bugs=True,
                     suppress_health_check=list(HealthCheck), print_blob=False,
+                    verbosity=Verbosity.quiet,  # the report says what was found; Hypothesis' own lines (the seed
+                    # to add when the search is stopped, falsifying examples) would only interleave with it
                     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])(test)
     if seed is not None:
         test = seeded(seed)(test)
@@ -204,7 +209,7 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
         try:
             test()
         except Flaky as exc:
-            notes.append(f"flaky: a failure did not reproduce when replayed ({type(exc).__name__})")
+            notes.append(f"flaky: a failure did not reproduce when replayed ({type(exc).__name__}{_first_cause(exc)})")
         except (Found, OutOfTime):
             pass
         except BaseException as exc:  # noqa: BLE001 - an exception group of several Found, or a real crash
@@ -217,6 +222,16 @@ def explore(adapter: Any, *, profile: str = "default", examples: int | None = No
         _save(db, [f.example for f in failures if f.key not in known])
     name = getattr(adapter, "name", type(adapter).__name__)
     return Report(name, chosen.name, seed, state.count, time.monotonic() - start, failures, notes)
+
+
+def _first_cause(flaky: BaseException) -> str:
+    """What the example raised the first time (Hypothesis keeps it in the Flaky group), as ": Type: text" in one
+    line, so the note says what to look for; "" when it kept none."""
+    inner = next(iter(getattr(flaky, "exceptions", ()) or ()), None)
+    if inner is None:
+        return ""
+    text = " ".join(str(inner).split())
+    return f": {type(inner).__name__}" + (f": {text[:300]}" if text else "")
 
 
 def _load(db: Path) -> list[Example]:
