@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import queue
-import sys
 import threading
 import weakref
 from collections.abc import Iterator, Mapping
@@ -117,9 +116,6 @@ def _pump(adapter: Any, turn: dict, endpoint: Mapping, outcome: _Outcome) -> Non
 
 def with_deadline(adapter: Any, timeout: float | None, option: str = "--timeout") -> Any:
     """``adapter`` bounded per turn, unless ``timeout`` is None or it is bounded already (a subprocess adapter)."""
-    # A subprocess adapter exists only once its module is imported: an in-process run need not import it to ask.
-    subprocess = sys.modules.get("harness.adapters.subprocess")
-    if timeout is None or isinstance(adapter, Deadline) or (subprocess and isinstance(adapter,
-                                                                                     subprocess.SubprocessAdapter)):
+    if timeout is None or isinstance(adapter, Deadline) or getattr(adapter, "bounds_its_turns", False):
         return adapter
     return Deadline(adapter, timeout, option)

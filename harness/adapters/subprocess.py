@@ -72,6 +72,8 @@ def child_env(endpoint_url: str, region: str = "us-east-1", base: Mapping[str, s
 class SubprocessAdapter:
     """An adapter behind a command: ``name``, ``version`` and ``capabilities`` come from its hello."""
 
+    bounds_its_turns = True  # each turn under its own timeout: with_deadline leaves it as it is
+
     def __init__(self, command: str | Sequence[str], *, timeout: float = DEFAULT_TIMEOUT,
                  start_timeout: float | None = None, cwd: str | None = None, region: str = "us-east-1"):
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)

@@ -129,18 +129,6 @@ def unescaped(data: bytes) -> bytes:
 
 
 def _b64decode(run: bytes) -> bytes | None:
-    return _b64decode_short(run) if len(run) <= _SHORT_RUN else _b64decoded(run)
-
-
-_SHORT_RUN = 256  # runs this short are decoded once each (a stream repeats its event and content type in every frame)
-
-
-@functools.lru_cache(maxsize=4096)
-def _b64decode_short(run: bytes) -> bytes | None:
-    return _b64decoded(run)
-
-
-def _b64decoded(run: bytes) -> bytes | None:
     if run.endswith(b"="):  # padding pins the end, so drop stray leading characters (``id...`` glued on)
         run = run[len(run) % 4 :]
     core = run.rstrip(b"=")
@@ -153,6 +141,10 @@ def _b64decoded(run: bytes) -> bytes | None:
     return None
 
 
+_SHORT_RUN = 256  # runs this short are decoded once each (a stream repeats its event and content type in every frame)
+_b64decode_short = functools.lru_cache(maxsize=4096)(_b64decode)
+
+
 def _decoded(run: re.Match) -> bytes | None:
     """A base64 or hex run's decoded bytes; None when it does not decode to something else, or is longer than
     MAX_RUN_BYTES: such a run is read as it is but not decoded, since no reader takes a body that long (verify,
@@ -162,7 +154,7 @@ def _decoded(run: re.Match) -> bytes | None:
         return None
     if run.re is _HEX_RUN:
         return bytes.fromhex(text[: len(text) // 2 * 2].decode())
-    decoded = _b64decode(text)
+    decoded = (_b64decode_short if len(text) <= _SHORT_RUN else _b64decode)(text)
     return decoded if decoded != text else None
 
 

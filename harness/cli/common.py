@@ -245,10 +245,10 @@ def check_cassettes(root, chosen) -> None:
     """A usage error (exit 2, one line) for the first scenario whose cassette path holds something that is not a
     regular file: a socket, a FIFO, a device, a folder, a symbolic link that loops or dangles. A missing one is the
     runner's to report (``record`` makes it)."""
+    from harness.suite.discovered import files_of
     from harness.suite.runner import cassette_path
 
-    # A discovery's files name each scenario's cassette without building the scenario (harness.suite.discovered).
-    for scenario in chosen.files() if hasattr(chosen, "files") else chosen:
+    for scenario in files_of(chosen):
         path = cassette_path(root, scenario)
         if os.path.lexists(path):
             check_input(path, f"the cassette of {scenario.id},")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from harness.cassettes.limits import LimitError, read_file
-from harness.suite.discovered import Discovered
+from harness.suite.discovered import files_of
 from harness.suite.results import LEVELS, RECOMMENDED, STATUSES, Result, failing, level_scores
 from harness.suite.runner import cassette_path, scenario_root
 from harness.version import __version__
@@ -95,7 +95,7 @@ def cassette_files(scenarios: Iterable[Any], root: str | Path | None) -> dict[st
     """Scenario id -> ``{"path": path relative to root, "sha256": hex or None when missing}``; root None (layered
     roots): relative to the root each scenario came from. Discovered scenarios are not built for it."""
     files = {}
-    for scenario in scenarios.files() if isinstance(scenarios, Discovered) else scenarios:
+    for scenario in files_of(scenarios):
         path = cassette_path(root, scenario)
         files[scenario.id] = {"path": path.relative_to(scenario_root(root, scenario)).as_posix(),
                               "sha256": cassette_sha256(path)}

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
-__all__ = ["Discovered", "ScenarioFile", "pack"]
+__all__ = ["Discovered", "ScenarioFile", "files_of", "pack"]
 
 
 class ScenarioFile(NamedTuple):
@@ -89,3 +89,9 @@ class Discovered(Sequence):
         if isinstance(kept, bytes):
             return self._build(sid, Path(path), marshal.loads(zlib.decompress(kept)))
         return kept
+
+
+def files_of(scenarios: Iterable[Any]) -> Iterable[Any]:
+    """Each scenario's id and file: a discovery's without building its scenarios (``Discovered.files``), else the
+    scenarios themselves (built ones have both)."""
+    return scenarios.files() if isinstance(scenarios, Discovered) else scenarios
