@@ -42,3 +42,11 @@ def test_every_documented_chunk_type_is_in_the_schema():
 def test_main_writes_the_page(tmp_path):
     assert main([str(tmp_path / "page.md")]) == 0
     assert (tmp_path / "page.md").read_text(encoding="utf-8") == render()
+
+
+def test_an_option_is_not_taken_for_the_pages_path(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        main(["--help"])
+    assert stopped.value.code == 0 and "where to write the page" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []  # no file named --help

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from harness.cassettes.files import write_atomic
@@ -101,8 +100,11 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the page to the path given (default: docs/reference/adapter-schema.md)."""
-    args = sys.argv[1:] if argv is None else argv
-    write_atomic(Path(args[0] if args else PAGE), render())
+    import argparse  # an option is no path: ``--help`` once wrote a file of that name
+
+    parser = argparse.ArgumentParser(prog="python -m harness.suite.schema_docs", description=main.__doc__)
+    parser.add_argument("path", nargs="?", type=Path, default=PAGE, help="where to write the page")
+    write_atomic(parser.parse_args(argv).path, render())
     return 0
 
 
