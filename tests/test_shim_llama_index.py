@@ -30,6 +30,7 @@ from harness import load_adapter
 from harness.adapters import CAPABILITIES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
 from harness.adapters.shims import llama_index as shim
 from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, tool_choice
+from harness.adapters.shims.llama_index_stream import guardrail as guardrail_fields
 from harness.suite.scenario import first_turn
 from harness.judge.parity import EMPTY_ALIKE
 
@@ -328,9 +329,9 @@ def test_the_guardrail_goes_as_bedrock_converses_guardrail_fields_with_its_mode_
     guardrail = {"identifier": "g1", "version": "2", "trace": "enabled", "stream_processing_mode": "async"}
     turn = {"model_id": "us.anthropic.claude-sonnet-4-20250514-v1:0", "messages": [],
             "options": {"max_tokens": 64, "guardrail": guardrail}}
-    assert shim.guardrail(turn["options"]) == {"guardrail_identifier": "g1", "guardrail_version": "2",
-                                               "trace": "enabled", "guardrail_stream_processing_mode": "async"}
-    assert shim.guardrail({}) == {}
+    assert guardrail_fields(turn["options"]) == {"guardrail_identifier": "g1", "guardrail_version": "2",
+                                                 "trace": "enabled", "guardrail_stream_processing_mode": "async"}
+    assert guardrail_fields({}) == {}
     llm = shim.make_llm(turn, ENDPOINT)
     from llama_index.llms.bedrock_converse import utils
 

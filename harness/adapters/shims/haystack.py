@@ -44,12 +44,12 @@ from harness.adapters.shims.haystack_messages import (
     to_haystack,
     tools_cachepoint,
 )
-from harness.adapters.shims.haystack_releases import close_generator, meta_reasoning_chunks, warmed
+from harness.adapters.shims.haystack_releases import close_generator, generation_kwargs, meta_reasoning_chunks, warmed
 from harness.converse.stream import error_chunk
 from harness.judge.protocol import NON_STREAMING, OWN_HISTORY
 
 __all__ = ["NATIVE_DIFFERENCES", "STOP_REASONS", "HaystackAdapter", "HaystackPersistedAdapter",
-           "chunks_from_streaming_chunk", "generation_kwargs", "make_generator", "stored"]
+           "chunks_from_streaming_chunk", "make_generator", "stored"]
 
 # Haystack's FINISH_REASON_MAPPING is many-to-one (end_turn and stop_sequence -> stop; guardrail_intervened and
 # content_filtered -> content_filter): the inverse can pick only one.
@@ -61,22 +61,6 @@ NATIVE_DIFFERENCES = {
                                              "_convert_streaming_chunks_to_chat_message sets it to the first chunk's "
                                              "received_at; _parse_completion_response has no stream to time",
 }
-
-
-def generation_kwargs(turn: dict) -> dict:
-    """maxTokens / temperature go to inferenceConfig; thinking and a forced tool_choice to the model fields."""
-    options = turn.get("options") or {}
-    kwargs: dict = {"maxTokens": options.get("max_tokens")}
-    if options.get("temperature") is not None:
-        kwargs["temperature"] = options["temperature"]
-    if options.get("thinking_budget"):
-        kwargs["thinking"] = {"type": "enabled", "budget_tokens": options["thinking_budget"]}
-    choice = options.get("tool_choice")
-    if isinstance(choice, dict):
-        kwargs["tool_choice"] = {"type": "tool", "name": choice["name"]}
-    elif choice == "any":
-        kwargs["tool_choice"] = {"type": "any"}
-    return kwargs
 
 
 def make_generator(turn: dict, endpoint: dict) -> AmazonBedrockChatGenerator:

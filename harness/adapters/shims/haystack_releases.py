@@ -1,5 +1,5 @@
-"""What differs between amazon-bedrock-haystack releases (5.3.0 to 9.x), in plain data: importable, and so
-testable, without Haystack.
+"""What differs between amazon-bedrock-haystack releases (5.3.0 to 9.x), and the generator's options, in plain data:
+importable, and so testable, without Haystack (a reproduction's ``app.py`` is written from them).
 
 - Reasoning. Up to 6.5.0 the integration streams Bedrock's reasoning delta (text, signature or redacted_content) in
   ``StreamingChunk.meta["reasoning_contents"]`` and keeps all of a reply's reasoning blocks, signed or redacted, in
@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 __all__ = ["ENDPOINT_VARIABLE", "anthropic_reasoning", "close_generator", "endpoint_variable", "folded_reasoning",
-           "meta_reasoning_chunks", "result_text", "warmed"]
+           "generation_kwargs", "meta_reasoning_chunks", "result_text", "warmed"]
 
 ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
 REASONING_TYPES = ("thinking", "redacted_thinking")
@@ -41,6 +41,24 @@ def endpoint_variable(url: str) -> Iterator[None]:
             os.environ.pop(ENDPOINT_VARIABLE, None)
         else:
             os.environ[ENDPOINT_VARIABLE] = saved
+
+
+# ---- the generator's generation_kwargs (every release) ----
+
+def generation_kwargs(turn: dict) -> dict:
+    """maxTokens / temperature go to inferenceConfig; thinking and a forced tool_choice to the model fields."""
+    options = turn.get("options") or {}
+    kwargs: dict = {"maxTokens": options.get("max_tokens")}
+    if options.get("temperature") is not None:
+        kwargs["temperature"] = options["temperature"]
+    if options.get("thinking_budget"):
+        kwargs["thinking"] = {"type": "enabled", "budget_tokens": options["thinking_budget"]}
+    choice = options.get("tool_choice")
+    if isinstance(choice, dict):
+        kwargs["tool_choice"] = {"type": "tool", "name": choice["name"]}
+    elif choice == "any":
+        kwargs["tool_choice"] = {"type": "any"}
+    return kwargs
 
 
 # ---- the generator's client ----

@@ -37,8 +37,7 @@ from llama_index.llms.bedrock_converse import BedrockConverse
 from pydantic import BaseModel
 
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, tool_choice
-from harness.converse.request import served_options
+from harness.adapters.shims.llama_index_stream import ChatStream, anthropic_blocks, llm_fields, tool_choice
 from harness.converse.stream import STREAM_ERRORS, error_chunk
 from harness.judge.protocol import NON_STREAMING, OWN_HISTORY
 
@@ -146,31 +145,14 @@ def make_tools(turn: dict) -> list[FunctionTool]:
 
 
 def make_llm(turn: dict, endpoint: dict, max_retries: int | None = None) -> BedrockConverse:
-    """A BedrockConverse pointed at ``endpoint``; with thinking on, temperature 1 (the only value Bedrock allows,
-    and BedrockConverse cannot leave temperature unset); ``max_retries`` (botocore's attempts and its own) when
-    given, else its default."""
-    options = turn.get("options") or {}
-    budget, temperature = options.get("thinking_budget"), options.get("temperature")
-    kwargs: dict = {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else {}
-    kwargs.update({"max_retries": max_retries} if max_retries is not None else {})
-    kwargs.update(guardrail(options))
-    if temperature is not None or budget:
-        kwargs["temperature"] = 1.0 if temperature is None else temperature
-    llm = BedrockConverse(
-        model=turn["model_id"], max_tokens=options.get("max_tokens") or 512, region_name=endpoint["region"],
-        endpoint_url=endpoint["endpoint_url"], aws_access_key_id=endpoint["aws_access_key_id"],
-        aws_secret_access_key=endpoint["aws_secret_access_key"], **kwargs)
+    """A BedrockConverse with the turn's fields (``llm_fields``) pointed at ``endpoint``; ``max_retries`` (botocore's
+    attempts and its own) when given, else its default."""
+    kwargs = {"max_retries": max_retries} if max_retries is not None else {}
+    llm = BedrockConverse(**llm_fields(turn), region_name=endpoint["region"], endpoint_url=endpoint["endpoint_url"],
+                          aws_access_key_id=endpoint["aws_access_key_id"],
+                          aws_secret_access_key=endpoint["aws_secret_access_key"], **kwargs)
     assert_endpoint(boto_endpoint(llm._client), endpoint, "BedrockConverse's client")  # no public accessor
     return llm
-
-
-def guardrail(options: dict) -> dict:
-    """BedrockConverse's guardrail fields for the turn's guardrail: guardrail_identifier, guardrail_version, trace and
-    guardrail_stream_processing_mode (which converse_with_retry sends on ConverseStream only)."""
-    wire = served_options(options).get("guardrailConfig") or {}
-    fields = {"guardrail_identifier": wire.get("guardrailIdentifier"), "guardrail_version": wire.get("guardrailVersion"),
-              "trace": wire.get("trace"), "guardrail_stream_processing_mode": wire.get("streamProcessingMode")}
-    return {key: value for key, value in fields.items() if value is not None}
 
 
 class LlamaIndexAdapter(Shim):

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from harness.converse.request import served_options
 from harness.converse.stream import metadata_chunk
 
-__all__ = ["ChatStream", "anthropic_blocks", "tool_choice"]
+__all__ = ["ChatStream", "anthropic_blocks", "guardrail", "llm_fields", "tool_choice"]
 
 
 def _blocks(response: Any, kind: str) -> list:
@@ -27,6 +28,28 @@ def _thinking(response: Any) -> Any:
 def _signature(response: Any) -> str | None:
     thinking = _thinking(response)
     return ((thinking.additional_information or {}).get("signature") or None) if thinking else None
+
+
+def llm_fields(turn: dict) -> dict:
+    """BedrockConverse's fields for the turn: model, max_tokens, thinking, the guardrail (``guardrail``) and, with
+    thinking on, temperature 1 (the only value Bedrock allows, and BedrockConverse cannot leave temperature unset)."""
+    options = turn.get("options") or {}
+    budget, temperature = options.get("thinking_budget"), options.get("temperature")
+    fields: dict = {"model": turn["model_id"], "max_tokens": options.get("max_tokens") or 512}
+    fields.update({"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else {})
+    fields.update(guardrail(options))
+    if temperature is not None or budget:
+        fields["temperature"] = 1.0 if temperature is None else temperature
+    return fields
+
+
+def guardrail(options: dict) -> dict:
+    """BedrockConverse's guardrail fields for the turn's guardrail: guardrail_identifier, guardrail_version, trace and
+    guardrail_stream_processing_mode (which converse_with_retry sends on ConverseStream only)."""
+    wire = served_options(options).get("guardrailConfig") or {}
+    fields = {"guardrail_identifier": wire.get("guardrailIdentifier"), "guardrail_version": wire.get("guardrailVersion"),
+              "trace": wire.get("trace"), "guardrail_stream_processing_mode": wire.get("streamProcessingMode")}
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 def tool_choice(choice: Any) -> dict:
