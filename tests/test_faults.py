@@ -1,5 +1,7 @@
 """Fault descriptions and delivery plans (pure; the HTTP side is in test_server.py)."""
 
+from pathlib import Path
+
 import pytest
 
 from harness.wire.eventstream import decode_frames, encode_event
@@ -10,12 +12,38 @@ from harness.endpoint.faults import (
     Faults,
     HttpError,
     StreamException,
+    as_option,
     parse_chunking,
     parse_fault,
 )
 
 FRAMES = [encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": f"w{i}"}}, 3 + i) for i in range(6)]
 BODY = b"".join(FRAMES)
+
+
+@pytest.mark.parametrize("item", [
+    {"turn": 0, "truncate_after_byte": 1860},
+    {"drop_after_byte": 10},
+    {"turn": 1, "exception": {"type": "throttlingException", "after_event": 9, "original_status_code": 500}},
+    {"exception": {"type": "validationException", "message": "Bad input, try again."}},
+    {"turn": 0, "http_error": {"status": 429, "type": "ThrottlingException", "message": "Rate exceeded", "times": 1}},
+    {"http_error": {"status": 503, "times": 2}},
+])
+def test_a_scenario_fault_as_a_serve_option_reads_back_as_the_same_fault(item):
+    assert parse_fault(as_option(item)) == Faults.from_scenario([item]).faults[0]
+
+
+def test_every_shipped_scenarios_fault_has_a_serve_option():
+    from harness.suite.scenario import discover
+
+    suites = Path(__file__).resolve().parents[1] / "suites"
+    faults = [item for scenario in discover(suites) for item in scenario.faults]
+    assert faults and all(parse_fault(as_option(item)) == Faults.from_scenario([item]).faults[0] for item in faults)
+
+
+def test_a_fault_the_option_cannot_carry_is_refused_by_name():
+    with pytest.raises(FaultError, match="holds ':'"):
+        as_option({"exception": {"type": "throttlingException", "message": "a: b"}})
 
 
 def test_parse_fault_forms():

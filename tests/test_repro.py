@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -171,9 +172,19 @@ def test_serve_paired_answers_each_turn_streamed_and_not(tmp_path):
             serving.stop()
 
 
+def readme_serve(out: Path) -> list[str]:
+    """The arguments of the README's ``bedrock-harness serve --paired ...`` line, the cassette's path made absolute."""
+    line = next(line for line in (out / "README.md").read_text().splitlines()
+                if line.startswith("bedrock-harness serve --paired"))
+    words = shlex.split(line.split("   #", 1)[0])
+    assert words[:2] == ["bedrock-harness", "serve"]
+    return [str(out / word) if word.startswith("cassettes/") else word for word in words[2:]]
+
+
 def run_app(out: Path, scenario_id: str) -> subprocess.CompletedProcess:
-    """The reproduction's app.py run against ``serve --paired`` on its own cassette, as its README says (exit 0)."""
-    serving = Serving("--paired", "--cassette", str(out / "cassettes" / f"{scenario_id}.yaml"))
+    """The reproduction's app.py run against the README's ``serve --paired`` line on its own cassette (exit 0)."""
+    serving = Serving(*readme_serve(out))
+    assert f"cassettes/{scenario_id}.yaml" in " ".join(readme_serve(out))
     try:
         ran = subprocess.run([sys.executable, str(out / "app.py"), serving.url], capture_output=True, text=True,
                              timeout=120)
@@ -219,3 +230,70 @@ def test_a_strands_reproduction_holds_the_models_own_stream_and_shows_the_findin
     assert "stop reason: max_tokens" in ran.stdout
     assembled = ran.stdout.split("assembled message:", 1)[1]
     assert '"name": "read_file",\n        "input": {}' in assembled
+
+
+def test_the_serve_line_carries_the_scenarios_faults_which_the_cassette_does_not_hold(tmp_path):
+    """A cut stream is a fault the server applies on replay: the README's serve line gives it as --fault (and the
+    line without an app says so too), or the library would be watched on the whole stream."""
+    out = tmp_path / "cut"
+    done = repro("faults/truncated-stream", "--report", str(ROOT / "certification" / "pydantic-ai.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    assert readme_serve(out) == ["--paired", "--cassette", str(out / "cassettes/faults/truncated-stream.yaml"),
+                                 "--fault", "truncate:1860:turn=0", "--port", "0"]
+    assert "--fault truncate:1860:turn=0 --port 0    # prints URL" in (out / "app.py").read_text()
+
+
+def test_a_pydantic_ai_reproduction_holds_the_direct_apis_calls_and_shows_the_finding(tmp_path):
+    """The app.py of a pydantic-ai cell: BedrockConverseModel through model_request_stream_sync and
+    model_request_sync, written without pydantic-ai installed; where it is installed, run against the cut stream the
+    README serves, it shows the truncated response handed over as complete (finish_reason None, a partial call)."""
+    out = tmp_path / "pydantic-ai"
+    done = repro("faults/truncated-stream", "--report", str(ROOT / "certification" / "pydantic-ai.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.py").read_text()
+    compile(app, "app.py", "exec")
+    assert "model_request_stream_sync(model, history, model_settings=SETTINGS" in app
+    assert "SETTINGS = {'max_tokens': 1024, 'temperature': 0, 'tool_choice': 'auto'}" in app
+    pytest.importorskip("pydantic_ai")
+    ran = run_app(out, "faults/truncated-stream")
+    assert "streamed finish reason: None" in ran.stdout
+    streamed = ran.stdout.split("streamed response:", 1)[1].split("non-streamed", 1)[0]
+    assert '"args": "{\\"path\\": \\"/var/lo"' in streamed
+
+
+def test_a_llama_index_reproduction_holds_the_llms_own_calls_and_shows_the_finding(tmp_path):
+    """The app.py of a LlamaIndex cell: BedrockConverse.stream_chat_with_tools and chat_with_tools, written without
+    LlamaIndex installed; where it is installed, run against the recorded stream, it shows the tool call whose id is
+    "" (the start had no toolUseId) and the non-streamed call's KeyError."""
+    out = tmp_path / "llama-index"
+    done = repro("faults/missing-tool-use-id", "--report", str(ROOT / "certification" / "llama-index.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.py").read_text()
+    compile(app, "app.py", "exec")
+    assert "llm.stream_chat_with_tools(tools, chat_history=history" in app
+    assert "'model': 'us.anthropic.claude-sonnet-4-20250514-v1:0'" in app
+    pytest.importorskip("llama_index.llms.bedrock_converse")
+    ran = run_app(out, "faults/missing-tool-use-id")
+    assert 'streamed tool call: {"tool_id": "", "tool_name": "read_file"' in ran.stdout
+    assert "non-streamed call raised: KeyError('toolUseId')" in ran.stdout
+
+
+def test_a_haystack_reproduction_holds_the_generators_own_runs_and_shows_the_finding(tmp_path):
+    """The app.py of a Haystack cell: AmazonBedrockChatGenerator.run with a streaming callback, then without, written
+    without Haystack installed; where it is installed, run against the recorded stream, its reply holds the server
+    tool's call as a client tool call a ToolInvoker would run."""
+    out = tmp_path / "haystack"
+    done = repro("edge/server-tool-then-client-tool", "--report", str(ROOT / "certification" / "haystack.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.py").read_text()
+    compile(app, "app.py", "exec")
+    assert "generator.run(messages, tools=tools, streaming_callback=chunk_shown)" in app
+    assert "os.environ[\"AWS_ENDPOINT_URL_BEDROCK_RUNTIME\"] = sys.argv[1]" in app
+    pytest.importorskip("haystack_integrations.components.generators.amazon_bedrock")
+    ran = run_app(out, "edge/server-tool-then-client-tool")
+    streamed = ran.stdout.split("streamed reply:", 1)[1].split("non-streamed reply:", 1)[0]
+    assert '"tool_name": "nova_code_interpreter"' in streamed and '"tool_name": "read_file"' in streamed

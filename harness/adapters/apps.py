@@ -1,10 +1,12 @@
 """The ``app.py`` of a reproduction: a library's own public calls on a scenario's first turn, as an application
 writes them, against ``bedrock-harness serve --paired --cassette ...`` (its URL the script's one argument).
 
-One template per library whose shim maps turns without importing the library (the messages are built here, at
-generation time, by the shim's own pure mapping: ``harness.adapters.shims.litellm_format.to_openai`` for LiteLLM;
-the model's fields by ``harness.adapters.shims.langchain_aws``'s for langchain-aws, whose messages are LangChain's
-own role/content dicts; strands' messages are Converse's own).
+One template per library, written without importing the library (the messages are built here, at generation
+time, by the shim's own pure mapping: ``harness.adapters.shims.litellm_format.to_openai`` for LiteLLM; the model's
+fields by ``harness.adapters.shims.langchain_aws``'s for langchain-aws, whose messages are LangChain's own
+role/content dicts; strands' messages are Converse's own; pydantic-ai's settings by its shim's ``settings``,
+LlamaIndex's fields by ``llama_index_stream.llm_fields``, Haystack's generation_kwargs by ``haystack_releases``; the
+script builds those libraries' message objects from the turn's texts).
 The script prints what the library holds after the streamed call and after the non-streamed one, so a maintainer
 sees the finding in the library's own objects. A library without a template gets none: ``repro.py`` still
 reproduces through the shim. (Here, beside the shims, because it uses their mappings; ``bedrock-harness repro`` and
@@ -24,7 +26,7 @@ _LITELLM = '''#!/usr/bin/env python3
 """{scenario}, turn 0, with LiteLLM as an application calls it: streamed (assembled by stream_chunk_builder), then
 not streamed, on the same messages. Serve the recorded stream first:
 
-    bedrock-harness serve --paired --cassette cassettes/{scenario}.yaml --port 0    # prints URL
+    {serve}    # prints URL
     python app.py URL
 """
 
@@ -71,14 +73,14 @@ def _litellm(scenario: Scenario) -> str:
         request["temperature"] = options["temperature"]
     if options.get("thinking_budget"):
         request["thinking"] = {"type": "enabled", "budget_tokens": options["thinking_budget"]}
-    return _LITELLM.format(scenario=scenario.id, request=_shown(request))
+    return _LITELLM.format(scenario=scenario.id, serve=_serve(scenario), request=_shown(request))
 
 
 _LANGCHAIN_AWS = '''#!/usr/bin/env python3
 """{scenario}, turn 0, with langchain-aws as an application calls it: ChatBedrockConverse streamed (its chunks
 added up, as LangChain's own aggregation does), then invoked, on the same messages. Serve the recorded stream first:
 
-    bedrock-harness serve --paired --cassette cassettes/{scenario}.yaml --port 0    # prints URL
+    {serve}    # prints URL
     python app.py URL
 """
 
@@ -110,6 +112,13 @@ for chunk in bound.stream(MESSAGES):
 print("streamed message:", shown(streamed))
 print("invoked message:", shown(bound.invoke(MESSAGES)))
 '''
+
+
+def _serve(scenario: Scenario) -> str:
+    """The ``serve`` command the script's docstring gives: the cassette, each turn paired, the scenario's faults."""
+    from harness.studies.repro import serve_command
+
+    return serve_command(scenario, paired=True)
 
 
 def _shown(value) -> str:
@@ -155,7 +164,7 @@ def _langchain_aws(scenario: Scenario) -> str | None:
              **shim.served(options)}
     tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return _LANGCHAIN_AWS.format(scenario=scenario.id, model=_shown(model), tools=_shown(tools),
+    return _LANGCHAIN_AWS.format(scenario=scenario.id, serve=_serve(scenario), model=_shown(model), tools=_shown(tools),
                                  tool_choice=shim._tool_choice(options.get("tool_choice")), messages=_shown(messages))
 
 
@@ -164,7 +173,7 @@ _STRANDS = '''#!/usr/bin/env python3
 message strands' process_stream assembles from them (what the agent appends to its messages), on the same messages.
 Serve the recorded stream first:
 
-    bedrock-harness serve --paired --cassette cassettes/{scenario}.yaml --port 0    # prints URL
+    {serve}    # prints URL
     python app.py URL
 """
 
@@ -218,14 +227,260 @@ def _strands(scenario: Scenario) -> str | None:
              **_sampling(options, "additional_request_fields")}
     tools = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
              for t in turn.get("tools") or ()]
-    return _STRANDS.format(scenario=scenario.id, model=_shown(model), tools=_shown(tools), system=system,
+    return _STRANDS.format(scenario=scenario.id, serve=_serve(scenario), model=_shown(model), tools=_shown(tools), system=system,
                            messages=_shown(messages))
+
+
+_PYDANTIC_AI = '''#!/usr/bin/env python3
+"""{scenario}, turn 0, with pydantic-ai as an application calls it: BedrockConverseModel through the direct API,
+streamed (model_request_stream_sync: its part events and the ModelResponse it assembles), then not streamed
+(model_request_sync), on the same messages. Serve the recorded stream first:
+
+    {serve}    # prints URL
+    python app.py URL
+"""
+
+import sys
+
+from pydantic_ai.direct import model_request_stream_sync, model_request_sync
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelResponse, SystemPromptPart, TextPart
+from pydantic_ai.messages import UserPromptPart
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.models.bedrock import BedrockConverseModel
+from pydantic_ai.providers.bedrock import BedrockProvider
+from pydantic_ai.tools import ToolDefinition
+
+URL = sys.argv[1]
+MODEL_ID = {model_id!r}
+SETTINGS = {settings}
+TOOLS = {tools}
+SYSTEM_PROMPT = {system!r}
+MESSAGES = {messages}
+
+
+def shown(response):
+    return ModelMessagesTypeAdapter.dump_json([response], indent=2).decode()
+
+
+history = []
+for role, text in MESSAGES:
+    if role == "assistant":
+        history.append(ModelResponse(parts=[TextPart(content=text)]))
+    else:
+        system = [SystemPromptPart(content=SYSTEM_PROMPT)] if SYSTEM_PROMPT is not None and not history else []
+        history.append(ModelRequest(parts=[*system, UserPromptPart(content=text)]))
+provider = BedrockProvider(base_url=URL, region_name="us-east-1", aws_access_key_id="testing",
+                           aws_secret_access_key="testing")
+model = BedrockConverseModel(MODEL_ID, provider=provider)
+parameters = ModelRequestParameters(function_tools=[ToolDefinition(**tool) for tool in TOOLS], allow_text_output=True)
+with model_request_stream_sync(model, history, model_settings=SETTINGS, model_request_parameters=parameters) as stream:
+    for event in stream:
+        print("event:", event)
+    streamed = stream.response
+print("streamed finish reason:", streamed.finish_reason)
+print("streamed response:", shown(streamed))
+try:
+    whole = model_request_sync(model, history, model_settings=SETTINGS, model_request_parameters=parameters)
+    print("non-streamed response:", shown(whole))
+except Exception as error:  # what the library raises on the non-streamed call is part of what it does
+    print("non-streamed call raised:", repr(error))
+'''
+
+
+def _pydantic_ai(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, native
+    structured output, or cache marks pydantic-ai cannot place: those are the shim's)."""
+    from harness.adapters.shims import pydantic_ai as shim  # its pure helpers: pydantic-ai is imported lazily
+    from harness.judge.protocol import AdapterSkip
+
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    texts, system = _texts(turn), turn.get("system")
+    if texts is None or (system is not None and not isinstance(system, str)) or options.get("output_format"):
+        return None
+    try:
+        settings = shim.settings(turn)
+    except AdapterSkip:
+        return None
+    tools = [{"name": t["name"], "description": t.get("description"), "parameters_json_schema": t["input_schema"],
+              **({"strict": True} if t.get("strict") else {})} for t in turn.get("tools") or ()]
+    return _PYDANTIC_AI.format(scenario=scenario.id, serve=_serve(scenario), model_id=turn["model_id"],
+                               settings=_shown(settings), tools=_shown(tools), system=system, messages=_shown(texts))
+
+
+_LLAMA_INDEX = '''#!/usr/bin/env python3
+"""{scenario}, turn 0, with LlamaIndex as an application calls it: BedrockConverse.stream_chat_with_tools (each
+ChatResponse it yields, the last one's message and the tool calls get_tool_calls_from_response gives an agent),
+then chat_with_tools, on the same messages (stream_chat and chat without tools). Serve the recorded stream first:
+
+    {serve}    # prints URL
+    python app.py URL
+"""
+
+import json
+import sys
+
+from llama_index.core.llms import ChatMessage
+from llama_index.core.tools import FunctionTool, ToolMetadata
+from llama_index.llms.bedrock_converse import BedrockConverse
+from pydantic import BaseModel
+
+URL = sys.argv[1]
+FIELDS = {fields}
+TOOLS = {tools}
+CHOICE = {choice}
+MESSAGES = {messages}
+
+
+def schema_model(name, schema):
+    """A pydantic model whose JSON schema is the tool's own (ToolMetadata takes a model, not a schema)."""
+    class Schema(BaseModel):
+        @classmethod
+        def model_json_schema(cls, *args, **kwargs):
+            return schema
+
+    Schema.__name__ = f"{{name}}_schema"
+    return Schema
+
+
+def never_called(**kwargs):
+    raise RuntimeError("this reproduction runs no tools")
+
+
+def shown(message):
+    return json.dumps(message.model_dump(), indent=2, default=str, ensure_ascii=False)
+
+
+llm = BedrockConverse(**FIELDS, region_name="us-east-1", endpoint_url=URL, aws_access_key_id="testing",
+                      aws_secret_access_key="testing")
+tools = [FunctionTool(fn=never_called, metadata=ToolMetadata(name=t["name"], description=t["description"],
+                                                             fn_schema=schema_model(t["name"], t["schema"])))
+         for t in TOOLS]
+history = [ChatMessage(role=role, content=text) for role, text in MESSAGES]
+if tools:
+    streamed = llm.stream_chat_with_tools(tools, chat_history=history, allow_parallel_tool_calls=True, **CHOICE)
+else:
+    streamed = llm.stream_chat(history)
+last = None
+for response in streamed:
+    print("delta:", json.dumps(response.delta, ensure_ascii=False))
+    last = response
+print("streamed message:", shown(last.message))
+if tools:
+    for call in llm.get_tool_calls_from_response(last, error_on_no_tool_call=False):
+        print("streamed tool call:", json.dumps({{"tool_id": call.tool_id, "tool_name": call.tool_name,
+                                                "tool_kwargs": call.tool_kwargs}}, default=str))
+try:
+    whole = (llm.chat_with_tools(tools, chat_history=history, allow_parallel_tool_calls=True, **CHOICE) if tools
+             else llm.chat(history))
+    print("non-streamed message:", shown(whole.message))
+except Exception as error:  # what the library raises on the non-streamed call is part of what it does
+    print("non-streamed call raised:", repr(error))
+'''
+
+
+def _llama_index(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks, or a system prompt of several blocks)."""
+    from harness.adapters.shims.llama_index_stream import llm_fields, tool_choice  # pure: no LlamaIndex import
+
+    turn = first_turn(scenario)
+    texts, system = _texts(turn), turn.get("system")
+    if texts is None or (system is not None and not isinstance(system, str)):
+        return None
+    messages = [*([("system", system)] if system is not None else []), *texts]
+    tools = [{"name": t["name"], "description": t.get("description", ""), "schema": t["input_schema"]}
+             for t in turn.get("tools") or ()]
+    return _LLAMA_INDEX.format(scenario=scenario.id, serve=_serve(scenario), fields=_shown(llm_fields(turn)),
+                               tools=_shown(tools), choice=_shown(tool_choice((turn.get("options") or {}).get(
+                                   "tool_choice"))), messages=_shown(messages))
+
+
+_HAYSTACK = '''#!/usr/bin/env python3
+"""{scenario}, turn 0, with Haystack as a pipeline calls it: AmazonBedrockChatGenerator.run with a streaming
+callback (each StreamingChunk, then the reply it assembles), then run without one, on the same messages. The
+generator has no endpoint option: boto3 reads AWS_ENDPOINT_URL_BEDROCK_RUNTIME. Serve the recorded stream first:
+
+    {serve}    # prints URL
+    python app.py URL
+"""
+
+import json
+import os
+import sys
+
+from haystack.dataclasses import ChatMessage
+from haystack.tools import Tool
+from haystack.utils.auth import Secret
+from haystack_integrations.components.generators.amazon_bedrock import AmazonBedrockChatGenerator
+
+os.environ["AWS_ENDPOINT_URL_BEDROCK_RUNTIME"] = sys.argv[1]
+MODEL = {model!r}
+GENERATION_KWARGS = {generation_kwargs}
+TOOLS = {tools}
+SYSTEM_PROMPT = {system!r}
+MESSAGES = {messages}
+
+
+def never_called(**kwargs):
+    raise RuntimeError("this reproduction runs no tools")
+
+
+def shown(reply):
+    return json.dumps(reply.to_dict(), indent=2, default=str, ensure_ascii=False)
+
+
+def chunk_shown(chunk):
+    calls = [{{"index": c.index, "id": c.id, "tool_name": c.tool_name, "arguments": c.arguments}}
+             for c in chunk.tool_calls or ()]
+    print("chunk:", json.dumps({{"content": chunk.content, "index": chunk.index, "tool_calls": calls,
+                                "finish_reason": chunk.finish_reason, "meta": chunk.meta}}, default=str,
+                               ensure_ascii=False))
+
+
+generator = AmazonBedrockChatGenerator(model=MODEL, aws_access_key_id=Secret.from_token("testing"),
+                                       aws_secret_access_key=Secret.from_token("testing"), aws_session_token=None,
+                                       aws_region_name=Secret.from_token("us-east-1"), aws_profile_name=None,
+                                       generation_kwargs=GENERATION_KWARGS)
+if hasattr(generator, "warm_up"):
+    generator.warm_up()
+tools = [Tool(name=t["name"], description=t["description"], parameters=t["parameters"], function=never_called)
+         for t in TOOLS] or None
+messages = [*([ChatMessage.from_system(SYSTEM_PROMPT)] if SYSTEM_PROMPT is not None else []),
+            *(ChatMessage.from_assistant(text) if role == "assistant" else ChatMessage.from_user(text)
+              for role, text in MESSAGES)]
+streamed = generator.run(messages, tools=tools, streaming_callback=chunk_shown)["replies"][0]
+print("streamed reply:", shown(streamed))
+try:
+    print("non-streamed reply:", shown(generator.run(messages, tools=tools)["replies"][0]))
+except Exception as error:  # what the library raises on the non-streamed call is part of what it does
+    print("non-streamed call raised:", repr(error))
+'''
+
+
+def _haystack(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, or a tool
+    cache point: Haystack's cache settings are the shim's)."""
+    from harness.adapters.shims.haystack_releases import generation_kwargs  # pure: no Haystack import
+
+    turn = first_turn(scenario)
+    texts, system = _texts(turn), turn.get("system")
+    if texts is None or (system is not None and not isinstance(system, str)) or any(
+            t.get("cache_control") for t in turn.get("tools") or ()):
+        return None
+    tools = [{"name": t["name"], "description": t.get("description", ""), "parameters": t["input_schema"]}
+             for t in turn.get("tools") or ()]
+    return _HAYSTACK.format(scenario=scenario.id, serve=_serve(scenario), model=turn["model_id"],
+                            generation_kwargs=_shown(generation_kwargs(turn)), tools=_shown(tools), system=system,
+                            messages=_shown(texts))
 
 
 TEMPLATES: dict[str, Callable[[Scenario], str | None]] = {
     "strands": _strands, "strands-persisted": _strands,
     "litellm": _litellm, "litellm-persisted": _litellm, "langchain-aws": _langchain_aws,
-    "langchain-aws-persisted": _langchain_aws, "langchain-aws-events": _langchain_aws}
+    "langchain-aws-persisted": _langchain_aws, "langchain-aws-events": _langchain_aws,
+    "pydantic-ai": _pydantic_ai, "pydantic-ai-persisted": _pydantic_ai,
+    "llama-index": _llama_index, "llama-index-persisted": _llama_index,
+    "haystack": _haystack, "haystack-persisted": _haystack}
 
 
 def app_for(spec: str | None, scenario: Scenario) -> str | None:

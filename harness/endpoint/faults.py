@@ -23,6 +23,7 @@ __all__ = [
     "Faults",
     "HttpError",
     "StreamException",
+    "as_option",
     "parse_chunking",
     "parse_fault",
 ]
@@ -285,7 +286,29 @@ def parse_fault(text: str) -> Fault:
     return _fault_from_dict({"turn": turn, _CLI_KINDS[kind]: _numbers(spec, text)}, f"--fault {text!r}")
 
 
+def as_option(item: dict) -> str:
+    """A scenario's fault (an item of its ``faults:`` list) as the ``--fault`` option ``parse_fault`` reads back into
+    the same Fault, for a ``serve`` command line; a FaultError for a value the option cannot carry (a colon)."""
+    fault = _fault_from_dict(item, "fault")
+    kind = next(f.name for f in fields(Fault) if f.name != "turn" and getattr(fault, f.name) is not None)
+    cli = {name: key for key, name in _CLI_KINDS.items()}[kind]
+    value, parts = getattr(fault, kind), []
+    if isinstance(value, int):
+        parts = [str(value)]
+    else:
+        head, default = ("type", StreamException) if kind == "exception" else ("status", HttpError)
+        options = {name: getattr(value, name) for name in (f.name for f in fields(value)) if name != head}
+        spelled = {_SPELLED.get(name, name): option for name, option in options.items()
+                   if option is not None and option != getattr(default(getattr(value, head)), name)}
+        parts = [str(getattr(value, head)), *(f"{name}={option}" for name, option in spelled.items())]
+    parts += [f"turn={fault.turn}"] if fault.turn is not None else []
+    if any(":" in part for part in parts):
+        raise FaultError(f"fault {item!r}: a value holds ':', which --fault cannot carry")
+    return ":".join([cli, *parts])
+
+
 _RENAMES = {"after": "after_event", "status_code": "original_status_code"}
+_SPELLED = {name: option for option, name in _RENAMES.items()}
 
 
 def _options(options: list[str], text: str) -> dict:

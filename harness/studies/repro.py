@@ -6,8 +6,8 @@ The folder is an ordinary scenario root holding the one scenario, its golden and
   certify --root <the folder>``) and compares the finding with the one recorded: exit 1 and ``REPRODUCED`` when it
   is the same, 0 and ``NOT REPRODUCED`` when the scenario now passes (a fixed release), 2 when it fails otherwise;
 - ``app.py`` (a library with a template in ``harness.adapters.apps``, handed in by the command): the library's own
-  public calls, as an application makes them, against ``bedrock-harness serve --paired --cassette ...`` (the URL is
-  its argument);
+  public calls, as an application makes them, against ``bedrock-harness serve --paired --cassette ...`` with the
+  scenario's faults (``serve_command``; the URL is its argument);
 - ``README.md``: what the application does, the finding (expected against actual, in Bedrock's terms: its stream,
   its request rules and error texts), the claims it rests on with their sources, how to run both scripts;
 - ``expected.json``: the finding recorded (scenario, status, turn, headline, library and version).
@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.cassettes.files import write_atomic
+from harness.endpoint.faults import FaultError, as_option
 from harness.report.common import fence, printable
 from harness.suite.golden import golden_path
 from harness.suite.results import Result
 from harness.suite.runner import cassette_path
 from harness.suite.scenario import Scenario
 
-__all__ = ["FAILED", "Finding", "RUN_AS", "finding", "folder_name", "from_report", "install_line", "readme", "write"]
+__all__ = ["FAILED", "Finding", "RUN_AS", "finding", "folder_name", "from_report", "install_line", "readme", "serve_command", "write"]
 
 FAILED = ("fail", "xfail")  # the cells a reproduction is made for: a finding on evidence, known or not
 RUN_AS = ("adapter", "command")
@@ -201,6 +202,21 @@ def _evidence(scenario: Scenario) -> list[str]:
     return lines
 
 
+def serve_command(scenario: Scenario, paired: bool) -> str:
+    """The ``serve`` command line that answers the scenario's turns from its cassette as the run did: with each of
+    the scenario's ``faults:`` (a cut stream, an HTTP error) as a ``--fault`` option, which the cassette alone does
+    not hold; ``paired``: each turn answered streamed and not."""
+    faults, left = [], []
+    for item in scenario.faults:
+        try:
+            faults += ["--fault", as_option(item)]
+        except FaultError:
+            left.append(item)
+    line = shlex.join(["bedrock-harness", "serve", *(["--paired"] if paired else []), "--cassette",
+                       f"cassettes/{scenario.id}.yaml", *faults, "--port", "0"])
+    return line + "".join(f"   # without the fault {item!r}: a --fault option cannot carry ':'" for item in left)
+
+
 def readme(scenario: Scenario, found: Finding, expected: dict, spec: str | None, has_app: bool, pointer=None) -> str:
     """The README: the application's conversation, the finding expected against actual, its evidence, how to run."""
     library, release, cassette = expected["library"], expected["version"], f"cassettes/{scenario.id}.yaml"
@@ -236,12 +252,12 @@ def readme(scenario: Scenario, found: Finding, expected: dict, spec: str | None,
               "compares the finding with `expected.json`.", ""]
     if has_app:
         lines += ["The library's own calls, as an application makes them, against the recorded stream:", "",
-                  "```sh", f"bedrock-harness serve --paired --cassette {cassette} --port 0   # prints the endpoint URL",
+                  "```sh", f"{serve_command(scenario, paired=True)}   # prints the endpoint URL",
                   "python app.py URL", "```", ""]
     else:
         lines += ["To watch the library against the recorded stream yourself, serve it and point the library's "
                   "Bedrock endpoint at the printed URL:", "", "```sh",
-                  f"bedrock-harness serve --cassette {cassette} --port 0", "```", ""]
+                  serve_command(scenario, paired=False), "```", ""]
         if spec and ":" not in spec and spec != "reference":
             lines += [f"The harness drives the library as an application does in its shim, "
                       f"`harness/adapters/shims/` (`{spec}`).", ""]
