@@ -1,6 +1,8 @@
 """The plumbing every shim shares (runs without any third-party library)."""
 
+import asyncio
 import json
+import threading
 
 import pytest
 
@@ -15,6 +17,7 @@ from harness.adapters.shims.common import (
     jsonable,
     message_chunk,
     native_chunk,
+    relayed,
     same_endpoint,
 )
 
@@ -125,3 +128,48 @@ def test_a_native_chunk_of_a_call_that_raised_is_its_error():
     failed = KeyError("x")
     assert native_chunk("stream", lambda: {"never": "built"}, failed) == {"type": "native", "path": "stream",
                                                                         "error": "KeyError: 'x'"}
+
+
+def test_a_relayed_stream_hands_each_item_over_while_the_library_still_streams():
+    """The second item waits until the first has been handed over: relayed after the end, the stream never ends."""
+    handed = threading.Event()
+
+    async def library():
+        yield "first"
+        for _ in range(200):  # 2 s at most, then the test fails on its own
+            if handed.is_set():
+                break
+            await asyncio.sleep(0.01)
+        yield "second" if handed.is_set() else "never handed over"
+
+    got = []
+    for item in relayed(library()):
+        got.append(item)
+        handed.set()
+    assert got == ["first", "second"]
+
+
+def test_a_relayed_stream_raises_after_what_came_before_it_and_closes_when_left():
+    closed = []
+
+    async def failing():
+        yield 1
+        raise RuntimeError("throttled")
+
+    async def endless():
+        try:
+            while True:
+                yield 1
+                await asyncio.sleep(0)
+        finally:
+            closed.append("endless")
+
+    got = []
+    with pytest.raises(RuntimeError, match="throttled"):
+        for item in relayed(failing()):
+            got.append(item)
+    assert got == [1]
+    stream = relayed(endless())
+    assert next(stream) == 1
+    stream.close()  # the harness stops reading (a deadline, an error chunk)
+    assert closed == ["endless"]

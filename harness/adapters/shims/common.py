@@ -3,17 +3,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import copy
 import importlib.metadata
+from collections.abc import AsyncIterable, Iterator
 from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit
 
 from harness.judge.protocol import FEATURES, OWN_HISTORY, SURFACE_FEATURES, AdapterFailure
 
 __all__ = ["EXTRAS", "EndpointRefused", "History", "MEDIA", "Shim", "assert_endpoint", "boto_endpoint", "has_media",
-           "install_hint", "installed_version", "jsonable", "message_chunk", "native_chunk", "returned_value",
-           "same_endpoint"]
+           "install_hint", "installed_version", "jsonable", "message_chunk", "native_chunk", "relayed",
+           "returned_value", "same_endpoint"]
 
 # shim module -> the bedrock-harness extra that installs its library (pyproject.toml's optional-dependencies)
 EXTRAS = {"langchain_aws": "langchain-aws", "strands": "strands", "pydantic_ai": "pydantic-ai", "litellm": "litellm",
@@ -178,3 +180,33 @@ class Shim:
             model = build()
             self._last = (repr(key), model)
         return model
+
+
+def relayed(items: AsyncIterable) -> Iterator:
+    """Each item of a library's async stream as it comes, for a shim's synchronous ``stream``: the stream runs on an
+    event loop of its own, one step per item, so a chunk reaches the harness while the library is still streaming
+    (and a stream that raises or hangs has relayed what came before). Closing the generator early closes the stream;
+    the loop then ends as ``asyncio.run`` ends one (pending tasks cancelled, async generators and executor shut)."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)  # as asyncio.run does: a library may ask for the current loop
+    iterator = items.__aiter__()
+    try:
+        while True:
+            try:
+                item = loop.run_until_complete(iterator.__anext__())
+            except StopAsyncIteration:
+                return
+            yield item
+    finally:
+        try:
+            if hasattr(iterator, "aclose"):
+                loop.run_until_complete(iterator.aclose())
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()

@@ -23,7 +23,6 @@ Streaming parity (``non_streaming``): a turn that asks for it then goes through 
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import copy
 from collections.abc import Iterator
@@ -37,6 +36,7 @@ from harness.adapters.shims.common import (
     install_hint,
     message_chunk,
     native_chunk,
+    relayed,
 )
 from harness.converse.request import served_options, system_blocks, thinking_budget
 from harness.converse.tools import cache_block
@@ -183,35 +183,21 @@ class LangchainAwsPersistedAdapter(LangchainAwsAdapter):
 class LangchainAwsEventsAdapter(LangchainAwsAdapter):
     """``langchain-aws-events``: the same bound model driven through ``astream_events(history, version="v2")``, read
     as an application reads it: each ``on_chat_model_stream`` event's ``data["chunk"]`` is a surfaced chunk, and the
-    ``on_chat_model_end`` event's ``data["output"]`` is the final message, kept for the next turn as it comes. The run
-    goes to its end (``asyncio.run``) before its events are relayed, in their order, as the ``strands`` shim relays
-    its events."""
+    ``on_chat_model_end`` event's ``data["output"]`` is the final message, kept for the next turn as it comes. Each
+    event is relayed as the run yields it (``relayed``: the run on an event loop of its own), what it raises after
+    the events before it."""
 
     name = f"{DISTRIBUTION}-events"
     native_differences = {**DIFFERENCES, **EVENT_DIFFERENCES}
 
     def surfaced(self, runnable: Any, history: list) -> Iterator[tuple[str, Any]]:
-        events, failure = asyncio.run(_events(runnable, history))
         final = None
-        for event in events:
+        for event in relayed(runnable.astream_events(history, version="v2")):
             if event["event"] == "on_chat_model_stream":
                 yield "chunk", event["data"]["chunk"]
             elif event["event"] == "on_chat_model_end":
                 final = event["data"]["output"]
-        if failure is not None:
-            raise failure
         yield "final", final
-
-
-async def _events(runnable: Any, history: list) -> tuple[list[dict], BaseException | None]:
-    """The run's v2 events up to its end or failure, and what it raised (None)."""
-    events: list[dict] = []
-    try:
-        async for event in runnable.astream_events(history, version="v2"):
-            events.append(event)
-    except Exception as exc:  # noqa: BLE001 - raised after the events that came before it
-        return events, exc
-    return events, None
 
 
 def counts_cache_in_input() -> bool:
