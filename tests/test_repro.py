@@ -297,3 +297,34 @@ def test_a_haystack_reproduction_holds_the_generators_own_runs_and_shows_the_fin
     ran = run_app(out, "edge/server-tool-then-client-tool")
     streamed = ran.stdout.split("streamed reply:", 1)[1].split("non-streamed reply:", 1)[0]
     assert '"tool_name": "nova_code_interpreter"' in streamed and '"tool_name": "read_file"' in streamed
+
+
+def test_an_ai_sdk_reproduction_holds_stream_text_and_generate_text_for_the_reports_releases(tmp_path):
+    """The app.mjs of an AI SDK cell, written from the committed report without npm: streamText then generateText on
+    turn 0, for the npm releases the report ran, which the README installs; node parses it (the real run is
+    tests/test_js_ai_sdk_real.py)."""
+    out = tmp_path / "ai-sdk"
+    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "ai-sdk.json"), "--out", str(out))
+    assert done.exit_code == 0, done.output
+    packages = json.loads((ROOT / "certification" / "ai-sdk.json").read_text())["adapter"]["packages"]
+    install = "npm install " + " ".join(f"{name}@{version}" for name, version in sorted(packages.items()))
+    app, readme = (out / "app.mjs").read_text(), (out / "README.md").read_text()
+    assert not (out / "app.py").exists()
+    assert f"//   {install}\n" in app and f"{install}\nbedrock-harness serve --paired" in readme
+    assert "node app.mjs URL" in readme and "const result = streamText({ ...call" in app
+    assert '"maxOutputTokens": 64' in app and '"toolChoice": "auto"' in app
+    if shutil.which("node"):
+        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stderr
+
+
+def test_an_ai_sdk_report_of_ai_4_gets_no_app_script(tmp_path):
+    """ai 4 takes tools' parameters and maxTokens: the template is for ai 5 on, so an older release's cell has
+    repro.py only."""
+    from harness.adapters.apps import app_for
+    from harness.suite.scenario import load_scenario
+
+    scenario = load_scenario(ROOT / "suites" / "edge" / "max-tokens-mid-tool.yaml", ROOT / "suites")
+    assert app_for("ai-sdk", scenario, {"@ai-sdk/amazon-bedrock": "2.2.12", "ai": "4.3.19"}) is None
+    assert app_for("ai-sdk", scenario, None) is None
+    assert app_for("ai-sdk", scenario, {"@ai-sdk/amazon-bedrock": "4.0.159", "ai": "6.0.253"}).file == "app.mjs"

@@ -1,12 +1,14 @@
-"""The ``app.py`` of a reproduction: a library's own public calls on a scenario's first turn, as an application
-writes them, against ``bedrock-harness serve --paired --cassette ...`` (its URL the script's one argument).
+"""The app script of a reproduction (``app.py``; ``app.mjs`` for a JavaScript library): a library's own public calls
+on a scenario's first turn, as an application writes them, against ``bedrock-harness serve --paired --cassette ...``
+(its URL the script's one argument).
 
 One template per library, written without importing the library (the messages are built here, at generation
 time, by the shim's own pure mapping: ``harness.adapters.shims.litellm_format.to_openai`` for LiteLLM; the model's
 fields by ``harness.adapters.shims.langchain_aws``'s for langchain-aws, whose messages are LangChain's own
 role/content dicts; strands' messages are Converse's own; pydantic-ai's settings by its shim's ``settings``,
 LlamaIndex's fields by ``llama_index_stream.llm_fields``, Haystack's generation_kwargs by ``haystack_releases``; the
-script builds those libraries' message objects from the turn's texts).
+script builds those libraries' message objects from the turn's texts; the AI SDK's call options are written here,
+for the npm releases the report ran, which the README installs).
 The script prints what the library holds after the streamed call and after the non-streamed one, so a maintainer
 sees the finding in the library's own objects. A library without a template gets none: ``repro.py`` still
 reproduces through the shim. (Here, beside the shims, because it uses their mappings; ``bedrock-harness repro`` and
@@ -15,12 +17,25 @@ reproduces through the shim. (Here, beside the shims, because it uses their mapp
 
 from __future__ import annotations
 
+import json
 import pprint
+from dataclasses import dataclass
 from typing import Callable
 
 from harness.suite.scenario import Scenario, first_turn
 
-__all__ = ["TEMPLATES", "app_for"]
+__all__ = ["App", "TEMPLATES", "app_for"]
+
+
+@dataclass(frozen=True)
+class App:
+    """A reproduction's app script: its file name, its text, the line that runs it against the served URL and, for
+    a library the harness's pip extras do not install (npm packages), the line that installs its release."""
+
+    file: str
+    text: str
+    run: str
+    install: str | None = None
 
 _LITELLM = '''#!/usr/bin/env python3
 """{scenario}, turn 0, with LiteLLM as an application calls it: streamed (assembled by stream_chunk_builder), then
@@ -474,16 +489,103 @@ def _haystack(scenario: Scenario) -> str | None:
                             messages=_shown(texts))
 
 
-TEMPLATES: dict[str, Callable[[Scenario], str | None]] = {
-    "strands": _strands, "strands-persisted": _strands,
-    "litellm": _litellm, "litellm-persisted": _litellm, "langchain-aws": _langchain_aws,
-    "langchain-aws-persisted": _langchain_aws, "langchain-aws-events": _langchain_aws,
-    "pydantic-ai": _pydantic_ai, "pydantic-ai-persisted": _pydantic_ai,
-    "llama-index": _llama_index, "llama-index-persisted": _llama_index,
-    "haystack": _haystack, "haystack-persisted": _haystack}
+_AI_SDK = """#!/usr/bin/env node
+// {scenario}, turn 0, with the AI SDK as an application calls it: streamText (each fullStream part, then
+// response.messages, what an application appends to its history), then generateText, on the same messages.
+// Install the release and serve the recorded stream first (Node {node}):
+//
+//   {install}
+//   {serve}    # prints URL
+//   node app.mjs URL
+
+import {{ createAmazonBedrock }} from "@ai-sdk/amazon-bedrock";
+import {{ generateText, jsonSchema, streamText }} from "ai";
+
+const URL = process.argv[2];
+const MODEL_ID = {model_id};
+const SYSTEM = {system};
+const MESSAGES = {messages};
+const TOOLS = {tools};
+const SETTINGS = {settings};
+
+const bedrock = createAmazonBedrock({{ baseURL: URL, region: "us-east-1", accessKeyId: "testing",
+  secretAccessKey: "testing" }});
+const tools = Object.fromEntries(TOOLS.map((t) => [t.name,
+  {{ description: t.description, inputSchema: jsonSchema(t.input_schema) }}]));
+const call = {{ model: bedrock(MODEL_ID), messages: MESSAGES, ...(SYSTEM !== null ? {{ system: SYSTEM }} : {{}}),
+  ...(TOOLS.length ? {{ tools }} : {{}}), ...SETTINGS }};
+const shown = (value) => JSON.stringify(value, null, 2);
+
+const result = streamText({{ ...call, onError: () => {{}} }});
+for await (const part of result.fullStream) console.log("part:", JSON.stringify(part));
+console.log("streamed response.messages:", shown((await result.response).messages));
+try {{
+  const whole = await generateText(call);
+  console.log("non-streamed response.messages:", shown(whole.response.messages));
+}} catch (error) {{ // what the library throws on the non-streamed call is part of what it does
+  console.log("non-streamed call raised:", String(error));
+}}
+"""
 
 
-def app_for(spec: str | None, scenario: Scenario) -> str | None:
-    """The ``app.py`` of ``scenario`` for the library ``spec`` names, or None without a template."""
+def _ai_sdk(scenario: Scenario, packages: dict | None) -> App | None:
+    """The template on turn 0's text for the AI SDK from ``ai`` 5 on (tools' ``inputSchema``, ``maxOutputTokens``);
+    None for an older ``ai`` (its release unknown, or 4: ``parameters``/``maxTokens``), other blocks, a system
+    prompt of several blocks, structured output, a guardrail or a cache mark (the shim's own mappings)."""
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    texts, system = _texts(turn), turn.get("system")
+    ai = str((packages or {}).get("ai") or "")
+    if (texts is None or (system is not None and not isinstance(system, str)) or not ai[:1].isdigit()
+            or int(ai.split(".")[0]) < 5 or any(options.get(k) for k in ("output_format", "guardrail"))
+            or any(t.get("cache_control") for t in turn.get("tools") or ())):
+        return None
+    choice = options.get("tool_choice")
+    bedrock = {**({"reasoningConfig": {"type": "enabled", "budgetTokens": options["thinking_budget"]}}
+                  if options.get("thinking_budget") else {}),
+               **({"serviceTier": options["service_tier"]} if options.get("service_tier") else {}),
+               **({"performanceConfig": {"latency": options["latency"]}} if options.get("latency") else {})}
+    settings = {**({"maxOutputTokens": options["max_tokens"]} if options.get("max_tokens") else {}),
+                **({"temperature": options["temperature"]} if options.get("temperature") is not None else {}),
+                **({"toolChoice": {"auto": "auto", "any": "required"}.get(choice) if isinstance(choice, str) else
+                    {"type": "tool", "toolName": choice["name"]}} if choice and turn.get("tools") else {}),
+                **({"providerOptions": {"bedrock": bedrock}} if bedrock else {})}
+    tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
+             for t in turn.get("tools") or ()]
+    install = "npm install " + " ".join(f"{name}@{version}" for name, version in sorted(packages.items()))
+    text = _AI_SDK.format(scenario=scenario.id, serve=_serve(scenario), node=">= 22" if int(ai.split(".")[0]) >= 7
+                          else ">= 20", install=install, model_id=_js(turn["model_id"]), system=_js(system),
+                          messages=_js([{"role": role, "content": text} for role, text in texts]), tools=_js(tools),
+                          settings=_js(settings))
+    return App("app.mjs", text, "node app.mjs URL", install)
+
+
+def _js(value) -> str:
+    """A value as the script's JavaScript literal (JSON, indented as the Python templates' literals are)."""
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _python(template: Callable[[Scenario], str | None]) -> Callable[[Scenario, dict | None], App | None]:
+    """A Python template as an ``app.py`` run with ``python app.py URL`` (the library's release is the installed one)."""
+    def app(scenario: Scenario, packages: dict | None) -> App | None:
+        text = template(scenario)
+        return App("app.py", text, "python app.py URL") if text is not None else None
+    return app
+
+
+TEMPLATES: dict[str, Callable[[Scenario, dict | None], App | None]] = {
+    **{spec: _python(template) for spec, template in {
+        "strands": _strands, "strands-persisted": _strands,
+        "litellm": _litellm, "litellm-persisted": _litellm, "langchain-aws": _langchain_aws,
+        "langchain-aws-persisted": _langchain_aws, "langchain-aws-events": _langchain_aws,
+        "pydantic-ai": _pydantic_ai, "pydantic-ai-persisted": _pydantic_ai,
+        "llama-index": _llama_index, "llama-index-persisted": _llama_index,
+        "haystack": _haystack, "haystack-persisted": _haystack}.items()},
+    "ai-sdk": _ai_sdk}
+
+
+def app_for(spec: str | None, scenario: Scenario, packages: dict | None = None) -> App | None:
+    """The app script of ``scenario`` for the library ``spec`` names (``packages``: the npm releases a JavaScript
+    shim's report ran, which its script is written for), or None without a template."""
     template = TEMPLATES.get(spec or "")
-    return template(scenario) if template is not None else None
+    return template(scenario, packages) if template is not None else None

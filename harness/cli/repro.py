@@ -55,8 +55,8 @@ def _run(scenario, root, spec, command, timeout, release) -> tuple[dict, object]
 def repro(scenario_id, spec, command, version, cache_dir, pins, out, report, timeout, root):
     """A self-contained reproduction of SCENARIO's finding for the library's maintainers.
 
-    The folder is the scenario root (scenario, golden, cassette), repro.py (exit 1 while it reproduces), app.py (the
-    library's own calls, where a template exists) and a README with expected against actual and the evidence."""
+    The folder is the scenario root (scenario, golden, cassette), repro.py (exit 1 while it reproduces), app.py or app.mjs
+    (the library's own calls, where a template exists) and a README with expected against actual and the evidence."""
     from harness.adapters.apps import app_for
     from harness.report.links import SUFFIX, beside, library_file
     from harness.report.pointers import pointers
@@ -94,5 +94,6 @@ def repro(scenario_id, spec, command, version, cache_dir, pins, out, report, tim
     written = reproduction.write(out, scenario, root, finding, {"name": adapter.get("name"),
                                                                 "version": adapter.get("version")},
                                  spec=spec if command is None else None, command=command, version=version, pins=pins,
-                                 pointer=pointer, app=app_for(spec, scenario) if command is None else None)
+                                 pointer=pointer,
+                                 app=app_for(spec, scenario, adapter.get("packages")) if command is None else None)
     click.echo(f"wrote {out}: {len(written)} files; {scenario_id} {finding.status}: {finding.headline}")

@@ -5,9 +5,9 @@ The folder is an ordinary scenario root holding the one scenario, its golden and
 - ``repro.py``: runs the scenario on the installed library exactly as the certification did (``bedrock-harness
   certify --root <the folder>``) and compares the finding with the one recorded: exit 1 and ``REPRODUCED`` when it
   is the same, 0 and ``NOT REPRODUCED`` when the scenario now passes (a fixed release), 2 when it fails otherwise;
-- ``app.py`` (a library with a template in ``harness.adapters.apps``, handed in by the command): the library's own
-  public calls, as an application makes them, against ``bedrock-harness serve --paired --cassette ...`` with the
-  scenario's faults (``serve_command``; the URL is its argument);
+- ``app.py`` or ``app.mjs`` (a library with a template in ``harness.adapters.apps``, handed in by the command): the
+  library's own public calls, as an application makes them, against ``bedrock-harness serve --paired --cassette ...``
+  with the scenario's faults (``serve_command``; the URL is its argument);
 - ``README.md``: what the application does, the finding (expected against actual, in Bedrock's terms: its stream,
   its request rules and error texts), the claims it rests on with their sources, how to run both scripts;
 - ``expected.json``: the finding recorded (scenario, status, turn, headline, library and version).
@@ -164,10 +164,10 @@ def _copy(scenario: Scenario, root: str | Path | None, out: Path) -> list[Path]:
 
 def write(out: str | Path, scenario: Scenario, root: str | Path | None, found: Finding, library: dict, *,
           spec: str | None = None, command: str | None = None, version: str | None = None,
-          pins: dict[str, str] | None = None, pointer=None, app: str | None = None) -> list[Path]:
+          pins: dict[str, str] | None = None, pointer=None, app=None) -> list[Path]:
     """The reproduction folder of ``found`` (``scenario`` under ``root``) on ``library`` ({name, version}) run as
-    ``spec`` (``version``, ``pins``: a JavaScript shim's release and companions given) or ``command``; ``pointer``: where it is explained; ``app``:
-    the text of its ``app.py``."""
+    ``spec`` (``version``, ``pins``: a JavaScript shim's release and companions given) or ``command``; ``pointer``:
+    where it is explained; ``app``: its app script (harness.adapters.apps.App)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = _copy(scenario, root, out)
@@ -178,8 +178,8 @@ def write(out: str | Path, scenario: Scenario, root: str | Path | None, found: F
     files = {"expected.json": json.dumps(expected, indent=2, ensure_ascii=False) + "\n",
              "repro.py": SCRIPT.format(scenario=scenario.id, library=expected["library"], version=release)}
     if app is not None:
-        files["app.py"] = app
-    files["README.md"] = readme(scenario, found, expected, spec, app is not None, pointer)
+        files[app.file] = app.text
+    files["README.md"] = readme(scenario, found, expected, spec, app, pointer)
     for name, text in files.items():
         write_atomic(out / name, text)
         written.append(out / name)
@@ -217,7 +217,7 @@ def serve_command(scenario: Scenario, paired: bool) -> str:
     return line + "".join(f"   # without the fault {item!r}: a --fault option cannot carry ':'" for item in left)
 
 
-def readme(scenario: Scenario, found: Finding, expected: dict, spec: str | None, has_app: bool, pointer=None) -> str:
+def readme(scenario: Scenario, found: Finding, expected: dict, spec: str | None, app=None, pointer=None) -> str:
     """The README: the application's conversation, the finding expected against actual, its evidence, how to run."""
     library, release, cassette = expected["library"], expected["version"], f"cassettes/{scenario.id}.yaml"
     turns = f"turn {found.turn}" if found.turn >= 0 else "the run"
@@ -250,10 +250,10 @@ def readme(scenario: Scenario, found: Finding, expected: dict, spec: str | None,
               "python repro.py      # exit 1: REPRODUCED; 0: NOT REPRODUCED (fixed); 2: fails otherwise", "```", "",
               f"`repro.py` runs `{run}` (this folder is a scenario root: the scenario, its golden, its cassette) and "
               "compares the finding with `expected.json`.", ""]
-    if has_app:
-        lines += ["The library's own calls, as an application makes them, against the recorded stream:", "",
-                  "```sh", f"{serve_command(scenario, paired=True)}   # prints the endpoint URL",
-                  "python app.py URL", "```", ""]
+    if app is not None:
+        lines += ["The library's own calls, as an application makes them, against the recorded stream:", "", "```sh",
+                  *([app.install] if app.install else []),
+                  f"{serve_command(scenario, paired=True)}   # prints the endpoint URL", app.run, "```", ""]
     else:
         lines += ["To watch the library against the recorded stream yourself, serve it and point the library's "
                   "Bedrock endpoint at the printed URL:", "", "```sh",
@@ -273,7 +273,8 @@ def from_report(document: dict, scenarios: Sequence[Scenario], root: str | Path 
                 stem: str, pointers: dict | None = None, apps=None) -> dict[str, Path]:
     """A reproduction of every failing cell of a certification report (its JSON ``document``) under
     ``out/<stem>/``: scenario id -> folder. The library is run as the report says it ran (a JavaScript shim by its
-    name and release, not the command line of the machine it ran on); ``apps(spec, scenario)``: an ``app.py``."""
+    name and release, not the command line of the machine it ran on); ``apps(spec, scenario, packages)``: its app
+    script (harness.adapters.apps.App), written for the npm releases the report ran (``packages``)."""
     from harness.report import results_from_json
 
     results, _ = results_from_json(document)
@@ -291,6 +292,7 @@ def from_report(document: dict, scenarios: Sequence[Scenario], root: str | Path 
         write(folder, by_id[result.scenario], root, found, {"name": adapter.get("name"), "version": adapter.get(
             "version")}, spec=spec if command is None else None, command=command,
             version=adapter.get("version") if js else None, pointer=(pointers or {}).get(result.scenario),
-            app=apps(spec, by_id[result.scenario]) if apps is not None and command is None else None)
+            app=apps(spec, by_id[result.scenario], adapter.get("packages")) if apps is not None and command is None
+            else None)
         made[result.scenario] = folder
     return made
