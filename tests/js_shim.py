@@ -4,8 +4,10 @@ library's fake (tests/js_fake/NAME), the turns they send and the chunks they rea
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,3 +73,31 @@ def chunks(answer: list[dict]) -> list[dict]:
     """The chunks of an answer that ended ``done``."""
     assert answer[-1] == {"type": "done"}, answer[-1]
     return [m["chunk"] for m in answer[:-1]]
+
+
+def run_app_mjs(tmp_path: Path, report: str, scenario: str, cache: Path) -> subprocess.CompletedProcess:
+    """A reproduction of ``scenario``'s cell in ``certification/REPORT.json`` written, and its app.mjs run as the
+    README says: its ``npm install`` line in the folder, its serve line, ``node app.mjs URL`` (exit 0; Node 22)."""
+    from harness.adapters.js.npm import find_node
+    from test_cli_serve import Serving
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "repro"
+    made = subprocess.run([sys.executable, "-m", "harness.cli", "repro", scenario, "--report",
+                           str(root / "certification" / f"{report}.json"), "--out", str(out), "--root", str(root)],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    lines = (out / "README.md").read_text().splitlines()
+    install = next(line for line in lines if line.startswith("npm install "))
+    installed = subprocess.run([*install.split(), "--no-audit", "--no-fund"], cwd=out, capture_output=True, text=True,
+                               timeout=600, env={**os.environ, "npm_config_cache": str(cache / ".npm")})
+    assert installed.returncode == 0, installed.stderr
+    serve = next(line for line in lines if line.startswith("bedrock-harness serve --paired")).split("   #")[0]
+    serving = Serving(*[str(out / word) if word.startswith("cassettes/") else word for word in serve.split()[2:]])
+    try:
+        ran = subprocess.run([find_node(22, cache), "app.mjs", serving.url], cwd=out, capture_output=True, text=True,
+                             timeout=120)
+    finally:
+        serving.stop()
+    assert ran.returncode == 0, ran.stderr
+    return ran

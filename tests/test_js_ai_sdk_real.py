@@ -75,32 +75,13 @@ def test_the_2_x_line_runs_on_ai_4_and_differs_only_in_the_sdks_unified_stop_rea
 
 
 def test_a_reproductions_app_mjs_run_on_the_releases_its_readme_installs_shows_the_finding(tmp_path):
-    """The app.mjs of the committed ai-sdk report's edge/max-tokens-mid-tool cell, run as its README says (npm install
-    of the report's releases in the folder, the serve line, node app.mjs URL): streamText's response.messages hold
-    the call max_tokens cut off as a complete call with input {} and an error-text tool result of the SDK's own."""
-    from harness.adapters.js.npm import find_node
-    from test_cli_serve import Serving
+    """The app.mjs of the committed ai-sdk report's edge/max-tokens-mid-tool cell, run as its README says:
+    streamText's response.messages hold the call max_tokens cut off as a complete call with input {} and an
+    error-text tool result of the SDK's own."""
+    from js_shim import run_app_mjs
 
-    root = Path(__file__).resolve().parents[1]
     cache = Path(os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or tmp_path / "npm")
-    out = tmp_path / "repro"
-    made = subprocess.run([sys.executable, "-m", "harness.cli", "repro", "edge/max-tokens-mid-tool", "--report",
-                           str(root / "certification" / "ai-sdk.json"), "--out", str(out), "--root", str(root)],
-                          capture_output=True, text=True, timeout=300)
-    assert made.returncode == 0, made.stderr
-    lines = (out / "README.md").read_text().splitlines()
-    install = next(line for line in lines if line.startswith("npm install "))
-    installed = subprocess.run([*install.split(), "--no-audit", "--no-fund"], cwd=out, capture_output=True, text=True,
-                               timeout=600)
-    assert installed.returncode == 0, installed.stderr
-    serve = next(line for line in lines if line.startswith("bedrock-harness serve --paired")).split("   #")[0]
-    serving = Serving(*[str(out / w) if w.startswith("cassettes/") else w for w in serve.split()[2:]])
-    try:
-        ran = subprocess.run([find_node(22, cache), "app.mjs", serving.url], cwd=out, capture_output=True, text=True,
-                             timeout=120)
-    finally:
-        serving.stop()
-    assert ran.returncode == 0, ran.stderr
+    ran = run_app_mjs(tmp_path, "ai-sdk", "edge/max-tokens-mid-tool", cache)
     streamed = json.loads(ran.stdout.split("streamed response.messages:", 1)[1].split("non-streamed", 1)[0])
     call = next(part for part in streamed[0]["content"] if part["type"] == "tool-call")
     assert call["toolName"] == "read_file" and call["input"] == {}

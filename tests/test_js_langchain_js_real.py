@@ -79,3 +79,16 @@ def test_a_dropped_signature_planted_in_the_library_is_caught(tmp_path):
     assert done.returncode != 0
     (result,) = report["results"]
     assert result["status"] == "fail" and "signature" in json.dumps(result)
+
+
+def test_a_reproductions_app_mjs_run_on_the_releases_its_readme_installs_shows_the_finding(tmp_path):
+    """The app.mjs of the committed langchain-js report's core/interleaved-text cell, run as its README says: the
+    streamed chunks concatenated hold the two text blocks glued into one string, invoke's message keeps two."""
+    from js_shim import run_app_mjs
+
+    cache = Path(os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or tmp_path / "npm")
+    ran = run_app_mjs(tmp_path, "langchain-js", "core/interleaved-text", cache)
+    streamed = json.loads(ran.stdout.split("streamed message:", 1)[1].split("invoked message:", 1)[0])
+    invoked = json.loads(ran.stdout.split("invoked message:", 1)[1])
+    assert isinstance(streamed["content"], str) and "by reading the file.Once I have" in streamed["content"]
+    assert [block["type"] for block in invoked["content"]] == ["text", "text"]

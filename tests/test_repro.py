@@ -328,3 +328,19 @@ def test_an_ai_sdk_report_of_ai_4_gets_no_app_script(tmp_path):
     assert app_for("ai-sdk", scenario, {"@ai-sdk/amazon-bedrock": "2.2.12", "ai": "4.3.19"}) is None
     assert app_for("ai-sdk", scenario, None) is None
     assert app_for("ai-sdk", scenario, {"@ai-sdk/amazon-bedrock": "4.0.159", "ai": "6.0.253"}).file == "app.mjs"
+
+
+def test_a_langchain_js_reproduction_holds_the_models_stream_and_invoke_for_the_reports_releases(tmp_path):
+    """The app.mjs of a LangChain.js cell, written from the committed report without npm: ChatBedrockConverse with
+    its tools bound, streamed and concatenated, then invoked; node parses it."""
+    out = tmp_path / "langchain-js"
+    done = repro("core/interleaved-text", "--report", str(ROOT / "certification" / "langchain-js.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app, readme = (out / "app.mjs").read_text(), (out / "README.md").read_text()
+    packages = json.loads((ROOT / "certification" / "langchain-js.json").read_text())["adapter"]["packages"]
+    assert all(f"{name}@{version}" in readme for name, version in packages.items())
+    assert "chat.bindTools(TOOLS" in app and "summed.concat(chunk)" in app and "model.invoke(messages)" in app
+    if shutil.which("node"):
+        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stderr

@@ -552,12 +552,93 @@ def _ai_sdk(scenario: Scenario, packages: dict | None) -> App | None:
                 **({"providerOptions": {"bedrock": bedrock}} if bedrock else {})}
     tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    install = "npm install " + " ".join(f"{name}@{version}" for name, version in sorted(packages.items()))
+    install = _npm_install(packages)
     text = _AI_SDK.format(scenario=scenario.id, serve=_serve(scenario), node=">= 22" if int(ai.split(".")[0]) >= 7
                           else ">= 20", install=install, model_id=_js(turn["model_id"]), system=_js(system),
                           messages=_js([{"role": role, "content": text} for role, text in texts]), tools=_js(tools),
                           settings=_js(settings))
     return App("app.mjs", text, "node app.mjs URL", install)
+
+
+_LANGCHAIN_JS = """#!/usr/bin/env node
+// {scenario}, turn 0, with LangChain.js as an application calls it: ChatBedrockConverse from @langchain/aws, tools
+// bound, streamed (its chunks added up with concat, as LangChain's own aggregation does), then invoked, on the same
+// messages. Install the release and serve the recorded stream first (Node >= 20):
+//
+//   {install}
+//   {serve}    # prints URL
+//   node app.mjs URL
+
+import {{ BedrockRuntimeClient }} from "@aws-sdk/client-bedrock-runtime";
+import {{ ChatBedrockConverse }} from "@langchain/aws";
+import {{ AIMessage, HumanMessage, SystemMessage }} from "@langchain/core/messages";
+import {{ NodeHttpHandler }} from "@smithy/node-http-handler";
+
+const URL = process.argv[2];
+const FIELDS = {fields};
+const SYSTEM = {system};
+const MESSAGES = {messages};
+const TOOLS = {tools};
+const TOOL_CHOICE = {tool_choice};
+
+const credentials = {{ accessKeyId: "testing", secretAccessKey: "testing" }};
+// HTTP/1.1: the client streams over HTTP/2 by default, which the harness's loopback endpoint does not speak
+const client = new BedrockRuntimeClient({{ region: "us-east-1", endpoint: URL, credentials,
+  requestHandler: new NodeHttpHandler() }});
+const chat = new ChatBedrockConverse({{ ...FIELDS, region: "us-east-1", credentials, client }});
+const model = TOOLS.length ? chat.bindTools(TOOLS, TOOL_CHOICE ? {{ tool_choice: TOOL_CHOICE }} : undefined) : chat;
+const messages = [...(SYSTEM !== null ? [new SystemMessage(SYSTEM)] : []),
+  ...MESSAGES.map(([role, text]) => role === "assistant" ? new AIMessage(text) : new HumanMessage(text))];
+const shown = (message) => JSON.stringify({{ content: message.content, tool_calls: message.tool_calls,
+  response_metadata: message.response_metadata, usage_metadata: message.usage_metadata }}, null, 2);
+
+let summed;
+for await (const chunk of await model.stream(messages)) {{
+  console.log("chunk:", JSON.stringify({{ content: chunk.content, tool_call_chunks: chunk.tool_call_chunks }}));
+  summed = summed === undefined ? chunk : summed.concat(chunk);
+}}
+console.log("streamed message:", shown(summed));
+try {{
+  console.log("invoked message:", shown(await model.invoke(messages)));
+}} catch (error) {{ // what the library throws on the non-streamed call is part of what it does
+  console.log("invoke raised:", String(error));
+}}
+"""
+
+
+def _langchain_js(scenario: Scenario, packages: dict | None) -> App | None:
+    """The template on turn 0's text for @langchain/aws from 0.1 on (its ``client`` field); None for an unknown or
+    0.0.x release, other blocks, a system prompt of several blocks, a guardrail or cache marks (the shim's own)."""
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    texts, system = _texts(turn), turn.get("system")
+    release = str((packages or {}).get("@langchain/aws") or "")
+    if (texts is None or (system is not None and not isinstance(system, str)) or not release[:1].isdigit()
+            or release.startswith("0.0.") or any(options.get(k) for k in ("output_format", "guardrail"))
+            or any(t.get("cache_control") for t in turn.get("tools") or ())):
+        return None
+    budget = options.get("thinking_budget")
+    fields = {"model": turn["model_id"], **({"maxTokens": options["max_tokens"]} if options.get("max_tokens") else {}),
+              **({"temperature": options["temperature"]} if options.get("temperature") is not None and not budget
+                 else {}),
+              **({"additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": budget}}}
+                 if budget else {}),
+              **({"serviceTier": options["service_tier"]} if options.get("service_tier") else {}),
+              **({"performanceConfig": {"latency": options["latency"]}} if options.get("latency") else {})}
+    choice = options.get("tool_choice")
+    tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
+                                               "parameters": t["input_schema"]}} for t in turn.get("tools") or ()]
+    install = _npm_install(packages)
+    text = _LANGCHAIN_JS.format(scenario=scenario.id, serve=_serve(scenario), install=install, fields=_js(fields),
+                                system=_js(system), messages=_js([list(pair) for pair in texts]), tools=_js(tools),
+                                tool_choice=_js(choice["name"] if isinstance(choice, dict) else
+                                                None if choice in (None, "auto") else choice))
+    return App("app.mjs", text, "node app.mjs URL", install)
+
+
+def _npm_install(packages: dict) -> str:
+    """The npm line that installs the releases a report ran."""
+    return "npm install " + " ".join(f"{name}@{version}" for name, version in sorted(packages.items()))
 
 
 def _js(value) -> str:
@@ -581,7 +662,7 @@ TEMPLATES: dict[str, Callable[[Scenario, dict | None], App | None]] = {
         "pydantic-ai": _pydantic_ai, "pydantic-ai-persisted": _pydantic_ai,
         "llama-index": _llama_index, "llama-index-persisted": _llama_index,
         "haystack": _haystack, "haystack-persisted": _haystack}.items()},
-    "ai-sdk": _ai_sdk}
+    "ai-sdk": _ai_sdk, "langchain-js": _langchain_js, "langchain-js-events": _langchain_js}
 
 
 def app_for(spec: str | None, scenario: Scenario, packages: dict | None = None) -> App | None:
