@@ -90,6 +90,14 @@ KNOWN_NEWEST = {
                               '"service_tier": "flex"',
     "edge/latency-optimized": 'chunk 3 (metadata): missing; expected metadata {"invoked_model_id": null, '
                               '"service_tier": null, "latency": "optimized"}',
+    # the PDF inside the result as its own document block, named by its hash (_create_bedrock_block)
+    "edge/tool-result-media": "toolResult.content[1].document.name 'quarterly-report' / actual "
+                              "'DocumentPDFmessages_c83618dbcb8000d0_pdf'",
+    "edge/nova-tool-result-media": "toolResult.content[1].document.name 'quarterly-report' / actual "
+                                   "'DocumentPDFmessages_c83618dbcb8000d0_pdf'",
+    # no status error (is_error never read) and the image kept inside the result for Claude
+    "edge/tool-result-error-with-image": "expected messages[2].content[0].toolResult.status 'error' / actual no "
+                                         "messages[2].content[0].toolResult.status",
 }
 # Findings graded warn (a judgement or a robustness scenario), with the reason the report names.
 WARNED_NEWEST = {
@@ -135,9 +143,14 @@ KNOWN_FLOOR = {
     # guardrailConfig also inside inferenceConfig (built before the config blocks are popped)
     "edge/guardrail-async": 'Unknown parameter in inferenceConfig: "guardrailConfig"',
 }
-# 1.80.6's config blocks hold no serviceTier and its Bedrock types no OutputConfigBlock
+# The media scenarios: at 1.110.2 the image goes beside the result for OpenAI's gpt (place_tool_result_images).
+MEDIA = ("edge/tool-result-media", "edge/nova-tool-result-media", "edge/tool-result-error-with-image",
+         "edge/openai-tool-result-image")
+# 1.80.6's config blocks hold no serviceTier, its Bedrock types no OutputConfigBlock, and it drops a tool message's
+# file part (no tool_result_media)
 SKIPPED_FLOOR = {"edge/service-tier-flex": "adapter lacks service_tier", "edge/latency-optimized": "adapter lacks "
-                 "service_tier", "edge/structured-output": "adapter lacks structured_output"}
+                 "service_tier", "edge/structured-output": "adapter lacks structured_output",
+                 **{sid: "adapter lacks tool_result_media" for sid in MEDIA}}
 WARNED_FLOOR = {sid: WARNED_NEWEST[sid] for sid in ("edge/interleaved-parallel-deltas", "edge/tool-result-is-error",
                                                     "faults/http-429-then-success")}
 
@@ -156,7 +169,7 @@ SKIPPED = SKIPPED_FLOOR if AT_FLOOR else {}
 # edge/zero-arg-tool passes: litellm adds "required": [], which the request comparison reads as absent.
 CHECKED = sorted({"core/parallel-calls", "core/round-trip", "core/thinking-tools", "edge/cache-usage",
                   "edge/two-signed-reasoning-blocks", "edge/zero-arg-tool", "faults/truncated-stream",
-                  "edge/structured-output", "edge/prompt-router-trace"}
+                  "edge/structured-output", "edge/prompt-router-trace", *MEDIA}
                  | set(KNOWN_NEWEST) | set(KNOWN_FLOOR) | set(WARNED_NEWEST) | set(WARNED_FLOOR))
 SCENARIOS = {s.id: s for s in discover(ROOT / "suites")}
 
@@ -196,6 +209,34 @@ def test_verdict_matches_the_baseline(adapter, sid):
 def test_cache_points_go_where_the_turn_asks_or_fail_on_the_librarys_finding(adapter, sid):
     assert "cache_points" in adapter.capabilities
     assert_verdict(adapter, CERTIFIED, sid, KNOWN, warned=WARNED)
+
+
+def test_media_in_tool_results_is_declared_where_the_release_makes_them_the_results_own_blocks(adapter, monkeypatch):
+    assert ("tool_result_media" in adapter.capabilities) is (not AT_FLOOR) is shim.media_in_tool_results()
+    factory = importlib.import_module("litellm.litellm_core_utils.prompt_templates.factory")
+    real = factory._convert_to_bedrock_tool_call_result
+
+    def documents_dropped(message):
+        block = real(message)
+        block["toolResult"]["content"] = [part for part in block["toolResult"]["content"] if "document" not in part]
+        return block
+
+    monkeypatch.setattr(factory, "_convert_to_bedrock_tool_call_result", documents_dropped)
+    assert not shim.media_in_tool_results() and "tool_result_media" not in load_adapter(SPEC).capabilities
+
+
+@pytest.mark.skipif(AT_FLOOR, reason="1.80.6 drops a tool message's file part: no tool_result_media")
+def test_an_image_and_a_document_result_go_inside_the_tool_result_as_their_own_blocks(adapter):
+    scenario = SCENARIOS["edge/tool-result-media"]
+    with BedrockServer(CassetteResponder(cassette.load(cassette_path(ROOT, scenario)))) as server:
+        request = replay(scenario, adapter, loopback_endpoint(server), server).turns[1]["request"]
+    results = scenario.turns[0].tool_results
+    screenshot, report = (block["toolResult"]["content"] for block in request["messages"][2]["content"])
+    assert [next(iter(part)) for part in screenshot] == ["text", "image"]
+    assert screenshot[1]["image"]["format"] == "png"
+    assert screenshot[1]["image"]["source"]["bytes"] == results["take_screenshot"]["content"][1]["source"]["data"]
+    assert [next(iter(part)) for part in report] == ["text", "document"] and report[1]["document"]["format"] == "pdf"
+    assert report[1]["document"]["source"]["bytes"] == results["fetch_report"]["content"][1]["source"]["data"]
 
 
 def test_completion_kwargs_point_litellm_at_the_endpoint():

@@ -61,6 +61,25 @@ def test_cache_controls_stay_on_the_part_and_the_tool_message_they_mark_and_a_do
     assert cached({"name": "f", "cache_control": hour}) == {"cache_control": hour} and cached({"name": "f"}) == {}
 
 
+def test_a_tool_results_image_and_documents_go_as_the_image_url_and_file_parts_of_its_tool_message():
+    hour = {"type": "ephemeral", "ttl": "1h"}
+    pdf = {"type": "document", "title": "report", "cache_control": hour,
+           "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="}}
+    notes = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "h\u00e9"}}
+    utf8 = base64.b64encode("h\u00e9".encode()).decode()
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
+    turn = {"messages": [{"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "r"}, image, pdf, notes]},
+        pdf]}]}
+    assert to_openai(turn) == [
+        {"role": "tool", "tool_call_id": "t1", "content": [
+            {"type": "text", "text": "r"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+            {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "report"},
+             "cache_control": hour},
+            {"type": "file", "file": {"file_data": f"data:text/plain;base64,{utf8}"}}]},
+        {"role": "user", "content": [pdf]}]  # beside the results: Anthropic's block (_process_document_message)
+
+
 def test_tool_choice_and_json_result_parts_in_openais_words():
     assert tool_choice({"name": "f"}) == {"type": "function", "function": {"name": "f"}}
     assert (tool_choice("any"), tool_choice("auto")) == ("required", "auto")

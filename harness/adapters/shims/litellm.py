@@ -4,11 +4,11 @@ in conversation mode.
 The shim keeps OpenAI chat messages the way a LiteLLM application holds its history: the scenario's opening
 (system, user), then per turn the message ``litellm.stream_chunk_builder`` assembled from the streamed chunks
 (``choices[0].message``, appended as it is: ``tool_calls`` with JSON-string arguments, ``thinking_blocks`` with
-signatures), then ``role: tool`` results; LiteLLM converts them to Bedrock. Every native ``ModelResponseStream``
-chunk goes to the harness as an ``openai_chunk`` (the OpenAI streaming laws are judged on them) and maps to harness
-chunks (``litellm_format``): tool-call deltas keep the OpenAI ``index`` (the id comes only on a call's first
-delta), finish reasons map back to Bedrock's names, ``prompt_tokens`` include the cache tokens
-(``usage_input_includes_cache``). The closing ``message`` chunk is the assembled message as it is.
+signatures), then ``role: tool`` results (text, ``image_url`` and ``file`` parts); LiteLLM converts them to
+Bedrock. Every native ``ModelResponseStream`` chunk goes to the harness as an ``openai_chunk`` (the OpenAI streaming
+laws are judged on them) and maps to harness chunks (``litellm_format``): tool-call deltas keep the OpenAI ``index``
+(the id comes only on a call's first delta), finish reasons map back to Bedrock's names, ``prompt_tokens`` include
+the cache tokens (``usage_input_includes_cache``). The closing ``message`` chunk is the assembled message as it is.
 
 Streaming parity (``non_streaming``): a turn that asks for it also goes through ``litellm.completion(stream=False)``
 on the same history, and closes with the ``model_dump()`` of the message each call built (``native`` chunks).
@@ -42,7 +42,8 @@ from harness.adapters.shims.litellm_offline import offline, offline_environment
 from harness.judge.protocol import FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE
 
 __all__ = ["NATIVE_DIFFERENCES", "REDACTED_NATIVE", "STOP_REASONS", "VOCABULARY", "LiteLLMAdapter",
-           "LiteLLMPersistedAdapter", "completion_kwargs", "error_chunk", "guarded_client", "stored"]
+           "LiteLLMPersistedAdapter", "completion_kwargs", "error_chunk", "guarded_client", "media_in_tool_results",
+           "stored"]
 
 
 # LiteLLM's local-only environment (switches, bundled tokenizers), set around its import and every call.
@@ -124,13 +125,40 @@ def completion_kwargs(turn: dict, endpoint: dict, messages: list | None = None) 
 def missing() -> set[str]:
     """The capabilities this release has no API for: the tier where AmazonConverseConfig's config blocks hold no
     serviceTier (1.80.6: guardrailConfig and performanceConfig only), structured output where litellm's Bedrock types
-    have no OutputConfigBlock (1.80.6 sends a json tool instead)."""
+    have no OutputConfigBlock (1.80.6 sends a json tool instead), media in tool results where a tool message's image
+    and document do not become the toolResult's own blocks (``media_in_tool_results``)."""
     with _offline():
         from litellm.llms.bedrock.chat.converse_transformation import AmazonConverseConfig
         from litellm.types.llms import bedrock
 
     return ({"service_tier"} if "serviceTier" not in AmazonConverseConfig.get_config_blocks() else set()) | (
-        {"structured_output"} if not hasattr(bedrock, "OutputConfigBlock") else set())
+        {"structured_output"} if not hasattr(bedrock, "OutputConfigBlock") else set()) | (
+        set() if media_in_tool_results() else {"tool_result_media"})
+
+
+# A 1x1 PNG and a PDF header: enough for LiteLLM to read each part's media type and keep its bytes.
+_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+_PROBE_RESULT = [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _PNG}},
+                 {"type": "document", "source": {"type": "base64", "media_type": "application/pdf",
+                                                 "data": "JVBERi0xLjQK"}}]
+
+
+def media_in_tool_results() -> bool:
+    """Whether the release turns a ``role: tool`` message's image and document, in the parts the shim sends them as
+    (``image_url`` and ``file``), into the toolResult's own image and document blocks: its Bedrock path converts
+    every tool message with factory._convert_to_bedrock_tool_call_result (1.110.2 does; 1.80.6 keeps image_url
+    parts only and drops file parts)."""
+    with _offline():
+        from litellm.litellm_core_utils.prompt_templates import factory
+
+        message = {"role": "tool", "tool_call_id": "probe", "content": to_openai(
+            {"messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "probe",
+                                                        "content": _PROBE_RESULT}]}]})[0]["content"]}
+        try:
+            blocks = factory._convert_to_bedrock_tool_call_result(message)["toolResult"]["content"]
+        except Exception:  # noqa: BLE001 - a release that refuses the parts has no such API
+            return False
+    return [next(iter(block)) for block in blocks] == ["image", "document"]
 
 
 def served(options: dict) -> dict:
@@ -170,12 +198,13 @@ class LiteLLMAdapter(Shim):
     distribution = "litellm"
     extra = "litellm"
     # Today's surface it reaches: cache points (cache_control on parts, tools and tool messages); structured output
-    # (response_format json_schema, strict tools) where the release has Bedrock's OutputConfigBlock. How a request is
-    # served: the guardrail and latency (Bedrock's config blocks), the tier where the config blocks hold serviceTier, and
-    # the metadata's trace, the stream's model-level provider_specific_fields.
-    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "structured_output", "guardrail", "service_tier",
-                                                   "response_metadata", OWN_HISTORY, USAGE_INCLUDES_CACHE,
-                                                   NON_STREAMING}
+    # (response_format json_schema, strict tools) where the release has Bedrock's OutputConfigBlock; media in tool
+    # results (image_url and file parts of a tool message) where the release makes them the result's own blocks. How a
+    # request is served: the guardrail and latency (Bedrock's config blocks), the tier where the config blocks hold
+    # serviceTier, and the metadata's trace, the stream's model-level provider_specific_fields.
+    capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "structured_output", "tool_result_media",
+                                                   "guardrail", "service_tier", "response_metadata", OWN_HISTORY,
+                                                   USAGE_INCLUDES_CACHE, NON_STREAMING}
 
     def __init__(self) -> None:
         super().__init__()

@@ -52,10 +52,23 @@ def _part(block: dict) -> dict:
     return {**part, **cached(block)}
 
 
+def _file(block: dict) -> dict:
+    """A document of a tool result as the OpenAI ``file`` part a LiteLLM tool message takes (its
+    ToolMessageContentPart): the data URL as ``file_data``, the title as ``filename``; a plain-text source as its
+    UTF-8 bytes (text/plain). LiteLLM's Bedrock path makes the part the toolResult's own document block (1.110.2)."""
+    source = block.get("source") or {}
+    media, data = source.get("media_type"), source.get("data")
+    if source.get("type") == "text":
+        media, data = "text/plain", base64.b64encode(str(data or "").encode()).decode("ascii")
+    named = {"filename": block["title"]} if block.get("title") else {}
+    return {"type": "file", "file": {"file_data": f"data:{media};base64,{data}", **named}, **cached(block)}
+
+
 def _tool_content(content: Any) -> Any:
-    """A tool message's content: a string, a list of OpenAI parts, or an object as its JSON text."""
+    """A tool message's content: a string, a list of OpenAI parts (text, image_url, file), or an object as its JSON
+    text. A document goes as a ``file`` part: LiteLLM converts no Anthropic document block inside a tool message."""
     if isinstance(content, list):
-        return [_part(block) for block in content]
+        return [_file(block) if block.get("type") == "document" else _part(block) for block in content]
     return content if isinstance(content, str) else json.dumps(content)
 
 
