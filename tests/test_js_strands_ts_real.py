@@ -66,3 +66,16 @@ def test_a_planted_signature_drop_in_the_real_sdk_is_caught(tmp_path):
     assert done.returncode != 0
     (result,) = report["results"]
     assert result["status"] == "fail" and "signature" in json.dumps(result)
+
+
+def test_a_reproductions_app_mjs_run_on_the_releases_its_readme_installs_shows_the_finding(tmp_path):
+    """The app.mjs of the committed strands-ts report's edge/end-turn-with-tool-use cell, run as its README says: the
+    Agent appends the message with its toolUse and ends with stop reason endTurn, without running the call."""
+    from js_shim import run_app_mjs
+
+    cache = Path(os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or tmp_path / "npm")
+    ran = run_app_mjs(tmp_path, "strands-ts", "edge/end-turn-with-tool-use", cache)
+    assert 'agent result: stop reason "endTurn"' in ran.stdout
+    assert "the agent runs its tools now" not in ran.stdout
+    messages = json.loads(ran.stdout.split("the agent's messages:", 1)[1])
+    assert any("toolUse" in block for block in messages[-1]["content"])

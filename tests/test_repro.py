@@ -344,3 +344,23 @@ def test_a_langchain_js_reproduction_holds_the_models_stream_and_invoke_for_the_
     if shutil.which("node"):
         checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
         assert checked.returncode == 0, checked.stderr
+
+
+def test_a_strands_ts_reproduction_holds_the_agents_stream_for_the_reports_releases(tmp_path):
+    """The app.mjs of a Strands TS cell, written from the committed report without npm: an Agent with a BedrockModel
+    and the scenario's tools, streamed to its tools or its result; node parses it. A 0.x release gets none."""
+    from harness.adapters.apps import app_for
+    from harness.suite.scenario import load_scenario
+
+    out = tmp_path / "strands-ts"
+    done = repro("edge/end-turn-with-tool-use", "--report", str(ROOT / "certification" / "strands-ts.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.mjs").read_text()
+    assert "new Agent({ model, messages: MESSAGES.slice(0, -1), tools: TOOLS.map(scenarioTool)" in app
+    assert '"modelId": "us.anthropic.claude-sonnet-4-20250514-v1:0"' in app
+    if shutil.which("node"):
+        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stderr
+    scenario = load_scenario(ROOT / "suites" / "edge" / "end-turn-with-tool-use.yaml", ROOT / "suites")
+    assert app_for("strands-ts", scenario, {"@strands-agents/sdk": "0.7.0"}) is None

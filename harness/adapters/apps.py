@@ -636,6 +636,88 @@ def _langchain_js(scenario: Scenario, packages: dict | None) -> App | None:
     return App("app.mjs", text, "node app.mjs URL", install)
 
 
+_STRANDS_TS = """#!/usr/bin/env node
+// {scenario}, turn 0, with the Strands Agents TypeScript SDK as an application runs it: an Agent with a BedrockModel
+// and the scenario's tools, streamed (each model stream event, the message the agent appends) up to where it would
+// run its tools, or to its result when the loop ends. Install the release and serve the recorded stream first
+// (Node >= 22):
+//
+//   {install}
+//   {serve}    # prints URL
+//   node app.mjs URL
+
+import {{ NodeHttpHandler }} from "@smithy/node-http-handler";
+import {{ Agent, BedrockModel, Tool }} from "@strands-agents/sdk";
+
+const URL = process.argv[2];
+const MODEL = {model};
+const SYSTEM = {system};
+const MESSAGES = {messages};
+const TOOLS = {tools};
+
+const scenarioTool = (spec) => new (class extends Tool {{
+  name = spec.name;
+  description = spec.description;
+  toolSpec = {{ name: spec.name, description: spec.description, inputSchema: spec.input_schema }};
+  async* stream() {{ throw new Error("this reproduction runs no tools"); }}
+}})();
+// HTTP/1.1: the client streams over HTTP/2 by default, which the harness's loopback endpoint does not speak
+const model = new BedrockModel({{ ...MODEL, region: "us-east-1", clientConfig: {{ endpoint: URL,
+  requestHandler: new NodeHttpHandler(), credentials: {{ accessKeyId: "testing", secretAccessKey: "testing" }} }} }});
+const agent = new Agent({{ model, messages: MESSAGES.slice(0, -1), tools: TOOLS.map(scenarioTool), printer: false,
+  ...(SYSTEM !== null ? {{ systemPrompt: SYSTEM }} : {{}}) }});
+const events = agent.stream(MESSAGES.at(-1).content)[Symbol.asyncIterator]();
+try {{
+  for (let step = await events.next(); ; step = await events.next()) {{
+    if (step.done) {{
+      console.log("agent result: stop reason", JSON.stringify(step.value?.stopReason));
+      console.log("the agent's messages:", JSON.stringify(agent.messages, null, 2));
+      break;
+    }}
+    const event = step.value;
+    if (event.type === "modelStreamUpdateEvent") console.log("event:", JSON.stringify(event.event));
+    else if (event.type === "modelMessageEvent") {{
+      console.log("message the agent appends:", JSON.stringify(event.message, null, 2));
+    }} else if (event.type === "beforeToolsEvent") {{
+      console.log("the agent runs its tools now: the first model call is over");
+      await events.return?.();
+      break;
+    }}
+  }}
+}} catch (error) {{ // what the agent throws is part of what it does
+  console.log("agent.stream raised:", String(error));
+}}
+"""
+
+
+def _strands_ts(scenario: Scenario, packages: dict | None) -> App | None:
+    """The template on turn 0's text for @strands-agents/sdk from 1.0 on (its Tool class, modelMessageEvent); None
+    for an unknown or 0.x release, other blocks, a system prompt of several blocks, an opening that does not end with
+    the user's prompt, a guardrail or cache marks (the shim's own)."""
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    texts, system = _texts(turn), turn.get("system")
+    release = str((packages or {}).get("@strands-agents/sdk") or "")
+    if (texts is None or (system is not None and not isinstance(system, str)) or not release[:1].isdigit()
+            or release.startswith("0.") or not texts or texts[-1][0] != "user"
+            or any(options.get(k) for k in ("output_format", "guardrail"))
+            or any(t.get("cache_control") for t in turn.get("tools") or ())):
+        return None
+    budget = options.get("thinking_budget")
+    model = {"modelId": turn["model_id"], **({"maxTokens": options["max_tokens"]} if options.get("max_tokens") else {}),
+             **({"temperature": options["temperature"]} if options.get("temperature") is not None and not budget
+                else {}),
+             **({"additionalRequestFields": {"thinking": {"type": "enabled", "budget_tokens": budget}}}
+                if budget else {})}
+    tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
+             for t in turn.get("tools") or ()]
+    install = _npm_install(packages)
+    text = _STRANDS_TS.format(scenario=scenario.id, serve=_serve(scenario), install=install, model=_js(model),
+                              system=_js(system), tools=_js(tools),
+                              messages=_js([{"role": role, "content": [{"text": text}]} for role, text in texts]))
+    return App("app.mjs", text, "node app.mjs URL", install)
+
+
 def _npm_install(packages: dict) -> str:
     """The npm line that installs the releases a report ran."""
     return "npm install " + " ".join(f"{name}@{version}" for name, version in sorted(packages.items()))
@@ -662,7 +744,8 @@ TEMPLATES: dict[str, Callable[[Scenario, dict | None], App | None]] = {
         "pydantic-ai": _pydantic_ai, "pydantic-ai-persisted": _pydantic_ai,
         "llama-index": _llama_index, "llama-index-persisted": _llama_index,
         "haystack": _haystack, "haystack-persisted": _haystack}.items()},
-    "ai-sdk": _ai_sdk, "langchain-js": _langchain_js, "langchain-js-events": _langchain_js}
+    "ai-sdk": _ai_sdk, "langchain-js": _langchain_js, "langchain-js-events": _langchain_js,
+    "strands-ts": _strands_ts}
 
 
 def app_for(spec: str | None, scenario: Scenario, packages: dict | None = None) -> App | None:
