@@ -92,3 +92,15 @@ def test_a_reproductions_app_mjs_run_on_the_releases_its_readme_installs_shows_t
     invoked = json.loads(ran.stdout.split("invoked message:", 1)[1])
     assert isinstance(streamed["content"], str) and "by reading the file.Once I have" in streamed["content"]
     assert [block["type"] for block in invoked["content"]] == ["text", "text"]
+
+
+def test_a_content_block_reproductions_app_mjs_shows_the_stop_reason_folded(tmp_path):
+    """The app.mjs of the committed langchain-js-blocks report's core/smoke-text cell, run as its README says: the
+    stream's message-finish event and the awaited message carry "stop", not Bedrock's end_turn."""
+    from js_shim import run_app_mjs
+
+    cache = Path(os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or tmp_path / "npm")
+    ran = run_app_mjs(tmp_path, "langchain-js-blocks", "core/smoke-text", cache)
+    assert '"event":"message-finish","reason":"stop"' in ran.stdout
+    message = json.loads(ran.stdout.split("streamed message:", 1)[1])
+    assert message["response_metadata"]["finish_reason"] == "stop" and "end_turn" not in ran.stdout

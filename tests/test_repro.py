@@ -341,6 +341,11 @@ def test_a_langchain_js_reproduction_holds_the_models_stream_and_invoke_for_the_
     packages = json.loads((ROOT / "certification" / "langchain-js.json").read_text())["adapter"]["packages"]
     assert all(f"{name}@{version}" in readme for name, version in packages.items())
     assert "chat.bindTools(TOOLS" in app and "summed.concat(chunk)" in app and "model.invoke(messages)" in app
+    blocks = tmp_path / "langchain-js-blocks"
+    done = repro("core/smoke-text", "--report", str(ROOT / "certification" / "langchain-js-blocks.json"),
+                 "--out", str(blocks))
+    assert done.exit_code == 0, done.output
+    assert "const stream = chat.streamEvents(messages" in (blocks / "app.mjs").read_text()
     if shutil.which("node"):
         checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
         assert checked.returncode == 0, checked.stderr

@@ -561,9 +561,8 @@ def _ai_sdk(scenario: Scenario, packages: dict | None) -> App | None:
 
 
 _LANGCHAIN_JS = """#!/usr/bin/env node
-// {scenario}, turn 0, with LangChain.js as an application calls it: ChatBedrockConverse from @langchain/aws, tools
-// bound, streamed (its chunks added up with concat, as LangChain's own aggregation does), then invoked, on the same
-// messages. Install the release and serve the recorded stream first (Node >= 20):
+// {scenario}, turn 0, with LangChain.js as an application calls it: ChatBedrockConverse from @langchain/aws,
+// {how}. Install the release and serve the recorded stream first (Node >= 20):
 //
 //   {install}
 //   {serve}    # prints URL
@@ -592,7 +591,8 @@ const messages = [...(SYSTEM !== null ? [new SystemMessage(SYSTEM)] : []),
 const shown = (message) => JSON.stringify({{ content: message.content, tool_calls: message.tool_calls,
   response_metadata: message.response_metadata, usage_metadata: message.usage_metadata }}, null, 2);
 
-let summed;
+{calls}"""
+_LANGCHAIN_JS_STREAM = """let summed;
 for await (const chunk of await model.stream(messages)) {{
   console.log("chunk:", JSON.stringify({{ content: chunk.content, tool_call_chunks: chunk.tool_call_chunks }}));
   summed = summed === undefined ? chunk : summed.concat(chunk);
@@ -604,17 +604,28 @@ try {{
   console.log("invoke raised:", String(error));
 }}
 """
+# content-block streaming (@langchain/core 1.4 on): streamEvents without a version is a ChatModelStream of the
+# model's own events, awaited for the AIMessage; the tools go as call options (a bound model's stream has no message)
+_LANGCHAIN_JS_BLOCKS = """const stream = chat.streamEvents(messages, TOOLS.length ? {{ tools: TOOLS,
+  ...(TOOL_CHOICE ? {{ tool_choice: TOOL_CHOICE }} : {{}}) }} : {{}});
+for await (const event of stream) console.log("event:", JSON.stringify(event));
+console.log("streamed message:", shown(await stream));
+"""
 
 
-def _langchain_js(scenario: Scenario, packages: dict | None) -> App | None:
-    """The template on turn 0's text for @langchain/aws from 0.1 on (its ``client`` field); None for an unknown or
-    0.0.x release, other blocks, a system prompt of several blocks, a guardrail or cache marks (the shim's own)."""
+def _langchain_js(scenario: Scenario, packages: dict | None, blocks: bool = False) -> App | None:
+    """The template on turn 0's text for @langchain/aws from 0.1 on (its ``client`` field): ``stream`` and ``invoke``,
+    or with ``blocks`` content-block streaming (``streamEvents`` without a version, @langchain/core 1.4 on); None
+    for an unknown or 0.0.x release (a core before 1.4 for ``blocks``), other blocks, a system prompt of several
+    blocks, a guardrail or cache marks (the shim's own)."""
     turn = first_turn(scenario)
     options = turn.get("options") or {}
     texts, system = _texts(turn), turn.get("system")
     release = str((packages or {}).get("@langchain/aws") or "")
+    core = [int(part) for part in str((packages or {}).get("@langchain/core") or "0.0").split(".")[:2] if part.isdigit()]
     if (texts is None or (system is not None and not isinstance(system, str)) or not release[:1].isdigit()
-            or release.startswith("0.0.") or any(options.get(k) for k in ("output_format", "guardrail"))
+            or release.startswith("0.0.") or (blocks and core < [1, 4])
+            or any(options.get(k) for k in ("output_format", "guardrail"))
             or any(t.get("cache_control") for t in turn.get("tools") or ())):
         return None
     budget = options.get("thinking_budget")
@@ -629,7 +640,12 @@ def _langchain_js(scenario: Scenario, packages: dict | None) -> App | None:
     tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
                                                "parameters": t["input_schema"]}} for t in turn.get("tools") or ()]
     install = _npm_install(packages)
+    how = ("read through content-block streaming (streamEvents without a version: its events,\n// then the AIMessage "
+           "it resolves to)") if blocks else ("tools bound, streamed (its chunks added up with concat, as LangChain's\n"
+                                              "// own aggregation does), then invoked, on the same messages")
+    calls = (_LANGCHAIN_JS_BLOCKS if blocks else _LANGCHAIN_JS_STREAM).format()
     text = _LANGCHAIN_JS.format(scenario=scenario.id, serve=_serve(scenario), install=install, fields=_js(fields),
+                                how=how, calls=calls,
                                 system=_js(system), messages=_js([list(pair) for pair in texts]), tools=_js(tools),
                                 tool_choice=_js(choice["name"] if isinstance(choice, dict) else
                                                 None if choice in (None, "auto") else choice))
@@ -745,6 +761,7 @@ TEMPLATES: dict[str, Callable[[Scenario, dict | None], App | None]] = {
         "llama-index": _llama_index, "llama-index-persisted": _llama_index,
         "haystack": _haystack, "haystack-persisted": _haystack}.items()},
     "ai-sdk": _ai_sdk, "langchain-js": _langchain_js, "langchain-js-events": _langchain_js,
+    "langchain-js-blocks": lambda scenario, packages: _langchain_js(scenario, packages, blocks=True),
     "strands-ts": _strands_ts}
 
 
