@@ -58,6 +58,7 @@ SPEC = "harness.adapters.shims.pydantic_ai:PydanticAiAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
 # A cut stream ends as a complete response (only messageStop sets finish_reason, and nothing checks it came).
 CUT = 'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"} / actual nothing'
+METADATA_LOST = "turn 0 chunk 3 (metadata): missing; expected metadata"
 KNOWN = {"faults/truncated-stream": CUT,
          # request_stream streams whatever the model: Writer refuses tools on ConverseStream (rule 38)
          "edge/tool-result-no-status": "This model doesn't support tool use in streaming mode.",
@@ -65,7 +66,9 @@ KNOWN = {"faults/truncated-stream": CUT,
          "edge/unsigned-reasoning-to-claude": "assistant_thinking",
          # every BinaryContent document is "Document N"; the cited answer goes back as plain text
          "edge/document-citations": "document.name 'Returns policy' / actual 'Document 1'",
-         "edge/cache-point-before-document": "document.name 'release-notes' / actual 'Document 1'"}
+         "edge/cache-point-before-document": "document.name 'release-notes' / actual 'Document 1'",
+         # the metadata event's serviceTier and performanceConfig are dropped (only its trace is kept)
+         **{sid: METADATA_LOST for sid in ("edge/latency-optimized", "edge/service-tier-flex")}}
 # Graded warn: every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim reports as
 # held; unsigned reasoning sent as text; an object result sent as its JSON text; Writer's error text wrapped in
 # {"error": ...}; a cut stream ending quietly.
@@ -82,8 +85,7 @@ WARNED = {**{sid: ARGUMENTS_AS_TEXT for sid in ("core/parallel-calls", "core/thi
           "edge/nova-cache-points": ARGUMENTS_AS_TEXT,
           # a tool's search results go back as their JSON text (ToolReturnPart has no search result)
           "edge/search-result-citations": 'actual {"text": "{\\"type\\":\\"search_result\\"'}
-PASSING = ["faults/model-stream-error-mid-tool", "edge/guardrail-async", "edge/latency-optimized",
-           "edge/service-tier-flex"]
+PASSING = ["faults/model-stream-error-mid-tool", "edge/guardrail-async", "edge/prompt-router-trace"]
 # At the extra's floor the floor certification applies (certification/pydantic-ai.floor.*), with its own findings.
 FLOOR = "1.23.0"
 KNOWN_AT_FLOOR = {
@@ -187,6 +189,25 @@ def test_the_service_tier_and_latency_go_as_their_settings_where_the_release_has
     has_tier = "bedrock_service_tier" in pydantic_ai.models.bedrock.BedrockModelSettings.__annotations__
     assert ("service_tier" in load_adapter(SPEC).capabilities) is has_tier
     assert has_tier is (importlib.metadata.version("pydantic-ai-slim") != FLOOR)
+
+
+def test_the_response_metadata_is_declared_where_the_response_keeps_the_trace():
+    release = tuple(int(part) for part in importlib.metadata.version("pydantic-ai-slim").split(".")[:3])
+    kept = release >= (2, 35, 1)  # bisected: 2.35.0 keeps no trace, 2.35.1 keeps it on both paths
+    assert shim.keeps_trace() is kept
+    assert ("response_metadata" in load_adapter(SPEC).capabilities) is kept
+
+
+def test_the_trace_the_response_keeps_is_a_metadata_chunk_and_nothing_else_is():
+    router = "arn:aws:bedrock:us-east-1:111111111111:inference-profile/us.anthropic.claude-3-5-haiku-20241022-v1:0"
+    traced = ModelResponse(parts=[TextPart(content="Paris.")], finish_reason="stop",
+                           provider_details={"finish_reason": "end_turn",
+                                             "trace": {"promptRouter": {"invokedModelId": router}}})
+    assert list(shim.from_response(traced))[-1] == {"type": "metadata", "invoked_model_id": router,
+                                                    "service_tier": None, "latency": None}
+    for details in ({"finish_reason": "end_turn"}, {"finish_reason": "end_turn", "trace": {"guardrail": {}}}, None):
+        plain = ModelResponse(parts=[TextPart(content="Paris.")], finish_reason="stop", provider_details=details)
+        assert [c["type"] for c in shim.from_response(plain)] == ["stop", "usage"]
 
 
 def test_part_events_map_to_chunks():

@@ -24,12 +24,15 @@ from shim_verdicts import assert_baseline_lists, assert_refused, assert_verdict 
 SPEC = "harness.adapters.shims.pydantic_ai_agent:PydanticAiAgentAdapter"
 # A cut stream ends as a complete response (only messageStop sets finish_reason, and nothing checks it came).
 CUT = 'turn 0 chunk 1 (error): missing; expected error {"code": "adapter_error"} / actual nothing'
+METADATA_LOST = "turn 0 chunk 3 (metadata): missing; expected metadata"
 KNOWN = {"faults/truncated-stream": CUT,
          "edge/cache-point-before-document": "document.name 'release-notes' / actual 'Document 1'",
          # request_stream streams whatever the model: Writer refuses tools on ConverseStream (rule 38)
          "edge/tool-result-no-status": "This model doesn't support tool use in streaming mode.",
          # unsigned reasoning carried into the user's turn as <assistant_thinking> text
-         "edge/unsigned-reasoning-to-claude": "assistant_thinking"}
+         "edge/unsigned-reasoning-to-claude": "assistant_thinking",
+         # the metadata event's serviceTier and performanceConfig are dropped (only its trace is kept)
+         **{sid: METADATA_LOST for sid in ("edge/latency-optimized", "edge/service-tier-flex")}}
 # Graded warn: every streamed call's arguments are held as JSON text (ToolCallPart.args), which the shim reports as
 # held, and a call cut off by max_tokens kept as its partial text; unsigned reasoning sent as text; Writer's error
 # text wrapped in {"error": ...} (the agent continues from the stored history); a cut stream ending quietly.
@@ -39,8 +42,8 @@ WARNED = {**{sid: "judgement arguments-as-object" for sid in (
     "edge/unsigned-reasoning-round-trip", "edge/structured-output", "edge/cache-points", "edge/nova-cache-points")},
     # content_items splits a list return into one text block per item: the same items in another form
     "edge/tool-result-json-values": "the request holds the golden's content in another form"}
-PASSING = ["edge/empty-text-before-reasoning", "edge/guardrail-async", "edge/latency-optimized",
-           "edge/service-tier-flex", "faults/model-stream-error-mid-tool"]
+PASSING = ["edge/empty-text-before-reasoning", "edge/guardrail-async", "edge/prompt-router-trace",
+           "faults/model-stream-error-mid-tool"]
 # At the extra's floor the floor certification applies (certification/pydantic-ai-agent.floor.*).
 FLOOR = "1.23.0"
 KNOWN_AT_FLOOR = {

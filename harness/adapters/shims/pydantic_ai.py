@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import inspect
 import json
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ from harness.adapters.shims import pydantic_ai_native as native
 from harness.adapters.shims.pydantic_ai_history import to_pydantic_ai
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.converse.request import converse_twin, output_config, served_options, system_blocks, thinking_budget
-from harness.converse.stream import error_chunk
+from harness.converse.stream import error_chunk, metadata_chunk
 from harness.judge.protocol import (FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES, USAGE_INCLUDES_CACHE,
                                     AdapterSkip)
 
@@ -45,9 +46,14 @@ CITATIONS = "citations"
 # cache points: CachePoint(ttl=...) in a user prompt's content, bedrock_cache_instructions after the system prompt and
 # bedrock_cache_tool_definitions after the last tool, each with its TTL: the releases with both settings (not 1.23)
 CACHE_POINTS = "cache_points"
+# the metadata event's trace (a prompt router's invoked model) kept as ModelResponse.provider_details["trace"]: the
+# releases that keep it (2.35.1 on, bisected; ``keeps_trace`` asks the library). 2.68.0 keeps neither the event's
+# serviceTier nor its performanceConfig, so the chunk carries the invoked model only.
+RESPONSE_METADATA = "response_metadata"
 
 __all__ = ["FINISH_REASONS", "PydanticAiAdapter", "PydanticAiPersistedAdapter", "error", "from_event",
-           "from_response", "importable", "parameters", "parsed_args", "served", "settings", "surface", "usage"]
+           "from_response", "importable", "keeps_trace", "parameters", "parsed_args", "served", "settings", "surface",
+           "usage"]
 
 DISTRIBUTION = "pydantic-ai-slim"
 # pydantic-ai's finish_reason -> the Bedrock stopReason it most often stands for; lossy: 'stop' also covers
@@ -141,11 +147,47 @@ def importable(version: str) -> None:
 
 
 def served() -> set[str]:
-    """The served features this release has settings for: the service tier only where BedrockModelSettings has
-    ``bedrock_service_tier`` (releases before it read no tier; 1.23 has none)."""
+    """The served features this release has the API for: the service tier only where BedrockModelSettings has
+    ``bedrock_service_tier`` (releases before it read no tier; 1.23 has none), the response metadata where the
+    response keeps the metadata event's trace (``keeps_trace``)."""
     from pydantic_ai.models.bedrock import BedrockModelSettings
 
-    return {SERVICE_TIER} if "bedrock_service_tier" in BedrockModelSettings.__annotations__ else set()
+    tier = {SERVICE_TIER} if "bedrock_service_tier" in BedrockModelSettings.__annotations__ else set()
+    return tier | ({RESPONSE_METADATA} if keeps_trace() else set())
+
+
+class _Events(list):
+    """A ConverseStream response's event stream as pydantic-ai reads it: iterated, then closed."""
+
+    def close(self) -> None:
+        pass
+
+
+@functools.cache
+def keeps_trace() -> bool:
+    """Whether this release keeps the stream's metadata trace on the response (``provider_details["trace"]``; 2.35.1
+    on, before which the metadata event gives usage only). Asked of the library: one ``model_request_stream_sync``
+    on a boto3 client whose ConverseStream call botocore's ``before-call`` event answers, before anything is sent,
+    with a metadata event carrying a prompt router's trace."""
+    import boto3
+    from botocore.awsrequest import AWSResponse
+    from pydantic_ai.direct import model_request_stream_sync
+    from pydantic_ai.messages import ModelRequest
+    from pydantic_ai.models.bedrock import BedrockConverseModel
+    from pydantic_ai.providers.bedrock import BedrockProvider
+
+    trace = {"promptRouter": {"invokedModelId": "probe"}}
+    events = _Events([{"metadata": {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                                    "metrics": {"latencyMs": 1}, "trace": trace}}])
+    client = boto3.client("bedrock-runtime", region_name="us-east-1", endpoint_url="http://127.0.0.1:9",
+                          aws_access_key_id="probe", aws_secret_access_key="probe")
+    client.meta.events.register("before-call.bedrock-runtime.ConverseStream",
+                                lambda **_: (AWSResponse("http://127.0.0.1:9", 200, {}, None), {"stream": events}))
+    model = BedrockConverseModel("amazon.nova-micro-v1:0", provider=BedrockProvider(bedrock_client=client))
+    with model_request_stream_sync(model, [ModelRequest.user_text_prompt("probe")]) as stream:
+        for _event in stream:
+            pass
+        return (stream.response.provider_details or {}).get("trace") == trace
 
 
 def surface() -> set[str]:
@@ -302,7 +344,8 @@ def from_event(event: Any, ids: dict[int, str]) -> Iterator[dict]:
 
 
 def from_response(response: Any) -> Iterator[dict]:
-    """Each tool call's assembled arguments (when they parse), then the stop reason and usage."""
+    """Each tool call's assembled arguments (when they parse), then the stop reason, usage and the metadata the
+    response keeps (the trace's invoked model, in ``provider_details["trace"]``)."""
     from pydantic_ai.messages import ToolCallPart
 
     for part in response.parts:
@@ -316,6 +359,8 @@ def from_response(response: Any) -> Iterator[dict]:
     reason = raw or FINISH_REASONS.get(response.finish_reason)
     yield from ([{"type": "stop", "reason": reason}] if reason else ())
     yield usage(response.usage)
+    trace = (response.provider_details or {}).get("trace")
+    yield from filter(None, [metadata_chunk({"trace": trace}) if isinstance(trace, dict) else None])
 
 
 def usage(request_usage: Any) -> dict:
