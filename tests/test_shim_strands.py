@@ -22,7 +22,7 @@ from strands.event_loop.streaming import process_stream
 import strands.types.session
 
 from harness import load_adapter
-from harness.adapters import CAPABILITIES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE
+from harness.adapters import CAPABILITIES, NON_STREAMING, OWN_HISTORY, USAGE_INCLUDES_CACHE, AdapterSkip
 from harness.adapters.shims import strands as shim
 from harness.adapters.shims import strands_native as native
 
@@ -34,6 +34,8 @@ from shim_verdicts import (  # noqa: E402
     report,
 )
 from shim_parity import natives, paired_turns  # noqa: E402
+from shim_verdicts import ROOT, SCENARIOS  # noqa: E402
+from harness.suite.runner import run_scenario
 
 SPEC = "harness.adapters.shims.strands:StrandsAdapter"
 # Each known failure and what its report must show: the library's own output that makes it a finding.
@@ -55,6 +57,8 @@ KNOWN = {
     "edge/document-citations": 'document.source {"text": "The return window is thi',
     # guardrail_stream_processing_mode goes to converse too, whose GuardrailConfiguration refuses it
     "edge/guardrail-async": 'Unknown parameter in guardrailConfig: "streamProcessingMode"',
+    # _native_output_config sends the output model's schema and name, never a description
+    "edge/structured-output": "actual no outputConfig.textFormat.structure.jsonSchema.description",
 }
 PASSING = ["core/parallel-calls", "edge/end-turn-with-tool-use", "core/thinking-tools", "edge/redacted-reasoning-tool",
            "faults/throttling-mid-tool", "edge/tool-result-no-status", "edge/cache-points", "edge/nova-cache-points",
@@ -75,12 +79,14 @@ if FLOOR:
               "edge/cache-points": "actual no toolConfig.tools[1].cachePoint.ttl",
               # the citations in a block of their own, each location emptied by the request formatter
               "edge/document-citations": "tagged unionstructure messages[1].content[2].citationsContent.citations[0]"}
+    del KNOWN["edge/structured-output"]  # no native output before 1.62.0: skipped
 PASSING = [sid for sid in PASSING if sid not in KNOWN]
 WARNED = {"edge/interleaved-parallel-deltas": "warning (robustness: no real recording shows Bedrock interleaving",
           # ToolResultContent has no searchResult: the results go as json, a warning only where no recording shows them
           "edge/search-result-citations": 'actual {"json": {"type": "search_result"'}
 TIERED = ["edge/service-tier-flex", "edge/latency-optimized"]  # BedrockConfig.service_tier: 1.19.0 has none
-SKIPPED = {sid: "adapter lacks service_tier" for sid in TIERED} if FLOOR else {}
+SKIPPED = {**{sid: "adapter lacks service_tier" for sid in TIERED},
+           "edge/structured-output": "adapter lacks structured_output"} if FLOOR else {}
 PASSING += [] if FLOOR else TIERED
 
 @pytest.fixture
@@ -362,6 +368,47 @@ def test_served_options_are_bedrock_config_keys_and_reach_the_request():
     assert request.get("serviceTier") == ({"type": "flex"} if shim.has_service_tier() else None)
     assert shim.has_service_tier() is not FLOOR
     assert ("service_tier" in load_adapter(SPEC).capabilities) is not FLOOR
+
+
+def test_structured_output_is_declared_where_bedrock_model_sends_native_output_and_strict_tools():
+    release = tuple(int(part) for part in importlib.metadata.version("strands-agents").split(".")[:3])
+    native_output = release >= (1, 62, 0)  # _native_output_config: 1.62.0 on (1.61.1 has strict_tools only)
+    assert shim.has_native_output() is native_output
+    assert ("structured_output" in load_adapter(SPEC).capabilities) is native_output
+    assert ("structured_output" in load_adapter(PERSISTED).capabilities) is native_output
+
+
+def test_the_output_format_is_a_pydantic_model_with_the_formats_name_and_schema():
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
+              "additionalProperties": False}
+    model = shim.output_model({"type": "json_schema", "name": "weather_answer", "schema": schema})
+    assert model.__name__ == "weather_answer" and model.model_json_schema() == schema
+    assert shim.output_model({"type": "json_schema", "schema": schema}).__name__ == "response"
+    with pytest.raises(Exception, match="output_format"):
+        shim.output_model({"type": "json_object"})
+
+
+def test_strict_tools_is_set_when_every_tool_is_strict_and_a_mixed_turn_is_a_skip():
+    assert shim.strict_tools([{"name": "f", "strict": True}, {"name": "g", "strict": True}]) is True
+    assert shim.strict_tools([{"name": "f"}]) is None and shim.strict_tools([]) is None
+    with pytest.raises(AdapterSkip, match="strict_tools"):
+        shim.strict_tools([{"name": "f", "strict": True}, {"name": "g"}])
+
+
+@pytest.mark.skipif(not shim.has_native_output(), reason="no native output before strands-agents 1.62.0")
+def test_the_structured_turns_differ_from_the_golden_by_the_description_alone(adapter):
+    result = run_scenario(SCENARIOS["edge/structured-output"], adapter, ROOT)  # outputConfig's schema and name, strict
+    assert [(turn.laws, turn.request_problems, [(d.subject, d.changes) for d in turn.diffs]) for turn in result.turns] == [
+        ((), (), [("request", (f"edge/structured-output turn {i} request expected outputConfig.textFormat.structure."
+                               "jsonSchema.description 'The answer to a weather question.' / actual no "
+                               "outputConfig.textFormat.structure.jsonSchema.description",))]) for i in (0, 1)]
+
+
+@pytest.mark.skipif(not shim.has_native_output(), reason="no native output before strands-agents 1.62.0")
+def test_without_the_output_model_the_request_has_no_output_config(adapter, monkeypatch):
+    monkeypatch.setattr(shim, "output_model", lambda output_format: None)  # an application that never asks
+    status, text = report(adapter, "edge/structured-output")
+    assert status == "fail" and "actual no outputConfig" in text, text
 
 
 def test_citations_response_fields_and_served_metadata_come_from_the_stream():

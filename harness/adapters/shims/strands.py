@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import copy
+import inspect
 from collections.abc import Iterator
 from typing import Any, Callable
 
@@ -30,13 +31,14 @@ from botocore.exceptions import ClientError
 
 from harness.adapters.shims import strands_native as native
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
-from harness.converse.request import served_options, system_blocks, thinking_budget
+from harness.converse.request import output_config, served_options, system_blocks, thinking_budget
 from harness.converse.stream import error_chunk, metadata_chunk, response_fields_chunk, usage_chunk
 from harness.converse.tools import cache_block
 from harness.judge.protocol import AdapterSkip, FEATURES, NON_STREAMING, OWN_HISTORY, SURFACE_FEATURES
 
 __all__ = ["StrandsAdapter", "StrandsPersistedAdapter", "chunks_from_events", "closing", "error", "final_message",
-           "has_service_tier", "served", "system_content", "to_strands"]
+           "has_native_output", "has_service_tier", "output_model", "served", "strict_tools", "system_content",
+           "to_strands"]
 
 DISTRIBUTION = "strands-agents"
 
@@ -53,7 +55,9 @@ class StrandsAdapter(Shim):
     # (guardrail_id, guardrail_version, guardrail_trace, guardrail_stream_processing_mode), response field paths
     # (additional_response_field_paths; messageStop as the raw event strands passes on), the metadata event's trace,
     # tier and latency (the raw metadata event), and where BedrockConfig has ``service_tier`` the tier (the latency
-    # through ``additional_args``, strands' field for any other request member)
+    # through ``additional_args``, strands' field for any other request member); structured output where the release
+    # has native output and strict tools (``has_native_output``: an output model through ``structured_output_model``,
+    # which BedrockModel sends as outputConfig.textFormat, and BedrockConfig's ``strict_tools``)
     capabilities = (FEATURES - SURFACE_FEATURES) | {"cache_points", "cache_details", "tool_result_media", "citations",
                                                    "guardrail", "response_fields", "response_metadata", "service_tier",
                                                    OWN_HISTORY, NON_STREAMING}
@@ -63,6 +67,8 @@ class StrandsAdapter(Shim):
         super().__init__()
         if not has_service_tier():
             self.capabilities = self.capabilities - {"service_tier"}
+        if has_native_output():
+            self.capabilities = self.capabilities | {"structured_output"}
 
     def stream(self, turn: dict, endpoint: dict) -> Iterator[dict]:
         """Stream one turn; the library's exception (after what it streamed) becomes the closing error chunk."""
@@ -127,6 +133,8 @@ def _bedrock_model(turn: dict, endpoint: dict, streaming: bool = True) -> Any:
               "temperature": None if budget else options.get("temperature"),
               "additional_request_fields": {"thinking": {"type": "enabled", "budget_tokens": budget}} if budget else None,
               "cache_tools": _cache_tools(turn.get("tools") or ()), **served(options)}
+    if "strict_tools" in BedrockModel.BedrockConfig.__annotations__:  # a release before it has no strict tools
+        config["strict_tools"] = strict_tools(turn.get("tools") or ())
     model = BedrockModel(boto_session=session, endpoint_url=endpoint["endpoint_url"],
                          **{k: v for k, v in config.items() if v is not None}, **({} if streaming else {"streaming": False}))
     assert_endpoint(boto_endpoint(model.client), endpoint, "BedrockModel.client")
@@ -138,6 +146,45 @@ def has_service_tier() -> bool:
     from strands.models.bedrock import BedrockModel
 
     return "service_tier" in BedrockModel.BedrockConfig.__annotations__
+
+
+def has_native_output() -> bool:
+    """Whether this release sends an output model as Bedrock's native structured output and marks tools strict: the
+    ``structured_output_model`` of ``BedrockModel.stream`` (1.62.0 on: outputConfig.textFormat, ``_native_output_config``)
+    and BedrockConfig's ``strict_tools``. Before 1.62.0 an output model is only a tool the Agent forces."""
+    from strands.models.bedrock import BedrockModel
+
+    return ("structured_output_model" in inspect.signature(BedrockModel.stream).parameters
+            and "strict_tools" in BedrockModel.BedrockConfig.__annotations__)
+
+
+def strict_tools(tools: Any) -> bool | None:
+    """``strict_tools`` for a turn whose tools are all strict (None when none is); strands marks every tool of the
+    request strict or none, so a turn with some strict tools is a skip."""
+    marked = [bool(tool.get("strict")) for tool in tools]
+    if not any(marked):
+        return None
+    if not all(marked):
+        raise AdapterSkip("strands marks every tool strict or none (BedrockModel strict_tools)")
+    return True
+
+
+def output_model(output_format: dict) -> Any:
+    """The pydantic model an application hands strands for the answer's JSON schema: named as the format is (strands
+    sends the model's ``__name__`` as the schema's name), its JSON schema the format's own (pydantic's
+    ``json_schema_extra`` in place of the schema pydantic would derive from fields, with a title on every property),
+    so that the request shows what strands does with the application's schema."""
+    from pydantic import ConfigDict, create_model
+
+    output_config({"output_format": output_format})  # the one-line error for a malformed output_format
+    schema = copy.deepcopy(output_format["schema"])
+
+    def the_formats_schema(generated: dict) -> None:
+        generated.clear()
+        generated.update(copy.deepcopy(schema))
+
+    return create_model(output_format.get("name") or "response",
+                        __config__=ConfigDict(json_schema_extra=the_formats_schema))
 
 
 def served(options: dict) -> dict:
@@ -164,9 +211,11 @@ async def _collect(model: Any, turn: dict, history: list[dict], events: list[dic
         "system_prompt": None, "system_prompt_content": content or None}
     specs = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
              for t in turn.get("tools") or ()]
-    choice = _tool_choice((turn.get("options") or {}).get("tool_choice"))
+    options = turn.get("options") or {}
+    choice = _tool_choice(options.get("tool_choice"))
+    wanted = {"structured_output_model": output_model(options["output_format"])} if options.get("output_format") else {}
     async for event in stream_messages(model, messages=history, tool_specs=specs,
-                                       tool_choice=choice, **system):
+                                       tool_choice=choice, **system, **wanted):
         events.append(event)
 
 
