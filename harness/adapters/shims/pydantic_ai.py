@@ -8,7 +8,8 @@ per turn the streamed ``ModelResponse`` the library assembled, then a ``ModelReq
 as an agent run does). Part events map back to chunks; the final ``ModelResponse`` gives each tool call's
 assembled arguments (when they parse), usage (``input_tokens`` include the cache tokens:
 ``usage_input_includes_cache``), the stop reason (Bedrock's own, which pydantic-ai keeps in
-``provider_details["finish_reason"]``, else its ``finish_reason`` inverted, lossy) and the closing ``message``
+``provider_details["finish_reason"]``, else its ``finish_reason`` inverted, lossy), the metadata trace it keeps in
+``provider_details["trace"]`` (a prompt router's invoked model, as a ``metadata`` chunk) and the closing ``message``
 (harness.adapters.shims.pydantic_ai_native maps it, unrepaired).
 
 Streaming parity (``non_streaming``): a turn that asks for it then goes through ``model_request_sync`` (Converse) on
