@@ -85,3 +85,15 @@ def test_a_planted_call_id_drop_in_the_real_gateway_is_caught(tmp_path):
     assert done.returncode != 0
     (result,) = report["results"]
     assert result["status"] == "fail" and "tool_call" in json.dumps(result)
+
+
+def test_a_reproductions_app_mjs_run_on_the_releases_its_readme_installs_shows_the_finding(tmp_path):
+    """The app.mjs of the committed cline report's edge/max-tokens-mid-tool cell, run as its README says: the agent
+    model's stream ends with finish reason tool-calls for a call max_tokens cut off."""
+    from js_shim import run_app_mjs
+
+    cache = Path(os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or tmp_path / "npm")
+    ran = run_app_mjs(tmp_path, "cline", "edge/max-tokens-mid-tool", cache)
+    events = [json.loads(line.removeprefix("event: ")) for line in ran.stdout.splitlines() if line.startswith("event: ")]
+    assert events[-1] == {"type": "finish", "reason": "tool-calls"}
+    assert any(e["type"] == "tool-call-delta" and e.get("toolName") == "read_file" for e in events)

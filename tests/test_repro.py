@@ -369,3 +369,17 @@ def test_a_strands_ts_reproduction_holds_the_agents_stream_for_the_reports_relea
         assert checked.returncode == 0, checked.stderr
     scenario = load_scenario(ROOT / "suites" / "edge" / "end-turn-with-tool-use.yaml", ROOT / "suites")
     assert app_for("strands-ts", scenario, {"@strands-agents/sdk": "0.7.0"}) is None
+
+
+def test_a_cline_reproduction_holds_the_gateways_agent_model_stream(tmp_path):
+    """The app.mjs of a Cline cell, written from the committed report without npm: a gateway with the Bedrock
+    provider, its agent model, model.stream's events; node parses it."""
+    out = tmp_path / "cline"
+    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "cline.json"), "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.mjs").read_text()
+    assert 'import { createGateway } from "@cline/llms";' in app and "await model.stream({ ...REQUEST, messages })" in app
+    assert '"maxTokens": 64' in app and "@cline/llms@0.0.86" in (out / "README.md").read_text()
+    if shutil.which("node"):
+        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stderr

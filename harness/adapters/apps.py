@@ -22,6 +22,7 @@ import pprint
 from dataclasses import dataclass
 from typing import Callable
 
+from harness.converse.request import system_blocks
 from harness.suite.scenario import Scenario, first_turn
 
 __all__ = ["App", "TEMPLATES", "app_for"]
@@ -734,6 +735,65 @@ def _strands_ts(scenario: Scenario, packages: dict | None) -> App | None:
     return App("app.mjs", text, "node app.mjs URL", install)
 
 
+_CLINE = """#!/usr/bin/env node
+// {scenario}, turn 0, with Cline's providers (@cline/llms) as Cline's agent runtime drives them: a gateway with the
+// Bedrock provider, its agent model for the scenario's model, and model.stream's events (what the runtime assembles
+// its assistant message from). Install the release and serve the recorded stream first (Node >= 22):
+//
+//   {install}
+//   {serve}    # prints URL
+//   node app.mjs URL
+
+import {{ createGateway }} from "@cline/llms";
+
+const URL = process.argv[2];
+const MODEL_ID = {model_id};
+const REQUEST = {request};
+const CAPABILITIES = {capabilities};
+
+const config = {{ providerId: "bedrock", baseUrl: URL,
+  options: {{ region: "us-east-1", accessKeyId: "testing", secretAccessKey: "testing" }} }};
+// a model the provider's catalogue does not list is declared with what the request uses, as Cline's settings do
+const listed = createGateway({{ providerConfigs: [config] }}).listModels("bedrock").some((m) => m.id === MODEL_ID);
+const models = listed ? {{}} : {{ models: [{{ id: MODEL_ID, name: MODEL_ID, capabilities: CAPABILITIES }}] }};
+const model = createGateway({{ providerConfigs: [{{ ...config, ...models }}] }})
+  .createAgentModel({{ providerId: "bedrock", modelId: MODEL_ID }});
+let serial = 0;
+const messages = REQUEST.messages.map(([role, text]) => ({{ id: `msg_${{++serial}}`, role,
+  content: [{{ type: "text", text }}], createdAt: Date.now() }}));
+try {{
+  for await (const event of await model.stream({{ ...REQUEST, messages }})) console.log("event:", JSON.stringify(event));
+}} catch (error) {{ // what the model throws is part of what it does
+  console.log("model.stream raised:", String(error));
+}}
+"""
+
+
+def _cline(scenario: Scenario, packages: dict | None) -> App | None:
+    """The template on turn 0's text for @cline/llms (a release the report names); None for other blocks, or a tool
+    choice other than auto (its model request takes none)."""
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    texts, system = _texts(turn), turn.get("system")
+    if texts is None or not (packages or {}).get("@cline/llms") or options.get("tool_choice") not in (None, "auto"):
+        return None
+    system_text = "\n".join(text for text, _control in system_blocks(system)) if system else None
+    request = {**({"systemPrompt": system_text} if system_text else {}), "messages": [list(pair) for pair in texts],
+               "tools": [{"name": t["name"], "description": t.get("description") or "", "inputSchema": t["input_schema"]}
+                         for t in turn.get("tools") or ()],
+               "options": {**({"maxTokens": options["max_tokens"]} if options.get("max_tokens") is not None else {}),
+                           **({"temperature": options["temperature"]} if options.get("temperature") is not None
+                              else {}),
+                           **({"thinking": True, "thinkingBudgetTokens": options["thinking_budget"]}
+                              if options.get("thinking_budget") else {})}}
+    capabilities = ["text", *(["tools"] if turn.get("tools") else []),
+                    *(["reasoning"] if options.get("thinking_budget") else [])]
+    install = _npm_install(packages)
+    text = _CLINE.format(scenario=scenario.id, serve=_serve(scenario), install=install, model_id=_js(turn["model_id"]),
+                         request=_js(request), capabilities=_js(capabilities))
+    return App("app.mjs", text, "node app.mjs URL", install)
+
+
 def _npm_install(packages: dict) -> str:
     """The npm line that installs the releases a report ran."""
     return "npm install " + " ".join(f"{name}@{version}" for name, version in sorted(packages.items()))
@@ -762,7 +822,7 @@ TEMPLATES: dict[str, Callable[[Scenario, dict | None], App | None]] = {
         "haystack": _haystack, "haystack-persisted": _haystack}.items()},
     "ai-sdk": _ai_sdk, "langchain-js": _langchain_js, "langchain-js-events": _langchain_js,
     "langchain-js-blocks": lambda scenario, packages: _langchain_js(scenario, packages, blocks=True),
-    "strands-ts": _strands_ts}
+    "strands-ts": _strands_ts, "cline": _cline}
 
 
 def app_for(spec: str | None, scenario: Scenario, packages: dict | None = None) -> App | None:
