@@ -383,3 +383,52 @@ def test_a_cline_reproduction_holds_the_gateways_agent_model_stream(tmp_path):
     if shutil.which("node"):
         checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
         assert checked.returncode == 0, checked.stderr
+
+
+def test_a_langchain_aws_agent_reproduction_holds_create_agents_stream_and_shows_the_finding(tmp_path):
+    """The app.py of a langchain-aws-agent cell: create_agent over ChatBedrockConverse, streamed to its tools;
+    where langchain is installed, the message the model node adds holds the cut call with its truncated path."""
+    out = tmp_path / "langchain-aws-agent"
+    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "langchain-aws-agent.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.py").read_text()
+    compile(app, "app.py", "exec")
+    assert "agent = create_agent(model, tools=tools)" in app
+    pytest.importorskip("langchain.agents")
+    ran = run_app(out, "edge/max-tokens-mid-tool")
+    added = ran.stdout.split("message the agent adds:", 1)[1].split("the agent runs its tools now", 1)[0]
+    assert '"path": "/home/analyst/reports/2024/q3/rev"\n' in added and '"stopReason": "max_tokens"' in added
+
+
+def test_a_strands_agent_reproduction_holds_the_agents_stream_and_shows_the_finding(tmp_path):
+    """The app.py of a strands-agent cell: Agent.stream_async; where strands is installed, the agent appends the
+    cut call with input {} and raises MaxTokensReachedException."""
+    out = tmp_path / "strands-agent"
+    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "strands-agent.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.py").read_text()
+    compile(app, "app.py", "exec")
+    assert "events = agent.stream_async(MESSAGES[-1][\"content\"])" in app
+    pytest.importorskip("strands")
+    ran = run_app(out, "edge/max-tokens-mid-tool")
+    assert "agent.stream_async raised: MaxTokensReachedException" in ran.stdout
+    appended = ran.stdout.split("message the agent appends:", 1)[1].split("agent.stream_async raised", 1)[0]
+    assert '"name": "read_file",\n        "input": {}' in appended
+
+
+def test_a_pydantic_ai_agent_reproduction_holds_the_agents_run_and_shows_the_finding(tmp_path):
+    """The app.py of a pydantic-ai-agent cell: Agent.iter with its model request streamed; where pydantic-ai is
+    installed, against the cut stream the README serves, the agent hands its tools a response with finish_reason
+    None and the cut call's partial arguments."""
+    out = tmp_path / "pydantic-ai-agent"
+    done = repro("faults/truncated-stream", "--report", str(ROOT / "certification" / "pydantic-ai-agent.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.py").read_text()
+    compile(app, "app.py", "exec")
+    assert "async with agent.iter(MESSAGES[-1][1], message_history=history or None) as run:" in app
+    pytest.importorskip("pydantic_ai")
+    ran = run_app(out, "faults/truncated-stream")
+    assert "finish reason: None" in ran.stdout and '"args": "{\\"path\\": \\"/var/lo"' in ran.stdout

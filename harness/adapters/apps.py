@@ -490,6 +490,251 @@ def _haystack(scenario: Scenario) -> str | None:
                             messages=_shown(texts))
 
 
+_LANGCHAIN_AWS_AGENT = '''#!/usr/bin/env python3
+"""{scenario}, turn 0, with a LangChain agent as an application runs it: create_agent over ChatBedrockConverse with
+the scenario's tools, streamed (stream_mode messages and updates: each chunk, then the message the model node adds)
+up to where the agent would run its tools, or to its end. Serve the recorded stream first:
+
+    {serve}    # prints URL
+    python app.py URL
+"""
+
+import json
+import sys
+
+from langchain.agents import create_agent
+from langchain_aws import ChatBedrockConverse
+from langchain_core.tools import StructuredTool
+
+URL = sys.argv[1]
+MODEL = {model}
+TOOLS = {tools}
+MESSAGES = {messages}
+
+
+def never_called(**kwargs):
+    raise RuntimeError("this reproduction runs no tools")
+
+
+def shown(message):
+    return json.dumps(message.model_dump(), indent=2, default=str, ensure_ascii=False)
+
+
+model = ChatBedrockConverse(**MODEL, region_name="us-east-1", endpoint_url=URL, aws_access_key_id="testing",
+                            aws_secret_access_key="testing")
+tools = [StructuredTool.from_function(func=never_called, name=t["name"], description=t["description"],
+                                      args_schema=t["input_schema"]) for t in TOOLS]
+agent = create_agent(model, tools=tools)
+try:
+    for mode, data in agent.stream({{"messages": MESSAGES}}, stream_mode=["messages", "updates"]):
+        if mode == "messages":
+            chunk, _metadata = data
+            print("chunk:", json.dumps({{"content": chunk.content,
+                                        "tool_call_chunks": getattr(chunk, "tool_call_chunks", None)}},
+                                       default=str, ensure_ascii=False))
+        elif "model" in data:
+            added = data["model"]["messages"]
+            for message in added:
+                print("message the agent adds:", shown(message))
+            if any(getattr(message, "tool_calls", None) for message in added):
+                print("the agent runs its tools now: the first model call is over")
+                break
+except Exception as error:  # what the agent raises is part of what it does
+    print("agent.stream raised:", repr(error))
+'''
+
+
+def _langchain_aws_agent(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks, forces a tool, or marks a tool cache point:
+    create_agent takes neither)."""
+    from harness.adapters.shims import langchain_aws as shim  # its pure helpers: no langchain import
+
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    texts, system = _texts(turn), turn.get("system")
+    if (texts is None or (system is not None and not isinstance(system, str))
+            or options.get("tool_choice") not in (None, "auto")
+            or any(t.get("cache_control") for t in turn.get("tools") or ())):
+        return None
+    messages = [*([{"role": "system", "content": system}] if system is not None else []),
+                *({"role": role, "content": text} for role, text in texts)]
+    model = {"model": turn["model_id"], "max_tokens": options.get("max_tokens"),
+             **_sampling(options, "additional_model_request_fields"), **shim._provider(turn["model_id"]),
+             **shim.served(options)}
+    tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
+             for t in turn.get("tools") or ()]
+    return _LANGCHAIN_AWS_AGENT.format(scenario=scenario.id, serve=_serve(scenario), model=_shown(model),
+                                       tools=_shown(tools), messages=_shown(messages))
+
+
+_STRANDS_AGENT = '''#!/usr/bin/env python3
+"""{scenario}, turn 0, with a strands Agent as an application runs it: Agent(model=BedrockModel(...), tools=[...])
+.stream_async(prompt), its model events and the messages it appends, up to its tools' results (its tools run
+nothing), or to its result, or what it raises. Serve the recorded stream first:
+
+    {serve}    # prints URL
+    python app.py URL
+"""
+
+import asyncio
+import json
+import sys
+
+import boto3
+from strands import Agent
+from strands.models.bedrock import BedrockModel
+from strands.tools.tools import PythonAgentTool
+
+URL = sys.argv[1]
+MODEL = {model}
+TOOL_SPECS = {tools}
+SYSTEM_PROMPT = {system!r}
+MESSAGES = {messages}
+
+
+def never_called(tool_use, **state):
+    raise RuntimeError("this reproduction runs no tools")
+
+
+async def main():
+    session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1")
+    agent = Agent(model=BedrockModel(boto_session=session, endpoint_url=URL, **MODEL), messages=MESSAGES[:-1],
+                  system_prompt=SYSTEM_PROMPT, callback_handler=None,
+                  tools=[PythonAgentTool(spec["name"], spec, never_called) for spec in TOOL_SPECS])
+    events = agent.stream_async(MESSAGES[-1]["content"])
+    try:
+        async for event in events:
+            if "event" in event:
+                print("event:", json.dumps(event["event"], default=str, ensure_ascii=False))
+            elif "message" in event and event["message"]["role"] == "assistant":
+                print("message the agent appends:", json.dumps(event["message"], indent=2, default=str))
+            elif "message" in event:  # its tools' results (these tools run nothing): the first model call is over
+                print("the agent ran its tools: the first model call is over")
+                break
+            elif "result" in event:
+                print("agent result: stop reason", event["result"].stop_reason)
+    except Exception as error:  # what the agent raises is part of what it does
+        print("agent.stream_async raised:", repr(error))
+        print("the agent's messages:", json.dumps(agent.messages, indent=2, default=str, ensure_ascii=False))
+    finally:
+        await events.aclose()  # here, in the task that iterated it
+
+
+asyncio.run(main())
+'''
+
+
+def _strands_agent(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, or an
+    opening that does not end with the user's prompt)."""
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    texts, system = _texts(turn), turn.get("system")
+    if texts is None or (system is not None and not isinstance(system, str)) or not texts or texts[-1][0] != "user":
+        return None
+    model = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
+             **_sampling(options, "additional_request_fields")}
+    tools = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
+             for t in turn.get("tools") or ()]
+    messages = [{"role": role, "content": [{"text": text}]} for role, text in texts]
+    return _STRANDS_AGENT.format(scenario=scenario.id, serve=_serve(scenario), model=_shown(model),
+                                 tools=_shown(tools), system=system, messages=_shown(messages))
+
+
+_PYDANTIC_AI_AGENT = '''#!/usr/bin/env python3
+"""{scenario}, turn 0, with a pydantic-ai Agent as an application runs it: Agent(BedrockConverseModel(...),
+tools=[...]).iter(prompt), its model request streamed (each event) and the response the agent hands its tools, or
+its result when the run ends. Serve the recorded stream first:
+
+    {serve}    # prints URL
+    python app.py URL
+"""
+
+import asyncio
+import sys
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelResponse, SystemPromptPart, TextPart
+from pydantic_ai.messages import UserPromptPart
+from pydantic_ai.models.bedrock import BedrockConverseModel
+from pydantic_ai.providers.bedrock import BedrockProvider
+from pydantic_ai.tools import Tool
+
+URL = sys.argv[1]
+MODEL_ID = {model_id!r}
+SETTINGS = {settings}
+TOOLS = {tools}
+SYSTEM_PROMPT = {system!r}
+MESSAGES = {messages}
+
+
+def never_called(**kwargs):
+    raise RuntimeError("this reproduction runs no tools")
+
+
+def shown(response):
+    return ModelMessagesTypeAdapter.dump_json([response], indent=2).decode()
+
+
+async def main():
+    history = []
+    for role, text in MESSAGES[:-1]:
+        if role == "assistant":
+            history.append(ModelResponse(parts=[TextPart(content=text)]))
+        else:
+            system = [SystemPromptPart(content=SYSTEM_PROMPT)] if SYSTEM_PROMPT is not None and not history else []
+            history.append(ModelRequest(parts=[*system, UserPromptPart(content=text)]))
+    provider = BedrockProvider(base_url=URL, region_name="us-east-1", aws_access_key_id="testing",
+                               aws_secret_access_key="testing")
+    agent = Agent(BedrockConverseModel(MODEL_ID, provider=provider), model_settings=SETTINGS,
+                  system_prompt=() if history or SYSTEM_PROMPT is None else SYSTEM_PROMPT,
+                  tools=[Tool.from_schema(never_called, name=t["name"], description=t["description"],
+                                          json_schema=t["schema"]) for t in TOOLS])
+    try:
+        async with agent.iter(MESSAGES[-1][1], message_history=history or None) as run:
+            async for node in run:
+                if Agent.is_model_request_node(node):
+                    async with node.stream(run.ctx) as stream:
+                        async for event in stream:
+                            print("event:", event)
+                elif Agent.is_call_tools_node(node):
+                    print("response the agent hands its tools:", shown(node.model_response))
+                    print("finish reason:", node.model_response.finish_reason)
+                    break
+            else:
+                print("agent result:", run.result)
+    except Exception as error:  # what the agent raises is part of what it does
+        print("agent.iter raised:", repr(error))
+
+
+asyncio.run(main())
+'''
+
+
+def _pydantic_ai_agent(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, an opening
+    that does not end with the user's prompt, native structured output, strict tools, or cache marks pydantic-ai
+    cannot place)."""
+    from harness.adapters.shims import pydantic_ai as shim  # its pure helpers: pydantic-ai is imported lazily
+    from harness.judge.protocol import AdapterSkip
+
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    texts, system = _texts(turn), turn.get("system")
+    if (texts is None or (system is not None and not isinstance(system, str)) or options.get("output_format")
+            or not texts or texts[-1][0] != "user" or any(t.get("strict") for t in turn.get("tools") or ())):
+        return None
+    try:
+        settings = shim.settings(turn)
+    except AdapterSkip:
+        return None
+    tools = [{"name": t["name"], "description": t.get("description"), "schema": t["input_schema"]}
+             for t in turn.get("tools") or ()]
+    return _PYDANTIC_AI_AGENT.format(scenario=scenario.id, serve=_serve(scenario), model_id=turn["model_id"],
+                                     settings=_shown(settings), tools=_shown(tools), system=system,
+                                     messages=_shown(texts))
+
+
 _AI_SDK = """#!/usr/bin/env node
 // {scenario}, turn 0, with the AI SDK as an application calls it: streamText (each fullStream part, then
 // response.messages, what an application appends to its history), then generateText, on the same messages.
@@ -819,7 +1064,8 @@ TEMPLATES: dict[str, Callable[[Scenario, dict | None], App | None]] = {
         "langchain-aws-persisted": _langchain_aws, "langchain-aws-events": _langchain_aws,
         "pydantic-ai": _pydantic_ai, "pydantic-ai-persisted": _pydantic_ai,
         "llama-index": _llama_index, "llama-index-persisted": _llama_index,
-        "haystack": _haystack, "haystack-persisted": _haystack}.items()},
+        "haystack": _haystack, "haystack-persisted": _haystack, "langchain-aws-agent": _langchain_aws_agent,
+        "strands-agent": _strands_agent, "pydantic-ai-agent": _pydantic_ai_agent}.items()},
     "ai-sdk": _ai_sdk, "langchain-js": _langchain_js, "langchain-js-events": _langchain_js,
     "langchain-js-blocks": lambda scenario, packages: _langchain_js(scenario, packages, blocks=True),
     "strands-ts": _strands_ts, "cline": _cline}
