@@ -86,3 +86,15 @@ def test_a_reproductions_app_mjs_run_on_the_releases_its_readme_installs_shows_t
     call = next(part for part in streamed[0]["content"] if part["type"] == "tool-call")
     assert call["toolName"] == "read_file" and call["input"] == {}
     assert streamed[1]["role"] == "tool" and streamed[1]["content"][0]["output"]["type"] == "error-text"
+
+
+def test_the_agent_paths_app_mjs_shows_the_cut_call_in_the_loops_first_step(tmp_path):
+    """The app.mjs of the committed ai-sdk-agent report's edge/max-tokens-mid-tool cell, run as its README says: the
+    loop's first step holds the call max_tokens cut off with input {} and the SDK's own error-text result."""
+    from js_shim import run_app_mjs
+
+    cache = Path(os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or tmp_path / "npm")
+    ran = run_app_mjs(tmp_path, "ai-sdk-agent", "edge/max-tokens-mid-tool", cache)
+    step = json.loads(ran.stdout.split("the step's response.messages:", 1)[1])
+    call = next(part for part in step[0]["content"] if part["type"] == "tool-call")
+    assert call["input"] == {} and step[1]["content"][0]["output"]["type"] == "error-text"

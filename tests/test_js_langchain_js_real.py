@@ -104,3 +104,15 @@ def test_a_content_block_reproductions_app_mjs_shows_the_stop_reason_folded(tmp_
     assert '"event":"message-finish","reason":"stop"' in ran.stdout
     message = json.loads(ran.stdout.split("streamed message:", 1)[1])
     assert message["response_metadata"]["finish_reason"] == "stop" and "end_turn" not in ran.stdout
+
+
+def test_the_agent_paths_app_mjs_shows_the_cut_call_parsed_as_complete(tmp_path):
+    """The app.mjs of the committed langchain-js-agent report's edge/max-tokens-mid-tool cell, run as its README says:
+    the message the model node adds holds read_file with the truncated path parsed as a complete argument."""
+    from js_shim import run_app_mjs
+
+    cache = Path(os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or tmp_path / "npm")
+    ran = run_app_mjs(tmp_path, "langchain-js-agent", "edge/max-tokens-mid-tool", cache)
+    added = json.loads(ran.stdout.split("message the agent adds:", 1)[1].split("the agent runs its tools now", 1)[0])
+    assert added["tool_calls"][0]["args"] == {"path": "/home/analyst/reports/2024/q3/rev"}
+    assert added["response_metadata"]["messageStop"]["stopReason"] == "max_tokens"

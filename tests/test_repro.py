@@ -432,3 +432,21 @@ def test_a_pydantic_ai_agent_reproduction_holds_the_agents_run_and_shows_the_fin
     pytest.importorskip("pydantic_ai")
     ran = run_app(out, "faults/truncated-stream")
     assert "finish reason: None" in ran.stdout and '"args": "{\\"path\\": \\"/var/lo"' in ran.stdout
+
+
+@pytest.mark.parametrize("report, needle", [
+    ("ai-sdk-agent", "stopWhen: stepCountIs(1)"),
+    ("langchain-js-agent", "const agent = createAgent({ model, tools"),
+])
+def test_a_javascript_agent_reproduction_holds_the_librarys_own_loop(tmp_path, report, needle):
+    """The app.mjs of an agent path's cell (the AI SDK's tool loop, LangChain.js's createAgent), written from the
+    committed report without npm; node parses it (the real runs are in the *_real.py tests)."""
+    out = tmp_path / report
+    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / f"{report}.json"),
+                 "--out", str(out))
+    assert done.exit_code == 0, done.output
+    app = (out / "app.mjs").read_text()
+    assert needle in app and "this reproduction runs no tools" in app
+    if shutil.which("node"):
+        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stderr

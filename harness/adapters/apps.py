@@ -774,11 +774,10 @@ try {{
 """
 
 
-def _ai_sdk(scenario: Scenario, packages: dict | None) -> App | None:
-    """The template on turn 0's text for the AI SDK from ``ai`` 5 on (tools' ``inputSchema``, ``maxOutputTokens``);
-    None for an older ``ai`` (its release unknown, or 4: ``parameters``/``maxTokens``), other blocks, a system
-    prompt of several blocks, structured output, a guardrail or a cache mark (the shim's own mappings)."""
-    turn = first_turn(scenario)
+def _ai_sdk_parts(turn: dict, packages: dict | None) -> dict | None:
+    """What an AI SDK script on turn 0's text is written from, for ``ai`` 5 on (tools' ``inputSchema``,
+    ``maxOutputTokens``); None for an older ``ai`` (its release unknown, or 4: ``parameters``/``maxTokens``), other
+    blocks, a system prompt of several blocks, structured output, a guardrail or a cache mark (the shim's own)."""
     options = turn.get("options") or {}
     texts, system = _texts(turn), turn.get("system")
     ai = str((packages or {}).get("ai") or "")
@@ -798,12 +797,18 @@ def _ai_sdk(scenario: Scenario, packages: dict | None) -> App | None:
                 **({"providerOptions": {"bedrock": bedrock}} if bedrock else {})}
     tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    install = _npm_install(packages)
-    text = _AI_SDK.format(scenario=scenario.id, serve=_serve(scenario), node=">= 22" if int(ai.split(".")[0]) >= 7
-                          else ">= 20", install=install, model_id=_js(turn["model_id"]), system=_js(system),
-                          messages=_js([{"role": role, "content": text} for role, text in texts]), tools=_js(tools),
-                          settings=_js(settings))
-    return App("app.mjs", text, "node app.mjs URL", install)
+    return {"node": ">= 22" if int(ai.split(".")[0]) >= 7 else ">= 20", "install": _npm_install(packages),
+            "model_id": _js(turn["model_id"]), "system": _js(system), "tools": _js(tools), "settings": _js(settings),
+            "messages": _js([{"role": role, "content": text} for role, text in texts])}
+
+
+def _ai_sdk(scenario: Scenario, packages: dict | None, agent: bool = False) -> App | None:
+    """streamText then generateText on turn 0 (``_ai_sdk_parts``); with ``agent``, the SDK's own tool loop."""
+    parts = _ai_sdk_parts(first_turn(scenario), packages)
+    if parts is None:
+        return None
+    text = (_AI_SDK_AGENT if agent else _AI_SDK).format(scenario=scenario.id, serve=_serve(scenario), **parts)
+    return App("app.mjs", text, "node app.mjs URL", parts["install"])
 
 
 _LANGCHAIN_JS = """#!/usr/bin/env node
@@ -859,12 +864,10 @@ console.log("streamed message:", shown(await stream));
 """
 
 
-def _langchain_js(scenario: Scenario, packages: dict | None, blocks: bool = False) -> App | None:
-    """The template on turn 0's text for @langchain/aws from 0.1 on (its ``client`` field): ``stream`` and ``invoke``,
-    or with ``blocks`` content-block streaming (``streamEvents`` without a version, @langchain/core 1.4 on); None
-    for an unknown or 0.0.x release (a core before 1.4 for ``blocks``), other blocks, a system prompt of several
-    blocks, a guardrail or cache marks (the shim's own)."""
-    turn = first_turn(scenario)
+def _langchain_js_parts(turn: dict, packages: dict | None, blocks: bool = False) -> dict | None:
+    """What a LangChain.js script on turn 0's text is written from, for @langchain/aws from 0.1 on (its ``client``
+    field); None for an unknown or 0.0.x release (a core before 1.4 for content-block streaming, ``blocks``), other
+    blocks, a system prompt of several blocks, a guardrail or cache marks (the shim's own)."""
     options = turn.get("options") or {}
     texts, system = _texts(turn), turn.get("system")
     release = str((packages or {}).get("@langchain/aws") or "")
@@ -882,19 +885,132 @@ def _langchain_js(scenario: Scenario, packages: dict | None, blocks: bool = Fals
                  if budget else {}),
               **({"serviceTier": options["service_tier"]} if options.get("service_tier") else {}),
               **({"performanceConfig": {"latency": options["latency"]}} if options.get("latency") else {})}
-    choice = options.get("tool_choice")
-    tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                               "parameters": t["input_schema"]}} for t in turn.get("tools") or ()]
+    return {"fields": fields, "messages": [list(pair) for pair in texts],
+            "schemas": [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
+                        for t in turn.get("tools") or ()]}
+
+
+def _langchain_js(scenario: Scenario, packages: dict | None, blocks: bool = False) -> App | None:
+    """ChatBedrockConverse's ``stream`` and ``invoke`` on turn 0 (``_langchain_js_parts``), or with ``blocks``
+    content-block streaming (``streamEvents`` without a version, @langchain/core 1.4 on)."""
+    turn = first_turn(scenario)
+    parts = _langchain_js_parts(turn, packages, blocks)
+    if parts is None:
+        return None
+    choice = (turn.get("options") or {}).get("tool_choice")
+    tools = [{"type": "function", "function": {"name": t["name"], "description": t["description"],
+                                               "parameters": t["input_schema"]}} for t in parts["schemas"]]
     install = _npm_install(packages)
     how = ("read through content-block streaming (streamEvents without a version: its events,\n// then the AIMessage "
            "it resolves to)") if blocks else ("tools bound, streamed (its chunks added up with concat, as LangChain's\n"
                                               "// own aggregation does), then invoked, on the same messages")
     calls = (_LANGCHAIN_JS_BLOCKS if blocks else _LANGCHAIN_JS_STREAM).format()
-    text = _LANGCHAIN_JS.format(scenario=scenario.id, serve=_serve(scenario), install=install, fields=_js(fields),
-                                how=how, calls=calls,
-                                system=_js(system), messages=_js([list(pair) for pair in texts]), tools=_js(tools),
+    text = _LANGCHAIN_JS.format(scenario=scenario.id, serve=_serve(scenario), install=install,
+                                fields=_js(parts["fields"]), how=how, calls=calls, system=_js(turn.get("system")),
+                                messages=_js(parts["messages"]), tools=_js(tools),
                                 tool_choice=_js(choice["name"] if isinstance(choice, dict) else
                                                 None if choice in (None, "auto") else choice))
+    return App("app.mjs", text, "node app.mjs URL", install)
+
+
+_AI_SDK_AGENT = """#!/usr/bin/env node
+// {scenario}, turn 0, with the AI SDK's own tool loop as an application runs it: streamText with the scenario's
+// tools, each with an execute (these run nothing), for its first step (stopWhen: stepCountIs(1)): the model call,
+// the tools the SDK runs for it, its fullStream parts and the step's response.messages. Install the release and serve
+// the recorded stream first (Node {node}):
+//
+//   {install}
+//   {serve}    # prints URL
+//   node app.mjs URL
+
+import {{ createAmazonBedrock }} from "@ai-sdk/amazon-bedrock";
+import {{ jsonSchema, stepCountIs, streamText }} from "ai";
+
+const URL = process.argv[2];
+const MODEL_ID = {model_id};
+const SYSTEM = {system};
+const MESSAGES = {messages};
+const TOOLS = {tools};
+const SETTINGS = {settings};
+
+const bedrock = createAmazonBedrock({{ baseURL: URL, region: "us-east-1", accessKeyId: "testing",
+  secretAccessKey: "testing" }});
+const never = async () => {{ throw new Error("this reproduction runs no tools"); }};
+const tools = Object.fromEntries(TOOLS.map((t) => [t.name,
+  {{ description: t.description, inputSchema: jsonSchema(t.input_schema), execute: never }}]));
+const result = streamText({{ model: bedrock(MODEL_ID), messages: MESSAGES, ...(SYSTEM !== null ? {{ system: SYSTEM }} : {{}}),
+  ...(TOOLS.length ? {{ tools }} : {{}}), ...SETTINGS, stopWhen: stepCountIs(1), onError: () => {{}} }});
+for await (const part of result.fullStream) console.log("part:", JSON.stringify(part));
+console.log("the step's response.messages:", JSON.stringify((await result.response).messages, null, 2));
+"""
+
+
+_LANGCHAIN_JS_AGENT = """#!/usr/bin/env node
+// {scenario}, turn 0, with a LangChain.js agent as an application runs it: createAgent over ChatBedrockConverse with
+// the scenario's tools, streamed (streamMode messages and updates: each chunk, then the message the model node adds)
+// up to where the agent would run its tools, or to its end. Install the release and serve the recorded stream first
+// (Node >= 20):
+//
+//   {install}
+//   {serve}    # prints URL
+//   node app.mjs URL
+
+import {{ BedrockRuntimeClient }} from "@aws-sdk/client-bedrock-runtime";
+import {{ ChatBedrockConverse }} from "@langchain/aws";
+import {{ AIMessage, HumanMessage }} from "@langchain/core/messages";
+import {{ NodeHttpHandler }} from "@smithy/node-http-handler";
+import {{ createAgent, tool }} from "langchain";
+
+const URL = process.argv[2];
+const FIELDS = {fields};
+const SYSTEM = {system};
+const MESSAGES = {messages};
+const TOOLS = {tools};
+
+const credentials = {{ accessKeyId: "testing", secretAccessKey: "testing" }};
+// HTTP/1.1: the client streams over HTTP/2 by default, which the harness's loopback endpoint does not speak
+const client = new BedrockRuntimeClient({{ region: "us-east-1", endpoint: URL, credentials,
+  requestHandler: new NodeHttpHandler() }});
+const model = new ChatBedrockConverse({{ ...FIELDS, region: "us-east-1", credentials, client }});
+const tools = TOOLS.map((t) => tool(async () => {{ throw new Error("this reproduction runs no tools"); }},
+  {{ name: t.name, description: t.description, schema: t.input_schema }}));
+const agent = createAgent({{ model, tools, ...(SYSTEM !== null ? {{ systemPrompt: SYSTEM }} : {{}}) }});
+const messages = MESSAGES.map(([role, text]) => role === "assistant" ? new AIMessage(text) : new HumanMessage(text));
+const shown = (message) => JSON.stringify({{ content: message.content, tool_calls: message.tool_calls,
+  response_metadata: message.response_metadata }}, null, 2);
+try {{
+  for await (const [mode, data] of await agent.stream({{ messages }}, {{ streamMode: ["messages", "updates"] }})) {{
+    if (mode === "messages") {{
+      console.log("chunk:", JSON.stringify({{ content: data[0].content, tool_call_chunks: data[0].tool_call_chunks }}));
+    }} else if (data.model_request ?? data.model) {{ // the model node: model_request (langchain 1.x), model before
+      const added = (data.model_request ?? data.model).messages;
+      for (const message of added) console.log("message the agent adds:", shown(message));
+      if (added.some((m) => m.tool_calls?.length)) {{
+        console.log("the agent runs its tools now: the first model call is over");
+        break;
+      }}
+    }}
+  }}
+}} catch (error) {{ // what the agent throws is part of what it does
+  console.log("agent.stream raised:", String(error));
+}}
+"""
+
+
+def _langchain_js_agent(scenario: Scenario, packages: dict | None) -> App | None:
+    """The template on turn 0's text for ``langchain``'s createAgent (a release the report names) with @langchain/aws
+    from 0.1 on; None for other blocks, a forced tool, a guardrail or cache marks (the shim's own)."""
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    if not (packages or {}).get("langchain") or options.get("tool_choice") not in (None, "auto"):
+        return None
+    parts = _langchain_js_parts(turn, packages)
+    if parts is None:
+        return None
+    install = _npm_install(packages)
+    text = _LANGCHAIN_JS_AGENT.format(scenario=scenario.id, serve=_serve(scenario), install=install,
+                                      fields=_js(parts["fields"]), system=_js(turn.get("system")),
+                                      messages=_js(parts["messages"]), tools=_js(parts["schemas"]))
     return App("app.mjs", text, "node app.mjs URL", install)
 
 
@@ -1066,7 +1182,8 @@ TEMPLATES: dict[str, Callable[[Scenario, dict | None], App | None]] = {
         "llama-index": _llama_index, "llama-index-persisted": _llama_index,
         "haystack": _haystack, "haystack-persisted": _haystack, "langchain-aws-agent": _langchain_aws_agent,
         "strands-agent": _strands_agent, "pydantic-ai-agent": _pydantic_ai_agent}.items()},
-    "ai-sdk": _ai_sdk, "langchain-js": _langchain_js, "langchain-js-events": _langchain_js,
+    "ai-sdk": _ai_sdk, "ai-sdk-agent": lambda scenario, packages: _ai_sdk(scenario, packages, agent=True),
+    "langchain-js": _langchain_js, "langchain-js-agent": _langchain_js_agent, "langchain-js-events": _langchain_js,
     "langchain-js-blocks": lambda scenario, packages: _langchain_js(scenario, packages, blocks=True),
     "strands-ts": _strands_ts, "cline": _cline}
 
