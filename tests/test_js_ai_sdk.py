@@ -237,6 +237,35 @@ def test_the_service_tier_and_latency_go_in_the_providers_options(shim):
     assert call["providerOptions"] == {"bedrock": {"serviceTier": "flex", "performanceConfig": {"latency": "optimized"}}}
 
 
+SERVED = {"bedrock": {"usage": {"cacheWriteInputTokens": 6},
+                      "trace": {"promptRouter": {"invokedModelId": "arn:aws:bedrock:us-east-1:1:inference-profile/h"}},
+                      "serviceTier": {"type": "flex"}, "performanceConfig": {"latency": "optimized"}}}
+
+
+def test_the_metadata_events_invoked_model_tier_and_latency_close_the_turn_after_usage(shim):
+    step = {"type": "finish-step", "finishReason": "stop", "providerMetadata": SERVED}
+    (hello, answer), _ = shim([turn([{"role": "user", "content": "Hi"}])],
+                              [{"parts": [{"type": "text-delta", "id": "0", "text": "Paris."}, step, FINISH],
+                                "messages": []}])
+    assert "response_metadata" in hello[0]["capabilities"]
+    assert chunks(answer)[1:4] == [{"type": "stop", "reason": "tool_use"}, USAGE_CHUNK, {
+        "type": "metadata", "invoked_model_id": "arn:aws:bedrock:us-east-1:1:inference-profile/h",
+        "service_tier": "flex", "latency": "optimized"}]
+
+
+def test_a_finish_whose_metadata_says_nothing_of_how_it_was_served_gives_no_metadata_chunk(shim):
+    step = {"type": "finish-step", "finishReason": "stop", "providerMetadata": {"bedrock": {"usage": {}}}}
+    (_, answer), _ = shim([turn([{"role": "user", "content": "Hi"}])], [{"parts": [step, FINISH], "messages": []}])
+    assert [chunk["type"] for chunk in chunks(answer)] == ["stop", "usage", "message"]
+
+
+def test_a_release_whose_finish_part_keeps_only_the_trace_declares_no_response_metadata(shim):
+    """The probe streams an answer through the provider's own fetch: a provider keeping the trace alone (4.0.0) in
+    its finish part's providerMetadata does not carry the tier and latency."""
+    (hello,), _ = shim([], [], FAKE_AI_SDK_TRACE_ONLY="1")
+    assert "response_metadata" not in hello[0]["capabilities"] and "service_tier" in hello[0]["capabilities"]
+
+
 def test_the_guardrail_goes_in_the_providers_options_without_its_stream_mode_for_generate_text(shim):
     guarded = turn([{"role": "user", "content": "Hi"}], non_streaming=True, options={"max_tokens": 9, "guardrail": {
         "identifier": "grd1", "version": "1", "trace": "enabled", "stream_processing_mode": "async"}})

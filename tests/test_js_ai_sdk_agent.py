@@ -135,3 +135,14 @@ def test_a_request_to_another_host_is_refused_before_it_is_sent(shim):
                                                **TEXT_STEP}])
     (error,) = chunks(answer)
     assert error["code"] == "EndpointRefused" and "never reaches a real AWS host" in error["message"]
+
+
+def test_a_model_calls_metadata_closes_its_turn_after_usage_and_the_probe_declares_it(shim):
+    served = {"bedrock": {"trace": {"promptRouter": {"invokedModelId": "arn:aws:bedrock:us-east-1:1:inference-profile/h"}},
+                          "serviceTier": {"type": "flex"}}}
+    step = {**TEXT_STEP, "provider": [{**TEXT_STEP["provider"][0], "providerMetadata": served}]}
+    (hello, answer), _ = shim([turn([OPENING])], [step])
+    assert "response_metadata" in hello[0]["capabilities"]
+    assert chunks(answer)[1:4] == [{"type": "stop", "reason": "end_turn"}, *STOP_USAGE, {
+        "type": "metadata", "invoked_model_id": "arn:aws:bedrock:us-east-1:1:inference-profile/h",
+        "service_tier": "flex", "latency": None}]

@@ -88,5 +88,5 @@ async function whole(options) {
   }
 }
 
-await serve({ name: "ai-sdk", version: packages.version, capabilities: capabilities(CAPABILITIES, packages.bedrock, ai),
+await serve({ name: "ai-sdk", version: packages.version, capabilities: await capabilities(CAPABILITIES, packages.bedrock, ai),
   native_differences: NATIVE_DIFFERENCES }, new Conversation());

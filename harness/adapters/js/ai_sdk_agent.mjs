@@ -16,9 +16,8 @@
 // assistant message of its response.messages. A loop that finishes while the scenario goes on (results sent, no
 // next model call) is the turn error `agent_loop_ended`; user content between model calls is a skip.
 
-import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, olderMessages,
-  partChunks,
-  mediaPart, resultOutput, serve, toolChoice } from "./ai_sdk_common.mjs";
+import { anthropicMessage, cacheOptions, callOptions, capabilities, converted, errorChunk, load, mediaPart, meta,
+  metadataChunks, olderMessages, partChunks, resultOutput, serve, toolChoice } from "./ai_sdk_common.mjs";
 import { Agent, LoopRun, Queue, unanswered } from "./agent_loop.mjs";
 
 const packages = await load("ai_sdk_agent.mjs");
@@ -47,7 +46,8 @@ class Step {
   }
 }
 
-// The provider's finish part: Bedrock's stop reason and the model call's usage, as the SDK copies them to finish-step.
+// The provider's finish part: Bedrock's stop reason, the model call's usage and the service's metadata, as the SDK
+// copies them to finish-step.
 function closing(finish) {
   const reason = finish.finishReason;
   const usage = finish.usage ?? {};
@@ -57,7 +57,8 @@ function closing(finish) {
     : reason ?? null },
   { type: "usage", input_tokens: count(usage.inputTokens), output_tokens: count(usage.outputTokens),
     cache_read_input_tokens: input.cacheRead ?? usage.cachedInputTokens ?? 0,
-    cache_write_input_tokens: input.cacheWrite ?? finish.providerMetadata?.bedrock?.usage?.cacheWriteInputTokens ?? 0 }];
+    cache_write_input_tokens: input.cacheWrite ?? finish.providerMetadata?.bedrock?.usage?.cacheWriteInputTokens ?? 0 },
+  ...metadataChunks(meta(finish))];
 }
 
 // ai 5 calls toModelOutput with the output alone (execute's value: the tool_result block), ai 6 with
@@ -188,5 +189,5 @@ class AgentRun extends LoopRun {
 }
 
 await serve({ name: "ai-sdk-agent", version: packages.version,
-  capabilities: capabilities(CAPABILITIES, packages.bedrock, ai) },
+  capabilities: await capabilities(CAPABILITIES, packages.bedrock, ai) },
   new Agent((turn, endpoint) => new AgentRun(turn, endpoint)));

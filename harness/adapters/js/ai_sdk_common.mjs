@@ -3,6 +3,7 @@
 // parts as chunks (nothing repaired), the SDK's assistant message as an Anthropic-format message; the protocol loop
 // is protocol.mjs's, re-exported.
 
+import { answering } from "./eventstream.mjs";
 import { loadEntry, Skip, send, serve } from "./protocol.mjs";
 
 export { Skip, send, serve };
@@ -66,10 +67,36 @@ export function mediaPart(bedrock) {
   };
 }
 
-export function capabilities(declared, bedrock, ai) {
+export async function capabilities(declared, bedrock, ai) {
   const newer = ["usage_input_includes_cache", "cache_points"];
-  const own = typeof ai.Output?.object === "function" ? [...declared, "structured_output"] : declared;
+  const own = [...declared, ...typeof ai.Output?.object === "function" ? ["structured_output"] : [],
+    ...await keepsServedMetadata(bedrock) ? ["response_metadata"] : []];
   return olderSpecification(bedrock) ? own.filter((name) => !newer.includes(name)) : own;
+}
+
+// The metadata event's members that say how a turn was served, as the probe's answer carries them.
+const SERVED = { trace: { promptRouter: { invokedModelId: "probe-router-target" } }, serviceTier: { type: "flex" },
+  performanceConfig: { latency: "optimized" } };
+
+// Whether the release keeps the metadata event's trace, serviceTier and performanceConfig in its finish part's
+// providerMetadata.bedrock (4.0.0 keeps the trace alone; 4.0.159 and 5.x all three): the provider's own doStream on an
+// answer its fetch gets from the probe, nothing sent.
+async function keepsServedMetadata(bedrock) {
+  const fetch = answering([["messageStart", { role: "assistant" }], ["messageStop", { stopReason: "end_turn" }],
+    ["metadata", { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, metrics: { latencyMs: 1 }, ...SERVED }]]);
+  try {
+    const provider = bedrock.createAmazonBedrock({ region: "us-east-1", accessKeyId: "unused", secretAccessKey: "unused",
+      baseURL: "http://127.0.0.1:9", fetch });
+    const { stream } = await provider("probe").doStream({ prompt: [{ role: "user",
+      content: [{ type: "text", text: "probe" }] }] });
+    let finish = {};
+    for await (const part of stream) if (part.type === "finish") finish = part;
+    const [served] = metadataChunks(meta(finish));
+    return served?.invoked_model_id === SERVED.trace.promptRouter.invokedModelId
+      && served.service_tier === SERVED.serviceTier.type && served.latency === SERVED.performanceConfig.latency;
+  } catch {
+    return false; // a provider that cannot stream the probe's answer keeps nothing of it
+  }
 }
 
 // ai 4 gives each message of response.messages an id of its own per call (generateMessageId: 'msg-' and 24 random
@@ -264,6 +291,15 @@ export function usageChunk(usage, metadata) {
     cache_write_input_tokens: details.cacheWriteTokens ?? metadata?.usage?.cacheWriteInputTokens ?? 0 };
 }
 
+// How the service served the turn, as the provider keeps the metadata event in the finish part's
+// providerMetadata.bedrock (its trace, serviceTier and performanceConfig, as sent): a prompt router's invoked model,
+// the tier and the latency; nothing when it holds none of them.
+export function* metadataChunks(metadata) {
+  const chunk = { invoked_model_id: metadata?.trace?.promptRouter?.invokedModelId ?? null,
+    service_tier: metadata?.serviceTier?.type ?? null, latency: metadata?.performanceConfig?.latency ?? null };
+  if (Object.values(chunk).some((value) => value != null)) yield { type: "metadata", ...chunk };
+}
+
 export function* partChunks(part, state) {
   switch (part.type) {
     case "text-delta": {
@@ -318,6 +354,7 @@ export function* partChunks(part, state) {
       // Bedrock's own stopReason where the release keeps it (rawFinishReason), else the SDK's unified reason
       yield { type: "stop", reason: part.rawFinishReason ?? part.finishReason ?? null };
       yield usageChunk(part.totalUsage ?? part.usage, state.metadata);
+      yield* metadataChunks(state.metadata);
       break;
     case "error":
       yield errorChunk(part.error);
