@@ -4,6 +4,8 @@ native results, offline. Skipped when ``node`` is absent. The real packages run 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import js_shim
@@ -194,6 +196,37 @@ def test_a_documents_title_is_the_file_parts_filename(shim):
     _, (call,) = shim([turn([{"role": "user", "content": [document]}])], [{"parts": [], "messages": []}])
     assert call["messages"][0]["content"] == [
         {"type": "file", "mediaType": "text/plain", "data": "LSBh", "filename": "release-notes"}]
+
+
+def test_a_document_with_citations_enabled_asks_for_them_in_the_file_parts_options_beside_its_cache_point(shim):
+    document = {"type": "document", "title": "Returns policy", "citations": {"enabled": True},
+                "cache_control": {"type": "ephemeral"},
+                "source": {"type": "text", "media_type": "text/plain", "data": "Thirty days."}}
+    (hello, _), (call,) = shim([turn([{"role": "user", "content": [{"type": "text", "text": "How long?"}, document]}])],
+                               [{"parts": [], "messages": []}])
+    assert "citations" in hello[0]["capabilities"]
+    (_, part) = call["messages"][0]["content"]
+    assert bytes(part.pop("data").values()) == b"Thirty days."  # a plain-text source goes as its bytes
+    assert part == {"type": "file", "mediaType": "text/plain", "filename": "Returns policy", "providerOptions": {
+        "bedrock": {"citations": {"enabled": True}, "cachePoint": {"type": "default"}}}}
+
+
+def test_a_release_that_sends_no_citations_for_a_file_part_declares_none(shim):
+    """The probe's command (posted to the probe's own fetch) holds no document citations: 3.0.0's file parts have
+    no citations option."""
+    (hello,), _ = shim([], [], FAKE_AI_SDK_NO_CITATIONS="1")
+    assert "citations" not in hello[0]["capabilities"] and "response_metadata" in hello[0]["capabilities"]
+
+
+def test_search_results_in_a_tool_result_go_as_their_json_text(shim):
+    found = {"type": "search_result", "source": "https://docs.example.com/returns", "title": "Returns policy",
+             "content": [{"type": "text", "text": "Thirty days."}], "citations": {"enabled": True}}
+    opening = [{"role": "user", "content": "Hi"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_9", "name": "read_file", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_9", "content": [found]}]}]
+    _, (call,) = shim([turn(opening)], [{"parts": [], "messages": []}])
+    (text,) = call["messages"][2]["content"][0]["output"]["value"]
+    assert text["type"] == "text" and json.loads(text["text"]) == found
 
 
 def test_media_in_a_tool_result_go_as_file_parts_of_a_content_output(shim):

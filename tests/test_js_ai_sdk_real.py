@@ -26,8 +26,9 @@ def test_certify_ai_sdk_passes_the_core_suite_on_the_newest_release(tmp_path):
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["adapter"]["name"] == "ai-sdk" and report["summary"]["pass"] == len(report["results"]) >= 6
-    # the probe's event stream, decoded by the real provider, finds the metadata members its finish part keeps
-    assert "response_metadata" in report["adapter"]["capabilities"]
+    # the probes on the real provider: its finish part keeps the metadata members of the probe's event stream, and
+    # its command sends the document's citations setting
+    assert {"response_metadata", "citations"} <= set(report["adapter"]["capabilities"])
     assert not [p for p in tmp_path.iterdir() if p.name in ("node_modules", "package.json")]  # nothing in the project
     assert any(Path(cache).glob("@ai-sdk+amazon-bedrock@*/node_modules/ai/package.json"))
 

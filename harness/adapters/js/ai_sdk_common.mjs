@@ -70,33 +70,52 @@ export function mediaPart(bedrock) {
 export async function capabilities(declared, bedrock, ai) {
   const newer = ["usage_input_includes_cache", "cache_points"];
   const own = [...declared, ...typeof ai.Output?.object === "function" ? ["structured_output"] : [],
-    ...await keepsServedMetadata(bedrock) ? ["response_metadata"] : []];
+    ...await keepsServedMetadata(bedrock) ? ["response_metadata"] : [],
+    ...await asksForCitations(bedrock) ? ["citations"] : []];
   return olderSpecification(bedrock) ? own.filter((name) => !newer.includes(name)) : own;
 }
 
 // The metadata event's members that say how a turn was served, as the probe's answer carries them.
 const SERVED = { trace: { promptRouter: { invokedModelId: "probe-router-target" } }, serviceTier: { type: "flex" },
   performanceConfig: { latency: "optimized" } };
+const ANSWER = [["messageStart", { role: "assistant" }], ["messageStop", { stopReason: "end_turn" }],
+  ["metadata", { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, metrics: { latencyMs: 1 }, ...SERVED }]];
 
-// Whether the release keeps the metadata event's trace, serviceTier and performanceConfig in its finish part's
-// providerMetadata.bedrock (4.0.0 keeps the trace alone; 4.0.159 and 5.x all three): the provider's own doStream on an
-// answer its fetch gets from the probe, nothing sent.
-async function keepsServedMetadata(bedrock) {
-  const fetch = answering([["messageStart", { role: "assistant" }], ["messageStop", { stopReason: "end_turn" }],
-    ["metadata", { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, metrics: { latencyMs: 1 }, ...SERVED }]]);
+// The provider's own doStream on a user message of `content` (its prompt parts), answered by the probe's fetch with
+// ANSWER, nothing sent: {request: the Converse command it posted, finish: its finish part}, or null where it throws.
+async function probe(bedrock, content) {
+  const requests = [], answer = answering(ANSWER);
+  const fetch = (url, init) => { requests.push(typeof init?.body === "string" ? JSON.parse(init.body) : null); return answer(); };
   try {
     const provider = bedrock.createAmazonBedrock({ region: "us-east-1", accessKeyId: "unused", secretAccessKey: "unused",
       baseURL: "http://127.0.0.1:9", fetch });
-    const { stream } = await provider("probe").doStream({ prompt: [{ role: "user",
-      content: [{ type: "text", text: "probe" }] }] });
+    const { stream } = await provider("probe").doStream({ prompt: [{ role: "user", content }] });
     let finish = {};
     for await (const part of stream) if (part.type === "finish") finish = part;
-    const [served] = metadataChunks(meta(finish));
-    return served?.invoked_model_id === SERVED.trace.promptRouter.invokedModelId
-      && served.service_tier === SERVED.serviceTier.type && served.latency === SERVED.performanceConfig.latency;
+    return { request: requests[0], finish };
   } catch {
-    return false; // a provider that cannot stream the probe's answer keeps nothing of it
+    return null; // a provider that cannot take the probe's turn has none of what it asks
   }
+}
+
+// Whether the release keeps the metadata event's trace, serviceTier and performanceConfig in its finish part's
+// providerMetadata.bedrock (4.0.0 keeps the trace alone; 4.0.159 and 5.x all three).
+async function keepsServedMetadata(bedrock) {
+  const found = await probe(bedrock, [{ type: "text", text: "probe" }]);
+  const [served] = metadataChunks(meta(found?.finish ?? {}));
+  return served?.invoked_model_id === SERVED.trace.promptRouter.invokedModelId
+    && served.service_tier === SERVED.serviceTier.type && served.latency === SERVED.performanceConfig.latency;
+}
+
+const PROBE_TEXT = new TextEncoder().encode("probe");
+
+// Whether the release sends a document with citations enabled when its file part asks for them (the documented
+// file-part option providerOptions.bedrock.citations, from the 3.0.x line on; 3.0.0 has none).
+async function asksForCitations(bedrock) {
+  const found = await probe(bedrock, [{ type: "text", text: "probe" }, { type: "file", mediaType: "text/plain",
+    filename: "probe", data: olderSpecification(bedrock) || specification(bedrock) === "v3" ? PROBE_TEXT
+      : { type: "data", data: PROBE_TEXT }, ...citationOptions({ enabled: true }) }]); // v4 tags a file part's data
+  return Boolean(found?.request?.messages?.[0]?.content?.some((block) => block.document?.citations?.enabled === true));
 }
 
 // ai 4 gives each message of response.messages an id of its own per call (generateMessageId: 'msg-' and 24 random
@@ -134,6 +153,9 @@ function resultPart(part, media) {
   if ("text" in part) return { type: "text", text: part.text };
   if ("json" in part) return { type: "text", text: JSON.stringify(part.json) };
   if (part.type === "image" || part.type === "document") return media(part);
+  // the provider's tool results hold no search result (convertToolResultOutput): a RAG tool's results go as the JSON
+  // text an application's tool returns
+  if (part.type === "search_result") return { type: "text", text: JSON.stringify(part) };
   throw new Error(`unsupported tool result part ${JSON.stringify(part.type)}`);
 }
 
@@ -167,8 +189,19 @@ export function systemPrompt(system, older) {
   return system.map((block) => ({ role: "system", content: block.text, ...cacheOptions(block.cache_control) }));
 }
 
+// A document's citations setting as the file part's documented option (providerOptions.bedrock.citations), which
+// the provider sends as the document's citations {enabled: true}.
+export const citationOptions = (citations) => citations ? { providerOptions: { bedrock: { citations } } } : {};
+
+// Options for the provider, merged under providerOptions.bedrock.
+const merged = (...options) => {
+  const bedrock = Object.assign({}, ...options.map((option) => option.providerOptions?.bedrock ?? {}));
+  return Object.keys(bedrock).length ? { providerOptions: { bedrock } } : {};
+};
+
 function userPart(block, older) {
-  return older ? olderUserPart(block) : { ...currentUserPart(block), ...cacheOptions(block.cache_control) };
+  return older ? olderUserPart(block)
+    : { ...currentUserPart(block), ...merged(citationOptions(block.citations), cacheOptions(block.cache_control)) };
 }
 
 function olderUserPart(block) {
@@ -182,8 +215,10 @@ function olderUserPart(block) {
 function currentUserPart(block) {
   if (block.type === "text") return { type: "text", text: block.text };
   if (block.type === "image" || block.type === "document") {
-    // a document's title is the file part's filename, which the provider sends (sanitized) as the document's name
-    return { type: "file", mediaType: block.source.media_type, data: block.source.data,
+    // a document's title is the file part's filename, which the provider sends (sanitized) as the document's name;
+    // a plain-text source is the text's bytes (the file part's data is base64 or bytes)
+    const data = block.source.type === "text" ? new TextEncoder().encode(block.source.data) : block.source.data;
+    return { type: "file", mediaType: block.source.media_type, data,
       ...(block.type === "document" && block.title != null ? { filename: block.title } : {}) };
   }
   throw new Error(`unsupported user content block ${JSON.stringify(block.type)}`);
