@@ -246,3 +246,44 @@ def test_strands_ts_resolves_to_the_shim_on_the_folder_the_environment_names(tmp
         assert adapter.argv[1].endswith("strands_ts.mjs")
     finally:
         adapter.close()
+
+
+CITATION = {"location": {"type": "documentChar", "documentIndex": 0, "start": 0, "end": 11}, "source": "",
+            "title": "Returns policy", "sourceContent": [{"text": "Thirty days."}]}
+BEDROCK_CITATION = {"location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 11}}, "source": "",
+                    "title": "Returns policy", "sourceContent": [{"text": "Thirty days."}]}
+
+
+def test_a_citation_delta_is_a_citation_chunk_in_bedrocks_shape_and_the_cited_block_a_text_with_citations(shim):
+    text = lambda t: {"type": "modelContentBlockDeltaEvent", "delta": {"type": "textDelta", "text": t}}  # noqa: E731
+    cited = {"events": [text("Per the policy, "), STOP_BLOCK,
+                        {"type": "modelContentBlockDeltaEvent", "delta": {"type": "citationsDelta",
+                                                                          "citations": [CITATION], "content": []}},
+                        text("thirty days."), STOP_BLOCK, {"type": "modelMessageStopEvent", "stopReason": "endTurn"}],
+             "message": {"role": "assistant", "content": [{"text": "Per the policy, "}, {"citations": {
+                 "citations": [{**CITATION, "location": {"type": "searchResult", "searchResultIndex": 1, "start": 0,
+                                                         "end": 0}}],
+                 "content": [{"text": "thirty days."}]}}]}, "stopReason": "endTurn"}
+    (hello, answer), _ = shim([turn([{"role": "user", "content": "How long?"}])], [cited])
+    assert "citations" in hello[0]["capabilities"]
+    assert chunks(answer)[:3] == [{"type": "text", "index": -1, "text": "Per the policy, "},
+                                  {"type": "citation", "index": -1, "citation": BEDROCK_CITATION},
+                                  {"type": "text", "index": -1, "text": "thirty days."}]
+    assert chunks(answer)[-1]["message"]["content"] == [{"type": "text", "text": "Per the policy, "}, {
+        "type": "text", "text": "thirty days.", "citations": [{**BEDROCK_CITATION, "location": {
+            "searchResultLocation": {"searchResultIndex": 1, "start": 0, "end": 0}}}]}]
+
+
+def test_a_document_goes_as_document_block_data_with_its_text_source_and_citations_setting(shim):
+    document = {"type": "document", "title": "Returns policy", "citations": {"enabled": True},
+                "source": {"type": "text", "media_type": "text/plain", "data": "Thirty days."}}
+    _, (call,) = shim([turn([{"role": "user", "content": [{"type": "text", "text": "How long?"}, document]}])],
+                      [ANSWER])
+    assert call["messages"][0]["content"][1] == {"document": {"name": "Returns policy", "format": "txt",
+                                                              "source": {"text": "Thirty days."},
+                                                              "citations": {"enabled": True}}}
+
+
+def test_a_release_without_citations_blocks_declares_no_citations(shim):
+    (hello,), _ = shim([], [], FAKE_STRANDS_OLD="1")
+    assert "citations" not in hello[0]["capabilities"]

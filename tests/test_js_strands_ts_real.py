@@ -79,3 +79,17 @@ def test_a_reproductions_app_mjs_run_on_the_releases_its_readme_installs_shows_t
     assert "the agent runs its tools now" not in ran.stdout
     messages = json.loads(ran.stdout.split("the agent's messages:", 1)[1])
     assert any("toolUse" in block for block in messages[-1]["content"])
+
+
+def test_the_newest_release_streams_a_documents_citation_as_a_citation_chunk(tmp_path):
+    """edge/document-citations through the real SDK: the Agent's loop cannot take the second turn's question (a skip),
+    but its first turn, judged before that, holds the citation in Bedrock's shape; only the SDK's empty source for
+    a citation Bedrock sent without one differs (certification/strands-ts.md)."""
+    done, report = _certify(tmp_path, "--adapter", "strands-ts", "--scenario", "edge/document-citations",
+                            "--cache-dir", str(_cache(tmp_path)))
+    assert done.returncode == 0, done.stderr
+    (result,) = report["results"]
+    assert "citations" in report["adapter"]["capabilities"] and result["status"] == "skip"
+    stream_diff = result["turns"][0]["diff"].split("\n\n")[0].splitlines()
+    assert stream_diff == ["edge/document-citations turn 0 chunk 1 (citation): expected no citation.source / actual "
+                           "citation.source ''"]

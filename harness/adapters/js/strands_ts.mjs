@@ -30,6 +30,9 @@ if (CACHE_POINTS) CAPABILITIES.push("cache_points");
 // Images and documents in a tool result: ToolResultBlock.fromJSON takes both (the 0.1 fallback builds none).
 if (typeof strands.ToolResultBlock.fromJSON === "function") CAPABILITIES.push("tool_result_media");
 CAPABILITIES.push("guardrail"); // the BedrockModel's guardrailConfig
+// Citations: a DocumentBlock's citations setting, the model's citationsDelta events and the assembled CitationsBlock
+// (sent back as citationsContent).
+if (typeof strands.CitationsBlock === "function") CAPABILITIES.push("citations");
 const LOOP_ENDED = "agent_loop_ended";
 
 // ---- never a real AWS host ----
@@ -103,8 +106,11 @@ function model(turn, endpoint) {
 const FORMATS = { "image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
   "text/html": "html" };
+// A document as the SDK's DocumentBlock data: a plain-text source as its text (DocumentBlock takes {text}), its
+// citations setting as it is.
 const documentData = (block) => ({ document: { name: block.title, format: DOCUMENT_FORMATS[block.source.media_type],
-  source: { bytes: block.source.data } } });
+  source: block.source.type === "text" ? { text: block.source.data } : { bytes: block.source.data },
+  ...(block.citations ? { citations: block.citations } : {}) } });
 const image = (block) => ({ image: { format: FORMATS[block.source.media_type], source: { bytes: block.source.data } } });
 const blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content ?? [];
 
@@ -165,8 +171,19 @@ function* eventChunks(event, call) {
   }
 }
 
+// The SDK's citation (a location with a type field, CitationLocation) in Bedrock's CitationsDelta shape (the
+// location's kind as its key; the SDK's searchResult is Bedrock's searchResultLocation), its fields as the SDK holds them.
+function bedrockCitation(citation) {
+  const { type, ...place } = citation.location ?? {};
+  const { location: _, ...rest } = citation;
+  return { ...rest, ...(type ? { location: { [type === "searchResult" ? "searchResultLocation" : type]: place } } : {}) };
+}
+
 function* deltaChunks(delta, index) {
   if (delta.type === "textDelta") yield { type: "text", index, text: delta.text };
+  if (delta.type === "citationsDelta") { // the text it cites streams as textDelta events of the same block
+    for (const citation of delta.citations ?? []) yield { type: "citation", index, citation: bedrockCitation(citation) };
+  }
   if (delta.type === "toolUseInputDelta") yield { type: "tool_call", index, input_delta: delta.input };
   if (delta.type !== "reasoningContentDelta") return;
   if (delta.text) yield { type: "reasoning", index, text: delta.text };
@@ -195,6 +212,10 @@ const fields = (block) => Object.fromEntries(Object.entries(block).filter(([key,
 function anthropicBlock(block) {
   const held = fields(block);
   if (block.type === "textBlock") return { type: "text", text: block.text };
+  if (block.type === "citationsBlock") { // the cited text with its citations, as the harness's text block holds them
+    return { type: "text", text: (block.content ?? []).map((part) => part.text ?? "").join(""),
+      citations: (block.citations ?? []).map(bedrockCitation) };
+  }
   if (block.type === "toolUseBlock") {
     const names = { toolUseId: "id", name: "name", input: "input" };
     return { type: "tool_use", ...Object.fromEntries(Object.entries(held).map(([k, v]) => [names[k] ?? k, v])) };
