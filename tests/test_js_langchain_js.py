@@ -158,6 +158,20 @@ def test_a_document_is_langchains_standard_file_block_named_by_its_title(shim):
                                                         "metadata": {"name": "release-notes"}}]
 
 
+def test_a_document_asking_for_citations_is_bedrocks_own_document_block_with_its_text_or_bytes(shim):
+    text = {"type": "document", "title": "Returns policy", "citations": {"enabled": True},
+            "source": {"type": "text", "media_type": "text/plain", "data": "Thirty days."}}
+    pdf = {"type": "document", "title": "spec", "citations": {"enabled": True},
+           "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}
+    (hello, _), (call,) = shim([turn([{"role": "user", "content": [text, pdf]}])], [{"chunks": [STOP]}])
+    assert "citations" in hello[0]["capabilities"]
+    cited, binary = call["messages"][-1]["data"]["content"]
+    assert cited == {"type": "document", "document": {"name": "Returns policy", "format": "txt",
+                                                      "source": {"text": "Thirty days."}, "citations": {"enabled": True}}}
+    assert binary["document"]["format"] == "pdf" and binary["document"]["citations"] == {"enabled": True}
+    assert bytes(binary["document"]["source"]["bytes"]["data"]) == b"%PD"  # the base64 source as its bytes
+
+
 def test_media_in_a_tool_result_are_the_blocks_a_human_message_takes(shim):
     (hello, _), (call,) = shim([turn(MEDIA_RESULT_OPENING)], [{"chunks": [STOP]}])
     assert "tool_result_media" in hello[0]["capabilities"]

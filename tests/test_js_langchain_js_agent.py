@@ -43,6 +43,7 @@ def test_hello_names_the_agent_without_parity(shim):
     (hello,), _ = shim([], [])
     assert hello[0]["name"] == "langchain-js-agent" and hello[0]["version"] == "9.9.9-fake"
     assert "non_streaming" not in hello[0]["capabilities"] and "own_history" in hello[0]["capabilities"]
+    assert "citations" in hello[0]["capabilities"]  # the loop's model takes Bedrock's own document block
 
 
 def test_a_turn_ends_while_the_tool_waits_and_its_result_comes_back_from_the_tool(shim):

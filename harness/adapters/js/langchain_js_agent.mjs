@@ -29,7 +29,7 @@ const { agents, messages: lc } = packages;
 
 const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "redacted_reasoning",
   "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache", "cache_points", "tool_result_media"];
+  "usage_input_includes_cache", "cache_points", "tool_result_media", "citations"];
 const MODEL_NODE = "model_request"; // createAgent's model node (AGENT_NODE_NAME)
 const RECURSION_LIMIT = 10000; // the scenario, not LangGraph's step limit, ends a conversation
 

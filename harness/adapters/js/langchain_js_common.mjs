@@ -20,7 +20,7 @@ export async function load(program, entry = "bedrock-harness-langchain-js.mjs") 
 // What a model call per turn declares (`.stream` and `streamEvents`, each with `.invoke` for parity).
 export const CAPABILITIES = ["text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature",
   "redacted_reasoning", "usage", "cache_usage", "stop_reason", "round_trip", "errors", "streaming", "own_history",
-  "usage_input_includes_cache", "non_streaming", "cache_points", "tool_result_media"];
+  "usage_input_includes_cache", "non_streaming", "cache_points", "tool_result_media", "citations"];
 
 // `base` and service_tier where the model has the serviceTier field, guardrail where it has guardrailConfig (a probe
 // model: building one sends nothing).
@@ -154,8 +154,20 @@ export function resultContent(content) {
     : p.type === "image" || p.type === "document" ? userPart(p) : p);
 }
 
+const DOCUMENT_FORMATS = { "application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md", "text/csv": "csv",
+  "text/html": "html" };
+
+// A document asking for citations as Bedrock's own document block, which @langchain/aws passes on as it is
+// (convertLangChainContentBlockToConverseContentBlock: `{type: "document", document}`): LangChain's standard file
+// block has no citations setting. A plain-text source goes as its text, a base64 one as its bytes.
+const citedDocument = (block) => ({ type: "document", document: { name: block.title,
+  format: DOCUMENT_FORMATS[block.source.media_type],
+  source: block.source.type === "text" ? { text: block.source.data } : { bytes: Buffer.from(block.source.data, "base64") },
+  citations: block.citations } });
+
 export function userPart(block) {
   if (block.type === "image") return { type: "image_url", image_url: { url: `data:${block.source.media_type};base64,${block.source.data}` } };
+  if (block.type === "document" && block.citations) return citedDocument(block);
   if (block.type === "document") { // LangChain's standard file block; its metadata name is the document's name
     return { type: "file", source_type: "base64", mime_type: block.source.media_type, data: block.source.data,
       metadata: { name: block.title } };
