@@ -56,6 +56,18 @@ def test_certify_langchain_js_blocks_fails_as_its_baseline_says(tmp_path):
                                                                         "core/smoke-text": "xfail"}
 
 
+def test_a_document_asking_for_citations_reaches_bedrock_as_asked_and_its_citation_breaks_the_stream(tmp_path):
+    """edge/document-citations on the newest release: Bedrock's own document block goes through the library as the
+    golden request has it (source text, citations enabled), and the citation delta ends the stream in the library's
+    error (certification/langchain-js.md)."""
+    done, report = certify(tmp_path, "--scenario", "edge/document-citations")
+    (result,) = report["results"]
+    assert "citations" in report["adapter"]["capabilities"] and result["status"] == "fail", done.stderr
+    (turn,) = result["turns"]
+    assert not turn["request_diffs"] and not turn["request_problems"]
+    assert "Unsupported content block type(s)" in turn["diff"] and '"citation"' in turn["diff"]
+
+
 def test_the_agent_path_catches_the_start_chunk_that_1_0_0_never_streams(tmp_path):
     # @langchain/aws 1.0.0 yields a tool call's start chunk without handleLLMNewToken, which feeds LangGraph's messages
     # stream: .stream() never shows it, createAgent's stream does (certification/langchain-js.md, F-agent-1)

@@ -254,8 +254,11 @@ BEDROCK_CITATION = {"location": {"documentChar": {"documentIndex": 0, "start": 0
                     "title": "Returns policy", "sourceContent": [{"text": "Thirty days."}]}
 
 
+def text(delta: str) -> dict:
+    return {"type": "modelContentBlockDeltaEvent", "delta": {"type": "textDelta", "text": delta}}
+
+
 def test_a_citation_delta_is_a_citation_chunk_in_bedrocks_shape_and_the_cited_block_a_text_with_citations(shim):
-    text = lambda t: {"type": "modelContentBlockDeltaEvent", "delta": {"type": "textDelta", "text": t}}  # noqa: E731
     cited = {"events": [text("Per the policy, "), STOP_BLOCK,
                         {"type": "modelContentBlockDeltaEvent", "delta": {"type": "citationsDelta",
                                                                           "citations": [CITATION], "content": []}},
