@@ -4,6 +4,7 @@ native results, offline. Skipped when ``node`` is absent. The real packages run 
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -379,3 +380,27 @@ def test_ai_4_tool_results_with_parts_go_as_experimental_content(shim):
     (result,) = call["messages"][2]["content"]
     assert result["experimental_content"] == [{"type": "text", "text": "a"},
                                               {"type": "image", "data": "iVBO", "mimeType": "image/png"}]
+
+
+def test_the_probes_event_stream_frames_carry_bedrocks_prelude_and_crcs():
+    """eventstream.mjs (the probe's answer): each message's lengths and CRC32s as bedrock-wire.md §4 frames them, the
+    CRC computed here where Node has no zlib.crc32 (before 20.15) equal to zlib's."""
+    import subprocess
+    import zlib
+
+    from harness.adapters.js.launch import shipped
+
+    script = (f"const m = await import({json.dumps(shipped('eventstream.mjs').as_uri())});"
+              "const bytes = Buffer.from('bedrock-harness probe');"
+              "process.stdout.write(JSON.stringify({frame: m.frame('metadata', {usage: {inputTokens: 1}}).toString('base64'),"
+              " table: m.tableCrc32(bytes)}));")
+    done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["table"] == zlib.crc32(b"bedrock-harness probe")
+    frame = base64.b64decode(found["frame"])
+    total, headers = int.from_bytes(frame[:4], "big"), int.from_bytes(frame[4:8], "big")
+    assert total == len(frame) and int.from_bytes(frame[8:12], "big") == zlib.crc32(frame[:8])
+    assert int.from_bytes(frame[-4:], "big") == zlib.crc32(frame[:-4])
+    assert json.loads(frame[12 + headers:-4]) == {"usage": {"inputTokens": 1}}
+    assert b":event-type" in frame[12:12 + headers] and b"metadata" in frame[12:12 + headers]

@@ -3,7 +3,20 @@
 // release makes of an event's members, where the API's shape cannot tell (bedrock-wire.md §4: prelude, headers,
 // payload, each message closed by a CRC32).
 
-import { crc32 } from "node:zlib";
+import * as zlib from "node:zlib";
+
+// CRC-32 (IEEE), zlib's where Node has it (20.15 and 22.2 on), else computed here for the Node 20 releases before.
+const TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+export function tableCrc32(bytes) {
+  let c = 0xffffffff;
+  for (const byte of bytes) c = TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+const crc32 = zlib.crc32 ?? tableCrc32;
 
 const uint = (bytes, value) => {
   const out = Buffer.alloc(bytes);
