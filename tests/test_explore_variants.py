@@ -24,17 +24,7 @@ from harness.suite.scenario import load_scenario  # noqa: E402
 
 EVERY = {**VARIANTS, **PLANTED}
 DEFAULT = ("no_tool_calls", "third_call_after_text")
-# Variants explore cannot find by design, each with the one-line reason (strict: finding one turns the test red).
-BY_DESIGN = {
-    "unsigned_reasoning_for_every_model": "the unsigned reasoning it sends back to Claude without thinking or to Nova "
-                                          "comes only from another model's turn in the history (a conversation that "
-                                          "switches models); a drawn conversation is one family's, whose own reasoning "
-                                          "is signed (Claude), taken back (gpt-oss), refused back by no rule (Kimi) or "
-                                          "never streamed (Nova)",
-}
-CHOSEN = [pytest.param(key, marks=pytest.mark.xfail(strict=True, reason=f"by design: {BY_DESIGN[key]}"))
-          if key in BY_DESIGN else key
-          for key in (sorted(EVERY) if os.environ.get("BEDROCK_EXPLORE_VARIANTS") else DEFAULT)]
+CHOSEN = sorted(EVERY) if os.environ.get("BEDROCK_EXPLORE_VARIANTS") else DEFAULT
 
 
 def correct(cls) -> object:
