@@ -1,4 +1,4 @@
-"""`bedrock-harness repro` (harness/studies/repro.py, harness/cli/repro.py, harness/adapters/apps.py): a reproduction
+"""`bedrock-harness repro` (harness/studies/repro.py, harness/cli/repro.py, harness/adapters/apps/): a reproduction
 folder that reproduces its finding when run, stops reproducing it on a fixed release, and says when the library fails
 otherwise; written from a run of a planted broken adapter, of a fake library's releases, or from a committed report."""
 
