@@ -232,6 +232,22 @@ def test_a_strands_reproduction_holds_the_models_own_stream_and_shows_the_findin
     assert '"name": "read_file",\n        "input": {}' in assembled
 
 
+def written_app(tmp_path: Path, report: str, scenario_id: str) -> tuple[Path, str]:
+    """The reproduction folder of ``scenario_id``'s cell in ``certification/REPORT.json`` and its app script's text,
+    checked to parse (Python's compile, ``node --check`` where node is installed)."""
+    out = tmp_path / report
+    done = repro(scenario_id, "--report", str(ROOT / "certification" / f"{report}.json"), "--out", str(out))
+    assert done.exit_code == 0, done.output
+    script = next(path for path in (out / "app.py", out / "app.mjs") if path.exists())
+    app = script.read_text()
+    if script.suffix == ".py":
+        compile(app, "app.py", "exec")
+    elif shutil.which("node"):
+        checked = subprocess.run(["node", "--check", str(script)], capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stderr
+    return out, app
+
+
 def test_the_serve_line_carries_the_scenarios_faults_which_the_cassette_does_not_hold(tmp_path):
     """A cut stream is a fault the server applies on replay: the README's serve line gives it as --fault (and the
     line without an app says so too), or the library would be watched on the whole stream."""
@@ -248,12 +264,7 @@ def test_a_pydantic_ai_reproduction_holds_the_direct_apis_calls_and_shows_the_fi
     """The app.py of a pydantic-ai cell: BedrockConverseModel through model_request_stream_sync and
     model_request_sync, written without pydantic-ai installed; where it is installed, run against the cut stream the
     README serves, it shows the truncated response handed over as complete (finish_reason None, a partial call)."""
-    out = tmp_path / "pydantic-ai"
-    done = repro("faults/truncated-stream", "--report", str(ROOT / "certification" / "pydantic-ai.json"),
-                 "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app = (out / "app.py").read_text()
-    compile(app, "app.py", "exec")
+    out, app = written_app(tmp_path, "pydantic-ai", "faults/truncated-stream")
     assert "model_request_stream_sync(model, history, model_settings=SETTINGS" in app
     assert "SETTINGS = {'max_tokens': 1024, 'temperature': 0, 'tool_choice': 'auto'}" in app
     pytest.importorskip("pydantic_ai")
@@ -267,12 +278,7 @@ def test_a_llama_index_reproduction_holds_the_llms_own_calls_and_shows_the_findi
     """The app.py of a LlamaIndex cell: BedrockConverse.stream_chat_with_tools and chat_with_tools, written without
     LlamaIndex installed; where it is installed, run against the recorded stream, it shows the tool call whose id is
     "" (the start had no toolUseId) and the non-streamed call's KeyError."""
-    out = tmp_path / "llama-index"
-    done = repro("faults/missing-tool-use-id", "--report", str(ROOT / "certification" / "llama-index.json"),
-                 "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app = (out / "app.py").read_text()
-    compile(app, "app.py", "exec")
+    out, app = written_app(tmp_path, "llama-index", "faults/missing-tool-use-id")
     assert "llm.stream_chat_with_tools(tools, chat_history=history" in app
     assert "'model': 'us.anthropic.claude-sonnet-4-20250514-v1:0'" in app
     pytest.importorskip("llama_index.llms.bedrock_converse")
@@ -285,12 +291,7 @@ def test_a_haystack_reproduction_holds_the_generators_own_runs_and_shows_the_fin
     """The app.py of a Haystack cell: AmazonBedrockChatGenerator.run with a streaming callback, then without, written
     without Haystack installed; where it is installed, run against the recorded stream, its reply holds the server
     tool's call as a client tool call a ToolInvoker would run."""
-    out = tmp_path / "haystack"
-    done = repro("edge/server-tool-then-client-tool", "--report", str(ROOT / "certification" / "haystack.json"),
-                 "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app = (out / "app.py").read_text()
-    compile(app, "app.py", "exec")
+    out, app = written_app(tmp_path, "haystack", "edge/server-tool-then-client-tool")
     assert "generator.run(messages, tools=tools, streaming_callback=chunk_shown)" in app
     assert "os.environ[\"AWS_ENDPOINT_URL_BEDROCK_RUNTIME\"] = sys.argv[1]" in app
     pytest.importorskip("haystack_integrations.components.generators.amazon_bedrock")
@@ -303,19 +304,14 @@ def test_an_ai_sdk_reproduction_holds_stream_text_and_generate_text_for_the_repo
     """The app.mjs of an AI SDK cell, written from the committed report without npm: streamText then generateText on
     turn 0, for the npm releases the report ran, which the README installs; node parses it (the real run is
     tests/test_js_ai_sdk_real.py)."""
-    out = tmp_path / "ai-sdk"
-    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "ai-sdk.json"), "--out", str(out))
-    assert done.exit_code == 0, done.output
+    out, app = written_app(tmp_path, "ai-sdk", "edge/max-tokens-mid-tool")
     packages = json.loads((ROOT / "certification" / "ai-sdk.json").read_text())["adapter"]["packages"]
     install = "npm install " + " ".join(f"{name}@{version}" for name, version in sorted(packages.items()))
-    app, readme = (out / "app.mjs").read_text(), (out / "README.md").read_text()
+    readme = (out / "README.md").read_text()
     assert not (out / "app.py").exists()
     assert f"//   {install}\n" in app and f"{install}\nbedrock-harness serve --paired" in readme
     assert "node app.mjs URL" in readme and "const result = streamText({ ...call" in app
     assert '"maxOutputTokens": 64' in app and '"toolChoice": "auto"' in app
-    if shutil.which("node"):
-        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
-        assert checked.returncode == 0, checked.stderr
 
 
 def test_an_ai_sdk_report_of_ai_4_gets_no_app_script(tmp_path):
@@ -333,22 +329,12 @@ def test_an_ai_sdk_report_of_ai_4_gets_no_app_script(tmp_path):
 def test_a_langchain_js_reproduction_holds_the_models_stream_and_invoke_for_the_reports_releases(tmp_path):
     """The app.mjs of a LangChain.js cell, written from the committed report without npm: ChatBedrockConverse with
     its tools bound, streamed and concatenated, then invoked; node parses it."""
-    out = tmp_path / "langchain-js"
-    done = repro("core/interleaved-text", "--report", str(ROOT / "certification" / "langchain-js.json"),
-                 "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app, readme = (out / "app.mjs").read_text(), (out / "README.md").read_text()
+    out, app = written_app(tmp_path, "langchain-js", "core/interleaved-text")
     packages = json.loads((ROOT / "certification" / "langchain-js.json").read_text())["adapter"]["packages"]
-    assert all(f"{name}@{version}" in readme for name, version in packages.items())
+    assert all(f"{name}@{version}" in (out / "README.md").read_text() for name, version in packages.items())
     assert "chat.bindTools(TOOLS" in app and "summed.concat(chunk)" in app and "model.invoke(messages)" in app
-    blocks = tmp_path / "langchain-js-blocks"
-    done = repro("core/smoke-text", "--report", str(ROOT / "certification" / "langchain-js-blocks.json"),
-                 "--out", str(blocks))
-    assert done.exit_code == 0, done.output
-    assert "const stream = chat.streamEvents(messages" in (blocks / "app.mjs").read_text()
-    if shutil.which("node"):
-        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
-        assert checked.returncode == 0, checked.stderr
+    _, blocks = written_app(tmp_path, "langchain-js-blocks", "core/smoke-text")
+    assert "const stream = chat.streamEvents(messages" in blocks
 
 
 def test_a_strands_ts_reproduction_holds_the_agents_stream_for_the_reports_releases(tmp_path):
@@ -357,16 +343,9 @@ def test_a_strands_ts_reproduction_holds_the_agents_stream_for_the_reports_relea
     from harness.adapters.apps import app_for
     from harness.suite.scenario import load_scenario
 
-    out = tmp_path / "strands-ts"
-    done = repro("edge/end-turn-with-tool-use", "--report", str(ROOT / "certification" / "strands-ts.json"),
-                 "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app = (out / "app.mjs").read_text()
+    out, app = written_app(tmp_path, "strands-ts", "edge/end-turn-with-tool-use")
     assert "new Agent({ model, messages: MESSAGES.slice(0, -1), tools: TOOLS.map(scenarioTool)" in app
     assert '"modelId": "us.anthropic.claude-sonnet-4-20250514-v1:0"' in app
-    if shutil.which("node"):
-        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
-        assert checked.returncode == 0, checked.stderr
     scenario = load_scenario(ROOT / "suites" / "edge" / "end-turn-with-tool-use.yaml", ROOT / "suites")
     assert app_for("strands-ts", scenario, {"@strands-agents/sdk": "0.7.0"}) is None
 
@@ -374,26 +353,15 @@ def test_a_strands_ts_reproduction_holds_the_agents_stream_for_the_reports_relea
 def test_a_cline_reproduction_holds_the_gateways_agent_model_stream(tmp_path):
     """The app.mjs of a Cline cell, written from the committed report without npm: a gateway with the Bedrock
     provider, its agent model, model.stream's events; node parses it."""
-    out = tmp_path / "cline"
-    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "cline.json"), "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app = (out / "app.mjs").read_text()
+    out, app = written_app(tmp_path, "cline", "edge/max-tokens-mid-tool")
     assert 'import { createGateway } from "@cline/llms";' in app and "await model.stream({ ...REQUEST, messages })" in app
     assert '"maxTokens": 64' in app and "@cline/llms@0.0.86" in (out / "README.md").read_text()
-    if shutil.which("node"):
-        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
-        assert checked.returncode == 0, checked.stderr
 
 
 def test_a_langchain_aws_agent_reproduction_holds_create_agents_stream_and_shows_the_finding(tmp_path):
     """The app.py of a langchain-aws-agent cell: create_agent over ChatBedrockConverse, streamed to its tools;
     where langchain is installed, the message the model node adds holds the cut call with its truncated path."""
-    out = tmp_path / "langchain-aws-agent"
-    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "langchain-aws-agent.json"),
-                 "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app = (out / "app.py").read_text()
-    compile(app, "app.py", "exec")
+    out, app = written_app(tmp_path, "langchain-aws-agent", "edge/max-tokens-mid-tool")
     assert "agent = create_agent(model, tools=tools)" in app
     pytest.importorskip("langchain.agents")
     ran = run_app(out, "edge/max-tokens-mid-tool")
@@ -404,12 +372,7 @@ def test_a_langchain_aws_agent_reproduction_holds_create_agents_stream_and_shows
 def test_a_strands_agent_reproduction_holds_the_agents_stream_and_shows_the_finding(tmp_path):
     """The app.py of a strands-agent cell: Agent.stream_async; where strands is installed, the agent appends the
     cut call with input {} and raises MaxTokensReachedException."""
-    out = tmp_path / "strands-agent"
-    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / "strands-agent.json"),
-                 "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app = (out / "app.py").read_text()
-    compile(app, "app.py", "exec")
+    out, app = written_app(tmp_path, "strands-agent", "edge/max-tokens-mid-tool")
     assert "events = agent.stream_async(MESSAGES[-1][\"content\"])" in app
     pytest.importorskip("strands")
     ran = run_app(out, "edge/max-tokens-mid-tool")
@@ -422,12 +385,7 @@ def test_a_pydantic_ai_agent_reproduction_holds_the_agents_run_and_shows_the_fin
     """The app.py of a pydantic-ai-agent cell: Agent.iter with its model request streamed; where pydantic-ai is
     installed, against the cut stream the README serves, the agent hands its tools a response with finish_reason
     None and the cut call's partial arguments."""
-    out = tmp_path / "pydantic-ai-agent"
-    done = repro("faults/truncated-stream", "--report", str(ROOT / "certification" / "pydantic-ai-agent.json"),
-                 "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app = (out / "app.py").read_text()
-    compile(app, "app.py", "exec")
+    out, app = written_app(tmp_path, "pydantic-ai-agent", "faults/truncated-stream")
     assert "async with agent.iter(MESSAGES[-1][1], message_history=history or None) as run:" in app
     pytest.importorskip("pydantic_ai")
     ran = run_app(out, "faults/truncated-stream")
@@ -436,17 +394,10 @@ def test_a_pydantic_ai_agent_reproduction_holds_the_agents_run_and_shows_the_fin
 
 @pytest.mark.parametrize("report, needle", [
     ("ai-sdk-agent", "stopWhen: stepCountIs(1)"),
-    ("langchain-js-agent", "const agent = createAgent({ model, tools"),
+    ("langchain-js-agent", "const agent = createAgent({ model: chat, tools"),
 ])
 def test_a_javascript_agent_reproduction_holds_the_librarys_own_loop(tmp_path, report, needle):
     """The app.mjs of an agent path's cell (the AI SDK's tool loop, LangChain.js's createAgent), written from the
     committed report without npm; node parses it (the real runs are in the *_real.py tests)."""
-    out = tmp_path / report
-    done = repro("edge/max-tokens-mid-tool", "--report", str(ROOT / "certification" / f"{report}.json"),
-                 "--out", str(out))
-    assert done.exit_code == 0, done.output
-    app = (out / "app.mjs").read_text()
+    out, app = written_app(tmp_path, report, "edge/max-tokens-mid-tool")
     assert needle in app and "this reproduction runs no tools" in app
-    if shutil.which("node"):
-        checked = subprocess.run(["node", "--check", str(out / "app.mjs")], capture_output=True, text=True, timeout=60)
-        assert checked.returncode == 0, checked.stderr

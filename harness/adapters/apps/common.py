@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from harness.suite.scenario import Scenario
 
-__all__ = ["App", "js_literal", "npm_install", "plain_texts", "py_literal", "sampling", "serve_line"]
+__all__ = ["App", "js_literal", "js_run", "npm_install", "plain_texts", "py_literal", "py_run", "sampling",
+           "serve_line"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +66,13 @@ def npm_install(packages: dict) -> str:
 def js_literal(value) -> str:
     """A value as the script's JavaScript literal (JSON, indented as the Python templates' literals are)."""
     return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def py_run(scenario: Scenario) -> str:
+    """The lines of an ``app.py`` docstring that serve the recorded stream and run the script against it."""
+    return f"    {serve_line(scenario)}    # prints URL\n    python app.py URL"
+
+
+def js_run(scenario: Scenario, install: str) -> str:
+    """The comment lines of an ``app.mjs`` head that install the releases, serve the recorded stream and run it."""
+    return f"//\n//   {install}\n//   {serve_line(scenario)}    # prints URL\n//   node app.mjs URL"

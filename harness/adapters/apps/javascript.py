@@ -4,7 +4,7 @@ report ran, which its head installs (``npm install ...``, then ``node app.mjs UR
 
 from __future__ import annotations
 
-from harness.adapters.apps.common import App, js_literal, npm_install, plain_texts, serve_line
+from harness.adapters.apps.common import App, js_literal, js_run, npm_install, plain_texts
 from harness.converse.request import system_blocks
 from harness.suite.scenario import Scenario, first_turn
 
@@ -15,10 +15,7 @@ _AI_SDK = """#!/usr/bin/env node
 // {scenario}, turn 0, with the AI SDK as an application calls it: streamText (each fullStream part, then
 // response.messages, what an application appends to its history), then generateText, on the same messages.
 // Install the release and serve the recorded stream first (Node {node}):
-//
-//   {install}
-//   {serve}    # prints URL
-//   node app.mjs URL
+{run}
 
 import {{ createAmazonBedrock }} from "@ai-sdk/amazon-bedrock";
 import {{ generateText, jsonSchema, streamText }} from "ai";
@@ -83,23 +80,31 @@ def _ai_sdk(scenario: Scenario, packages: dict | None, agent: bool = False) -> A
     parts = _ai_sdk_parts(first_turn(scenario), packages)
     if parts is None:
         return None
-    text = (_AI_SDK_AGENT if agent else _AI_SDK).format(scenario=scenario.id, serve=serve_line(scenario), **parts)
+    text = (_AI_SDK_AGENT if agent else _AI_SDK).format(scenario=scenario.id, run=js_run(scenario, parts["install"]), **parts)
     return App("app.mjs", text, "node app.mjs URL", parts["install"])
+
+
+# What the LangChain.js scripts share (plain text: a value of the templates' format, not formatted again): the imports
+# of the model and its messages, and the model on a runtime client pointed at the served URL.
+_LANGCHAIN_JS_IMPORTS = '''import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
+import { ChatBedrockConverse } from "@langchain/aws";
+import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+'''
+_LANGCHAIN_JS_CHAT = '''const credentials = { accessKeyId: "testing", secretAccessKey: "testing" };
+// HTTP/1.1: the client streams over HTTP/2 by default, which the harness's loopback endpoint does not speak
+const client = new BedrockRuntimeClient({ region: "us-east-1", endpoint: URL, credentials,
+  requestHandler: new NodeHttpHandler() });
+const chat = new ChatBedrockConverse({ ...FIELDS, region: "us-east-1", credentials, client });
+'''
 
 
 _LANGCHAIN_JS = """#!/usr/bin/env node
 // {scenario}, turn 0, with LangChain.js as an application calls it: ChatBedrockConverse from @langchain/aws,
 // {how}. Install the release and serve the recorded stream first (Node >= 20):
-//
-//   {install}
-//   {serve}    # prints URL
-//   node app.mjs URL
+{run}
 
-import {{ BedrockRuntimeClient }} from "@aws-sdk/client-bedrock-runtime";
-import {{ ChatBedrockConverse }} from "@langchain/aws";
-import {{ AIMessage, HumanMessage, SystemMessage }} from "@langchain/core/messages";
-import {{ NodeHttpHandler }} from "@smithy/node-http-handler";
-
+{imports}
 const URL = process.argv[2];
 const FIELDS = {fields};
 const SYSTEM = {system};
@@ -107,12 +112,7 @@ const MESSAGES = {messages};
 const TOOLS = {tools};
 const TOOL_CHOICE = {tool_choice};
 
-const credentials = {{ accessKeyId: "testing", secretAccessKey: "testing" }};
-// HTTP/1.1: the client streams over HTTP/2 by default, which the harness's loopback endpoint does not speak
-const client = new BedrockRuntimeClient({{ region: "us-east-1", endpoint: URL, credentials,
-  requestHandler: new NodeHttpHandler() }});
-const chat = new ChatBedrockConverse({{ ...FIELDS, region: "us-east-1", credentials, client }});
-const model = TOOLS.length ? chat.bindTools(TOOLS, TOOL_CHOICE ? {{ tool_choice: TOOL_CHOICE }} : undefined) : chat;
+{chat}const model = TOOLS.length ? chat.bindTools(TOOLS, TOOL_CHOICE ? {{ tool_choice: TOOL_CHOICE }} : undefined) : chat;
 const messages = [...(SYSTEM !== null ? [new SystemMessage(SYSTEM)] : []),
   ...MESSAGES.map(([role, text]) => role === "assistant" ? new AIMessage(text) : new HumanMessage(text))];
 const shown = (message) => JSON.stringify({{ content: message.content, tool_calls: message.tool_calls,
@@ -181,7 +181,7 @@ def _langchain_js(scenario: Scenario, packages: dict | None, blocks: bool = Fals
            "it resolves to)") if blocks else ("tools bound, streamed (its chunks added up with concat, as LangChain's\n"
                                               "// own aggregation does), then invoked, on the same messages")
     calls = (_LANGCHAIN_JS_BLOCKS if blocks else _LANGCHAIN_JS_STREAM).format()
-    text = _LANGCHAIN_JS.format(scenario=scenario.id, serve=serve_line(scenario), install=install,
+    text = _LANGCHAIN_JS.format(scenario=scenario.id, imports=_LANGCHAIN_JS_IMPORTS, chat=_LANGCHAIN_JS_CHAT, run=js_run(scenario, install),
                                 fields=js_literal(parts["fields"]), how=how, calls=calls, system=js_literal(turn.get("system")),
                                 messages=js_literal(parts["messages"]), tools=js_literal(tools),
                                 tool_choice=js_literal(choice["name"] if isinstance(choice, dict) else
@@ -194,10 +194,7 @@ _AI_SDK_AGENT = """#!/usr/bin/env node
 // tools, each with an execute (these run nothing), for its first step (stopWhen: stepCountIs(1)): the model call,
 // the tools the SDK runs for it, its fullStream parts and the step's response.messages. Install the release and serve
 // the recorded stream first (Node {node}):
-//
-//   {install}
-//   {serve}    # prints URL
-//   node app.mjs URL
+{run}
 
 import {{ createAmazonBedrock }} from "@ai-sdk/amazon-bedrock";
 import {{ jsonSchema, stepCountIs, streamText }} from "ai";
@@ -226,16 +223,9 @@ _LANGCHAIN_JS_AGENT = """#!/usr/bin/env node
 // the scenario's tools, streamed (streamMode messages and updates: each chunk, then the message the model node adds)
 // up to where the agent would run its tools, or to its end. Install the release and serve the recorded stream first
 // (Node >= 20):
-//
-//   {install}
-//   {serve}    # prints URL
-//   node app.mjs URL
+{run}
 
-import {{ BedrockRuntimeClient }} from "@aws-sdk/client-bedrock-runtime";
-import {{ ChatBedrockConverse }} from "@langchain/aws";
-import {{ AIMessage, HumanMessage }} from "@langchain/core/messages";
-import {{ NodeHttpHandler }} from "@smithy/node-http-handler";
-import {{ createAgent, tool }} from "langchain";
+{imports}import {{ createAgent, tool }} from "langchain";
 
 const URL = process.argv[2];
 const FIELDS = {fields};
@@ -243,14 +233,9 @@ const SYSTEM = {system};
 const MESSAGES = {messages};
 const TOOLS = {tools};
 
-const credentials = {{ accessKeyId: "testing", secretAccessKey: "testing" }};
-// HTTP/1.1: the client streams over HTTP/2 by default, which the harness's loopback endpoint does not speak
-const client = new BedrockRuntimeClient({{ region: "us-east-1", endpoint: URL, credentials,
-  requestHandler: new NodeHttpHandler() }});
-const model = new ChatBedrockConverse({{ ...FIELDS, region: "us-east-1", credentials, client }});
-const tools = TOOLS.map((t) => tool(async () => {{ throw new Error("this reproduction runs no tools"); }},
+{chat}const tools = TOOLS.map((t) => tool(async () => {{ throw new Error("this reproduction runs no tools"); }},
   {{ name: t.name, description: t.description, schema: t.input_schema }}));
-const agent = createAgent({{ model, tools, ...(SYSTEM !== null ? {{ systemPrompt: SYSTEM }} : {{}}) }});
+const agent = createAgent({{ model: chat, tools, ...(SYSTEM !== null ? {{ systemPrompt: SYSTEM }} : {{}}) }});
 const messages = MESSAGES.map(([role, text]) => role === "assistant" ? new AIMessage(text) : new HumanMessage(text));
 const shown = (message) => JSON.stringify({{ content: message.content, tool_calls: message.tool_calls,
   response_metadata: message.response_metadata }}, null, 2);
@@ -284,7 +269,7 @@ def _langchain_js_agent(scenario: Scenario, packages: dict | None) -> App | None
     if parts is None:
         return None
     install = npm_install(packages)
-    text = _LANGCHAIN_JS_AGENT.format(scenario=scenario.id, serve=serve_line(scenario), install=install,
+    text = _LANGCHAIN_JS_AGENT.format(scenario=scenario.id, imports=_LANGCHAIN_JS_IMPORTS, chat=_LANGCHAIN_JS_CHAT, run=js_run(scenario, install),
                                       fields=js_literal(parts["fields"]), system=js_literal(turn.get("system")),
                                       messages=js_literal(parts["messages"]), tools=js_literal(parts["schemas"]))
     return App("app.mjs", text, "node app.mjs URL", install)
@@ -295,10 +280,7 @@ _STRANDS_TS = """#!/usr/bin/env node
 // and the scenario's tools, streamed (each model stream event, the message the agent appends) up to where it would
 // run its tools, or to its result when the loop ends. Install the release and serve the recorded stream first
 // (Node >= 22):
-//
-//   {install}
-//   {serve}    # prints URL
-//   node app.mjs URL
+{run}
 
 import {{ NodeHttpHandler }} from "@smithy/node-http-handler";
 import {{ Agent, BedrockModel, Tool }} from "@strands-agents/sdk";
@@ -366,7 +348,7 @@ def _strands_ts(scenario: Scenario, packages: dict | None) -> App | None:
     tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
     install = npm_install(packages)
-    text = _STRANDS_TS.format(scenario=scenario.id, serve=serve_line(scenario), install=install, model=js_literal(model),
+    text = _STRANDS_TS.format(scenario=scenario.id, run=js_run(scenario, install), model=js_literal(model),
                               system=js_literal(system), tools=js_literal(tools),
                               messages=js_literal([{"role": role, "content": [{"text": text}]} for role, text in texts]))
     return App("app.mjs", text, "node app.mjs URL", install)
@@ -376,10 +358,7 @@ _CLINE = """#!/usr/bin/env node
 // {scenario}, turn 0, with Cline's providers (@cline/llms) as Cline's agent runtime drives them: a gateway with the
 // Bedrock provider, its agent model for the scenario's model, and model.stream's events (what the runtime assembles
 // its assistant message from). Install the release and serve the recorded stream first (Node >= 22):
-//
-//   {install}
-//   {serve}    # prints URL
-//   node app.mjs URL
+{run}
 
 import {{ createGateway }} from "@cline/llms";
 
@@ -426,7 +405,7 @@ def _cline(scenario: Scenario, packages: dict | None) -> App | None:
     capabilities = ["text", *(["tools"] if turn.get("tools") else []),
                     *(["reasoning"] if options.get("thinking_budget") else [])]
     install = npm_install(packages)
-    text = _CLINE.format(scenario=scenario.id, serve=serve_line(scenario), install=install, model_id=js_literal(turn["model_id"]),
+    text = _CLINE.format(scenario=scenario.id, run=js_run(scenario, install), model_id=js_literal(turn["model_id"]),
                          request=js_literal(request), capabilities=js_literal(capabilities))
     return App("app.mjs", text, "node app.mjs URL", install)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from harness.adapters.apps.common import App, plain_texts, py_literal, sampling, serve_line
+from harness.adapters.apps.common import App, plain_texts, py_literal, py_run, sampling
 from harness.suite.scenario import Scenario, first_turn
 
 __all__ = ["TEMPLATES"]
@@ -16,8 +16,7 @@ _LITELLM = '''#!/usr/bin/env python3
 """{scenario}, turn 0, with LiteLLM as an application calls it: streamed (assembled by stream_chunk_builder), then
 not streamed, on the same messages. Serve the recorded stream first:
 
-    {serve}    # prints URL
-    python app.py URL
+{run}
 """
 
 import json
@@ -63,15 +62,14 @@ def _litellm(scenario: Scenario) -> str:
         request["temperature"] = options["temperature"]
     if options.get("thinking_budget"):
         request["thinking"] = {"type": "enabled", "budget_tokens": options["thinking_budget"]}
-    return _LITELLM.format(scenario=scenario.id, serve=serve_line(scenario), request=py_literal(request))
+    return _LITELLM.format(scenario=scenario.id, run=py_run(scenario), request=py_literal(request))
 
 
 _LANGCHAIN_AWS = '''#!/usr/bin/env python3
 """{scenario}, turn 0, with langchain-aws as an application calls it: ChatBedrockConverse streamed (its chunks
 added up, as LangChain's own aggregation does), then invoked, on the same messages. Serve the recorded stream first:
 
-    {serve}    # prints URL
-    python app.py URL
+{run}
 """
 
 import json
@@ -120,7 +118,7 @@ def _langchain_aws(scenario: Scenario) -> str | None:
              **shim.served(options)}
     tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return _LANGCHAIN_AWS.format(scenario=scenario.id, serve=serve_line(scenario), model=py_literal(model), tools=py_literal(tools),
+    return _LANGCHAIN_AWS.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model), tools=py_literal(tools),
                                  tool_choice=shim._tool_choice(options.get("tool_choice")), messages=py_literal(messages))
 
 
@@ -129,8 +127,7 @@ _STRANDS = '''#!/usr/bin/env python3
 message strands' process_stream assembles from them (what the agent appends to its messages), on the same messages.
 Serve the recorded stream first:
 
-    {serve}    # prints URL
-    python app.py URL
+{run}
 """
 
 import asyncio
@@ -183,8 +180,27 @@ def _strands(scenario: Scenario) -> str | None:
              **sampling(options, "additional_request_fields")}
     tools = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
              for t in turn.get("tools") or ()]
-    return _STRANDS.format(scenario=scenario.id, serve=serve_line(scenario), model=py_literal(model), tools=py_literal(tools), system=system,
+    return _STRANDS.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model), tools=py_literal(tools), system=system,
                            messages=py_literal(messages))
+
+
+# What the pydantic-ai scripts share: their history as ModelMessages built from the turn's texts, and how they show a
+# response (plain text: a value of the templates' format, not formatted again).
+_PYDANTIC_AI_HISTORY = '''def shown(response):
+    return ModelMessagesTypeAdapter.dump_json([response], indent=2).decode()
+
+
+def history_of(messages):
+    """(role, text) pairs as the ModelMessages an application keeps, the system prompt in the first request."""
+    history = []
+    for role, text in messages:
+        if role == "assistant":
+            history.append(ModelResponse(parts=[TextPart(content=text)]))
+        else:
+            system = [SystemPromptPart(content=SYSTEM_PROMPT)] if SYSTEM_PROMPT is not None and not history else []
+            history.append(ModelRequest(parts=[*system, UserPromptPart(content=text)]))
+    return history
+'''
 
 
 _PYDANTIC_AI = '''#!/usr/bin/env python3
@@ -192,8 +208,7 @@ _PYDANTIC_AI = '''#!/usr/bin/env python3
 streamed (model_request_stream_sync: its part events and the ModelResponse it assembles), then not streamed
 (model_request_sync), on the same messages. Serve the recorded stream first:
 
-    {serve}    # prints URL
-    python app.py URL
+{run}
 """
 
 import sys
@@ -214,17 +229,9 @@ SYSTEM_PROMPT = {system!r}
 MESSAGES = {messages}
 
 
-def shown(response):
-    return ModelMessagesTypeAdapter.dump_json([response], indent=2).decode()
+{history_of}
 
-
-history = []
-for role, text in MESSAGES:
-    if role == "assistant":
-        history.append(ModelResponse(parts=[TextPart(content=text)]))
-    else:
-        system = [SystemPromptPart(content=SYSTEM_PROMPT)] if SYSTEM_PROMPT is not None and not history else []
-        history.append(ModelRequest(parts=[*system, UserPromptPart(content=text)]))
+history = history_of(MESSAGES)
 provider = BedrockProvider(base_url=URL, region_name="us-east-1", aws_access_key_id="testing",
                            aws_secret_access_key="testing")
 model = BedrockConverseModel(MODEL_ID, provider=provider)
@@ -260,7 +267,7 @@ def _pydantic_ai(scenario: Scenario) -> str | None:
         return None
     tools = [{"name": t["name"], "description": t.get("description"), "parameters_json_schema": t["input_schema"],
               **({"strict": True} if t.get("strict") else {})} for t in turn.get("tools") or ()]
-    return _PYDANTIC_AI.format(scenario=scenario.id, serve=serve_line(scenario), model_id=turn["model_id"],
+    return _PYDANTIC_AI.format(scenario=scenario.id, history_of=_PYDANTIC_AI_HISTORY, run=py_run(scenario), model_id=turn["model_id"],
                                settings=py_literal(settings), tools=py_literal(tools), system=system, messages=py_literal(texts))
 
 
@@ -269,8 +276,7 @@ _LLAMA_INDEX = '''#!/usr/bin/env python3
 ChatResponse it yields, the last one's message and the tool calls get_tool_calls_from_response gives an agent),
 then chat_with_tools, on the same messages (stream_chat and chat without tools). Serve the recorded stream first:
 
-    {serve}    # prints URL
-    python app.py URL
+{run}
 """
 
 import json
@@ -346,7 +352,7 @@ def _llama_index(scenario: Scenario) -> str | None:
     messages = [*([("system", system)] if system is not None else []), *texts]
     tools = [{"name": t["name"], "description": t.get("description", ""), "schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return _LLAMA_INDEX.format(scenario=scenario.id, serve=serve_line(scenario), fields=py_literal(llm_fields(turn)),
+    return _LLAMA_INDEX.format(scenario=scenario.id, run=py_run(scenario), fields=py_literal(llm_fields(turn)),
                                tools=py_literal(tools), choice=py_literal(tool_choice((turn.get("options") or {}).get(
                                    "tool_choice"))), messages=py_literal(messages))
 
@@ -356,8 +362,7 @@ _HAYSTACK = '''#!/usr/bin/env python3
 callback (each StreamingChunk, then the reply it assembles), then run without one, on the same messages. The
 generator has no endpoint option: boto3 reads AWS_ENDPOINT_URL_BEDROCK_RUNTIME. Serve the recorded stream first:
 
-    {serve}    # prints URL
-    python app.py URL
+{run}
 """
 
 import json
@@ -425,7 +430,7 @@ def _haystack(scenario: Scenario) -> str | None:
         return None
     tools = [{"name": t["name"], "description": t.get("description", ""), "parameters": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return _HAYSTACK.format(scenario=scenario.id, serve=serve_line(scenario), model=turn["model_id"],
+    return _HAYSTACK.format(scenario=scenario.id, run=py_run(scenario), model=turn["model_id"],
                             generation_kwargs=py_literal(generation_kwargs(turn)), tools=py_literal(tools), system=system,
                             messages=py_literal(texts))
 
@@ -435,8 +440,7 @@ _LANGCHAIN_AWS_AGENT = '''#!/usr/bin/env python3
 the scenario's tools, streamed (stream_mode messages and updates: each chunk, then the message the model node adds)
 up to where the agent would run its tools, or to its end. Serve the recorded stream first:
 
-    {serve}    # prints URL
-    python app.py URL
+{run}
 """
 
 import json
@@ -503,7 +507,7 @@ def _langchain_aws_agent(scenario: Scenario) -> str | None:
              **shim.served(options)}
     tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return _LANGCHAIN_AWS_AGENT.format(scenario=scenario.id, serve=serve_line(scenario), model=py_literal(model),
+    return _LANGCHAIN_AWS_AGENT.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
                                        tools=py_literal(tools), messages=py_literal(messages))
 
 
@@ -512,8 +516,7 @@ _STRANDS_AGENT = '''#!/usr/bin/env python3
 .stream_async(prompt), its model events and the messages it appends, up to its tools' results (its tools run
 nothing), or to its result, or what it raises. Serve the recorded stream first:
 
-    {serve}    # prints URL
-    python app.py URL
+{run}
 """
 
 import asyncio
@@ -577,7 +580,7 @@ def _strands_agent(scenario: Scenario) -> str | None:
     tools = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
              for t in turn.get("tools") or ()]
     messages = [{"role": role, "content": [{"text": text}]} for role, text in texts]
-    return _STRANDS_AGENT.format(scenario=scenario.id, serve=serve_line(scenario), model=py_literal(model),
+    return _STRANDS_AGENT.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
                                  tools=py_literal(tools), system=system, messages=py_literal(messages))
 
 
@@ -586,8 +589,7 @@ _PYDANTIC_AI_AGENT = '''#!/usr/bin/env python3
 tools=[...]).iter(prompt), its model request streamed (each event) and the response the agent hands its tools, or
 its result when the run ends. Serve the recorded stream first:
 
-    {serve}    # prints URL
-    python app.py URL
+{run}
 """
 
 import asyncio
@@ -612,18 +614,10 @@ def never_called(**kwargs):
     raise RuntimeError("this reproduction runs no tools")
 
 
-def shown(response):
-    return ModelMessagesTypeAdapter.dump_json([response], indent=2).decode()
-
+{history_of}
 
 async def main():
-    history = []
-    for role, text in MESSAGES[:-1]:
-        if role == "assistant":
-            history.append(ModelResponse(parts=[TextPart(content=text)]))
-        else:
-            system = [SystemPromptPart(content=SYSTEM_PROMPT)] if SYSTEM_PROMPT is not None and not history else []
-            history.append(ModelRequest(parts=[*system, UserPromptPart(content=text)]))
+    history = history_of(MESSAGES[:-1])
     provider = BedrockProvider(base_url=URL, region_name="us-east-1", aws_access_key_id="testing",
                                aws_secret_access_key="testing")
     agent = Agent(BedrockConverseModel(MODEL_ID, provider=provider), model_settings=SETTINGS,
@@ -670,7 +664,7 @@ def _pydantic_ai_agent(scenario: Scenario) -> str | None:
         return None
     tools = [{"name": t["name"], "description": t.get("description"), "schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return _PYDANTIC_AI_AGENT.format(scenario=scenario.id, serve=serve_line(scenario), model_id=turn["model_id"],
+    return _PYDANTIC_AI_AGENT.format(scenario=scenario.id, history_of=_PYDANTIC_AI_HISTORY, run=py_run(scenario), model_id=turn["model_id"],
                                      settings=py_literal(settings), tools=py_literal(tools), system=system,
                                      messages=py_literal(texts))
 
