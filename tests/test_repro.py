@@ -300,6 +300,19 @@ def test_a_haystack_reproduction_holds_the_generators_own_runs_and_shows_the_fin
     assert '"tool_name": "nova_code_interpreter"' in streamed and '"tool_name": "read_file"' in streamed
 
 
+def test_a_haystack_turn_with_a_guardrail_or_an_output_format_gets_no_app_script():
+    """The generator's guardrail_config and response_format are the shim's (a guardrail's stream mode is validated
+    against the constructor's callback): the template, which runs one generator both ways, writes none of them."""
+    from harness.adapters.apps import app_for
+    from harness.suite.scenario import load_scenario
+
+    for sid in ("edge/guardrail-async", "edge/structured-output"):
+        scenario = load_scenario(ROOT / "suites" / f"{sid}.yaml", ROOT / "suites")
+        assert app_for("haystack", scenario, None) is None, sid
+    scenario = load_scenario(ROOT / "suites" / "edge" / "guardrail-intervened.yaml", ROOT / "suites")
+    assert app_for("haystack", scenario, None).file == "app.py"
+
+
 def test_an_ai_sdk_reproduction_holds_stream_text_and_generate_text_for_the_reports_releases(tmp_path):
     """The app.mjs of an AI SDK cell, written from the committed report without npm: streamText then generateText on
     turn 0, for the npm releases the report ran, which the README installs; node parses it (the real run is

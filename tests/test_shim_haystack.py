@@ -8,7 +8,9 @@ auto, so the scenarios outside the findings pass.
 
 from __future__ import annotations
 
+import base64
 import importlib.metadata
+import json
 import os
 from pathlib import Path
 
@@ -68,6 +70,10 @@ NEWEST_FINDINGS = {
     # an ImageContent kept inside the toolResult whatever the model (_format_tool_result_message)
     "edge/openai-tool-result-image": "This model doesn't support the image field for user messages.",
     "edge/tool-result-error-with-image": "all content must be type `text` if `is_error` is true",
+    # Haystack's Tool has no strict flag: _format_tools builds name, description and inputSchema only
+    "edge/structured-output": "turn 0 request expected toolConfig.tools[0].toolSpec.strict true / actual no",
+    # FileContent is base64 only: a text document goes as bytes (and the citation delta is read nowhere)
+    "edge/document-citations": "turn 0 request expected messages[0].content[1].document.source {\"text\"",
 }
 UNSIGNED = ("native replies[0].content[0].reasoning.extra.reasoning_contents[0].reasoning_content.reasoning_text"
             ".signature: streamed null / non-streamed nothing")
@@ -101,11 +107,14 @@ _WARNED = {
                                    "edge/unicode-nested-input", "edge/zero-arg-tool", "faults/http-429-then-success")},
     "edge/guardrail-intervened": GUARDRAIL,
     "edge/guardrail-trace": GUARDRAIL,
+    "edge/guardrail-async": GUARDRAIL,  # guardrail_config (every release): the same one filter reason
 }
 NEWEST_WARNED = {**_WARNED, "edge/cache-both-spellings": EMPTY_TEXT, "edge/cache-usage": EMPTY_TEXT,
                  "edge/nova-cache-points": EMPTY_TEXT,
                  "edge/signature-only-reasoning": EMPTY_TEXT, "edge/unsigned-reasoning-round-trip": EMPTY_TEXT,
-                 "edge/tool-result-json-values": EMPTY_TEXT}
+                 "edge/tool-result-json-values": EMPTY_TEXT,
+                 # a robustness scenario: its failures (results flattened into JSON text, no citation) are warnings
+                 "edge/search-result-citations": "turn 1 chunk 1 (citation): missing; expected citation"}
 FLOOR_WARNED = {**_WARNED, "edge/two-signed-reasoning-blocks": EMPTY_TEXT}
 FINDINGS, WARNED = (FLOOR_FINDINGS, FLOOR_WARNED) if AT_FLOOR else (NEWEST_FINDINGS, NEWEST_WARNED)
 BASELINE = "haystack.floor" if AT_FLOOR else "haystack"
@@ -124,8 +133,10 @@ def test_identity_is_the_library_and_capabilities_are_what_it_exposes(adapter):
     assert adapter.name == "haystack"
     assert adapter.version == importlib.metadata.version("amazon-bedrock-haystack")
     # redacted reasoning survives up to 6.5.0 only; cache points from the release with prompt caching (not 5.3.0)
-    features = FEATURES - SURFACE_FEATURES
-    assert adapter.capabilities == (features if AT_FLOOR else features - {"redacted_reasoning"} | {"cache_points", "tool_result_media"}) | {
+    # guardrail_config at every release; response_format and document citations at the newest only
+    features = FEATURES - SURFACE_FEATURES | {"guardrail"}
+    newest = {"cache_points", "tool_result_media", "structured_output", "citations"}
+    assert adapter.capabilities == (features if AT_FLOOR else features - {"redacted_reasoning"} | newest) | {
         OWN_HISTORY, NON_STREAMING}
     assert set(adapter.native_differences) == {"replies[*].meta.completion_start_time"}
 
@@ -232,6 +243,68 @@ def test_cache_controls_become_message_cache_points_and_the_tools_cachepoint_con
     assert user.files[0].filename == "notes" and user.files[0].mime_type == "text/plain"
     assert messages.tools_cachepoint(turn) == {"tools_cachepoint_config": {"type": "default", "ttl": "1h"}}
     assert messages.tools_cachepoint({"tools": [{"name": "f", "input_schema": {}}]}) == {}
+
+
+GUARD = {"identifier": "g1", "version": "1", "trace": "enabled", "stream_processing_mode": "async"}
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def test_a_guardrail_goes_as_guardrail_config_its_stream_mode_to_the_streaming_generator_only():
+    """The generator refuses streamProcessingMode without a streaming_callback at construction: the streaming
+    generator is built with its callback and gets the whole config, the non-streaming one the rest."""
+    turn = {"model_id": "m", "messages": [], "options": {"max_tokens": 64, "guardrail": GUARD}}
+    streaming = shim.make_generator(turn, ENDPOINT, lambda chunk: None)
+    plain = shim.make_generator(turn, ENDPOINT)
+    wire = {"guardrailIdentifier": "g1", "guardrailVersion": "1", "trace": "enabled"}
+    assert streaming.guardrail_config == {**wire, "streamProcessingMode": "async"}
+    assert plain.guardrail_config == wire and streaming.streaming_callback is not None
+    params, _ = streaming._prepare_request_params(messages=[ChatMessage.from_user("q")])
+    assert params["guardrailConfig"] == {**wire, "streamProcessingMode": "async"}
+    with pytest.raises(ValueError, match="streamProcessingMode"):  # why the non-streaming generator gets no mode
+        bedrock_utils._validate_guardrail_config(guardrail_config=streaming.guardrail_config, streaming=False)
+
+
+@pytest.mark.skipif(AT_FLOOR, reason="5.3.0 has no response_format: structured_output undeclared")
+def test_an_output_format_goes_as_response_format_which_the_generator_sends_as_output_config():
+    turn = {"model_id": "m", "messages": [], "options": {"max_tokens": 64, "output_format": {
+        "type": "json_schema", "name": "answer", "description": "The answer.", "schema": SCHEMA}}}
+    generator = shim.make_generator(turn, ENDPOINT)
+    assert generator.generation_kwargs["response_format"] == {"schema": SCHEMA, "name": "answer",
+                                                              "description": "The answer."}
+    params, _ = generator._prepare_request_params(messages=[ChatMessage.from_user("q")])
+    assert params["outputConfig"]["textFormat"]["structure"]["jsonSchema"]["name"] == "answer"
+    assert json.loads(params["outputConfig"]["textFormat"]["structure"]["jsonSchema"]["schema"]) == SCHEMA
+    assert "response_format" not in (params.get("additionalModelRequestFields") or {})
+
+
+@pytest.mark.skipif(not AT_FLOOR, reason="the floor has neither response_format nor document citations")
+def test_the_floor_sends_no_output_format_and_no_citations_config():
+    turn = {"model_id": "m", "messages": [], "options": {"max_tokens": 64, "output_format": {
+        "type": "json_schema", "schema": SCHEMA}}}
+    assert "response_format" not in shim.make_generator(turn, ENDPOINT).generation_kwargs
+    assert not (messages.STRUCTURED_OUTPUT or messages.CITATIONS)
+
+
+@pytest.mark.skipif(AT_FLOOR, reason="haystack-ai 2.21.0 has no FileContent: citations undeclared")
+def test_a_document_with_citations_is_a_file_content_whose_extra_the_integration_sends():
+    document = {"type": "document", "title": "Returns policy", "citations": {"enabled": True},
+                "source": {"type": "text", "media_type": "text/plain", "data": "Thirty days."}}
+    (user,) = messages.to_haystack({"messages": [{"role": "user", "content": [document]}]})
+    (file,) = user.files
+    assert (file.mime_type, file.filename, file.extra) == ("text/plain", "Returns policy", {"citations": {
+        "enabled": True}})
+    assert base64.b64decode(file.base64_data) == b"Thirty days."
+    sent = bedrock_utils._convert_file_content_to_bedrock_format(file)["document"]
+    assert sent["citations"] == {"enabled": True} and sent["source"] == {"bytes": b"Thirty days."}
+    assert sent["name"] == "Returns policy" and sent["format"] == "txt"
+
+
+def test_search_results_go_as_the_text_haystacks_tool_invoker_writes_of_a_rag_tools_records():
+    results = [{"type": "search_result", "source": "https://x/a", "title": "A", "citations": {"enabled": True},
+                "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]}]
+    records = [{"source": "https://x/a", "title": "A", "content": "one\ntwo"}]
+    assert _tool_result(results) == messages.invoked_text(records)  # json.dumps (haystack-ai 3), str() before
+    assert "one\ntwo" in _tool_result(results).replace("\\n", "\n")
 
 
 def test_streaming_chunks_map_to_harness_chunks():

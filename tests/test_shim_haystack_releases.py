@@ -97,3 +97,22 @@ def test_tool_result_parts_become_one_string_for_haystack_before_2_23():
     assert releases.result_text([{"type": "text", "text": "a"}, {"json": [1, "b"]}]) == 'a\n[1, "b"]'
     with pytest.raises(ValueError, match="string only: an image result part cannot be sent"):
         releases.result_text([{"type": "image", "source": {"type": "base64", "data": "AA=="}}])
+
+
+def test_an_output_format_is_the_documented_response_format_key():
+    schema = {"type": "object", "properties": {}}
+    wanted = {"type": "json_schema", "name": "answer", "schema": schema}
+    assert releases.response_format({"output_format": wanted}) == {"response_format": {"schema": schema,
+                                                                                       "name": "answer"}}
+    assert releases.response_format({}) == {}
+    with pytest.raises(Exception, match="output_format"):
+        releases.response_format({"output_format": {"type": "json_object"}})
+
+
+def test_a_guardrail_keeps_its_stream_mode_only_for_a_streaming_generator():
+    guard = {"identifier": "g", "version": "2", "trace": "enabled", "stream_processing_mode": "async"}
+    wire = {"guardrailIdentifier": "g", "guardrailVersion": "2", "trace": "enabled"}
+    assert releases.guardrail_config({"guardrail": guard}, streaming=True) == {
+        "guardrail_config": {**wire, "streamProcessingMode": "async"}}
+    assert releases.guardrail_config({"guardrail": guard}, streaming=False) == {"guardrail_config": wire}
+    assert releases.guardrail_config({}, streaming=True) == {}

@@ -419,14 +419,16 @@ except Exception as error:  # what the library raises on the non-streamed call i
 
 
 def _haystack(scenario: Scenario) -> str | None:
-    """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, or a tool
-    cache point: Haystack's cache settings are the shim's)."""
+    """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, a tool
+    cache point, structured output or a guardrail: Haystack's cache settings, response_format and guardrail_config
+    are the shim's)."""
     from harness.adapters.shims.haystack_releases import generation_kwargs  # pure: no Haystack import
 
     turn = first_turn(scenario)
-    texts, system = plain_texts(turn), turn.get("system")
+    texts, system, options = plain_texts(turn), turn.get("system"), turn.get("options") or {}
     if texts is None or (system is not None and not isinstance(system, str)) or any(
-            t.get("cache_control") for t in turn.get("tools") or ()):
+            t.get("cache_control") for t in turn.get("tools") or ()) or any(
+            options.get(k) for k in ("output_format", "guardrail")):
         return None
     tools = [{"name": t["name"], "description": t.get("description", ""), "parameters": t["input_schema"]}
              for t in turn.get("tools") or ()]

@@ -37,14 +37,24 @@ from haystack_integrations.components.generators.amazon_bedrock import (
 from harness.adapters.shims.common import Shim, assert_endpoint, boto_endpoint, message_chunk, native_chunk
 from harness.adapters.shims.haystack_messages import (
     CACHE_POINTS,
+    CITATIONS,
+    GUARDRAIL,
     REASONING_IN_EXTRA,
     RESULT_PARTS,
+    STRUCTURED_OUTPUT,
     anthropic_content,
     make_tools,
     to_haystack,
     tools_cachepoint,
 )
-from harness.adapters.shims.haystack_releases import close_generator, generation_kwargs, meta_reasoning_chunks, warmed
+from harness.adapters.shims.haystack_releases import (
+    close_generator,
+    generation_kwargs,
+    guardrail_config,
+    meta_reasoning_chunks,
+    response_format,
+    warmed,
+)
 from harness.converse.stream import error_chunk
 from harness.judge.protocol import NON_STREAMING, OWN_HISTORY
 
@@ -63,17 +73,25 @@ NATIVE_DIFFERENCES = {
 }
 
 
-def make_generator(turn: dict, endpoint: dict) -> AmazonBedrockChatGenerator:
-    """A warmed-up generator whose boto3 client points at ``endpoint``.
+def make_generator(turn: dict, endpoint: dict,
+                   callback: Callable[[StreamingChunk], None] | None = None) -> AmazonBedrockChatGenerator:
+    """A warmed-up generator whose boto3 client points at ``endpoint``; a streaming one is built with its
+    ``callback``, as a streaming application builds it (the generator validates a guardrail's stream mode against
+    it at construction).
 
     The region goes in as a ``Secret``: releases before 6.12.0 take only a Secret there (they call
-    ``resolve_value`` on it), later ones a Secret or a string.
+    ``resolve_value`` on it), later ones a Secret or a string. Structured output goes as ``generation_kwargs
+    ["response_format"]`` and a guardrail as ``guardrail_config`` where the release has them.
     """
+    options = turn.get("options") or {}
+    served = response_format(options) if STRUCTURED_OUTPUT else {}
+    guarded = guardrail_config(options, streaming=callback is not None) if GUARDRAIL else {}
     generator = warmed(lambda: AmazonBedrockChatGenerator(
         model=turn["model_id"], aws_access_key_id=Secret.from_token(endpoint["aws_access_key_id"]),
         aws_secret_access_key=Secret.from_token(endpoint["aws_secret_access_key"]), aws_session_token=None,
         aws_region_name=Secret.from_token(endpoint["region"]), aws_profile_name=None,
-        generation_kwargs=generation_kwargs(turn), **tools_cachepoint(turn)), endpoint["endpoint_url"])
+        generation_kwargs={**generation_kwargs(turn), **served}, streaming_callback=callback,
+        **tools_cachepoint(turn), **guarded), endpoint["endpoint_url"])
     assert_endpoint(boto_endpoint(generator.client), endpoint, "AmazonBedrockChatGenerator.client")
     return generator
 
@@ -127,12 +145,15 @@ class HaystackAdapter(Shim):
     extra = "haystack"
     era_companions = ("haystack-ai",)  # matrix/bisect: each release with the haystack-ai of its era
     # Redacted reasoning streams, assembles and goes back only up to 6.5.0 (see REASONING_IN_EXTRA); cache points
-    # where the release has Haystack's prompt-caching options (CACHE_POINTS).
+    # where the release has Haystack's prompt-caching options (CACHE_POINTS); a guardrail through guardrail_config
+    # (GUARDRAIL), structured output through generation_kwargs["response_format"] (STRUCTURED_OUTPUT), citations
+    # through a document FileContent's extra["citations"] (CITATIONS), where the release has each.
     capabilities = frozenset({
         "text", "tool_use", "parallel_tool_use", "reasoning", "reasoning_signature", "usage", "cache_usage",
         "stop_reason", "round_trip", "errors", "streaming", OWN_HISTORY, NON_STREAMING,
     } | ({"redacted_reasoning"} if REASONING_IN_EXTRA else set()) | ({"cache_points"} if CACHE_POINTS else set())
-      | ({"tool_result_media"} if RESULT_PARTS else set()))
+      | ({"tool_result_media"} if RESULT_PARTS else set()) | ({"guardrail"} if GUARDRAIL else set())
+      | ({"structured_output"} if STRUCTURED_OUTPUT else set()) | ({"citations"} if CITATIONS else set()))
     native_differences = NATIVE_DIFFERENCES
     # Read in haystack-ai (2.21.0): one filter reason, which the integration maps guardrail_intervened to.
     vocabulary = {"guardrail-as-content-filter": "haystack.dataclasses.streaming_chunk.FinishReason = Literal['stop', "
@@ -148,15 +169,15 @@ class HaystackAdapter(Shim):
         granularity the callback saw them; a failure still comes after every chunk delivered before it.
         """
         received: list[StreamingChunk] = []
-        generator = make_generator(turn, endpoint)
         history = list(self.history.turn(turn, lambda messages, held: to_haystack({**turn, "messages": messages},
                                                                                   held)))
         tools = make_tools(turn) or None
+        generator = make_generator(turn, endpoint, received.append)
         try:
             replies, failure = _run(generator, history, tools, received.append)
-            whole = _run(generator, history, tools) if turn.get("non_streaming") else None
         finally:
             close_generator(generator)
+        whole = _whole(turn, endpoint, history, tools) if turn.get("non_streaming") else None
         for chunk in received:
             yield from chunks_from_streaming_chunk(chunk)
         yield from _outcome(failure)
@@ -166,6 +187,16 @@ class HaystackAdapter(Shim):
         if whole is not None:
             yield native_chunk("stream", lambda: _dumped(replies), failure)
             yield native_chunk("converse", lambda: _dumped(whole[0]), whole[1])
+
+
+def _whole(turn: dict, endpoint: dict, history: list, tools: list | None) -> tuple[list[ChatMessage], Exception | None]:
+    """The same history through a generator built without a callback (a non-streaming application's), ``run``
+    without one."""
+    generator = make_generator(turn, endpoint)
+    try:
+        return _run(generator, history, tools)
+    finally:
+        close_generator(generator)
 
 
 def _run(generator: AmazonBedrockChatGenerator, history: list, tools: list | None,

@@ -5,6 +5,7 @@ an Anthropic-format message."""
 
 from __future__ import annotations
 
+import base64
 import inspect
 import json
 from typing import Any
@@ -26,8 +27,8 @@ from harness.adapters.shims.haystack_releases import anthropic_reasoning, folded
 from harness.converse.request import system_blocks
 from harness.converse.tools import cache_block
 
-__all__ = ["CACHE_POINTS", "REASONING_IN_EXTRA", "RESULT_PARTS", "anthropic_content", "cache_meta", "invoked_text",
-           "make_tools", "to_haystack", "tools_cachepoint"]
+__all__ = ["CACHE_POINTS", "CITATIONS", "GUARDRAIL", "REASONING_IN_EXTRA", "RESULT_PARTS", "STRUCTURED_OUTPUT",
+           "anthropic_content", "cache_meta", "invoked_text", "make_tools", "to_haystack", "tools_cachepoint"]
 
 # Reasoning in meta / extra["reasoning_contents"] (up to 6.5.0, see haystack_releases): only those releases have
 # the function that folds it.
@@ -41,6 +42,25 @@ FileContent = getattr(haystack_dataclasses, "FileContent", None)
 # ["cachePoint"] (one after that message's content, a system message's text included), which _format_messages reads;
 # releases without the option (5.3.0) have neither.
 CACHE_POINTS = "tools_cachepoint_config" in inspect.signature(AmazonBedrockChatGenerator.__init__).parameters
+# A guardrail: the generator's guardrail_config (5.3.0 on).
+GUARDRAIL = "guardrail_config" in inspect.signature(AmazonBedrockChatGenerator.__init__).parameters
+# Structured output is a generation_kwargs key, not a parameter: the release that builds outputConfig of
+# response_format documents the key in the generator's docstring (9.0.0; 5.3.0 has neither).
+STRUCTURED_OUTPUT = "`response_format`" in (inspect.getdoc(AmazonBedrockChatGenerator.__init__) or "")
+
+
+def _sends_document_citations() -> bool:
+    """Whether this release sends a FileContent's ``extra["citations"]`` as the document's citations config: tried on
+    the integration's own converter (haystack-ai without FileContent has no document part at all)."""
+    convert = getattr(bedrock_utils, "_convert_file_content_to_bedrock_format", None)
+    if FileContent is None or convert is None:
+        return False
+    probe = FileContent(base64_data="aGk=", mime_type="text/plain", extra={"citations": {"enabled": True}})
+    return convert(probe).get("document", {}).get("citations") == {"enabled": True}
+
+
+# Citations: a document sent with citations enabled (FileContent.extra["citations"], 9.0.0; not 5.3.0).
+CITATIONS = _sends_document_citations()
 
 
 def cache_meta(control: dict | None) -> dict:
@@ -71,9 +91,20 @@ def _part(block: dict) -> Any:
         source = block.get("source") or {}
         return ImageContent(base64_image=source.get("data", ""), mime_type=source.get("media_type"))
     source = block.get("source") or {}
-    if block.get("type") == "document" and FileContent is not None and source.get("type") == "base64":
-        return FileContent(base64_data=source["data"], mime_type=source.get("media_type"), filename=block.get("title"))
+    if block.get("type") == "document" and FileContent is not None and source.get("type") in ("base64", "text"):
+        return _document(block, source)
     return TextContent(text=block.get("text", ""))
+
+
+def _document(block: dict, source: dict) -> Any:
+    """A document as haystack-ai's FileContent (its data base64 only: a plain-text document as its UTF-8 bytes, as
+    text/plain), its title as ``filename`` and its citations config in ``extra["citations"]``, which the integration
+    sends as the document's citations (where it does: ``CITATIONS``)."""
+    text = source.get("type") == "text"
+    data = base64.b64encode(source.get("data", "").encode()).decode("ascii") if text else source["data"]
+    extra = {"citations": block["citations"]} if block.get("citations") and CITATIONS else {}
+    return FileContent(base64_data=data, mime_type="text/plain" if text else source.get("media_type"),
+                       filename=block.get("title"), extra=extra)
 
 
 def _calls_by_id(turn: dict, held: list = ()) -> dict[str, ToolCall]:
@@ -93,7 +124,20 @@ def _tool_result(content: Any) -> Any:
     returned value to (``invoked_text``), so the integration's handling of a string result is what is certified."""
     if has_media(content):
         return [_part(part) for part in content] if RESULT_PARTS else result_text(content)
-    return invoked_text(returned_value(content))
+    return invoked_text(_searched(content) or returned_value(content))
+
+
+def _searched(content: Any) -> list | None:
+    """Search results as a RAG tool returns them to Haystack (its records: source, title, the passages' text);
+    haystack-ai has no search-result content part, so its tool invoker writes them as text like any value
+    (``invoked_text``: JSON text from haystack-ai 3)."""
+    if not (isinstance(content, list) and any(isinstance(p, dict) and p.get("type") == "search_result"
+                                              for p in content)):
+        return None
+    return [{"source": part.get("source"), "title": part.get("title"),
+             "content": "\n".join(c.get("text", "") for c in part.get("content") or ())}
+            if isinstance(part, dict) and part.get("type") == "search_result" else returned_value([part])
+            for part in content]
 
 
 def invoked_text(value: Any) -> str:

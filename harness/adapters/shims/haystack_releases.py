@@ -10,6 +10,10 @@ importable, and so testable, without Haystack (a reproduction's ``app.py`` is wr
   ``warm_up`` or ``close``; from 8.0.0 ``warm_up`` builds it and ``close`` closes it.
 - Tool results. haystack-ai before 2.23.0 takes a tool result as a string only; from 2.23.0 also as a list of text
   and image parts.
+- Structured output. Releases whose generator documents ``generation_kwargs["response_format"]`` (9.0.0; not 5.3.0)
+  build Bedrock's outputConfig.textFormat of it; before, the key would go to additionalModelRequestFields.
+- Guardrails. Every release (5.3.0 on) takes ``guardrail_config=`` (Bedrock's guardrailConfig, sent as given) and
+  validates it at construction: ``streamProcessingMode`` only for a generator built with a ``streaming_callback``.
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+from harness.converse.request import output_config, served_options
+
 __all__ = ["ENDPOINT_VARIABLE", "anthropic_reasoning", "close_generator", "endpoint_variable", "folded_reasoning",
-           "generation_kwargs", "meta_reasoning_chunks", "result_text", "warmed"]
+           "generation_kwargs", "guardrail_config", "meta_reasoning_chunks", "response_format", "result_text",
+           "warmed"]
 
 ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
 REASONING_TYPES = ("thinking", "redacted_thinking")
@@ -59,6 +66,29 @@ def generation_kwargs(turn: dict) -> dict:
     elif choice == "any":
         kwargs["tool_choice"] = {"type": "any"}
     return kwargs
+
+
+def response_format(options: dict) -> dict:
+    """``generation_kwargs["response_format"]`` for ``options.output_format``, as the generator documents it (the
+    schema as a dict, its name and description), which 9.0.0 builds into outputConfig.textFormat
+    (``_prepare_request_params``); nothing without an output format."""
+    if options.get("output_format") is None:
+        return {}
+    output_config(options)  # the one-line error for a malformed output_format
+    wanted = options["output_format"]
+    return {"response_format": {"schema": wanted["schema"], **{key: wanted[key] for key in ("name", "description")
+                                                                if wanted.get(key) is not None}}}
+
+
+def guardrail_config(options: dict, streaming: bool) -> dict:
+    """The generator's ``guardrail_config=`` for ``options.guardrail``: Bedrock's guardrailConfig keys, which the
+    generator sends as given. Its constructor refuses ``streamProcessingMode`` unless the generator streams
+    (``_validate_guardrail_config(..., streaming=streaming_callback is not None)``), as Converse's
+    GuardrailConfiguration has none: a non-streaming generator gets the rest."""
+    wire = served_options(options).get("guardrailConfig")
+    if wire is None:
+        return {}
+    return {"guardrail_config": wire if streaming else {k: v for k, v in wire.items() if k != "streamProcessingMode"}}
 
 
 # ---- the generator's client ----
