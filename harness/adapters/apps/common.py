@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from harness.suite.scenario import Scenario
 
 __all__ = ["App", "js_literal", "js_run", "npm_install", "plain_texts", "py_literal", "py_run", "sampling",
-           "serve_line"]
+           "serve_line", "text_turn"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,15 @@ def plain_texts(turn: dict) -> list[tuple[str, str]] | None:
             content = "".join(block["text"] for block in content)
         texts.append((message["role"], content))
     return texts
+
+
+def text_turn(turn: dict) -> tuple[list[tuple[str, str]], str | None] | None:
+    """(the turn's (role, text) pairs, its system prompt) when every message is text and the system prompt one string
+    or none; else None: the shims map other blocks and system prompts of several blocks themselves."""
+    texts, system = plain_texts(turn), turn.get("system")
+    if texts is None or (system is not None and not isinstance(system, str)):
+        return None
+    return texts, system
 
 
 def sampling(options: dict, thinking_field: str) -> dict:

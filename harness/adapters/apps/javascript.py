@@ -4,12 +4,24 @@ report ran, which its head installs (``npm install ...``, then ``node app.mjs UR
 
 from __future__ import annotations
 
-from harness.adapters.apps.common import App, js_literal, js_run, npm_install, plain_texts
+from harness.adapters.apps.common import App, js_literal, js_run, npm_install, plain_texts, text_turn
 from harness.converse.request import system_blocks
 from harness.suite.scenario import Scenario, first_turn
 
 __all__ = ["TEMPLATES"]
 
+
+# The constants and provider both AI SDK scripts start from (a part of their templates, formatted with them).
+_AI_SDK_SETUP = """const URL = process.argv[2];
+const MODEL_ID = {model_id};
+const SYSTEM = {system};
+const MESSAGES = {messages};
+const TOOLS = {tools};
+const SETTINGS = {settings};
+
+const bedrock = createAmazonBedrock({{ baseURL: URL, region: "us-east-1", accessKeyId: "testing",
+  secretAccessKey: "testing" }});
+"""
 
 _AI_SDK = """#!/usr/bin/env node
 // {scenario}, turn 0, with the AI SDK as an application calls it: streamText (each fullStream part, then
@@ -20,16 +32,7 @@ _AI_SDK = """#!/usr/bin/env node
 import {{ createAmazonBedrock }} from "@ai-sdk/amazon-bedrock";
 import {{ generateText, jsonSchema, streamText }} from "ai";
 
-const URL = process.argv[2];
-const MODEL_ID = {model_id};
-const SYSTEM = {system};
-const MESSAGES = {messages};
-const TOOLS = {tools};
-const SETTINGS = {settings};
-
-const bedrock = createAmazonBedrock({{ baseURL: URL, region: "us-east-1", accessKeyId: "testing",
-  secretAccessKey: "testing" }});
-const tools = Object.fromEntries(TOOLS.map((t) => [t.name,
+""" + _AI_SDK_SETUP + """const tools = Object.fromEntries(TOOLS.map((t) => [t.name,
   {{ description: t.description, inputSchema: jsonSchema(t.input_schema) }}]));
 const call = {{ model: bedrock(MODEL_ID), messages: MESSAGES, ...(SYSTEM !== null ? {{ system: SYSTEM }} : {{}}),
   ...(TOOLS.length ? {{ tools }} : {{}}), ...SETTINGS }};
@@ -52,9 +55,12 @@ def _ai_sdk_parts(turn: dict, packages: dict | None) -> dict | None:
     ``maxOutputTokens``); None for an older ``ai`` (its release unknown, or 4: ``parameters``/``maxTokens``), other
     blocks, a system prompt of several blocks, structured output, a guardrail or a cache mark (the shim's own)."""
     options = turn.get("options") or {}
-    texts, system = plain_texts(turn), turn.get("system")
+    plain = text_turn(turn)
+    if plain is None:
+        return None
+    texts, system = plain
     ai = str((packages or {}).get("ai") or "")
-    if (texts is None or (system is not None and not isinstance(system, str)) or not ai[:1].isdigit()
+    if (not ai[:1].isdigit()
             or int(ai.split(".")[0]) < 5 or any(options.get(k) for k in ("output_format", "guardrail"))
             or any(t.get("cache_control") for t in turn.get("tools") or ())):
         return None
@@ -145,10 +151,13 @@ def _langchain_js_parts(turn: dict, packages: dict | None, blocks: bool = False)
     field); None for an unknown or 0.0.x release (a core before 1.4 for content-block streaming, ``blocks``), other
     blocks, a system prompt of several blocks, a guardrail or cache marks (the shim's own)."""
     options = turn.get("options") or {}
-    texts, system = plain_texts(turn), turn.get("system")
+    plain = text_turn(turn)
+    if plain is None:
+        return None
+    texts, system = plain
     release = str((packages or {}).get("@langchain/aws") or "")
     core = [int(part) for part in str((packages or {}).get("@langchain/core") or "0.0").split(".")[:2] if part.isdigit()]
-    if (texts is None or (system is not None and not isinstance(system, str)) or not release[:1].isdigit()
+    if (not release[:1].isdigit()
             or release.startswith("0.0.") or (blocks and core < [1, 4])
             or any(options.get(k) for k in ("output_format", "guardrail"))
             or any(t.get("cache_control") for t in turn.get("tools") or ())):
@@ -199,16 +208,7 @@ _AI_SDK_AGENT = """#!/usr/bin/env node
 import {{ createAmazonBedrock }} from "@ai-sdk/amazon-bedrock";
 import {{ jsonSchema, stepCountIs, streamText }} from "ai";
 
-const URL = process.argv[2];
-const MODEL_ID = {model_id};
-const SYSTEM = {system};
-const MESSAGES = {messages};
-const TOOLS = {tools};
-const SETTINGS = {settings};
-
-const bedrock = createAmazonBedrock({{ baseURL: URL, region: "us-east-1", accessKeyId: "testing",
-  secretAccessKey: "testing" }});
-const never = async () => {{ throw new Error("this reproduction runs no tools"); }};
+""" + _AI_SDK_SETUP + """const never = async () => {{ throw new Error("this reproduction runs no tools"); }};
 const tools = Object.fromEntries(TOOLS.map((t) => [t.name,
   {{ description: t.description, inputSchema: jsonSchema(t.input_schema), execute: never }}]));
 const result = streamText({{ model: bedrock(MODEL_ID), messages: MESSAGES, ...(SYSTEM !== null ? {{ system: SYSTEM }} : {{}}),
@@ -332,9 +332,12 @@ def _strands_ts(scenario: Scenario, packages: dict | None) -> App | None:
     the user's prompt, a guardrail or cache marks (the shim's own)."""
     turn = first_turn(scenario)
     options = turn.get("options") or {}
-    texts, system = plain_texts(turn), turn.get("system")
+    plain = text_turn(turn)
+    if plain is None:
+        return None
+    texts, system = plain
     release = str((packages or {}).get("@strands-agents/sdk") or "")
-    if (texts is None or (system is not None and not isinstance(system, str)) or not release[:1].isdigit()
+    if (not release[:1].isdigit()
             or release.startswith("0.") or not texts or texts[-1][0] != "user"
             or any(options.get(k) for k in ("output_format", "guardrail"))
             or any(t.get("cache_control") for t in turn.get("tools") or ())):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from harness.adapters.apps.common import App, plain_texts, py_literal, py_run, sampling
+from harness.adapters.apps.common import App, py_literal, py_run, sampling, text_turn
 from harness.suite.scenario import Scenario, first_turn
 
 __all__ = ["TEMPLATES"]
@@ -102,15 +102,12 @@ print("invoked message:", shown(bound.invoke(MESSAGES)))
 '''
 
 
-def _langchain_aws(scenario: Scenario) -> str | None:
-    """The template on turn 0's text (None when it holds other blocks: LangChain's data blocks are the shim's)."""
+def _langchain_aws_parts(turn: dict, texts: list, system: str | None) -> tuple[list, dict, list]:
+    """What the langchain-aws scripts are written from: LangChain's role/content messages, ChatBedrockConverse's
+    fields (by the shim's own pure helpers) and the tools as bind_tools takes them."""
     from harness.adapters.shims import langchain_aws as shim  # its pure helpers: no langchain import
 
-    turn = first_turn(scenario)
     options = turn.get("options") or {}
-    texts, system = plain_texts(turn), turn.get("system")
-    if texts is None or (system is not None and not isinstance(system, str)):
-        return None
     messages = [*([{"role": "system", "content": system}] if system is not None else []),
                 *({"role": role, "content": text} for role, text in texts)]
     model = {"model": turn["model_id"], "max_tokens": options.get("max_tokens"),
@@ -118,8 +115,23 @@ def _langchain_aws(scenario: Scenario) -> str | None:
              **shim.served(options)}
     tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return _LANGCHAIN_AWS.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model), tools=py_literal(tools),
-                                 tool_choice=shim._tool_choice(options.get("tool_choice")), messages=py_literal(messages))
+    return messages, model, tools
+
+
+def _langchain_aws(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks: LangChain's data blocks are the shim's)."""
+    from harness.adapters.shims import langchain_aws as shim  # its pure helpers: no langchain import
+
+    turn = first_turn(scenario)
+    options = turn.get("options") or {}
+    plain = text_turn(turn)
+    if plain is None:
+        return None
+    texts, system = plain
+    messages, model, tools = _langchain_aws_parts(turn, texts, system)
+    return _LANGCHAIN_AWS.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
+                                 tools=py_literal(tools), tool_choice=shim._tool_choice(options.get("tool_choice")),
+                                 messages=py_literal(messages))
 
 
 _STRANDS = '''#!/usr/bin/env python3
@@ -168,20 +180,27 @@ asyncio.run(main())
 '''
 
 
-def _strands(scenario: Scenario) -> str | None:
-    """The template on turn 0's text (None when it holds other blocks, or a system prompt of several blocks)."""
-    turn = first_turn(scenario)
+def _strands_parts(turn: dict, texts: list) -> tuple[list, dict, list]:
+    """What the strands scripts are written from: Converse's own messages, BedrockModel's fields and the tool specs."""
     options = turn.get("options") or {}
-    texts, system = plain_texts(turn), turn.get("system")
-    if texts is None or (system is not None and not isinstance(system, str)):
-        return None
     messages = [{"role": role, "content": [{"text": text}]} for role, text in texts]
     model = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
              **sampling(options, "additional_request_fields")}
     tools = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
              for t in turn.get("tools") or ()]
-    return _STRANDS.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model), tools=py_literal(tools), system=system,
-                           messages=py_literal(messages))
+    return messages, model, tools
+
+
+def _strands(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks, or a system prompt of several blocks)."""
+    turn = first_turn(scenario)
+    plain = text_turn(turn)
+    if plain is None:
+        return None
+    texts, system = plain
+    messages, model, tools = _strands_parts(turn, texts)
+    return _STRANDS.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
+                           tools=py_literal(tools), system=system, messages=py_literal(messages))
 
 
 # What the pydantic-ai scripts share: their history as ModelMessages built from the turn's texts, and how they show a
@@ -203,6 +222,14 @@ def history_of(messages):
 '''
 
 
+_PYDANTIC_AI_CONSTANTS = '''URL = sys.argv[1]
+MODEL_ID = {model_id!r}
+SETTINGS = {settings}
+TOOLS = {tools}
+SYSTEM_PROMPT = {system!r}
+MESSAGES = {messages}
+'''
+
 _PYDANTIC_AI = '''#!/usr/bin/env python3
 """{scenario}, turn 0, with pydantic-ai as an application calls it: BedrockConverseModel through the direct API,
 streamed (model_request_stream_sync: its part events and the ModelResponse it assembles), then not streamed
@@ -221,13 +248,7 @@ from pydantic_ai.models.bedrock import BedrockConverseModel
 from pydantic_ai.providers.bedrock import BedrockProvider
 from pydantic_ai.tools import ToolDefinition
 
-URL = sys.argv[1]
-MODEL_ID = {model_id!r}
-SETTINGS = {settings}
-TOOLS = {tools}
-SYSTEM_PROMPT = {system!r}
-MESSAGES = {messages}
-
+''' + _PYDANTIC_AI_CONSTANTS + '''
 
 {history_of}
 
@@ -250,25 +271,37 @@ except Exception as error:  # what the library raises on the non-streamed call i
 '''
 
 
-def _pydantic_ai(scenario: Scenario) -> str | None:
-    """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, native
-    structured output, or cache marks pydantic-ai cannot place: those are the shim's)."""
+def _pydantic_ai_settings(turn: dict) -> dict | None:
+    """The turn's BedrockModelSettings by the shim's own ``settings``; None where it skips (cache marks pydantic-ai
+    cannot place)."""
     from harness.adapters.shims import pydantic_ai as shim  # its pure helpers: pydantic-ai is imported lazily
     from harness.judge.protocol import AdapterSkip
 
+    try:
+        return shim.settings(turn)
+    except AdapterSkip:
+        return None
+
+
+def _pydantic_ai(scenario: Scenario) -> str | None:
+    """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, native
+    structured output, or cache marks pydantic-ai cannot place: those are the shim's)."""
     turn = first_turn(scenario)
     options = turn.get("options") or {}
-    texts, system = plain_texts(turn), turn.get("system")
-    if texts is None or (system is not None and not isinstance(system, str)) or options.get("output_format"):
+    plain = text_turn(turn)
+    if plain is None:
         return None
-    try:
-        settings = shim.settings(turn)
-    except AdapterSkip:
+    texts, system = plain
+    if options.get("output_format"):
+        return None
+    settings = _pydantic_ai_settings(turn)
+    if settings is None:
         return None
     tools = [{"name": t["name"], "description": t.get("description"), "parameters_json_schema": t["input_schema"],
               **({"strict": True} if t.get("strict") else {})} for t in turn.get("tools") or ()]
-    return _PYDANTIC_AI.format(scenario=scenario.id, history_of=_PYDANTIC_AI_HISTORY, run=py_run(scenario), model_id=turn["model_id"],
-                               settings=py_literal(settings), tools=py_literal(tools), system=system, messages=py_literal(texts))
+    return _PYDANTIC_AI.format(scenario=scenario.id, history_of=_PYDANTIC_AI_HISTORY, run=py_run(scenario),
+                               model_id=turn["model_id"], settings=py_literal(settings), tools=py_literal(tools),
+                               system=system, messages=py_literal(texts))
 
 
 _LLAMA_INDEX = '''#!/usr/bin/env python3
@@ -346,9 +379,10 @@ def _llama_index(scenario: Scenario) -> str | None:
     from harness.adapters.shims.llama_index_stream import llm_fields, tool_choice  # pure: no LlamaIndex import
 
     turn = first_turn(scenario)
-    texts, system = plain_texts(turn), turn.get("system")
-    if texts is None or (system is not None and not isinstance(system, str)):
+    plain = text_turn(turn)
+    if plain is None:
         return None
+    texts, system = plain
     messages = [*([("system", system)] if system is not None else []), *texts]
     tools = [{"name": t["name"], "description": t.get("description", ""), "schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
@@ -425,11 +459,11 @@ def _haystack(scenario: Scenario) -> str | None:
     from harness.adapters.shims.haystack_releases import generation_kwargs  # pure: no Haystack import
 
     turn = first_turn(scenario)
-    texts, system, options = plain_texts(turn), turn.get("system"), turn.get("options") or {}
-    if texts is None or (system is not None and not isinstance(system, str)) or any(
-            t.get("cache_control") for t in turn.get("tools") or ()) or any(
+    plain, options = text_turn(turn), turn.get("options") or {}
+    if plain is None or any(t.get("cache_control") for t in turn.get("tools") or ()) or any(
             options.get(k) for k in ("output_format", "guardrail")):
         return None
+    texts, system = plain
     tools = [{"name": t["name"], "description": t.get("description", ""), "parameters": t["input_schema"]}
              for t in turn.get("tools") or ()]
     return _HAYSTACK.format(scenario=scenario.id, run=py_run(scenario), model=turn["model_id"],
@@ -493,22 +527,16 @@ except Exception as error:  # what the agent raises is part of what it does
 def _langchain_aws_agent(scenario: Scenario) -> str | None:
     """The template on turn 0's text (None when it holds other blocks, forces a tool, or marks a tool cache point:
     create_agent takes neither)."""
-    from harness.adapters.shims import langchain_aws as shim  # its pure helpers: no langchain import
-
     turn = first_turn(scenario)
     options = turn.get("options") or {}
-    texts, system = plain_texts(turn), turn.get("system")
-    if (texts is None or (system is not None and not isinstance(system, str))
-            or options.get("tool_choice") not in (None, "auto")
+    plain = text_turn(turn)
+    if plain is None:
+        return None
+    texts, system = plain
+    if (options.get("tool_choice") not in (None, "auto")
             or any(t.get("cache_control") for t in turn.get("tools") or ())):
         return None
-    messages = [*([{"role": "system", "content": system}] if system is not None else []),
-                *({"role": role, "content": text} for role, text in texts)]
-    model = {"model": turn["model_id"], "max_tokens": options.get("max_tokens"),
-             **sampling(options, "additional_model_request_fields"), **shim._provider(turn["model_id"]),
-             **shim.served(options)}
-    tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
-             for t in turn.get("tools") or ()]
+    messages, model, tools = _langchain_aws_parts(turn, texts, system)
     return _LANGCHAIN_AWS_AGENT.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
                                        tools=py_literal(tools), messages=py_literal(messages))
 
@@ -573,15 +601,13 @@ def _strands_agent(scenario: Scenario) -> str | None:
     """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, or an
     opening that does not end with the user's prompt)."""
     turn = first_turn(scenario)
-    options = turn.get("options") or {}
-    texts, system = plain_texts(turn), turn.get("system")
-    if texts is None or (system is not None and not isinstance(system, str)) or not texts or texts[-1][0] != "user":
+    plain = text_turn(turn)
+    if plain is None:
         return None
-    model = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
-             **sampling(options, "additional_request_fields")}
-    tools = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
-             for t in turn.get("tools") or ()]
-    messages = [{"role": role, "content": [{"text": text}]} for role, text in texts]
+    texts, system = plain
+    if not texts or texts[-1][0] != "user":
+        return None
+    messages, model, tools = _strands_parts(turn, texts)
     return _STRANDS_AGENT.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
                                  tools=py_literal(tools), system=system, messages=py_literal(messages))
 
@@ -604,13 +630,7 @@ from pydantic_ai.models.bedrock import BedrockConverseModel
 from pydantic_ai.providers.bedrock import BedrockProvider
 from pydantic_ai.tools import Tool
 
-URL = sys.argv[1]
-MODEL_ID = {model_id!r}
-SETTINGS = {settings}
-TOOLS = {tools}
-SYSTEM_PROMPT = {system!r}
-MESSAGES = {messages}
-
+''' + _PYDANTIC_AI_CONSTANTS + '''
 
 def never_called(**kwargs):
     raise RuntimeError("this reproduction runs no tools")
@@ -651,24 +671,23 @@ def _pydantic_ai_agent(scenario: Scenario) -> str | None:
     """The template on turn 0's text (None when it holds other blocks, a system prompt of several blocks, an opening
     that does not end with the user's prompt, native structured output, strict tools, or cache marks pydantic-ai
     cannot place)."""
-    from harness.adapters.shims import pydantic_ai as shim  # its pure helpers: pydantic-ai is imported lazily
-    from harness.judge.protocol import AdapterSkip
-
     turn = first_turn(scenario)
     options = turn.get("options") or {}
-    texts, system = plain_texts(turn), turn.get("system")
-    if (texts is None or (system is not None and not isinstance(system, str)) or options.get("output_format")
-            or not texts or texts[-1][0] != "user" or any(t.get("strict") for t in turn.get("tools") or ())):
+    plain = text_turn(turn)
+    if plain is None:
         return None
-    try:
-        settings = shim.settings(turn)
-    except AdapterSkip:
+    texts, system = plain
+    if (options.get("output_format") or not texts or texts[-1][0] != "user"
+            or any(t.get("strict") for t in turn.get("tools") or ())):
+        return None
+    settings = _pydantic_ai_settings(turn)
+    if settings is None:
         return None
     tools = [{"name": t["name"], "description": t.get("description"), "schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return _PYDANTIC_AI_AGENT.format(scenario=scenario.id, history_of=_PYDANTIC_AI_HISTORY, run=py_run(scenario), model_id=turn["model_id"],
-                                     settings=py_literal(settings), tools=py_literal(tools), system=system,
-                                     messages=py_literal(texts))
+    return _PYDANTIC_AI_AGENT.format(scenario=scenario.id, history_of=_PYDANTIC_AI_HISTORY, run=py_run(scenario),
+                                     model_id=turn["model_id"], settings=py_literal(settings), tools=py_literal(tools),
+                                     system=system, messages=py_literal(texts))
 
 
 def _app(template: Callable[[Scenario], str | None]) -> Callable[[Scenario, dict | None], App | None]:
