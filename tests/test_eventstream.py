@@ -1,4 +1,5 @@
 import base64
+import binascii
 import json
 
 import pytest
@@ -197,3 +198,102 @@ def test_loads_fails_as_json_loads_fails(data):
 def test_loads_agrees_with_json_loads_on_any_json(value, before, after):
     data = (before + json.dumps(value, ensure_ascii=False) + after).encode()
     assert json.dumps(es.loads(data)) == json.dumps(json.loads(data))
+
+
+def _botocore_reading(piece: bytes):
+    buffer = EventStreamBuffer()
+    buffer.add_data(piece)
+    message = next(buffer)
+    return message.prelude.total_length, message.prelude.headers_length, message.headers, bytes(message.payload)
+
+
+def test_the_fast_reading_keeps_botocores_limits():
+    import botocore.eventstream as botocore_eventstream
+
+    assert (es._MAX_HEADERS_LENGTH, es._MAX_PAYLOAD_LENGTH) == (botocore_eventstream._MAX_HEADERS_LENGTH,
+                                                                botocore_eventstream._MAX_PAYLOAD_LENGTH)
+
+
+string_frames = st.builds(
+    lambda headers, payload: es.encode_frame(headers, payload),
+    st.dictionaries(st.text(max_size=12), st.text(max_size=30), max_size=5).map(lambda d: tuple(d.items())),
+    st.binary(max_size=60),
+)
+
+
+@settings(max_examples=300)
+@given(st.one_of(frames.map(lambda f: f.encode()), string_frames), st.lists(st.tuples(st.integers(0, 400),
+                                                                                      st.integers(0, 255)), max_size=3))
+def test_the_fast_reading_of_a_frame_is_botocores_or_none(data, flips):
+    """Whatever bytes the fast path reads (string headers only, one whole frame), it reads as botocore does; any
+    other it leaves to botocore (None). Flipped bytes are re-summed so the checksums hold and the headers are read."""
+    piece = bytearray(data)
+    for at, value in flips:
+        if 12 <= at < len(piece) - 4:
+            piece[at] = value
+    if len(piece) >= 16:
+        piece[8:12] = binascii.crc32(bytes(piece[:8])).to_bytes(4, "big")
+        piece[-4:] = binascii.crc32(bytes(piece[:-4])).to_bytes(4, "big")
+    piece = bytes(piece)
+    fast = es._plain_message(piece)
+    if fast is None:
+        return
+    assert (fast.prelude.total_length, fast.prelude.headers_length, fast.headers, fast.payload) == \
+        _botocore_reading(piece)
+
+
+def test_the_fast_reading_declines_what_it_does_not_read():
+    typed = es.encode_frame(((":event-type", "x"), ("n", 5)), b"{}")
+    assert es._plain_message(typed) is None  # an int32 header: botocore reads it
+    assert es.decode_frames(typed)[0].headers == ((":event-type", "x"), ("n", 5))
+    duplicate = es.encode_frame(((":event-type", "a"), (":event-type", "b")), b"")
+    assert es._plain_message(duplicate) is None
+    with pytest.raises(ParserError, match="Duplicate header"):
+        es.decode_frames(duplicate)
+    bad_utf8 = _frame_with_raw_headers(b"\x01\xff\x07\x00\x01a")
+    assert es._plain_message(bad_utf8) is None
+    assert es._plain_message(es.encode_event("messageStop", {"stopReason": "end_turn"}) + b"\x00") is None
+    assert es._plain_message(es.encode_event("messageStop", {"stopReason": "end_turn"})) is not None
+
+
+def _events_or_error(read):
+    out = []
+    try:
+        for event in read:
+            out.append(event)
+    except EventStreamError as err:
+        out.append(("error", err.response))
+    except Exception as err:  # noqa: BLE001 - what botocore's parser raises, compared by kind
+        out.append((type(err).__name__,))
+    return out
+
+
+event_frames = st.one_of(
+    st.builds(lambda text, pad: es.Frame(((":event-type", "contentBlockDelta"), (":content-type", "application/json"),
+                                          (":message-type", "event")),
+                                         es.json_payload({"contentBlockIndex": 0, "delta": {"text": text}}, pad)),
+              st.text(max_size=20), st.integers(0, 20)),
+    st.builds(lambda kind, body: es.Frame(((":event-type", kind), (":message-type", "event")), body),
+              st.sampled_from(["messageStart", "messageStop", "metadata", "contentBlockStart", "surprise"]),
+              st.sampled_from([b"{}", b'{"role": "assistant"}', b'{"stopReason": 3}', b"[1]", b"not json",
+                               b'{"usage": {"inputTokens": "x"}}', b'{"start": {"toolUse": 5}}'])),
+    st.builds(lambda kind: es.Frame(((":exception-type", kind), (":content-type", "application/json"),
+                                     (":message-type", "exception")), b'{"message": "no"}'),
+              st.sampled_from(["throttlingException", "validationException", "madeUp"])),
+    st.builds(lambda code: es.Frame(((":error-code", code), (":error-message", "m"), (":message-type", "error")), b""),
+              st.text(max_size=8)),
+    frames,
+)
+
+
+@settings(max_examples=200)
+@given(st.lists(event_frames, max_size=6))
+def test_frame_events_yield_what_decode_events_yields_for_the_frames_bytes(items):
+    """Handing frames to botocore's parser as they are gives exactly what botocore makes of their bytes."""
+    from harness.cassettes.frames import frame_from_doc
+
+    raws = [frame_from_doc({"frame_base64": base64.b64encode(f.encode()).decode()}) for f in items
+            if es.checksum_problem(f.encode()) is None]
+    for group in (items, raws):
+        expected = _events_or_error(es.decode_events(b"".join(f.encode() for f in group)))
+        assert _events_or_error(es.frame_events(group)) == expected

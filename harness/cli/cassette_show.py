@@ -342,7 +342,8 @@ def _response_lines(it: cassettes.Interaction, full: bool) -> Iterator[str]:
 def _events(it: cassettes.Interaction, errors: list) -> Iterator[dict]:
     """boto3's events for the stream; an exception frame ends it, noted in ``errors``."""
     try:
-        yield from eventstream.decode_events(it.response_body(), it.operation)
+        yield from (eventstream.frame_events(it.frames, it.operation) if it.wire is None
+                    else eventstream.decode_events(it.response_body(), it.operation))
     except EventStreamError as err:
         errors.append(f"error: {err.response['Error'].get('Code')}: {err.response['Error'].get('Message')}")
     except Exception as err:  # a corrupt-on-purpose frame: the client stops here too

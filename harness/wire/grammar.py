@@ -14,7 +14,7 @@ import base64
 import binascii
 import json
 
-from harness.wire.eventstream import Frame, checksum_problem, decode_events
+from harness.wire.eventstream import Frame, checksum_problem, frame_events
 from harness.wire.kinds import kind_of
 
 __all__ = ["stream_problems"]
@@ -238,7 +238,7 @@ def _botocore_problems(operation: str, frames, code: str | None = None) -> list[
 
     parsed = 0
     try:
-        for _ in decode_events((frame.encode() for frame in frames), operation):
+        for _ in frame_events(frames, operation):
             parsed += 1
     except EventStreamError as err:
         found = err.response.get("Error", {}).get("Code")
