@@ -1,8 +1,11 @@
 """Encode and decode ``application/vnd.amazon.eventstream`` bodies.
 
-Encoding is a few lines of stdlib (bedrock-wire.md §5.2); decoding goes through botocore itself so that
-what the harness decodes is exactly what boto3 yields (§4.5). botocore loads on the first decode: a command that
-only encodes or reads scenarios (``serve --emulate``, ``list``, ``evidence``) never imports it.
+Encoding is a few lines of stdlib (bedrock-wire.md §5.2); decoding is botocore's, so that what the harness
+decodes is exactly what boto3 yields (§4.5). Two shortcuts keep botocore's answer and skip its slow parts: a whole
+frame of string headers (what Bedrock sends) is read here, anything else by botocore's buffer (``_plain_message``);
+and frames already read go to botocore's event parser as they are (``frame_events``). Tests hold both to botocore's
+reading of the same bytes. botocore loads on the first decode: a command that only encodes or reads scenarios
+(``serve --emulate``, ``list``, ``evidence``) never imports it.
 """
 
 from __future__ import annotations
