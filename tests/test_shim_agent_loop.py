@@ -108,6 +108,48 @@ def test_a_second_model_call_waits_for_its_turn():
     assert list(shim.stream({"conversation": "c", "messages": []}, {})) == [{"type": "text", "text": "1"}]
 
 
+def test_a_tool_held_for_the_readers_closing_pauses_the_turn_only_after_it():
+    """``after_close``: a tool that starts before the reader has emitted its model call's closing waits for it, and
+    the turn ends after the closing chunk; an abandoned conversation ends the wait."""
+    started, threads = threading.Event(), []
+
+    def script(loop):
+        loop.model_call()
+        loop.emit({"type": "text", "text": "a"})
+
+        def tool():
+            started.set()
+            try:
+                loop.result("t1", after_close=True)
+            except agent_loop.Cancelled:
+                pass
+
+        threads.append(threading.Thread(target=tool, daemon=True))
+        threads[0].start()
+        started.wait(5)
+        threading.Event().wait(0.2)  # the tool thread has had its chance to pause the turn
+        loop.emit({"type": "stop", "reason": "tool_use"})
+        loop.call_closed()
+        threads[0].join()
+
+    shim = _driven(script)
+    assert list(shim.stream({"conversation": "c", "messages": []}, {})) == [
+        {"type": "text", "text": "a"}, {"type": "stop", "reason": "tool_use"}]
+    shim.loop.close()
+    waiting = []
+
+    def unclosed(loop):
+        waiting.append(threading.current_thread())
+        loop.model_call()
+        loop.result("t1", after_close=True)  # the reader never emits the closing
+
+    held = AgentLoop("d", unclosed)
+    threading.Event().wait(0.2)
+    held.close()
+    waiting[0].join(timeout=5)
+    assert not waiting[0].is_alive()  # Cancelled in the held tool ended the loop
+
+
 def test_results_for_a_finished_loop_are_an_error_and_user_content_mid_loop_is_a_skip():
     shim = _driven(lambda loop: loop.emit({"type": "text", "text": "done"}))
     assert list(shim.stream({"conversation": "c", "messages": []}, {})) == [{"type": "text", "text": "done"}]

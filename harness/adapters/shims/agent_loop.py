@@ -7,6 +7,9 @@ result (the scenario's, which the harness sends as the next turn's ``tool_result
 its turn (model call k is turn k's; the gate keeps a loop that runs tools of its own, or none, from sending ahead
 of the harness). A harness turn ends at the first pause or when the loop finishes. A loop that finished although
 the model called tools ignored the calls: the next turn has nowhere to send its results, an error chunk says so.
+Where the shim reads the library's events behind its run (an event stream fed by a task of its own, which does not
+wait for its reader), a tool first waits, without pausing, until the reader has relayed the closing of the model call
+whose tools run (``call_closed``), so the turn's last chunks come before its pause.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ class AgentLoop:
         self._closed = False
         self._turn = 0  # the harness turn being streamed
         self._calls = 0  # model calls started
+        self._closes = 0  # model calls whose closing chunks the reader has emitted
         self._answered = False  # the results of this turn arrived
         self._changed = threading.Condition()
         self._thread = threading.Thread(target=self._main, args=(run,), daemon=True, name=f"agent-loop {conversation}")
@@ -98,9 +102,19 @@ class AgentLoop:
             self._calls += 1
             self._pause(lambda: self._turn >= self._calls - 1, f"model call {self._calls - 1}")
 
-    def result(self, call_id: str) -> dict:
-        """The harness's tool_result block for ``call_id`` (loop thread); waits until the next turn sends it."""
+    def call_closed(self) -> None:
+        """The reader emitted the current model call's closing chunks (loop thread)."""
         with self._changed:
+            self._closes += 1
+            self._changed.notify_all()
+
+    def result(self, call_id: str, after_close: bool = False) -> dict:
+        """The harness's tool_result block for ``call_id`` (loop thread); waits until the next turn sends it.
+        ``after_close``: first wait, without pausing the turn, until the reader has emitted the closing of the model
+        call whose tools run (``call_closed``)."""
+        with self._changed:
+            if after_close:
+                self._hold(lambda: self._closes >= self._calls, call_id)
             if call_id not in self._results and self._answered:  # this turn's results came without it
                 self._results[call_id] = _unanswered(call_id)
             self._waiting.add(call_id)
@@ -112,6 +126,10 @@ class AgentLoop:
         """Wait (lock held) until ``ready``; the first wait of a turn ends that harness turn."""
         if not ready():
             self._events.put(("waiting", self._turn))
+        self._hold(ready, what)
+
+    def _hold(self, ready: Callable[[], bool], what: str) -> None:
+        """Wait (lock held) until ``ready``; an abandoned conversation raises ``Cancelled``."""
         while not ready() and not self._closed:
             self._changed.wait()
         if self._closed:
