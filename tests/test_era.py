@@ -191,6 +191,7 @@ def test_matrix_without_a_dated_index_runs_with_the_harnesss_own_and_says_so(ind
 
 @pytest.mark.parametrize("spec, names", [("langchain-aws", ("langchain-core",)),
                                          ("langchain-aws-agent", ("langchain-core", "langchain", "langgraph")),
+                                         ("langchain-aws-agent-events", ("langchain-core", "langchain", "langgraph")),
                                          ("haystack", ("haystack-ai",))])
 def test_the_shims_name_the_companions_of_their_era(spec, names):
     from harness.adapters import releases

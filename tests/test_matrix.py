@@ -289,7 +289,8 @@ def test_an_interrupted_environment_build_leaves_nothing_behind(index, monkeypat
 
 SHIM_LIBRARIES = [("pydantic-ai", "pydantic-ai-slim[bedrock]"), ("pydantic-ai-agent", "pydantic-ai-slim[bedrock]"),
                   ("langchain-aws", "langchain-aws"), ("langchain-aws-events", "langchain-aws"),
-                  ("langchain-aws-agent", "langchain-aws"), ("strands", "strands-agents"), ("strands-agent", "strands-agents"),
+                  ("langchain-aws-agent", "langchain-aws"), ("langchain-aws-agent-events", "langchain-aws"),
+                  ("strands", "strands-agents"), ("strands-agent", "strands-agents"),
                   ("litellm", "litellm[mcp]"), ("llama-index", "llama-index-llms-bedrock-converse"),
                   ("haystack", "amazon-bedrock-haystack")]
 

@@ -147,3 +147,101 @@ def test_the_message_chunk_is_the_aimessage_the_agent_appended(adapter, monkeypa
     assert run_scenario(SCENARIOS["core/single-call"], adapter, ROOT).status == "pass"
     [message] = appended
     assert isinstance(message, AIMessage) and message.tool_calls[0]["args"] == {"path": "/tmp/test.txt"}
+
+
+# ---- langchain-aws-agent-events: the same agent read from its astream_events (v2) ----
+
+EVENTS = "harness.adapters.shims.langchain_aws_agent:LangchainAwsAgentEventsAdapter"
+EVENTS_NAME = certified_name("langchain-aws-agent-events", "langchain-aws", "langchain-aws")
+CORE = sorted(sid for sid in SCENARIOS if sid.startswith("core/"))
+
+
+@pytest.fixture
+def events():
+    return load_adapter(EVENTS)
+
+
+def test_the_events_variant_is_the_same_agent(events):
+    assert events.name == "langchain-aws-agent-events"
+    assert events.version == importlib.metadata.version("langchain-aws")
+    assert events.capabilities == load_adapter(SPEC).capabilities
+
+
+def test_the_events_baseline_lists_exactly_the_known_failures():
+    assert_baseline_lists(EVENTS_NAME, KNOWN_HERE)
+
+
+@pytest.mark.parametrize("sid", sorted({*CORE, *PASSING, *KNOWN_HERE}))
+def test_the_events_verdict_matches_the_baseline_and_never_calls_stream(events, monkeypatch, sid):
+    """Every core scenario and the agent's known findings, read from astream_events alone."""
+    from langgraph.pregel import Pregel
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the events variant called the graph's .stream")
+
+    monkeypatch.setattr(Pregel, "stream", refused)
+    assert_verdict(events, EVENTS_NAME, sid, KNOWN_HERE)
+
+
+def test_the_events_are_read_as_they_come():
+    """The model node's chunk reaches the turn before the run goes on (here: raises); the graph's own stream (no
+    parent run) is the updates pair, a node's own stream and other models' chunks are not the turn's."""
+    from langchain_core.messages import AIMessageChunk
+
+    chunk = AIMessageChunk(content="a")
+    update = {"model": {"messages": [AIMessage(content="a")]}}
+
+    class Agent:
+        async def astream_events(self, state, version):
+            assert version == "v2" and state == {"messages": []}
+            yield {"event": "on_chain_start", "data": {}, "parent_ids": [], "metadata": {}}
+            yield {"event": "on_chat_model_stream", "data": {"chunk": chunk}, "parent_ids": ["r", "m"],
+                   "metadata": {"langgraph_node": "model"}}
+            yield {"event": "on_chain_stream", "data": {"chunk": [update]}, "parent_ids": ["r"],
+                   "metadata": {"langgraph_node": "model"}}
+            yield {"event": "on_chain_stream", "data": {"chunk": update}, "parent_ids": [], "metadata": {}}
+            raise RuntimeError("cut")
+
+    surfaced = shim.LangchainAwsAgentEventsAdapter.surfaced(None, Agent(), [])
+    assert next(surfaced) == ("messages", (chunk, {"langgraph_node": "model"}))
+    assert next(surfaced) == ("updates", update)
+    with pytest.raises(RuntimeError, match="cut"):
+        next(surfaced)
+
+
+def test_the_events_message_chunk_is_the_aimessage_the_graph_streamed_as_its_update(events, monkeypatch):
+    appended = []
+    real = shim.ModelCall._flush
+
+    def spy(self, message):
+        appended.append(message)
+        return real(self, message)
+
+    monkeypatch.setattr(shim.ModelCall, "_flush", spy)
+    assert run_scenario(SCENARIOS["core/round-trip"], events, ROOT).status == "pass"
+    first, last = appended
+    assert isinstance(first, AIMessage) and first.tool_calls[0]["args"] == {"path": "/tmp/test.txt"}
+    assert isinstance(last, AIMessage) and not last.tool_calls
+
+
+@pytest.mark.parametrize("sid", ["core/round-trip", "core/parallel-calls"])
+def test_a_tool_waits_until_its_model_calls_message_is_relayed(events, monkeypatch, sid):
+    """astream_events runs the graph in a task of its own: an event the reader has not taken yet does not hold the
+    graph back, which may already run the tools. Here the reader lags on the graph's update (the model node's message)
+    while the event loop runs on; the turn still ends with that message, not at the tool that waits first."""
+    import asyncio
+
+    from langgraph.pregel import Pregel
+
+    real = Pregel.astream_events
+
+    def lagging(self, *args, **kwargs):
+        async def events():
+            async for event in real(self, *args, **kwargs):
+                if event["event"] == "on_chain_stream" and not event.get("parent_ids"):
+                    await asyncio.sleep(0.3)  # the graph runs on meanwhile: the tools node starts
+                yield event
+        return events()
+
+    monkeypatch.setattr(Pregel, "astream_events", lagging)
+    assert_verdict(events, EVENTS_NAME, sid, KNOWN_HERE)

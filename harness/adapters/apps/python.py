@@ -701,7 +701,7 @@ def _app(template: Callable[[Scenario], str | None]) -> Callable[[Scenario, dict
 TEMPLATES = {spec: _app(template) for spec, template in {
     "litellm": _litellm, "litellm-persisted": _litellm,
     "langchain-aws": _langchain_aws, "langchain-aws-persisted": _langchain_aws, "langchain-aws-events": _langchain_aws,
-    "langchain-aws-agent": _langchain_aws_agent,
+    "langchain-aws-agent": _langchain_aws_agent, "langchain-aws-agent-events": _langchain_aws_agent,
     "strands": _strands, "strands-persisted": _strands, "strands-agent": _strands_agent,
     "pydantic-ai": _pydantic_ai, "pydantic-ai-persisted": _pydantic_ai, "pydantic-ai-agent": _pydantic_ai_agent,
     "llama-index": _llama_index, "llama-index-persisted": _llama_index,

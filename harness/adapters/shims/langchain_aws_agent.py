@@ -16,6 +16,15 @@ text), a result with an image or a document as LangChain content blocks; a faile
 tool's ``handle_tool_error`` makes the error ``ToolMessage``), or, holding more than text, returns its own
 ``ToolMessage(status="error")``.
 
+``langchain-aws-agent-events`` runs the same agent through ``agent.astream_events({"messages": opening},
+version="v2")``, LangChain's event stream of the graph, each event relayed as it comes (``relayed``): the model node's
+``on_chat_model_stream`` events (``data["chunk"]``, with ``metadata["langgraph_node"]``) are the ``messages`` stream,
+and the graph's own ``on_chain_stream`` events (the root run, no parent) carry what its ``astream`` yields, which for
+a compiled graph is the ``updates`` stream (``{"model": {"messages": [AIMessage]}}``): the same (mode, data) pairs,
+read by the same ``ModelCall``. The events come from a task of their own, which runs the graph on while an event
+waits to be read, so a tool first waits until the model call's message has been relayed (``AgentLoop.result``'s
+``after_close``), and the turn ends after it.
+
 It declares no ``non_streaming`` (the model calls are ``ChatBedrockConverse``'s own ``_stream``, whose parity the
 ``langchain-aws`` shim checks; a twin run would execute every tool again). Cache points go in the messages as in the
 ``langchain-aws`` shim; a scenario with a cache point among its tools is a skip: the agent binds its tools itself,
@@ -24,6 +33,7 @@ with no place for a ``cachePoint`` entry.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import langchain.agents  # noqa: F401 - the agent's library: when missing, the adapter names the extra as it loads
@@ -31,11 +41,11 @@ import langchain.agents  # noqa: F401 - the agent's library: when missing, the a
 from harness.adapters.shims import langchain_aws as model_shim
 from harness.adapters.shims import langchain_aws_native as native
 from harness.adapters.shims.agent_loop import AgentLoop, AgentShim
-from harness.adapters.shims.common import has_media, message_chunk, returned_value
+from harness.adapters.shims.common import has_media, message_chunk, relayed, returned_value
 from harness.converse.stream import error_chunk
 from harness.judge.protocol import AdapterSkip, USAGE_INCLUDES_CACHE
 
-__all__ = ["LangchainAwsAgentAdapter", "ModelCall", "tool_return"]
+__all__ = ["LangchainAwsAgentAdapter", "LangchainAwsAgentEventsAdapter", "ModelCall", "tool_return"]
 
 MODEL_NODE = "model"  # create_agent's node that calls the model
 
@@ -50,6 +60,7 @@ class LangchainAwsAgentAdapter(AgentShim):
     # cache points in the messages (a tool's cache point is a skip: the agent binds its tools itself)
     capabilities = AgentShim.capabilities | {"cache_points", "tool_result_media", "guardrail", "service_tier",
                                              "response_fields", "response_metadata", USAGE_INCLUDES_CACHE}
+    after_close = False  # whether a tool waits for its model call's message to be relayed (events read behind the run)
 
     def __init__(self) -> None:
         super().__init__()
@@ -65,17 +76,41 @@ class LangchainAwsAgentAdapter(AgentShim):
             raise AdapterSkip(f"create_agent takes no tool_choice (the scenario forces {choice!r})")
         if any(tool.get("cache_control") for tool in turn.get("tools") or ()):
             raise AdapterSkip("create_agent binds its tools itself: a cache point among them has no place")
-        agent = _agent(turn, endpoint, loop)
+        agent = _agent(turn, endpoint, loop, self.after_close)
         call = ModelCall(loop)
         history = model_shim.to_langchain(turn)
         try:
-            for mode, data in agent.stream({"messages": history}, stream_mode=["messages", "updates"]):
+            for mode, data in self.surfaced(agent, history):
                 call.feed(mode, data)
         except Exception as exc:  # noqa: BLE001 - what the agent raises is the turn's error, after what streamed
             call.fail(exc)
 
+    def surfaced(self, agent: Any, history: list) -> Iterator[tuple[str, Any]]:
+        """What the application reads of the run, as ``(mode, data)`` pairs: ``agent.stream``'s own, the ``messages``
+        stream's ``(AIMessageChunk, metadata)`` and the ``updates`` stream's ``{node: update}``."""
+        return agent.stream({"messages": history}, stream_mode=["messages", "updates"])
 
-def _agent(turn: dict, endpoint: dict, loop: AgentLoop) -> Any:
+
+class LangchainAwsAgentEventsAdapter(LangchainAwsAgentAdapter):
+    """``langchain-aws-agent-events``: the same agent read from ``astream_events({"messages": opening},
+    version="v2")``, each event relayed as the run yields it."""
+
+    name = f"{model_shim.DISTRIBUTION}-agent-events"
+    after_close = True
+
+    def surfaced(self, agent: Any, history: list) -> Iterator[tuple[str, Any]]:
+        """A chat model's ``on_chat_model_stream`` event is a ``messages`` pair (its chunk and metadata, which name
+        the node); the graph's own ``on_chain_stream`` (the root run: no parent) is an ``updates`` pair, the graph's
+        ``astream`` output in its default stream mode, ``updates``. Other events (nodes', tools') carry nothing the
+        turn reports."""
+        for event in relayed(agent.astream_events({"messages": history}, version="v2")):
+            if event["event"] == "on_chat_model_stream":
+                yield "messages", (event["data"]["chunk"], event.get("metadata") or {})
+            elif event["event"] == "on_chain_stream" and not event.get("parent_ids"):
+                yield "updates", event["data"]["chunk"]
+
+
+def _agent(turn: dict, endpoint: dict, loop: AgentLoop, after_close: bool = False) -> Any:
     from langchain.agents import create_agent
     from langchain.agents.middleware import AgentMiddleware
 
@@ -86,16 +121,17 @@ def _agent(turn: dict, endpoint: dict, loop: AgentLoop) -> Any:
             loop.model_call()
 
     model = model_shim._runnable({**turn, "tools": None}, endpoint)  # the agent binds the tools itself
-    return create_agent(model, tools=[_tool(spec, loop) for spec in turn.get("tools") or ()],
+    return create_agent(model, tools=[_tool(spec, loop, after_close) for spec in turn.get("tools") or ()],
                         middleware=[TurnGate()])
 
 
-def _tool(spec: dict, loop: AgentLoop) -> Any:
+def _tool(spec: dict, loop: AgentLoop, after_close: bool = False) -> Any:
     """A StructuredTool with the scenario's schema whose result is the harness's tool_result for the call."""
     from langchain_core.tools import StructuredTool
 
     def answer(runtime: Any, **_arguments: Any) -> Any:
-        return tool_return(loop.result(runtime.tool_call_id), runtime.tool_call_id, spec["name"])
+        block = loop.result(runtime.tool_call_id, after_close)
+        return tool_return(block, runtime.tool_call_id, spec["name"])
 
     return StructuredTool.from_function(func=answer, name=spec["name"], description=spec.get("description") or "",
                                         args_schema=spec["input_schema"], handle_tool_error=True)
@@ -132,6 +168,7 @@ class ModelCall:
         elif mode == "updates" and isinstance((data or {}).get(MODEL_NODE), dict):
             for message in data[MODEL_NODE].get("messages") or ():
                 self._flush(message)
+            self.loop.call_closed()
 
     def _item(self, item: dict) -> None:
         if item["type"] in model_shim.CLOSING:
