@@ -1,7 +1,7 @@
-// What the agent-loop shims share (ai_sdk_agent.mjs, langchain_js_agent.mjs): a library's own loop runs on while the
-// harness hands it one turn at a time, so its events wait in a queue, a call the scenario sent no result for gets an
-// error result, a later turn may carry tool results only, and a loop that has finished is the turn error
-// `agent_loop_ended`.
+// What the agent-loop shims share (ai_sdk_agent.mjs, and langchain_js_loop.mjs's createAgent run): a library's own
+// loop runs on while the harness hands it one turn at a time, so its events wait in a queue, a call the scenario sent
+// no result for gets an error result, a later turn may carry tool results only, and a loop that has finished is the
+// turn error `agent_loop_ended`.
 
 import { Skip } from "./protocol.mjs";
 

@@ -1,5 +1,5 @@
 // What the LangChain.js shims share (langchain_js.mjs: `.stream` and `.invoke`; langchain_js_events.mjs:
-// `streamEvents` v2; langchain_js_agent.mjs: createAgent's loop): the packages loaded through the entry module beside
+// `streamEvents` v2; langchain_js_loop.mjs: createAgent's loop): the packages loaded through the entry module beside
 // them, the model on a loopback-only client, the scenario's messages as LangChain.js messages, the streamed
 // AIMessageChunks as harness chunks (as they are, nothing repaired), the assembled AIMessage as the Anthropic-format
 // message, and the conversation an application keeps around one model call per turn.
