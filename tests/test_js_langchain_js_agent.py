@@ -1,7 +1,10 @@
-"""The langchain-js-agent shim (harness/adapters/js/langchain_js_agent.mjs) driven over the subprocess protocol against
-the fake of LangChain.js (tests/js_fake/langchain-js), whose `langchain` createAgent runs the loop as the real one does:
-model call k waits for turn k, the harness's results come back from the tools, a tool the agent lacks gets the
-library's error, a loop that ends early is ``agent_loop_ended``. Skipped when ``node`` is absent."""
+"""The createAgent shims, langchain-js-agent (harness/adapters/js/langchain_js_agent.mjs, ``agent.stream``) and
+langchain-js-agent-events (langchain_js_agent_events.mjs, ``agent.streamEvents`` v2), each driven over the subprocess
+protocol against the fake of LangChain.js (tests/js_fake/langchain-js), whose `langchain` createAgent runs the loop as
+the real one does: model call k waits for turn k, the harness's results come back from the tools, a tool the agent
+lacks gets the library's error, a loop that ends early is ``agent_loop_ended`` (the loop they share:
+langchain_js_loop.mjs). What only the events path does is in test_js_langchain_js_agent_events.py. Skipped when
+``node`` is absent."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import pytest
 import js_shim
 from js_shim import NODE, TOOLS, chunks, needs_node, runner
 
-from harness.adapters.js.langchain_js import AGENT_PROGRAM, MODULES_ENV, shim_command
+from harness.adapters.js.langchain_js import AGENT_EVENTS_PROGRAM, AGENT_PROGRAM, MODULES_ENV, shim_command
 
 pytestmark = needs_node("langchain-js-agent")
 CALL = [{"tool_call_chunks": [{"name": "read_file", "id": "tu_1", "index": 1}]},
@@ -23,12 +26,21 @@ RESULT = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu
                                        "is_error": True}]}
 
 
+# Each shim's name, and how it reads the agent (the fake's log of the run's options).
+NAMES = {AGENT_PROGRAM: "langchain-js-agent", AGENT_EVENTS_PROGRAM: "langchain-js-agent-events"}
+READS = {AGENT_PROGRAM: {"streamMode": ["messages", "custom"]}, AGENT_EVENTS_PROGRAM: {"version": "v2"}}
+
+
+@pytest.fixture(params=[AGENT_PROGRAM, AGENT_EVENTS_PROGRAM], ids=["stream", "events"])
+def program(request):
+    return request.param
+
+
 @pytest.fixture
-def shim(tmp_path, monkeypatch):
+def shim(tmp_path, monkeypatch, program):
     monkeypatch.delenv(MODULES_ENV, raising=False)
-    run_shim = runner(tmp_path, "langchain-js", "FAKE_LANGCHAIN_JS",
-                      lambda folder: shim_command(folder, NODE, AGENT_PROGRAM))
-    return lambda turns, calls: run_shim(turns, calls)
+    run_shim = runner(tmp_path, "langchain-js", "FAKE_LANGCHAIN_JS", lambda folder: shim_command(folder, NODE, program))
+    return lambda turns, calls, script=None: run_shim(turns, calls, script)
 
 
 def turn(messages, conversation="s", tool_choice="auto", **extra) -> dict:
@@ -39,14 +51,14 @@ def models(log: list[dict]) -> list[dict]:
     return [entry for entry in log if entry["kind"] == "stream"]
 
 
-def test_hello_names_the_agent_without_parity(shim):
+def test_hello_names_the_agent_without_parity(shim, program):
     (hello,), _ = shim([], [])
-    assert hello[0]["name"] == "langchain-js-agent" and hello[0]["version"] == "9.9.9-fake"
+    assert hello[0]["name"] == NAMES[program] and hello[0]["version"] == "9.9.9-fake"
     assert "non_streaming" not in hello[0]["capabilities"] and "own_history" in hello[0]["capabilities"]
     assert "citations" in hello[0]["capabilities"]  # the loop's model takes Bedrock's own document block
 
 
-def test_a_turn_ends_while_the_tool_waits_and_its_result_comes_back_from_the_tool(shim):
+def test_a_turn_ends_while_the_tool_waits_and_its_result_comes_back_from_the_tool(shim, program):
     (_, first, second), log = shim([turn([OPENING]), turn([RESULT])],
                                    [{"chunks": [*CALL, TOOL_STOP]}, {"chunks": [{"content": "42."}, END]}])
     assert chunks(first) == [
@@ -62,7 +74,8 @@ def test_a_turn_ends_while_the_tool_waits_and_its_result_comes_back_from_the_too
                               {"type": "message", "message": {"role": "assistant",
                                                               "content": [{"type": "text", "text": "42."}]}}]
     agent, *_ = log
-    assert agent["kind"] == "agent" and agent["streamMode"] == ["messages", "custom"] and agent["toolNames"] == ["read_file"]
+    assert agent["kind"] == "agent" and agent["toolNames"] == ["read_file"] and agent["recursionLimit"] == 10000
+    assert {key: agent.get(key) for key in READS[program]} == READS[program]
     one, two = models(log)
     assert [m["type"] for m in one["messages"]] == ["system", "human"]
     assert one["messages"][0]["data"]["content"] == [{"type": "text", "text": "Be brief."}]  # createAgent's systemPrompt

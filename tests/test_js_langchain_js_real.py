@@ -1,7 +1,7 @@
 """The langchain-js shims on the real newest packages from the npm registry: ``bedrock-harness certify --adapter
-langchain-js`` (and ``langchain-js-events``, ``langchain-js-agent``, which installs ``langchain`` too) as a user
-runs it over the core suite, ``langchain-js-blocks`` against its baseline, the agent on a release whose tool calls
-it streams without ids, and a planted defect (a patched copy of one @langchain/aws function: reasoning signatures
+langchain-js`` (and ``langchain-js-events``, ``langchain-js-agent`` and ``langchain-js-agent-events``, which install
+``langchain`` too) as a user runs it over the core suite, ``langchain-js-blocks`` against its baseline, the agent's
+two paths on a release whose tool calls they stream without ids, and a planted defect (a patched copy of one @langchain/aws function: reasoning signatures
 dropped while streaming) that the harness catches through the real package. Runs only with HARNESS_JS_REAL=1 (it
 installs from the registry; the default suite has no network); BEDROCK_HARNESS_NPM_CACHE keeps the install between
 runs."""
@@ -37,7 +37,8 @@ def certify(tmp_path: Path, *args: str, env: dict | None = None,
     return done, json.loads((tmp_path / "report.json").read_text()) if (tmp_path / "report.json").exists() else {}
 
 
-@pytest.mark.parametrize("adapter", ["langchain-js", "langchain-js-events", "langchain-js-agent"])
+@pytest.mark.parametrize("adapter", ["langchain-js", "langchain-js-events", "langchain-js-agent",
+                                     "langchain-js-agent-events"])
 def test_certify_passes_the_core_tool_scenarios_on_the_newest_release(tmp_path, adapter):
     done, report = certify(tmp_path, "--scenario", "core/thinking-tools", "--scenario",
                            "core/round-trip", "--scenario", "core/parallel-calls", adapter=adapter)
@@ -68,10 +69,12 @@ def test_a_document_asking_for_citations_reaches_bedrock_as_asked_and_its_citati
     assert "Unsupported content block type(s)" in turn["diff"] and '"citation"' in turn["diff"]
 
 
-def test_the_agent_path_catches_the_start_chunk_that_1_0_0_never_streams(tmp_path):
+@pytest.mark.parametrize("adapter", ["langchain-js-agent", "langchain-js-agent-events"])
+def test_the_agent_path_catches_the_start_chunk_that_1_0_0_never_streams(tmp_path, adapter):
     # @langchain/aws 1.0.0 yields a tool call's start chunk without handleLLMNewToken, which feeds LangGraph's messages
-    # stream: .stream() never shows it, createAgent's stream does (certification/langchain-js.md, F-agent-1)
-    done, report = certify(tmp_path, "--scenario", "core/single-call", "--version", "1.0.0", adapter="langchain-js-agent")
+    # stream and streamEvents' on_chat_model_stream: .stream() never shows it, createAgent's stream and events do
+    # (certification/langchain-js.md, F-agent-1)
+    done, report = certify(tmp_path, "--scenario", "core/single-call", "--version", "1.0.0", adapter=adapter)
     assert done.returncode != 0
     (result,) = report["results"]
     assert result["status"] == "fail" and "before any chunk gave that call an id" in json.dumps(result)
@@ -118,13 +121,15 @@ def test_a_content_block_reproductions_app_mjs_shows_the_stop_reason_folded(tmp_
     assert message["response_metadata"]["finish_reason"] == "stop" and "end_turn" not in ran.stdout
 
 
-def test_the_agent_paths_app_mjs_shows_the_cut_call_parsed_as_complete(tmp_path):
-    """The app.mjs of the committed langchain-js-agent report's edge/max-tokens-mid-tool cell, run as its README says:
-    the message the model node adds holds read_file with the truncated path parsed as a complete argument."""
+@pytest.mark.parametrize("report", ["langchain-js-agent", "langchain-js-agent-events"])
+def test_the_agent_paths_app_mjs_shows_the_cut_call_parsed_as_complete(tmp_path, report):
+    """The app.mjs of the committed langchain-js-agent (and -events) report's edge/max-tokens-mid-tool cell, run as its
+    README says: the message the model node adds holds read_file with the truncated path parsed as a complete
+    argument."""
     from js_shim import run_app_mjs
 
     cache = Path(os.environ.get("BEDROCK_HARNESS_NPM_CACHE") or tmp_path / "npm")
-    ran = run_app_mjs(tmp_path, "langchain-js-agent", "edge/max-tokens-mid-tool", cache)
+    ran = run_app_mjs(tmp_path, report, "edge/max-tokens-mid-tool", cache)
     added = json.loads(ran.stdout.split("message the agent adds:", 1)[1].split("the agent runs its tools now", 1)[0])
     assert added["tool_calls"][0]["args"] == {"path": "/home/analyst/reports/2024/q3/rev"}
     assert added["response_metadata"]["messageStop"]["stopReason"] == "max_tokens"

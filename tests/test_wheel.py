@@ -91,11 +91,12 @@ def test_the_schemas_ship_in_the_wheel(installed, tmp_path):
 
 
 def test_the_javascript_shims_ship_in_the_wheel(installed, tmp_path):
-    """ai-sdk, ai-sdk-agent, langchain-js, langchain-js-events, langchain-js-blocks, langchain-js-agent, strands-ts and
-    cline resolve from the installed wheel, their Node programs, the modules the AI SDK's two, LangChain.js's four,
-    its createAgent run and the two agent loops share, the AI SDK probes' event-stream encoder and the entry modules beside them (package data)."""
-    names = ["ai-sdk", "ai-sdk-agent", "langchain-js", "langchain-js-events", "langchain-js-blocks", "langchain-js-agent",
-             "strands-ts", "cline"]
+    """ai-sdk, ai-sdk-agent, langchain-js, langchain-js-events, langchain-js-blocks, langchain-js-agent,
+    langchain-js-agent-events, strands-ts and cline resolve from the installed wheel, their Node programs, the modules
+    the AI SDK's two, LangChain.js's five, its two createAgent paths and the agent loops share, the AI SDK probes'
+    event-stream encoder and the entry modules beside them (package data)."""
+    names = ["ai-sdk", "ai-sdk-agent", "langchain-js", "langchain-js-events", "langchain-js-blocks",
+             "langchain-js-agent", "langchain-js-agent-events", "strands-ts", "cline"]
     code = ("from importlib.metadata import entry_points; from harness.adapters.js import ai_sdk; "
             "from pathlib import Path; eps = entry_points(group='bedrock_harness.adapters'); "
             f"print(*(eps[name].value for name in {names!r})); "
@@ -105,13 +106,15 @@ def test_the_javascript_shims_ship_in_the_wheel(installed, tmp_path):
     assert out == ["harness.adapters.js.ai_sdk:ai_sdk harness.adapters.js.ai_sdk:ai_sdk_agent "
                    "harness.adapters.js.langchain_js:langchain_js harness.adapters.js.langchain_js:langchain_js_events "
                    "harness.adapters.js.langchain_js_blocks:langchain_js_blocks "
-                   "harness.adapters.js.langchain_js_agent:langchain_js_agent harness.adapters.js.strands_ts:strands_ts "
+                   "harness.adapters.js.langchain_js_agent:langchain_js_agent "
+                   "harness.adapters.js.langchain_js_agent:langchain_js_agent_events "
+                   "harness.adapters.js.strands_ts:strands_ts "
                    "harness.adapters.js.cline:cline",
                    "agent_loop.mjs ai_sdk.mjs ai_sdk_agent.mjs ai_sdk_common.mjs bedrock-harness-ai-sdk.mjs "
                    "bedrock-harness-cline.mjs bedrock-harness-langchain-js-agent.mjs bedrock-harness-langchain-js.mjs "
                    "bedrock-harness-strands-ts.mjs cline.mjs eventstream.mjs langchain_js.mjs langchain_js_agent.mjs "
-                   "langchain_js_blocks.mjs langchain_js_common.mjs langchain_js_events.mjs langchain_js_loop.mjs "
-                   "protocol.mjs strands_ts.mjs"]
+                   "langchain_js_agent_events.mjs langchain_js_blocks.mjs langchain_js_common.mjs "
+                   "langchain_js_events.mjs langchain_js_loop.mjs protocol.mjs strands_ts.mjs"]
 
 
 def test_serve_emulate_from_any_folder(installed, tmp_path):

@@ -1,6 +1,7 @@
 """The ``app.mjs`` templates: the AI SDK (streamText, its tool loop), LangChain.js (stream and invoke, content-block
-streaming, createAgent), Strands TS (its Agent) and Cline (@cline/llms's gateway), each for the npm releases the
-report ran, which its head installs (``npm install ...``, then ``node app.mjs URL``)."""
+streaming, createAgent streamed or read through streamEvents), Strands TS (its Agent) and Cline (@cline/llms's
+gateway), each for the npm releases the report ran, which its head installs (``npm install ...``, then ``node app.mjs
+URL``)."""
 
 from __future__ import annotations
 
@@ -220,7 +221,7 @@ console.log("the step's response.messages:", JSON.stringify((await result.respon
 
 _LANGCHAIN_JS_AGENT = """#!/usr/bin/env node
 // {scenario}, turn 0, with a LangChain.js agent as an application runs it: createAgent over ChatBedrockConverse with
-// the scenario's tools, streamed (streamMode messages and updates: each chunk, then the message the model node adds)
+// the scenario's tools, {how}
 // up to where the agent would run its tools, or to its end. Install the release and serve the recorded stream first
 // (Node >= 20):
 {run}
@@ -239,17 +240,21 @@ const agent = createAgent({{ model: chat, tools, ...(SYSTEM !== null ? {{ system
 const messages = MESSAGES.map(([role, text]) => role === "assistant" ? new AIMessage(text) : new HumanMessage(text));
 const shown = (message) => JSON.stringify({{ content: message.content, tool_calls: message.tool_calls,
   response_metadata: message.response_metadata }}, null, 2);
-try {{
+const chunk = (message) => JSON.stringify({{ content: message.content, tool_call_chunks: message.tool_call_chunks }});
+const over = (added) => {{
+  for (const message of added) console.log("message the agent adds:", shown(message));
+  if (!added.some((m) => m.tool_calls?.length)) return false;
+  console.log("the agent runs its tools now: the first model call is over");
+  return true;
+}};
+{loop}"""
+
+_LANGCHAIN_JS_AGENT_STREAM = """try {{
   for await (const [mode, data] of await agent.stream({{ messages }}, {{ streamMode: ["messages", "updates"] }})) {{
     if (mode === "messages") {{
-      console.log("chunk:", JSON.stringify({{ content: data[0].content, tool_call_chunks: data[0].tool_call_chunks }}));
+      console.log("chunk:", chunk(data[0]));
     }} else if (data.model_request ?? data.model) {{ // the model node: model_request (langchain 1.x), model before
-      const added = (data.model_request ?? data.model).messages;
-      for (const message of added) console.log("message the agent adds:", shown(message));
-      if (added.some((m) => m.tool_calls?.length)) {{
-        console.log("the agent runs its tools now: the first model call is over");
-        break;
-      }}
+      if (over((data.model_request ?? data.model).messages)) break;
     }}
   }}
 }} catch (error) {{ // what the agent throws is part of what it does
@@ -257,10 +262,28 @@ try {{
 }}
 """
 
+_LANGCHAIN_JS_AGENT_EVENTS = """try {{
+  for await (const event of agent.streamEvents({{ messages }}, {{ version: "v2" }})) {{
+    const node = event.metadata?.langgraph_node; // the model node: model_request (langchain 1.x), model before
+    if (node !== "model_request" && node !== "model") continue;
+    if (event.event === "on_chat_model_stream") {{
+      console.log("chunk:", chunk(event.data.chunk));
+    }} else if (event.event === "on_chain_end" && event.name === node) {{ // what the node returns for the state:
+      // {{messages}}, or Commands whose update holds them (langchain 1.5)
+      const added = [event.data.output].flat().flatMap((part) => (part?.update ?? part)?.messages ?? []);
+      if (over(added)) break;
+    }}
+  }}
+}} catch (error) {{ // what the agent throws is part of what it does
+  console.log("agent.streamEvents raised:", String(error));
+}}
+"""
 
-def _langchain_js_agent(scenario: Scenario, packages: dict | None) -> App | None:
+
+def _langchain_js_agent(scenario: Scenario, packages: dict | None, events: bool = False) -> App | None:
     """The template on turn 0's text for ``langchain``'s createAgent (a release the report names) with @langchain/aws
-    from 0.1 on; None for other blocks, a forced tool, a guardrail or cache marks (the shim's own)."""
+    from 0.1 on, streamed, or with ``events`` read through ``streamEvents`` v2; None for other blocks, a forced tool, a
+    guardrail or cache marks (the shim's own)."""
     turn = first_turn(scenario)
     options = turn.get("options") or {}
     if not (packages or {}).get("langchain") or options.get("tool_choice") not in (None, "auto"):
@@ -269,7 +292,12 @@ def _langchain_js_agent(scenario: Scenario, packages: dict | None) -> App | None
     if parts is None:
         return None
     install = npm_install(packages)
-    text = _LANGCHAIN_JS_AGENT.format(scenario=scenario.id, imports=_LANGCHAIN_JS_IMPORTS, chat=_LANGCHAIN_JS_CHAT, run=js_run(scenario, install),
+    how = ("read through streamEvents v2 (each on_chat_model_stream chunk of the\n// model node, then the "
+           "message its on_chain_end adds)") if events else ("streamed (streamMode messages and updates: each "
+                                                            "chunk, then the message the model node adds)")
+    loop = _LANGCHAIN_JS_AGENT_EVENTS if events else _LANGCHAIN_JS_AGENT_STREAM
+    text = _LANGCHAIN_JS_AGENT.format(scenario=scenario.id, imports=_LANGCHAIN_JS_IMPORTS, chat=_LANGCHAIN_JS_CHAT,
+                                      run=js_run(scenario, install), how=how, loop=loop.format(),
                                       fields=js_literal(parts["fields"]), system=js_literal(turn.get("system")),
                                       messages=js_literal(parts["messages"]), tools=js_literal(parts["schemas"]))
     return App("app.mjs", text, "node app.mjs URL", install)
@@ -417,4 +445,6 @@ TEMPLATES = {
     "ai-sdk": _ai_sdk, "ai-sdk-agent": lambda scenario, packages: _ai_sdk(scenario, packages, agent=True),
     "langchain-js": _langchain_js, "langchain-js-events": _langchain_js,
     "langchain-js-blocks": lambda scenario, packages: _langchain_js(scenario, packages, blocks=True),
-    "langchain-js-agent": _langchain_js_agent, "strands-ts": _strands_ts, "cline": _cline}
+    "langchain-js-agent": _langchain_js_agent,
+    "langchain-js-agent-events": lambda scenario, packages: _langchain_js_agent(scenario, packages, events=True),
+    "strands-ts": _strands_ts, "cline": _cline}

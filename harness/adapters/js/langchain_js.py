@@ -1,7 +1,8 @@
 """``langchain-js``: LangChain.js (``ChatBedrockConverse`` of ``@langchain/aws``, ``bindTools(...).stream``) run by
 the Node shim ``langchain_js.mjs`` over the subprocess protocol; ``langchain-js-events``: the same model read through
-``streamEvents(messages, {version: "v2"})`` (``langchain_js_events.mjs``); ``langchain-js-agent``
-(``langchain_js_agent.py``) runs ``langchain_js_agent.mjs`` on the same packages and ``langchain``. The shims share
+``streamEvents(messages, {version: "v2"})`` (``langchain_js_events.mjs``); ``langchain-js-agent`` and
+``langchain-js-agent-events`` (``langchain_js_agent.py``) run ``langchain_js_agent.mjs`` and
+``langchain_js_agent_events.mjs`` on the same packages and ``langchain``. The shims share
 ``langchain_js_common.mjs``.
 
 The release is one of ``@langchain/aws`` (``--version``, default the newest), installed with the companions of
@@ -21,8 +22,8 @@ from pathlib import Path
 from harness.adapters.js import launch, npm
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
-__all__ = ["AGENT_ENTRY", "AGENT_PROGRAM", "COMPANION", "EVENTS_PROGRAM", "FLOOR", "LIBRARY", "MODULES_ENV", "PROGRAM",
-           "langchain_js", "langchain_js_events", "modules_folder", "shim_command"]
+__all__ = ["AGENT_ENTRY", "AGENT_EVENTS_PROGRAM", "AGENT_PROGRAM", "COMPANION", "EVENTS_PROGRAM", "FLOOR", "LIBRARY",
+           "MODULES_ENV", "PROGRAM", "langchain_js", "langchain_js_events", "modules_folder", "shim_command"]
 
 LIBRARY = "@langchain/aws"
 FLOOR = "0.1.4"  # the oldest release certified (certification/langchain-js.floor.json); older ones uncertified
@@ -31,8 +32,10 @@ MODULES_ENV = "BEDROCK_HARNESS_LANGCHAIN_JS_MODULES"
 PROGRAM = "langchain_js.mjs"
 EVENTS_PROGRAM = "langchain_js_events.mjs"
 AGENT_PROGRAM = "langchain_js_agent.mjs"
+AGENT_EVENTS_PROGRAM = "langchain_js_agent_events.mjs"
 _ENTRY = "bedrock-harness-langchain-js.mjs"  # re-exports the packages from the folder that holds them
 AGENT_ENTRY = "bedrock-harness-langchain-js-agent.mjs"  # the same, and langchain's (langchain_js_agent.py)
+_AGENT_PROGRAMS = (AGENT_PROGRAM, AGENT_EVENTS_PROGRAM)  # the programs run on AGENT_ENTRY
 
 
 def _companions(version: str) -> list[str]:
@@ -48,7 +51,7 @@ def modules_folder(version: str | None, cache: Path) -> tuple[Path, str]:
 
 def shim_command(folder: Path, node: str, program: str = PROGRAM) -> list[str]:
     """The command running a shim on the packages in ``folder`` (its entry module refreshed beside them)."""
-    return launch.shim_command(program, AGENT_ENTRY if program == AGENT_PROGRAM else _ENTRY, folder, node)
+    return launch.shim_command(program, AGENT_ENTRY if program in _AGENT_PROGRAMS else _ENTRY, folder, node)
 
 
 def langchain_js(version: str | None = None, cache_dir: Path | None = None, timeout: float = DEFAULT_TIMEOUT,

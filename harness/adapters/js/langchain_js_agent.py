@@ -1,5 +1,7 @@
 """``langchain-js-agent``: the ``langchain`` package's own agent loop, ``createAgent({model, tools})`` on LangChain.js's
-``ChatBedrockConverse``, run by the Node shim ``langchain_js_agent.mjs`` (one model call per harness turn).
+``ChatBedrockConverse``, run by the Node shim ``langchain_js_agent.mjs`` (one model call per harness turn, streamed
+with ``agent.stream``); ``langchain-js-agent-events``: the same loop read through ``agent.streamEvents`` v2
+(``langchain_js_agent_events.mjs``). Both share ``langchain_js_loop.mjs``.
 
 The release is one of ``@langchain/aws`` (``--version``), installed with the @langchain/core of its era (as for
 ``langchain-js``) and the newest ``langchain`` of that era whose own @langchain/core range takes that core
@@ -14,10 +16,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from harness.adapters.js import launch, npm
-from harness.adapters.js.langchain_js import AGENT_ENTRY, AGENT_PROGRAM, COMPANION, LIBRARY, MODULES_ENV
+from harness.adapters.js.langchain_js import (AGENT_ENTRY, AGENT_EVENTS_PROGRAM, AGENT_PROGRAM, COMPANION, LIBRARY,
+                                              MODULES_ENV)
 from harness.adapters.subprocess import DEFAULT_TIMEOUT, SubprocessAdapter
 
-__all__ = ["AGENTS", "FLOOR", "LIBRARY", "agent_companions", "langchain_js_agent"]
+__all__ = ["AGENTS", "FLOOR", "LIBRARY", "agent_companions", "langchain_js_agent", "langchain_js_agent_events"]
 
 # createAgent is langchain 1's, which needs @langchain/core 1.x: @langchain/aws asks for it from 1.0.0 on (0.1.x:
 # @langchain/core >=0.3.58 <0.4.0), so 1.0.0 is the oldest release the agent runs on (certification/
@@ -62,4 +65,14 @@ def langchain_js_agent(version: str | None = None, cache_dir: Path | None = None
                           agent_companions, pins, _FLAVOUR)
 
 
+def langchain_js_agent_events(version: str | None = None, cache_dir: Path | None = None,
+                              timeout: float = DEFAULT_TIMEOUT,
+                              pins: Mapping[str, str] | None = None) -> SubprocessAdapter:
+    """The ``langchain-js-agent-events`` adapter: createAgent's loop read through ``streamEvents`` v2, on the packages
+    of ``langchain_js_agent`` (the same folder)."""
+    return launch.adapter(LIBRARY, AGENT_EVENTS_PROGRAM, AGENT_ENTRY, MODULES_ENV, version, cache_dir, timeout,
+                          agent_companions, pins, _FLAVOUR)
+
+
 langchain_js_agent.takes_release = True  # --version, --cache-dir and --companion go to it
+langchain_js_agent_events.takes_release = True
