@@ -408,6 +408,7 @@ def test_a_pydantic_ai_agent_reproduction_holds_the_agents_run_and_shows_the_fin
 @pytest.mark.parametrize("report, needle", [
     ("ai-sdk-agent", "stopWhen: stepCountIs(1)"),
     ("langchain-js-agent", "const agent = createAgent({ model: chat, tools"),
+    ("langchain-js-agent-events", 'agent.streamEvents({ messages }, { version: "v2" })'),
 ])
 def test_a_javascript_agent_reproduction_holds_the_librarys_own_loop(tmp_path, report, needle):
     """The app.mjs of an agent path's cell (the AI SDK's tool loop, LangChain.js's createAgent), written from the
