@@ -104,6 +104,16 @@ def test_one_search_for_every_needle_finds_what_the_needles_one_at_a_time_find(d
     assert list(tokens.matches(data, env)) == _matches_one_needle_at_a_time(data, env)
 
 
+@settings(max_examples=200, deadline=None)
+@given(_texts, st.integers(0, 2000))
+def test_a_long_text_is_searched_for_what_the_needles_one_at_a_time_find(data, at):
+    """Past ``_NEEDLE_SEARCH`` bytes the needles are found by one `in` test each: the same matches."""
+    filler = b"." * (tokens._NEEDLE_SEARCH + 1)
+    data = filler[:at] + data + filler[at:]
+    env = [("AWS_SECRET_ACCESS_KEY", b"0123456789abcdef")]
+    assert list(tokens.matches(data, env)) == _matches_one_needle_at_a_time(data, env)
+
+
 @settings(max_examples=400, deadline=None)
 @given(_texts)
 def test_the_hex_prefilters_pass_every_text_a_hex_pattern_matches(data):

@@ -195,9 +195,20 @@ def _random(token: bytes) -> bool:
     return sum(1 for c in _CLASSES if c.search(token)) >= 2
 
 
+_NEEDLE_SEARCH = 1024  # past this many bytes, one `in` test per needle beats the alternation's scan (2x at 5 MB)
+
+
+def _needles_in(data: bytes) -> set[bytes]:
+    """Needles ``data`` holds: what one search for every needle at once finds (short data), or every needle it holds
+    (long data), a superset, so the formats searched (their shadows) are the same or more."""
+    if len(data) > _NEEDLE_SEARCH:
+        return {needle for needle in _SHADOWS if needle in data}
+    return set(_NEEDLES.findall(data))
+
+
 def matches(data: bytes, env) -> Iterator[tuple[int, str, bytes]]:
     """(offset, kind, value) of every secret in ``data`` as it is."""
-    found = set(_NEEDLES.findall(data))
+    found = _needles_in(data)
     searched = frozenset().union(*map(_SHADOWS.__getitem__, found)) if found else ()
     for n, (kind, _, pattern) in enumerate(_COMPILED):
         if n not in searched:  # none of its needles is in data
