@@ -265,6 +265,15 @@ _ODD_BODIES = {
     "body-a-list": "    json: [1, 2]\n",
 }
 ACCEPTED: dict[str, object] = {name: (lambda body=body: cassette_text(body=body)) for name, body in _ODD_BODIES.items()}
+def aliased_frames(count: int = FRAMES_PER_INTERACTION - 4) -> str:
+    """Under 1 MB: one anchored ``frame_base64`` text delta aliased into ``count`` frames (within the alias byte
+    limit, so every reader reads all of them)."""
+    frame = base64.b64encode(encode_frame(((":event-type", "contentBlockDelta"), (":message-type", "event")),
+                                          b'{"contentBlockIndex":0,"delta":{"text":"a"}}')).decode()
+    return cassette_text(f"    - &f {{frame_base64: {frame}}}\n" + "    - *f\n" * (count - 1))
+
+
+ACCEPTED["frame-base64-aliased-100k"] = aliased_frames
 ACCEPTED["converse-output-odd"] = lambda: cassette_text(uri=_URI.replace("converse-stream", "converse")).replace(
     "application/vnd.amazon.eventstream", "application/json").replace("    frames:\n", "    json: {output: {message: "
     "{content: [5, [1], {toolUse: 3}, {text: [2]}]}}, stopReason: [1], usage: 7}\n    unread:\n")
