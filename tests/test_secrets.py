@@ -6,10 +6,13 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from vcr.request import Request
 
 from harness.cassettes import cassette as cs
@@ -225,3 +228,13 @@ def test_scanning_a_big_text_holds_a_few_times_its_size_not_a_list_of_its_lines(
     found = secrets.scan_text(planted)
     line = planted[: planted.index(b"AKIA")].count(b"\n") + 1
     assert any(f.location == f"line {line}" for f in found), [f.location for f in found]
+
+
+_LINE_BREAK_REGEX = re.compile(rb"[ \t]*\r?\n[ \t]*(?:#[ \t]*)?")  # what secrets._line_breaks finds, by the regex
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b" ", b"\t", b"\r", b"\n", b"#", b"a", b"  \n", b"\r\n", b"\n# "]), max_size=30)
+       .map(b"".join))
+def test_the_line_breaks_found_from_each_newline_are_the_regexs(data):
+    assert list(secrets._line_breaks(data)) == [m.span() for m in _LINE_BREAK_REGEX.finditer(data)]

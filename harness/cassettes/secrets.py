@@ -29,7 +29,6 @@ __all__ = ["Finding", "SecretFound", "refuse_request_secrets", "refuse_response_
 _TOKEN_HEADERS = ("x-amz-security-token", "authorization")
 _MAX_DEPTH = 4
 _MEMO_BYTES, _MEMO_VALUES = 256, 200_000  # values this short are scanned once each, up to this many (~50 MB)
-_LINE_BREAK = re.compile(rb"[ \t]*\r?\n[ \t]*(?:#[ \t]*)?")
 
 
 @dataclass(frozen=True)
@@ -161,14 +160,36 @@ def _unescaped(data: bytes) -> bytes:
     return tokens.unescaped(data)
 
 
+def _line_breaks(data: bytes) -> Iterator[tuple[int, int]]:
+    """The spans ``re.finditer(rb"[ \\t]*\\r?\\n[ \\t]*(?:#[ \\t]*)?", data)`` gives (a line break with the blanks
+    around it and a comment marker after it), found from each newline: the regex, whose match may start anywhere,
+    tries every position of a long line."""
+    end, size = 0, len(data)
+    at = data.find(b"\n")
+    while at >= 0:
+        start = at - 1 if at > end and data[at - 1] == 13 else at  # a \r before the \n
+        while start > end and data[start - 1] in (9, 32):
+            start -= 1
+        stop = at + 1
+        while stop < size and data[stop] in (9, 32):
+            stop += 1
+        if stop < size and data[stop] == 35:  # "#"
+            stop += 1
+            while stop < size and data[stop] in (9, 32):
+                stop += 1
+        yield start, stop
+        end = stop
+        at = data.find(b"\n", stop)
+
+
 def _unwrapped(data: bytes) -> tuple[bytes, array]:
     """The text with every line break, the indentation around it and a comment marker after it removed, and
     where each original line starts in that text."""
     # Grown in one buffer, not joined from a list of the lines: a big file's list would be several times its size.
     out, starts, end = bytearray(), array("q", [0]), 0
-    for found in _LINE_BREAK.finditer(data):
-        out += data[end:found.start()]
-        end = found.end()
+    for start, stop in _line_breaks(data):
+        out += data[end:start]
+        end = stop
         starts.append(len(out))
     out += data[end:]
     return bytes(out), starts
