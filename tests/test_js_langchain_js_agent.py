@@ -20,6 +20,15 @@ CALL = [{"tool_call_chunks": [{"name": "read_file", "id": "tu_1", "index": 1}]},
         {"tool_call_chunks": [{"args": '{"path": "/tmp/a"}', "index": 1}]}]
 TOOL_STOP = {"response_metadata": {"messageStop": {"stopReason": "tool_use"}},
              "usage_metadata": {"input_tokens": 40, "output_tokens": 7, "total_tokens": 47}}
+# What the fake's call turn gives: the streamed call, its assembled form, stop, usage and the message.
+CALLED = [{"type": "tool_call", "index": 1, "input_delta": "", "id": "tu_1", "name": "read_file"},
+          {"type": "tool_call", "index": 1, "input_delta": '{"path": "/tmp/a"}'},
+          {"type": "tool_call", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}},
+          {"type": "stop", "reason": "tool_use"},
+          {"type": "usage", "input_tokens": 40, "output_tokens": 7, "cache_read_input_tokens": 0,
+           "cache_write_input_tokens": 0},
+          {"type": "message", "message": {"role": "assistant", "content": [
+              {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}}]}}]
 END = {"response_metadata": {"messageStop": {"stopReason": "end_turn"}}}
 OPENING = {"role": "user", "content": "Read /tmp/a"}
 RESULT = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "42 lines",
@@ -61,15 +70,7 @@ def test_hello_names_the_agent_without_parity(shim, program):
 def test_a_turn_ends_while_the_tool_waits_and_its_result_comes_back_from_the_tool(shim, program):
     (_, first, second), log = shim([turn([OPENING]), turn([RESULT])],
                                    [{"chunks": [*CALL, TOOL_STOP]}, {"chunks": [{"content": "42."}, END]}])
-    assert chunks(first) == [
-        {"type": "tool_call", "index": 1, "input_delta": "", "id": "tu_1", "name": "read_file"},
-        {"type": "tool_call", "index": 1, "input_delta": '{"path": "/tmp/a"}'},
-        {"type": "tool_call", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}},
-        {"type": "stop", "reason": "tool_use"},
-        {"type": "usage", "input_tokens": 40, "output_tokens": 7, "cache_read_input_tokens": 0,
-         "cache_write_input_tokens": 0},
-        {"type": "message", "message": {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}}]}}]
+    assert chunks(first) == CALLED
     assert chunks(second) == [{"type": "text", "index": None, "text": "42."}, {"type": "stop", "reason": "end_turn"},
                               {"type": "message", "message": {"role": "assistant",
                                                               "content": [{"type": "text", "text": "42."}]}}]

@@ -9,19 +9,11 @@ from __future__ import annotations
 import pytest
 
 from js_shim import NODE, chunks, needs_node, runner
-from test_js_langchain_js_agent import CALL, END, OPENING, RESULT, TOOL_STOP, turn
+from test_js_langchain_js_agent import CALL, CALLED, END, OPENING, RESULT, TOOL_STOP, turn
 
 from harness.adapters.js.langchain_js import AGENT_EVENTS_PROGRAM, MODULES_ENV, shim_command
 
 pytestmark = needs_node("langchain-js-agent-events")
-CALLED = [{"type": "tool_call", "index": 1, "input_delta": "", "id": "tu_1", "name": "read_file"},
-          {"type": "tool_call", "index": 1, "input_delta": '{"path": "/tmp/a"}'},
-          {"type": "tool_call", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}},
-          {"type": "stop", "reason": "tool_use"},
-          {"type": "usage", "input_tokens": 40, "output_tokens": 7, "cache_read_input_tokens": 0,
-           "cache_write_input_tokens": 0},
-          {"type": "message", "message": {"role": "assistant", "content": [
-              {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "/tmp/a"}}]}}]
 
 
 @pytest.fixture

@@ -135,7 +135,8 @@ def test_each_model_call_waits_for_its_turn(adapter, monkeypatch):
     assert calls == [0, 1]
 
 
-def test_the_message_chunk_is_the_aimessage_the_agent_appended(adapter, monkeypatch):
+def _flushed(monkeypatch) -> list:
+    """The messages ModelCall closes its model calls with, as they come."""
     appended = []
     real = shim.ModelCall._flush
 
@@ -144,6 +145,11 @@ def test_the_message_chunk_is_the_aimessage_the_agent_appended(adapter, monkeypa
         return real(self, message)
 
     monkeypatch.setattr(shim.ModelCall, "_flush", spy)
+    return appended
+
+
+def test_the_message_chunk_is_the_aimessage_the_agent_appended(adapter, monkeypatch):
+    appended = _flushed(monkeypatch)
     assert run_scenario(SCENARIOS["core/single-call"], adapter, ROOT).status == "pass"
     [message] = appended
     assert isinstance(message, AIMessage) and message.tool_calls[0]["args"] == {"path": "/tmp/test.txt"}
@@ -210,14 +216,7 @@ def test_the_events_are_read_as_they_come():
 
 
 def test_the_events_message_chunk_is_the_aimessage_the_graph_streamed_as_its_update(events, monkeypatch):
-    appended = []
-    real = shim.ModelCall._flush
-
-    def spy(self, message):
-        appended.append(message)
-        return real(self, message)
-
-    monkeypatch.setattr(shim.ModelCall, "_flush", spy)
+    appended = _flushed(monkeypatch)
     assert run_scenario(SCENARIOS["core/round-trip"], events, ROOT).status == "pass"
     first, last = appended
     assert isinstance(first, AIMessage) and first.tool_calls[0]["args"] == {"path": "/tmp/test.txt"}
