@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from harness.suite.scenario import Scenario
 
-__all__ = ["App", "js_literal", "js_run", "npm_install", "plain_texts", "py_literal", "py_run", "sampling",
+__all__ = ["App", "ends_with_prompt", "js_literal", "js_run", "npm_install", "plain_texts", "py_literal", "py_run", "sampling",
            "serve_line", "text_turn"]
 
 
@@ -57,6 +57,11 @@ def text_turn(turn: dict) -> tuple[list[tuple[str, str]], str | None] | None:
     if texts is None or (system is not None and not isinstance(system, str)):
         return None
     return texts, system
+
+
+def ends_with_prompt(texts: list[tuple[str, str]]) -> bool:
+    """Whether an opening ends with the user's prompt, as an agent loop's run starts from."""
+    return bool(texts) and texts[-1][0] == "user"
 
 
 def sampling(options: dict, thinking_field: str) -> dict:

@@ -5,7 +5,7 @@ URL``)."""
 
 from __future__ import annotations
 
-from harness.adapters.apps.common import App, js_literal, js_run, npm_install, plain_texts, text_turn
+from harness.adapters.apps.common import App, ends_with_prompt, js_literal, js_run, npm_install, plain_texts, text_turn
 from harness.converse.request import system_blocks
 from harness.suite.scenario import Scenario, first_turn
 
@@ -366,7 +366,7 @@ def _strands_ts(scenario: Scenario, packages: dict | None) -> App | None:
     texts, system = plain
     release = str((packages or {}).get("@strands-agents/sdk") or "")
     if (not release[:1].isdigit()
-            or release.startswith("0.") or not texts or texts[-1][0] != "user"
+            or release.startswith("0.") or not ends_with_prompt(texts)
             or any(options.get(k) for k in ("output_format", "guardrail"))
             or any(t.get("cache_control") for t in turn.get("tools") or ())):
         return None

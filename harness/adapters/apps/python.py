@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from harness.adapters.apps.common import App, py_literal, py_run, sampling, text_turn
+from harness.adapters.apps.common import App, ends_with_prompt, py_literal, py_run, sampling, text_turn
 from harness.suite.scenario import Scenario, first_turn
 
 __all__ = ["TEMPLATES"]
@@ -102,9 +102,9 @@ print("invoked message:", shown(bound.invoke(MESSAGES)))
 '''
 
 
-def _langchain_aws_parts(turn: dict, texts: list, system: str | None) -> tuple[list, dict, list]:
-    """What the langchain-aws scripts are written from: LangChain's role/content messages, ChatBedrockConverse's
-    fields (by the shim's own pure helpers) and the tools as bind_tools takes them."""
+def _langchain_aws_fields(scenario: Scenario, turn: dict, texts: list, system: str | None) -> dict:
+    """What the langchain-aws scripts are formatted with: LangChain's role/content messages, ChatBedrockConverse's
+    fields (by the shim's own pure helpers), the tools as bind_tools takes them and the tool choice."""
     from harness.adapters.shims import langchain_aws as shim  # its pure helpers: no langchain import
 
     options = turn.get("options") or {}
@@ -115,24 +115,23 @@ def _langchain_aws_parts(turn: dict, texts: list, system: str | None) -> tuple[l
              **shim.served(options)}
     tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["input_schema"]}
              for t in turn.get("tools") or ()]
-    return messages, model, tools
+    return {"scenario": scenario.id, "run": py_run(scenario), "model": py_literal(model), "tools": py_literal(tools),
+            "tool_choice": shim._tool_choice(options.get("tool_choice")), "messages": py_literal(messages)}
 
 
 def _langchain_aws(scenario: Scenario) -> str | None:
     """The template on turn 0's text (None when it holds other blocks: LangChain's data blocks are the shim's)."""
-    from harness.adapters.shims import langchain_aws as shim  # its pure helpers: no langchain import
-
     turn = first_turn(scenario)
-    options = turn.get("options") or {}
     plain = text_turn(turn)
-    if plain is None:
-        return None
-    texts, system = plain
-    messages, model, tools = _langchain_aws_parts(turn, texts, system)
-    return _LANGCHAIN_AWS.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
-                                 tools=py_literal(tools), tool_choice=shim._tool_choice(options.get("tool_choice")),
-                                 messages=py_literal(messages))
+    return None if plain is None else _LANGCHAIN_AWS.format(**_langchain_aws_fields(scenario, turn, *plain))
 
+
+_STRANDS_CONSTANTS = '''URL = sys.argv[1]
+MODEL = {model}
+TOOL_SPECS = {tools}
+SYSTEM_PROMPT = {system!r}
+MESSAGES = {messages}
+'''
 
 _STRANDS = '''#!/usr/bin/env python3
 """{scenario}, turn 0, with strands as its agent loop calls the model: BedrockModel.stream's events, then the
@@ -150,12 +149,7 @@ import boto3
 from strands.event_loop.streaming import process_stream
 from strands.models.bedrock import BedrockModel
 
-URL = sys.argv[1]
-MODEL = {model}
-TOOL_SPECS = {tools}
-SYSTEM_PROMPT = {system!r}
-MESSAGES = {messages}
-
+''' + _STRANDS_CONSTANTS + '''
 
 async def main():
     session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1")
@@ -180,27 +174,24 @@ asyncio.run(main())
 '''
 
 
-def _strands_parts(turn: dict, texts: list) -> tuple[list, dict, list]:
-    """What the strands scripts are written from: Converse's own messages, BedrockModel's fields and the tool specs."""
+def _strands_fields(scenario: Scenario, turn: dict, texts: list, system: str | None) -> dict:
+    """What the strands scripts are formatted with: Converse's own messages, BedrockModel's fields, the tool specs
+    and the system prompt."""
     options = turn.get("options") or {}
     messages = [{"role": role, "content": [{"text": text}]} for role, text in texts]
     model = {"model_id": turn["model_id"], "max_tokens": options.get("max_tokens"),
              **sampling(options, "additional_request_fields")}
     tools = [{"name": t["name"], "description": t.get("description") or "", "inputSchema": {"json": t["input_schema"]}}
              for t in turn.get("tools") or ()]
-    return messages, model, tools
+    return {"scenario": scenario.id, "run": py_run(scenario), "model": py_literal(model), "tools": py_literal(tools),
+            "system": system, "messages": py_literal(messages)}
 
 
 def _strands(scenario: Scenario) -> str | None:
     """The template on turn 0's text (None when it holds other blocks, or a system prompt of several blocks)."""
     turn = first_turn(scenario)
     plain = text_turn(turn)
-    if plain is None:
-        return None
-    texts, system = plain
-    messages, model, tools = _strands_parts(turn, texts)
-    return _STRANDS.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
-                           tools=py_literal(tools), system=system, messages=py_literal(messages))
+    return None if plain is None else _STRANDS.format(**_strands_fields(scenario, turn, *plain))
 
 
 # What the pydantic-ai scripts share: their history as ModelMessages built from the turn's texts, and how they show a
@@ -536,9 +527,7 @@ def _langchain_aws_agent(scenario: Scenario) -> str | None:
     if (options.get("tool_choice") not in (None, "auto")
             or any(t.get("cache_control") for t in turn.get("tools") or ())):
         return None
-    messages, model, tools = _langchain_aws_parts(turn, texts, system)
-    return _LANGCHAIN_AWS_AGENT.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
-                                       tools=py_literal(tools), messages=py_literal(messages))
+    return _LANGCHAIN_AWS_AGENT.format(**_langchain_aws_fields(scenario, turn, texts, system))
 
 
 _STRANDS_AGENT = '''#!/usr/bin/env python3
@@ -558,12 +547,7 @@ from strands import Agent
 from strands.models.bedrock import BedrockModel
 from strands.tools.tools import PythonAgentTool
 
-URL = sys.argv[1]
-MODEL = {model}
-TOOL_SPECS = {tools}
-SYSTEM_PROMPT = {system!r}
-MESSAGES = {messages}
-
+''' + _STRANDS_CONSTANTS + '''
 
 def never_called(tool_use, **state):
     raise RuntimeError("this reproduction runs no tools")
@@ -605,11 +589,9 @@ def _strands_agent(scenario: Scenario) -> str | None:
     if plain is None:
         return None
     texts, system = plain
-    if not texts or texts[-1][0] != "user":
+    if not ends_with_prompt(texts):
         return None
-    messages, model, tools = _strands_parts(turn, texts)
-    return _STRANDS_AGENT.format(scenario=scenario.id, run=py_run(scenario), model=py_literal(model),
-                                 tools=py_literal(tools), system=system, messages=py_literal(messages))
+    return _STRANDS_AGENT.format(**_strands_fields(scenario, turn, texts, system))
 
 
 _PYDANTIC_AI_AGENT = '''#!/usr/bin/env python3
@@ -677,7 +659,7 @@ def _pydantic_ai_agent(scenario: Scenario) -> str | None:
     if plain is None:
         return None
     texts, system = plain
-    if (options.get("output_format") or not texts or texts[-1][0] != "user"
+    if (options.get("output_format") or not ends_with_prompt(texts)
             or any(t.get("strict") for t in turn.get("tools") or ())):
         return None
     settings = _pydantic_ai_settings(turn)
