@@ -29,6 +29,7 @@ __all__ = ["Finding", "SecretFound", "refuse_request_secrets", "refuse_response_
 _TOKEN_HEADERS = ("x-amz-security-token", "authorization")
 _MAX_DEPTH = 4
 _MEMO_BYTES, _MEMO_VALUES = 256, 200_000  # values this short are scanned once each, up to this many (~50 MB)
+_NONE: tuple = ()  # what most memoized values held: one shared empty tuple, not a list each
 
 
 @dataclass(frozen=True)
@@ -54,25 +55,41 @@ class SecretFound(ValueError):
                          "no secret, allow it (`--allow-secret VALUE`)")
 
 
+@dataclass
+class _Memo:
+    """What a file's scan remembers of short values: (value, depth) -> what it held, for a value seen twice; the
+    hash of the key of one seen once (the memo does not keep the value and its findings until it repeats)."""
+
+    found: dict = field(default_factory=dict)
+    once: set = field(default_factory=set)
+    runs: set = field(default_factory=set)  # the document's values that are one whole base64 run, each read
+
+
 class _Scanner:
     """One scan: the secrets of the environment, and the decompression budget its readings share."""
 
-    def __init__(self, environ, seen: dict | None = None):
+    def __init__(self, environ, memo: "_Memo | None" = None):
         self.env = tokens.env_secrets(os.environ if environ is None else environ)
         self.budget = views.Budget()
-        self.seen = {} if seen is None else seen  # (short value, depth): what it held, shared by a file's two passes
+        self.memo = _Memo() if memo is None else memo  # shared by a file's two passes
 
     def data(self, data: bytes, location: str, depth: int = 0) -> Iterator[Finding]:
         """Every secret in ``data``, as it is, in each reading of it, and in its base64 and hex runs decoded; a short
-        value is scanned once per file however often it repeats (a stream's event types, a padding the raw-text
-        pass decodes again)."""
-        key = (data, depth)
-        if len(data) > _MEMO_BYTES or (key not in self.seen and len(self.seen) >= _MEMO_VALUES):
+        value seen twice is scanned at most twice per file however often it repeats (a stream's event types, a
+        padding the raw-text pass decodes again). A value seen once costs the memo the hash of its key, not the
+        value and its findings: most values of a big stream (each frame's base64 text) are seen once."""
+        key, memo = (data, depth), self.memo
+        if len(data) > _MEMO_BYTES or (key not in memo.found and len(memo.found) >= _MEMO_VALUES):
             yield from self._data(data, location, depth)
             return
-        if key not in self.seen:
-            self.seen[key] = list(self._data(data, "", depth))
-        yield from (replace(f, location=location + f.location) for f in self.seen[key])
+        if key not in memo.found:
+            if hash(key) not in memo.once:  # a first sighting (or a hash collision): scanned, not memoized
+                if len(memo.once) < _MEMO_VALUES:
+                    memo.once.add(hash(key))
+                yield from self._data(data, location, depth)
+                return
+            memo.found[key] = list(self._data(data, "", depth)) or _NONE
+        yield from (replace(f, location=location + f.location) for f in memo.found[key])
 
     def _data(self, data: bytes, location: str, depth: int) -> Iterator[Finding]:
         for _, kind, value in tokens.matches(data, self.env):
@@ -114,20 +131,29 @@ def _walk(document: Any) -> Iterator[tuple[str, str, Any]]:
     """(location, key, value) for every collection and scalar in a parsed YAML/JSON document; a collection shared
     through YAML aliases is walked once, so an alias bomb costs what its text does."""
     seen: set[int] = set()
-    stack = [(document, "", "")]
+    stack = [iter([(document, "", "")])]
     while stack:
-        value, location, key = stack.pop()
-        if isinstance(value, (dict, list)):
+        value, location, key = next(stack[-1], _DONE)
+        if value is _DONE[0]:
+            stack.pop()
+        elif isinstance(value, (dict, list)):
             if id(value) in seen:
                 continue
             seen.add(id(value))
             yield location, key, value
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            children = [(item, f"{location}.{k}" if location else str(k), str(k)) if isinstance(value, dict)
-                        else (item, f"{location}[{k}]", key) for k, item in items]
-            stack.extend(reversed(children))
+            stack.append(_children(value, location, key))
         elif isinstance(value, (str, bytes, bytearray)):
             yield location, key, value
+
+
+_DONE = object(), "", ""  # what _walk's next child is once a collection has no more
+
+
+def _children(value: dict | list, location: str, key: str) -> Iterator[tuple[Any, str, str]]:
+    """(child, its location, its key) of a collection, one at a time: a stream of 100,000 frames is not listed."""
+    if isinstance(value, dict):
+        return ((item, f"{location}.{k}" if location else str(k), str(k)) for k, item in value.items())
+    return ((item, f"{location}[{n}]", key) for n, item in enumerate(value))
 
 
 def _allowed(findings: Iterable[Finding], allowed: Iterable[str | bytes]) -> list[Finding]:
@@ -151,6 +177,8 @@ def _document(document: Any, scanner: _Scanner) -> list[Finding]:
             continue
         data = value if isinstance(value, (bytes, bytearray)) else value.encode("utf-8", "surrogatepass")
         found = list(scanner.data(bytes(data), where))
+        if isinstance(value, str) and tokens.is_base64_run(data):
+            scanner.memo.runs.add(value)  # its decoding was read just now (depth 1), as the raw text's would be
         direct.extend(found or _token_header(key, value, where))
     return _merged(direct, derived)
 
@@ -224,7 +252,9 @@ def _text(data: bytes, scanner: _Scanner) -> list[Finding]:
             continue  # a bearer token is one word: joined, ``Bearer SCRUBBED`` and the next line's key would be one
         findings.append(Finding(f"line {bisect.bisect(starts, at)} (lines joined)", kind,
                                 tokens.masked(value) if value else "", value))
-    for how, decoded in tokens.decoded_runs(joined):
+    # A run that is the whole of a value the document's scan read decodes to the same bytes, read at the same
+    # depth: its findings are the document's (which _merged keeps), so it is not decoded and read again.
+    for how, decoded in tokens.decoded_runs(joined, scanner.memo.runs):
         findings.extend(scanner.data(decoded, f"raw text ({how}-decoded)", 1))
     findings.extend(scanner.readings(views.readings(data, scanner.budget), "raw text", 0))
     return findings
@@ -241,9 +271,9 @@ def _merged(parsed: list[Finding], raw: list[Finding]) -> list[Finding]:
 
 def scan_both(document: Any, text: bytes, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:
     """The secrets of a parsed document (named by key path), then those only its raw ``text`` shows."""
-    seen: dict = {}  # what the two passes share: short values already scanned (each keeps its own budget)
-    parsed = _document(document, _Scanner(environ, seen)) if document is not None else []
-    return _allowed(_merged(parsed, _text(text, _Scanner(environ, seen))), allowed)
+    memo = _Memo()  # what the two passes share: short values scanned (each keeps its own budget)
+    parsed = _document(document, _Scanner(environ, memo)) if document is not None else []
+    return _allowed(_merged(parsed, _text(text, _Scanner(environ, memo))), allowed)
 
 
 def scan_file(path: Path, environ=None, allowed: Iterable[str | bytes] = ()) -> list[Finding]:

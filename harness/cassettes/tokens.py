@@ -24,10 +24,12 @@ from urllib.parse import unquote_to_bytes
 
 from harness.cassettes import limits
 
-__all__ = ["MAX_RUN_BYTES", "decoded_runs", "env_secrets", "masked", "matches", "secret_spans", "unescaped"]
+__all__ = ["MAX_RUN_BYTES", "decoded_runs", "env_secrets", "is_base64_run", "masked", "matches", "secret_spans",
+           "unescaped"]
 
 # Each names a format its issuer documents, by its fixed prefix; none needs a boundary before it, so a key glued
-# after other letters is found too. Bearer tokens count from 20 characters (``Bearer SCRUBBED`` is what scrubbing
+# after other letters is found too. Its needles: literal text every match of it holds (a JSON web token's second
+# part, ``.eyJ``: the base64 of every JSON object starts ``eyJ``, a token's parts are joined by dots). Bearer tokens count from 20 characters (``Bearer SCRUBBED`` is what scrubbing
 # leaves), project-scoped OpenAI keys from 40 (``desk-proj-`` in a sentence is no key). Each pattern runs only on
 # data holding one of its literal needles (a bytes search): most values hold none, and one regex per format (or
 # one alternation of them all) costs more than the whole rest of the scan.
@@ -48,7 +50,7 @@ _PATTERNS = (
     ("Google API key", (b"AIza",), rb"AIza[0-9A-Za-z_-]{35}"),
     ("Hugging Face token", (b"hf_",), rb"hf_[A-Za-z0-9]{30,}"),
     ("npm token", (b"npm_",), rb"npm_[A-Za-z0-9]{36}"),
-    ("JSON web token", (b"eyJ",), rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("JSON web token", (b".eyJ",), rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     ("private key", (b"PRIVATE KEY-----",), rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
                                             rb"(?:[\s\S]{0,8192}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?"),
 )
@@ -87,11 +89,15 @@ _HEX_DIGITS = re.compile(rb"(?:0x|\\x)?([0-9a-fA-F]{2})")
 # the spaced pattern is a pair ending in one of ", :-" or standing before the next one's 0x or \x.
 _HEX_MARKS = bytes.maketrans(b"0123456789abcdefABCDEFh", b"h" * 22 + b".")
 _HEX_32 = b"h" * 32
-_PAIR_ENDS = (b"hh,", b"hh ", b"hh:", b"hh-", b"hhhx", b"hh\\x")  # "hhhx": a pair, then 0x (its 0 made an h)
+_PAIR_ENDS = (b"hh,", b"hh ", b"hh:", b"hh-", b"hhhx", b"hh\\x")  # "hhhx": a pair, then 0x (its 0 made an h); six
 _JSON_ESCAPE = re.compile(rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[/\\\"bfnrt])")
 _HTML_ENTITY = re.compile(rb"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 MAX_RUN_BYTES = limits.MAX_BODY_BYTES  # a base64 or hex run longer than any body a reader accepts
 _MIN_ENV_SECRET = 12  # shorter values (``testing``) are dummies, and would match everywhere
+# No pattern above matches fewer bytes than this (the shortest: an environment value; tests/test_secrets.py checks
+# every pattern's shortest match), nor is any run shorter than a base64 one decoded.
+SHORTEST_MATCH = _MIN_ENV_SECRET
+_SHORTEST_RUN = 16
 
 
 def masked(secret: bytes) -> str:
@@ -158,26 +164,39 @@ def _decoded(run: re.Match) -> bytes | None:
     return decoded if decoded != text else None
 
 
-def _runs(data: bytes) -> Iterator[tuple[re.Match, str, bytes]]:
+def _runs(data: bytes, known: set[str] | frozenset = frozenset()) -> Iterator[tuple[re.Match, str, bytes]]:
     """(run, "base64" or "hex", decoded bytes) of every run of ``data`` that decodes (``_decoded``), hex with
-    separators too."""
+    separators too; a base64 run whose text is in ``known`` is left out."""
+    if len(data) < _SHORTEST_RUN:
+        return
     marked = data.translate(_HEX_MARKS)
     for pattern, how in ((_BASE64_RUN, "base64"), (_HEX_RUN, "hex")):
         if pattern is _HEX_RUN and _HEX_32 not in marked:
             continue
         for run in pattern.finditer(data):
+            if known and pattern is _BASE64_RUN and run.group(0).decode("ascii") in known:
+                continue
             decoded = _decoded(run)
             if decoded:
                 yield run, how, decoded
-    spaced = len(data) >= 47 and sum(marked.count(end) for end in _PAIR_ENDS) >= 15
+    ends = _PAIR_ENDS
+    spaced = len(data) >= 47 and (marked.count(ends[0]) + marked.count(ends[1]) + marked.count(ends[2]) +
+                                  marked.count(ends[3]) + marked.count(ends[4]) + marked.count(ends[5])) >= 15
     for run in _HEX_SPACED.finditer(data) if spaced else ():
         if run.end() - run.start() <= MAX_RUN_BYTES:
             yield run, "hex", bytes.fromhex(b"".join(_HEX_DIGITS.findall(run.group(0))).decode())
 
 
-def decoded_runs(data: bytes) -> Iterator[tuple[str, bytes]]:
-    """("base64" or "hex", decoded bytes) of every run of ``data`` that decodes so (``_decoded``)."""
-    return ((how, decoded) for _, how, decoded in _runs(data))
+def decoded_runs(data: bytes, known: set[str] | frozenset = frozenset()) -> Iterator[tuple[str, bytes]]:
+    """("base64" or "hex", decoded bytes) of every run of ``data`` that decodes so (``_decoded``), but for a base64
+    run whose text is in ``known`` (what the caller has decoded and read already: see ``is_base64_run``)."""
+    return ((how, decoded) for _, how, decoded in _runs(data, known))
+
+
+def is_base64_run(text: bytes) -> bool:
+    """Whether ``text`` is one whole base64 run: ``decoded_runs`` of it gives exactly its own decoding as base64
+    (and perhaps hex runs inside it), so what reads it has read any run of the same text."""
+    return len(text) >= 16 and _BASE64_RUN.fullmatch(text) is not None
 
 
 def _wrapped_tail(data: bytes, match: re.Match) -> bool:
@@ -208,6 +227,8 @@ def _needles_in(data: bytes) -> set[bytes]:
 
 def matches(data: bytes, env) -> Iterator[tuple[int, str, bytes]]:
     """(offset, kind, value) of every secret in ``data`` as it is."""
+    if len(data) < SHORTEST_MATCH:  # a stream's short deltas, event types: most values of a big recording
+        return
     found = _needles_in(data)
     searched = frozenset().union(*map(_SHADOWS.__getitem__, found)) if found else ()
     for n, (kind, _, pattern) in enumerate(_COMPILED):
