@@ -9,7 +9,9 @@ deflate-encoded, a second gzip member, UTF-16, a response header) or in what the
 text, split across two text blocks or two system blocks, a query). ``write_files`` writes one file per token and
 ``FILE_PLACES`` entry for ``cassette scan``: this project's cassettes with the secret split across frames or
 blocks, vcrpy cassettes with ``!!binary`` bodies (gzip, a second gzip member, bz2, deflate, a raw event stream),
-whole files gzip'd in two members, bz2'd, in UTF-16 or UTF-32, and every format the importer reads.
+whole files gzip'd in two members, bz2'd, in UTF-16 or UTF-32, every format the importer reads, and frames kept as
+``frame_base64`` (the secret in one delta, split across two, in a header, base64 in a delta, in an aliased frame
+item, or base64 in a comment beside the items).
 ``PlantedUpstream`` is the responder that answers an exchange's request with its planted reply.
 """
 
@@ -289,14 +291,32 @@ def _frame_item(frame: bytes) -> dict:
     return frame_to_doc(frames_from_body(frame)[0])
 
 
-def _ours(frames: list[bytes], operation: str = "converse-stream", request: dict | None = None) -> bytes:
+def _ours(frames: list[bytes], operation: str = "converse-stream", request: dict | None = None,
+          items: list | None = None) -> bytes:
     uri = f"https://bedrock-runtime.us-east-1.amazonaws.com/model/{MODEL.replace(':', '%3A')}/{operation}"
     request = request or {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}
     doc = {"metadata": {"format_version": 1, "source": "live", "model_id": MODEL},
            "interactions": [{"request": {"method": "POST", "uri": uri, "headers": _JSON, "json": request},
                              "response": {"status": {"code": 200, "message": "OK"}, "headers": _STREAM,
-                                          "frames": [_frame_item(f) for f in frames]}}]}
+                                          "frames": items or [_frame_item(f) for f in frames]}}]}
     return yaml.safe_dump(doc, sort_keys=False).encode()
+
+
+def _ours_base64(frames: list[bytes], aliased: int = 0, comment: str = "") -> bytes:
+    """Our cassette with every frame kept as ``frame_base64`` (the form of frames nothing else writes exactly); the
+    second frame item ``aliased`` more times (one YAML anchor), ``comment`` a YAML comment after the last."""
+    items = [{"frame_base64": _B64(f).decode()} for f in frames]
+    items[2:2] = [items[1]] * aliased  # the same object again: yaml writes an anchor and aliases to it
+    return _ours([], items=items) + (f"# {comment}\n".encode() if comment else b"")
+
+
+def _frame_with_header(token: str) -> bytes:
+    """A delta frame with one more string header, holding the token (no form but ``frame_base64`` keeps it so)."""
+    from harness.wire.eventstream import encode_frame
+
+    headers = ((":event-type", "contentBlockDelta"), (":content-type", "application/json"),
+               (":message-type", "event"), ("x-note", _prose(token).replace("\n", " ")))
+    return encode_frame(headers, json.dumps({"contentBlockIndex": 0, "delta": {"text": "hi"}}).encode())
 
 
 def _vcrpy(body: bytes, headers: dict, status: int = 200) -> bytes:
@@ -337,6 +357,15 @@ FILE_PLACES: dict[str, Callable[[str], bytes]] = {
     "ours-split-system-and-user": lambda t: _ours(_stream(_text_block(0, "ok")), request={
         "system": [{"text": _halves(t)[0]}], "messages": [{"role": "user", "content": [{"text": _halves(t)[1]}]}]}),
     "ours-gzip-base64": lambda t: _ours(_stream(_text_block(0, _B64(gzip.compress(_prose(t).encode())).decode()))),
+    "ours-frame-base64-one-delta": lambda t: _ours_base64(_stream(_text_block(0, _prose(t)))),
+    "ours-frame-base64-split-frames": lambda t: _ours_base64(_stream(_text_block(0, *_halves(t)))),
+    "ours-frame-base64-header": lambda t: _ours_base64(_stream([_frame_with_header(t), _event(
+        "contentBlockStop", {"contentBlockIndex": 0})])),
+    "ours-frame-base64-base64-delta": lambda t: _ours_base64(_stream(_text_block(0, _B64(_prose(t).encode())
+                                                                                  .decode()))),
+    "ours-frame-base64-aliased": lambda t: _ours_base64(_stream(_text_block(0, _prose(t))), aliased=3),
+    "ours-frame-base64-comment": lambda t: _ours_base64(_stream(_text_block(0, "hi")),
+                                                        comment=_B64(_prose(t).encode()).decode()),
     "vcrpy-binary-stream-split": lambda t: _vcrpy(_split_stream(t), _STREAM),
     "vcrpy-binary-gzip-stream-split": lambda t: _vcrpy(gzip.compress(_split_stream(t)),
                                                        {**_STREAM, "Content-Encoding": "gzip"}),

@@ -238,3 +238,53 @@ _LINE_BREAK_REGEX = re.compile(rb"[ \t]*\r?\n[ \t]*(?:#[ \t]*)?")  # what secret
        .map(b"".join))
 def test_the_line_breaks_found_from_each_newline_are_the_regexs(data):
     assert list(secrets._line_breaks(data)) == [m.span() for m in _LINE_BREAK_REGEX.finditer(data)]
+
+
+# ---------------------------------------------------------------- what the scan reads once (a big stream's cost)
+
+
+def test_no_pattern_matches_fewer_bytes_than_the_shortest_match_the_scan_searches():
+    """Data shorter than tokens.SHORTEST_MATCH is not searched (a stream's short deltas): no pattern is shorter."""
+    from re import _parser
+
+    from harness.cassettes import tokens
+
+    widths = {kind: _parser.parse(pattern.pattern).getwidth()[0] for kind, _, pattern in tokens._COMPILED}
+    assert min(widths.values()) >= tokens.SHORTEST_MATCH, widths
+    assert _parser.parse(tokens._SECRET_KEY.pattern).getwidth()[0] >= tokens.SHORTEST_MATCH
+    assert min(_parser.parse(p.pattern).getwidth()[0] for p in (tokens._BASE64_RUN, tokens._HEX_RUN,
+                                                               tokens._HEX_SPACED)) >= tokens._SHORTEST_RUN
+    short = "Zx9/canary+e"  # an environment secret of the shortest length that counts, alone and in base64
+    assert len(short) == tokens.SHORTEST_MATCH
+    for value in (short, base64.b64encode(short.encode()).decode(), KEY_ID):
+        assert secrets.scan({"k": value}, environ={"AWS_SECRET_ACCESS_KEY": short}), value
+
+
+def test_a_short_value_that_repeats_is_found_at_every_place_it_is():
+    """The memo keeps a short value's findings from its second sighting on: each place is still named."""
+    found = secrets.scan({"a": KEY_ID, "b": [KEY_ID, {"c": KEY_ID}], "d": KEY_ID}, environ={})
+    assert sorted(f.location for f in found) == ["a", "b[0]", "b[1].c", "d"]
+
+
+def _frame_item_cassette(texts: list[str], comment: str = "") -> tuple[bytes, list[bytes]]:
+    from harness.wire.eventstream import encode_event
+
+    frames = [encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": t}}) for t in texts]
+    items = "".join(f"    - frame_base64: {base64.b64encode(f).decode()}\n" for f in frames)
+    text = ("metadata: {format_version: 1}\ninteractions:\n- request: {method: POST, uri: 'http://h/model/m/"
+            f"converse-stream'}}\n  response:\n    frames:\n{items}" + (f"# {comment}\n" if comment else ""))
+    return text.encode(), frames
+
+
+def test_a_frame_items_base64_is_decoded_and_read_once_and_a_run_beside_it_still_is(monkeypatch):
+    """The raw text's run of a frame item's base64 decodes to the bytes the document's scan read already (at the
+    same depth): it is not read again; a base64 run that is no value (in a comment) is read by the raw text."""
+    read: list[bytes] = []
+    data_of = secrets._Scanner._data
+    monkeypatch.setattr(secrets._Scanner, "_data", lambda self, data, *a: read.append(data) or data_of(self, data, *a))
+    text, frames = _frame_item_cassette([f"delta {n} " * 4 for n in range(50)],
+                                        base64.b64encode(f"the key {KEY_ID} ok".encode()).decode())
+    found = secrets.scan_data(text, environ={})
+    assert [(f.location, f.kind) for f in found] == [("raw text (base64-decoded)", "AWS access key id")]
+    assert [read.count(f) for f in frames] == [1] * 50  # each frame's bytes once, however many readings
+    assert len(read) <= 3 * len(frames) + 40  # per frame: its base64, its bytes, its delta's text
