@@ -35,6 +35,7 @@ _BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")  # after "BZh" and the level: a block
 _ENCODINGS = {"gzip": "gzip", "x-gzip": "gzip", "deflate": "deflate", "identity": None}
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
          (b"\xfe\xff", "utf-16"))  # these codecs read the mark and drop it
+_BOM_STARTS = (b"\xff\xfe", b"\xfe\xff", b"\x00")  # how each mark starts
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _SAMPLE = 4096  # bytes looked at to tell UTF-16 or UTF-32 without a byte order mark
 
@@ -72,6 +73,8 @@ def plain(data: bytes) -> bytes:
 
 def text_encoding(data: bytes) -> str | None:
     """The text encoding of ``data`` when it is UTF-16 or UTF-32 (a byte order mark, or NULs where they fall)."""
+    if not data.startswith(_BOM_STARTS) and 0 not in data[:_SAMPLE]:  # most data: no mark, no NUL to weigh
+        return None
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return encoding
