@@ -297,3 +297,19 @@ def test_frame_events_yield_what_decode_events_yields_for_the_frames_bytes(items
     for group in (items, raws):
         expected = _events_or_error(es.decode_events(b"".join(f.encode() for f in group)))
         assert _events_or_error(es.frame_events(group)) == expected
+
+
+def test_frames_with_the_same_header_bytes_share_one_headers_tuple_and_no_others_do():
+    """A stream of 100,000 deltas holds its headers once (es._shared): the same header bytes, the same tuple; other
+    values of the same names, a header more, or the same headers in another order each decode as themselves."""
+    one = es.encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "a"}})
+    two = es.encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "b"}})
+    other = es.encode_event("contentBlockStop", {"contentBlockIndex": 0})
+    extra = es.encode_frame(es.Frame(es.decode_frames(one)[0].headers + (("x-note", "n"),), b"{}").headers, b"{}")
+    turned = es.encode_frame(tuple(reversed(es.decode_frames(one)[0].headers)), b"{}")
+    frames = es.decode_frames(one + two + other + extra + turned)
+    assert frames[0].headers is frames[1].headers
+    assert [f.type for f in frames[:3]] == ["contentBlockDelta", "contentBlockDelta", "contentBlockStop"]
+    assert frames[3].headers == frames[0].headers + (("x-note", "n"),)
+    assert frames[4].headers == tuple(reversed(frames[0].headers))
+    assert [f.encode() for f in frames] == [one, two, other, extra, turned]

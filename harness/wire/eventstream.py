@@ -344,6 +344,21 @@ def frame_slices(data: bytes) -> Iterator[bytes]:
         at += size
 
 
+_SHARED_HEADERS: dict[bytes, tuple] = {}  # header bytes -> their plain headers, one tuple for every frame so headed
+_MAX_SHARED, _MAX_SHARED_BYTES = 4096, 512
+
+
+def _shared(raw: bytes, headers: tuple) -> tuple:
+    """One tuple for every frame whose header bytes are ``raw`` (what they decode to depends on nothing else): a
+    stream of 100,000 deltas holds its three headers once, not 100,000 times (57 MB)."""
+    known = _SHARED_HEADERS.get(raw)
+    if known is not None:
+        return known
+    if len(_SHARED_HEADERS) < _MAX_SHARED and len(raw) <= _MAX_SHARED_BYTES:
+        _SHARED_HEADERS[raw] = headers
+    return headers
+
+
 def decode_frames(data: bytes, *, strict: bool = True) -> list[Frame]:
     """Split a body into CRC-checked frames, one at a time (linear); ``strict`` refuses a partial last frame."""
     frames, consumed = [], 0
@@ -353,9 +368,9 @@ def decode_frames(data: bytes, *, strict: bool = True) -> list[Frame]:
             break
         headers = message.headers
         plain = all(type(v) in (str, bool) for v in headers.values())  # Bedrock's: string headers only
-        prelude = message.prelude
-        frames.append(Frame(tuple(headers.items()) if plain else _typed(piece[12 : 12 + prelude.headers_length],
-                                                                         headers), bytes(message.payload)))
+        raw = piece[12 : 12 + message.prelude.headers_length]
+        frames.append(Frame(_shared(raw, tuple(headers.items())) if plain else _typed(raw, headers),
+                            bytes(message.payload)))
         consumed += message.prelude.total_length
     if strict and consumed != len(data):
         raise TruncatedStream(f"{len(data) - consumed} trailing bytes after frame {len(frames)}")
