@@ -288,3 +288,18 @@ def test_a_frame_items_base64_is_decoded_and_read_once_and_a_run_beside_it_still
     assert [(f.location, f.kind) for f in found] == [("raw text (base64-decoded)", "AWS access key id")]
     assert [read.count(f) for f in frames] == [1] * 50  # each frame's bytes once, however many readings
     assert len(read) <= 3 * len(frames) + 40  # per frame: its base64, its bytes, its delta's text
+
+
+def test_a_secret_joined_from_a_frame_item_and_its_aliases_is_found():
+    """An aliased frame item is read once (views._events) but assembled as often as the stream holds it."""
+    from harness.wire.eventstream import encode_event
+
+    key = "AKIA" + "QQQQ" + "RSTUVW" * 2  # its tail is one piece twice: whole only with both aliases read
+    f1, f2, f3 = (base64.b64encode(encode_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": t}}))
+                  .decode() for t in (f"key {key[:8]}", key[8:14], " ok"))
+    text = ("metadata: {format_version: 1}\ninteractions:\n- request: {method: POST, uri: 'http://h/model/m/"
+            f"converse-stream'}}\n  response:\n    frames:\n    - frame_base64: {f1}\n    - &d {{frame_base64: {f2}}}\n"
+            f"    - *d\n    - frame_base64: {f3}\n")
+    found = secrets.scan_data(text.encode(), environ={})
+    assert [(f.location, f.kind) for f in found] == [
+        ("interactions[0].response.frames (stream assembled)", "AWS access key id")], found

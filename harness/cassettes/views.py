@@ -259,5 +259,14 @@ def joined(value: Any, budget: Budget) -> Iterator[tuple[str, str | bytes | limi
         yield "text blocks joined", "".join(texts)
     if all(_is_hex(item) for item in value):
         yield "hex chunks joined", bytes.fromhex("".join(value))
-    for text in assembled(_event(item) for item in value):
+    for text in assembled(_events(value)):
         yield "stream assembled", text
+
+
+def _events(items: list) -> Iterator[Any]:
+    """``_event`` of each item; an item aliased again at once (the same object: a YAML alias) is read once."""
+    last = body = None
+    for item in items:
+        if item is not last:
+            last, body = item, _event(item)
+        yield body
