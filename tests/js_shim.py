@@ -101,3 +101,17 @@ def run_app_mjs(tmp_path: Path, report: str, scenario: str, cache: Path) -> subp
         serving.stop()
     assert ran.returncode == 0, ran.stderr
     return ran
+
+
+def one_npm_cache(tmp_path_factory):
+    """For a module of real-registry tests (a module fixture): one npm cache for all its tests,
+    $BEDROCK_HARNESS_NPM_CACHE when it is set, else a folder of the module's, so each release installs once; being a
+    module fixture, it also keeps the module's tests on one worker (conftest), never installing a release twice
+    at once."""
+    if os.environ.get("BEDROCK_HARNESS_NPM_CACHE"):
+        yield Path(os.environ["BEDROCK_HARNESS_NPM_CACHE"])
+        return
+    folder = tmp_path_factory.mktemp("npm")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BEDROCK_HARNESS_NPM_CACHE", str(folder))
+        yield folder

@@ -12,10 +12,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from js_shim import one_npm_cache
 
 pytestmark = [pytest.mark.skipif(os.environ.get("HARNESS_JS_REAL") != "1",
                                  reason="installs the AI SDK from the npm registry: set HARNESS_JS_REAL=1"),
               pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _npm_cache(tmp_path_factory):
+    yield from one_npm_cache(tmp_path_factory)
 
 
 def test_certify_ai_sdk_passes_the_core_suite_on_the_newest_release(tmp_path):

@@ -15,12 +15,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from js_shim import one_npm_cache
 
 from harness.adapters.js import cline
 
 pytestmark = [pytest.mark.skipif(os.environ.get("HARNESS_JS_REAL") != "1",
                                  reason="installs @cline/llms from the npm registry: set HARNESS_JS_REAL=1"),
               pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _npm_cache(tmp_path_factory):
+    yield from one_npm_cache(tmp_path_factory)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 # The planted defect: every tool-call event of the real gateway's AgentModel loses its toolCallId (the bug class of a

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from js_shim import one_npm_cache
 
 from harness.adapters.js import npm
 from harness.adapters.js.langchain_js import LIBRARY, MODULES_ENV
@@ -26,6 +27,11 @@ pytestmark = [pytest.mark.skipif(os.environ.get("HARNESS_JS_REAL") != "1",
 # bedrockReasoningDeltaToLangchainPartialReasoningBlock (dist/utils/message_outputs.js): a signature delta's block
 SIGNED = "reasoning: \"\",\n\t\tsignature,"
 UNSIGNED = "reasoning: \"\","
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _npm_cache(tmp_path_factory):
+    yield from one_npm_cache(tmp_path_factory)
 
 
 def certify(tmp_path: Path, *args: str, env: dict | None = None,

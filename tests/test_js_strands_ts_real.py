@@ -14,12 +14,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from js_shim import one_npm_cache
 
 from harness.adapters.js import strands_ts
 
 pytestmark = [pytest.mark.skipif(os.environ.get("HARNESS_JS_REAL") != "1",
                                  reason="installs the Strands SDK from the npm registry: set HARNESS_JS_REAL=1"),
               pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _npm_cache(tmp_path_factory):
+    yield from one_npm_cache(tmp_path_factory)
+
 
 # The planted defect: BedrockModel's stream-event mapping with the reasoning signature dropped from every delta (the
 # bug class of a library that loses the signature while streaming), patched onto the real class.
