@@ -322,7 +322,36 @@ def make_vcr(record_mode: str = "none", cassette_dir=None, source: str | None = 
     """A VCR for Bedrock cassettes; replay-only unless ``record_mode`` says otherwise (checked loudly)."""
     options = vcr_config(allowed_secrets, refused, record_mode=record_mode,
                          cassette_library_dir=cassette_dir and str(cassette_dir), **overrides)
-    return register(vcr.VCR(**options), source, allowed_secrets)
+    return register(_VCR(**options), source, allowed_secrets)
+
+
+class _VCR(vcr.VCR):
+    """vcrpy's VCR, whose cassette contexts undo their patches even when the save on exit raises."""
+
+    def use_cassette(self, path=None, **kwargs):
+        found = super().use_cassette(path, **kwargs)
+        return _Unpatching(found) if path is None or isinstance(path, (str, os.PathLike)) else found
+
+
+class _Unpatching:
+    """A vcrpy cassette context whose patches are undone however it exits. vcrpy saves the cassette before it
+    undoes its patches, so a save that raises (a refused secret, a full disk) leaves boto3's connections patched
+    until the context is garbage-collected: kept alive by the exception's traceback (pytest keeps a failed test's
+    as ``sys.last_traceback``), every later call in the process would go to that cassette."""
+
+    def __init__(self, context):
+        self.context = context
+
+    def __enter__(self):
+        return self.context.__enter__()
+
+    def __exit__(self, *exc_info):
+        try:
+            return self.context.__exit__(*exc_info)
+        finally:
+            patches = getattr(self.context, "_CassetteContextDecorator__finish", None)  # vcrpy's patch generator
+            if patches is not None:
+                patches.close()  # suspended at its yield when the save raised: its ExitStack unwinds now
 
 
 def use_cassette(path, record_mode: str = "none", source: str | None = None, allowed_secrets: Iterable[str] = (),
