@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import click
@@ -56,6 +57,7 @@ def run(spec, suites, ids, fmt, output, baseline, timeout, version, cache_dir, p
         known = report.load_baseline(baseline) if baseline else {}
     except report.BaselineError as exc:
         raise click.UsageError(str(exc)) from None
+    gc.freeze()  # what start-up built (boto3's, the scenarios', the adapter's) lives to the end: no collection walks it
     results = run_scenarios(selected, adapter, root, _progress(show), loopback == "in-process")
     if baseline:
         results = report.apply_baseline(results, known, every_id(root, given), strict)
