@@ -29,7 +29,6 @@ __all__ = ["Finding", "SecretFound", "refuse_request_secrets", "refuse_response_
 _TOKEN_HEADERS = ("x-amz-security-token", "authorization")
 _MAX_DEPTH = 4
 _MEMO_BYTES, _MEMO_VALUES = 256, 200_000  # values this short are scanned once each, up to this many (~50 MB)
-_NONE: tuple = ()  # what most memoized values held: one shared empty tuple, not a list each
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,7 @@ class _Scanner:
                     memo.once.add(hash(key))
                 yield from self._data(data, location, depth)
                 return
-            memo.found[key] = list(self._data(data, "", depth)) or _NONE
+            memo.found[key] = tuple(self._data(data, "", depth))
         yield from (replace(f, location=location + f.location) for f in memo.found[key])
 
     def _data(self, data: bytes, location: str, depth: int) -> Iterator[Finding]:
@@ -133,10 +132,12 @@ def _walk(document: Any) -> Iterator[tuple[str, str, Any]]:
     seen: set[int] = set()
     stack = [iter([(document, "", "")])]
     while stack:
-        value, location, key = next(stack[-1], _DONE)
-        if value is _DONE[0]:
+        child = next(stack[-1], None)
+        if child is None:  # that collection has no more
             stack.pop()
-        elif isinstance(value, (dict, list)):
+            continue
+        value, location, key = child
+        if isinstance(value, (dict, list)):
             if id(value) in seen:
                 continue
             seen.add(id(value))
@@ -144,9 +145,6 @@ def _walk(document: Any) -> Iterator[tuple[str, str, Any]]:
             stack.append(_children(value, location, key))
         elif isinstance(value, (str, bytes, bytearray)):
             yield location, key, value
-
-
-_DONE = object(), "", ""  # what _walk's next child is once a collection has no more
 
 
 def _children(value: dict | list, location: str, key: str) -> Iterator[tuple[Any, str, str]]:

@@ -29,7 +29,8 @@ __all__ = ["MAX_RUN_BYTES", "decoded_runs", "env_secrets", "is_base64_run", "mas
 
 # Each names a format its issuer documents, by its fixed prefix; none needs a boundary before it, so a key glued
 # after other letters is found too. Its needles: literal text every match of it holds (a JSON web token's second
-# part, ``.eyJ``: the base64 of every JSON object starts ``eyJ``, a token's parts are joined by dots). Bearer tokens count from 20 characters (``Bearer SCRUBBED`` is what scrubbing
+# part, ``.eyJ``: the base64 of every JSON object starts ``eyJ``, a token's parts are joined by dots, so ``eyJ``
+# alone would be in every base64 text of JSON). Bearer tokens count from 20 characters (``Bearer SCRUBBED`` is what scrubbing
 # leaves), project-scoped OpenAI keys from 40 (``desk-proj-`` in a sentence is no key). Each pattern runs only on
 # data holding one of its literal needles (a bytes search): most values hold none, and one regex per format (or
 # one alternation of them all) costs more than the whole rest of the scan.
@@ -89,7 +90,7 @@ _HEX_DIGITS = re.compile(rb"(?:0x|\\x)?([0-9a-fA-F]{2})")
 # the spaced pattern is a pair ending in one of ", :-" or standing before the next one's 0x or \x.
 _HEX_MARKS = bytes.maketrans(b"0123456789abcdefABCDEFh", b"h" * 22 + b".")
 _HEX_32 = b"h" * 32
-_PAIR_ENDS = (b"hh,", b"hh ", b"hh:", b"hh-", b"hhhx", b"hh\\x")  # "hhhx": a pair, then 0x (its 0 made an h); six
+_PAIR_ENDS = (b"hh,", b"hh ", b"hh:", b"hh-", b"hhhx", b"hh\\x")  # "hhhx": a pair, then 0x (its 0 made an h)
 _JSON_ESCAPE = re.compile(rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[/\\\"bfnrt])")
 _HTML_ENTITY = re.compile(rb"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 MAX_RUN_BYTES = limits.MAX_BODY_BYTES  # a base64 or hex run longer than any body a reader accepts
@@ -179,9 +180,7 @@ def _runs(data: bytes, known: set[str] | frozenset = frozenset()) -> Iterator[tu
             decoded = _decoded(run)
             if decoded:
                 yield run, how, decoded
-    ends = _PAIR_ENDS
-    spaced = len(data) >= 47 and (marked.count(ends[0]) + marked.count(ends[1]) + marked.count(ends[2]) +
-                                  marked.count(ends[3]) + marked.count(ends[4]) + marked.count(ends[5])) >= 15
+    spaced = len(data) >= 47 and sum(map(marked.count, _PAIR_ENDS)) >= 15
     for run in _HEX_SPACED.finditer(data) if spaced else ():
         if run.end() - run.start() <= MAX_RUN_BYTES:
             yield run, "hex", bytes.fromhex(b"".join(_HEX_DIGITS.findall(run.group(0))).decode())
@@ -196,7 +195,7 @@ def decoded_runs(data: bytes, known: set[str] | frozenset = frozenset()) -> Iter
 def is_base64_run(text: bytes) -> bool:
     """Whether ``text`` is one whole base64 run: ``decoded_runs`` of it gives exactly its own decoding as base64
     (and perhaps hex runs inside it), so what reads it has read any run of the same text."""
-    return len(text) >= 16 and _BASE64_RUN.fullmatch(text) is not None
+    return len(text) >= _SHORTEST_RUN and _BASE64_RUN.fullmatch(text) is not None
 
 
 def _wrapped_tail(data: bytes, match: re.Match) -> bool:

@@ -33,8 +33,16 @@ export function toolResults(turn) {
 // What a run of the loop shares (a shim's run extends it): the next turn's tool results go to the tools waiting for
 // them (a call the harness sent none for gets an error result) and release a model call held for that turn; the
 // run's events are relayed until it pauses. The run sets turnIndex, options, queue, results, waiting, gate,
-// finished and failed, and says how many model calls the loop has made (modelCalls()) and what runs it (library).
+// finished, failed and abort (an AbortController), and says how many model calls the loop has made (modelCalls())
+// and what runs it (library).
 export class LoopRun {
+  // A chunk for the harness; nothing follows an error chunk, or a run aborted.
+  emit(chunk) {
+    if (this.failed || this.abort.signal.aborted) return;
+    this.queue.push({ kind: "chunk", chunk });
+    if (chunk.type === "error") this.failed = true;
+  }
+
   deliver(results, turn) {
     this.turnIndex += 1;
     this.options = turn.options ?? {};

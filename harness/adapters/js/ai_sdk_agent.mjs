@@ -152,12 +152,6 @@ class AgentRun extends LoopRun {
     if (part.type === "finish-step") { step.finished = true; this.seen += 1; }
   }
 
-  emit(chunk) {
-    if (this.failed || this.abort.signal.aborted) return; // nothing follows an error chunk
-    this.queue.push({ kind: "chunk", chunk });
-    if (chunk.type === "error") this.failed = true;
-  }
-
   // Ends the harness turn when its step's tools all wait, or when the loop waits at the next step's gate.
   check() {
     const step = this.steps[this.turnIndex];

@@ -114,12 +114,6 @@ export class AgentRun extends LoopRun {
     this.check();
   }
 
-  emit(chunk) {
-    if (this.failed || this.abort.signal.aborted) return; // nothing follows an error chunk
-    this.queue.push({ kind: "chunk", chunk });
-    if (chunk.type === "error") this.failed = true;
-  }
-
   // Ends the harness turn when its model call's tools all wait (or returned), or when the loop waits at the next
   // model call.
   check() {
