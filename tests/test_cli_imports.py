@@ -103,8 +103,11 @@ def test_run_loads_the_writer_of_its_own_format_only(fmt):
     others = tuple(w for w in WRITERS if w != f"harness.report.as_{fmt}")
     studies = tuple(f"harness.studies.{m}" for m in ("certify", "certification_table", "drift", "live", "matrix", "merge",
                                                      "shard"))
-    # An in-process adapter: nothing of the subprocess protocol (its reaper loads ctypes).
-    assert forbidden(chains, loaded, others + studies + ("vcr", "harness.adapters.subprocess")) == []
+    # An in-process adapter: nothing of the subprocess protocol (its reaper loads ctypes). A replay writes no
+    # cassette and its quiet endpoint logs nothing: no secret scan (its patterns compiled). The reference streams
+    # synchronously: no asyncio (an async library's shim relays through it).
+    assert forbidden(chains, loaded, others + studies + ("vcr", "harness.adapters.subprocess", "harness.cassettes.secrets",
+                                                         "harness.cassettes.tokens", "asyncio")) == []
 
 
 def test_serve_answers_and_checks_the_input_shape_without_botocore():

@@ -29,7 +29,7 @@ import botocore
 
 from harness.version import __version__
 from harness.wire import grammar
-from harness.cassettes import limits, parsed, secrets, servable, views
+from harness.cassettes import limits, parsed, servable, views
 from harness.cassettes.files import write_atomic
 from harness.cassettes.frames import RawFrame, frame_from_doc, frame_to_doc, frames_from_body
 from harness.wire.eventstream import Frame
@@ -352,6 +352,8 @@ def dumps(cassette: Cassette, allowed: Iterable[str] = ()) -> str:
     doc = {"metadata": cassette.metadata, "interactions": [_interaction_doc(i) for i in cassette.interactions]}
     import yaml
 
+    from harness.cassettes import secrets  # only a cassette written is scanned: a replay reads, never writes
+
     text = _HEADER + yaml.dump(doc, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=110)
     findings = secrets.scan_both(doc, text.encode("utf-8", "surrogatepass"), allowed=allowed)
     if findings:
@@ -556,6 +558,8 @@ def save(path, cassette: Cassette, overwrite: bool = False, allowed: Iterable[st
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path}: exists; refusing to overwrite it")
+    from harness.cassettes import secrets
+
     try:
         text = dumps(cassette, allowed)
     except secrets.SecretFound as err:

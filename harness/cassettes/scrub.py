@@ -3,7 +3,8 @@
 Scrubbers are small pure functions composed in tuples, each idempotent: vcrpy runs its before_record
 hooks again on load and on every match. Request scrubbers take and return a ``vcr.request.Request``;
 response scrubbers take and return vcrpy's response dict (``status``, ``headers``, ``body.string``).
-The scan's names are re-exported here, beside the scrubbers the recorder hooks run before it.
+The scan's names are re-exported here, beside the scrubbers the recorder hooks run before it: imported when first
+asked for, so what only scrubs account ids (a replay's matcher, a log line) never compiles the scan's patterns.
 """
 
 from __future__ import annotations
@@ -12,19 +13,21 @@ import base64
 import copy
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.cassettes.secrets import (
-    Finding,
-    SecretFound,
-    refuse_request_secrets,
-    refuse_response_secrets,
-    scan,
-    scan_data,
-    scan_file,
-    scan_text,
-)
 from harness.wire import eventstream
+
+if TYPE_CHECKING:  # re-exported at first use (__getattr__ below)
+    from harness.cassettes.secrets import (
+        Finding,
+        SecretFound,
+        refuse_request_secrets,
+        refuse_response_secrets,
+        scan,
+        scan_data,
+        scan_file,
+        scan_text,
+    )
 
 __all__ = [
     "ACCOUNT_PLACEHOLDER",
@@ -42,6 +45,18 @@ __all__ = [
     "refuse_request_secrets",
     "refuse_response_secrets",
 ]
+
+_SCAN_NAMES = ("Finding", "SecretFound", "refuse_request_secrets", "refuse_response_secrets", "scan", "scan_data",
+               "scan_file", "scan_text")
+
+
+def __getattr__(name: str):
+    if name in _SCAN_NAMES:
+        from harness.cassettes import secrets
+
+        return getattr(secrets, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 ACCOUNT_PLACEHOLDER = "111111111111"
 SCRUBBED = "SCRUBBED"

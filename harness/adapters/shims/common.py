@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import copy
 import importlib.metadata
@@ -187,6 +186,8 @@ def relayed(items: AsyncIterable) -> Iterator:
     event loop of its own, one step per item, so a chunk reaches the harness while the library is still streaming
     (and a stream that raises or hangs has relayed what came before). Closing the generator early closes the stream;
     the loop then ends as ``asyncio.run`` ends one (pending tasks cancelled, async generators and executor shut)."""
+    import asyncio  # only a shim of an async library relays: the registry, and the reference, need none of it
+
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)  # as asyncio.run does: a library may ask for the current loop
     iterator = items.__aiter__()
