@@ -19,6 +19,7 @@ from harness.converse import (
     build_request,
     chunks_from_response,
 )
+from harness.converse.request import converse_twin
 from harness.wire.eventstream import encode_chunk, encode_event, encode_exception
 
 MODEL = "us.anthropic.claude-sonnet-4-20250514-v1:0"
@@ -253,6 +254,56 @@ def test_requests_are_signed_unless_the_endpoint_reads_no_signature(loopback):
 def test_one_client_per_endpoint(loopback):
     adapter = ConverseAdapter()
     assert adapter.client(loopback.endpoint) is adapter.client(dict(loopback.endpoint))
+
+
+
+def _structure(shape, seen: frozenset = frozenset()) -> object:
+    """What botocore checks of a shape (its type, constraints, members, list member, enum), names of its own aside."""
+    if shape.name in seen:  # a recursive shape: named where it comes round again
+        return shape.name
+    seen = seen | {shape.name}
+    metadata = tuple(sorted((k, str(v)) for k, v in shape.metadata.items() if k not in ("documentation",)))
+    inner = getattr(shape, "member", None)
+    members = getattr(shape, "members", {})
+    return (shape.type_name, metadata, tuple(shape.required_members) if hasattr(shape, "required_members") else (),
+            tuple((name, _structure(member, seen)) for name, member in members.items()),
+            _structure(inner, seen) if inner is not None else None,
+            (_structure(shape.key, seen), _structure(shape.value, seen)) if shape.type_name == "map" else None)
+
+
+def _shape_members(service_model, name: str) -> dict:
+    return {member: _structure(shape) for member, shape in service_model.shape_for(name).members.items()}
+
+
+def test_the_twin_goes_out_unvalidated_because_its_request_is_the_streams_botocore_checked():
+    """The twin's client skips botocore's parameter check (the stream's call made it on the same request): that
+    holds only while Converse takes what ConverseStream takes, member for member, but for the guardrail config
+    converse_twin rewrites."""
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    stream, whole = (_shape_members(model, f"{op}Request") for op in ("ConverseStream", "Converse"))
+    assert stream.pop("guardrailConfig")[0] == whole.pop("guardrailConfig")[0] == "structure"
+    assert stream == whole and len(stream) > 10
+    guardrail = _shape_members(model, "GuardrailStreamConfiguration")
+    assert guardrail.pop("streamProcessingMode")
+    assert guardrail == _shape_members(model, "GuardrailConfiguration")
+
+
+def test_the_stream_is_validated_and_a_request_botocore_refuses_sends_no_twin(loopback):
+    from botocore.exceptions import ParamValidationError
+
+    adapter = ConverseAdapter()
+    bad = {**TURN, "non_streaming": True, "options": {**TURN["options"], "max_tokens": 0}}  # maxTokens: min 1
+    with pytest.raises(ParamValidationError, match="inferenceConfig.maxTokens"):
+        list(adapter.stream(bad, loopback.endpoint))
+    assert loopback.requests == []  # neither call went out
+    loopback.reply(body=json.dumps({"output": {"message": {"role": "assistant", "content": [{"text": "Hi."}]}},
+                                    "stopReason": "end_turn", "usage": {"inputTokens": 1, "outputTokens": 1,
+                                                                        "totalTokens": 2}, "metrics": {"latencyMs": 1}}).encode())
+    twin = adapter.client(loopback.endpoint, max_attempts=1, validate=False)  # the twin's: it sends what it is given
+    twin.converse(**converse_twin(build_request(bad)))
+    assert loopback.body()["inferenceConfig"] == {"maxTokens": 0}
 
 
 # --- real Converse responses: converse and converse_stream of the same content agree ---------------------------

@@ -116,7 +116,7 @@ class WakesLate(ConverseAdapter):
 
     def stream(self, turn, endpoint=None):
         if "Say hello" in json.dumps(turn["messages"]):
-            self.client(endpoint), self.client(endpoint, max_attempts=1)  # the stream's and its non-streaming twin's
+            self.client(endpoint), self._twin_client(endpoint)  # the stream's and its non-streaming twin's
             NEXT_TURN.wait(30)
             try:
                 list(super().stream(turn, endpoint))

@@ -508,7 +508,7 @@ class Unsigned(ConverseAdapter):
 
     def stream(self, turn, endpoint=None):
         self.endpoints.append(dict(endpoint))
-        for client in (self.client(endpoint), self.client(endpoint, max_attempts=1)):  # the stream's, the twin's
+        for client in (self.client(endpoint), self._twin_client(endpoint)):  # the stream's, the twin's
             client.meta.events.register("before-send.bedrock-runtime.*", self._sent, unique_id="unsigned-witness")
         yield from super().stream(turn, endpoint)
 
