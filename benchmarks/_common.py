@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-__all__ = ["PROJECT", "fake_aws_env", "machine", "memory_mb", "summary", "table", "timed"]
+__all__ = ["PROJECT", "compiled", "fake_aws_env", "machine", "memory_mb", "summary", "table", "timed"]
 
 PROJECT = Path(__file__).resolve().parents[1]  # the checkout: suites/ and cassettes/ live here
 
@@ -21,6 +21,17 @@ def fake_aws_env() -> None:
     os.environ.update(AWS_ACCESS_KEY_ID="AKIAFAKEBENCHMARK000", AWS_SECRET_ACCESS_KEY="fake-benchmark-secret",
                       AWS_DEFAULT_REGION="us-east-1", AWS_CONFIG_FILE=os.devnull,
                       AWS_SHARED_CREDENTIALS_FILE=os.devnull)
+
+
+def compiled() -> None:
+    """The harness every timed process imports, compiled to bytecode first, as its dependencies are: an installed
+    wheel is (pip compiles at install), but a checkout under ``PYTHONDONTWRITEBYTECODE=1`` would compile each module
+    it imports from source in every timed process, and the comparison would charge that to the harness."""
+    import compileall
+    import importlib.util
+
+    for folder in importlib.util.find_spec("harness").submodule_search_locations:
+        compileall.compile_dir(folder, quiet=1)
 
 
 def machine() -> str:

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from _common import PROJECT, fake_aws_env, machine, memory_mb, summary, table, timed
+from _common import PROJECT, compiled, fake_aws_env, machine, memory_mb, summary, table, timed
 
 __all__ = ["harness_run", "integration_replay", "main", "measure", "params_of", "plain_copies", "plain_replay",
            "processes", "profile", "stage_costs", "wire_to_params"]
@@ -509,6 +509,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fake_aws_env()
     if args.child:
         return _child(args.child, args.paths)
+    compiled()
     from harness.suite.scenario import discover
 
     scenarios = discover(args.root / "suites")[: args.limit or None]

@@ -33,7 +33,7 @@ import urllib.request
 from pathlib import Path
 from typing import Sequence
 
-from _common import PROJECT, fake_aws_env, machine, summary, table
+from _common import PROJECT, compiled, fake_aws_env, machine, summary, table
 
 __all__ = ["first_answer", "first_line", "main", "measure", "whole"]
 
@@ -172,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="aimock's package folder (npm's node_modules/@copilotkit/aimock)")
     args = parser.parse_args(argv)
     fake_aws_env()
+    compiled()
     harnesses = {"this": args.harness, **({"other": args.other} if args.other else {})}
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as folder:
         samples = measure(harnesses, args.repetitions, aimock_row(args.aimock, Path(folder)))
