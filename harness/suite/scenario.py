@@ -348,13 +348,15 @@ def _text(value: Any, where: str) -> str:
 
 def _integer(value: Any, where: str, low: int = 0, high: int | None = None) -> int:
     ok = isinstance(value, int) and not isinstance(value, bool) and low <= value and (high is None or value < high)
-    _check(ok, where, f"expected an integer {low}..{'' if high is None else high - 1}")
+    if not ok:  # each message is made only for a field that fails: every file is checked on load
+        _check(False, where, f"expected an integer {low}..{'' if high is None else high - 1}")
     return value
 
 
 def _choice(known: Iterable[str], what: str) -> Any:
     def check(value: Any, where: str) -> str:
-        _check(isinstance(value, str) and value in known, where, f"unknown {what} {value!r} (known: {', '.join(sorted(known))})")
+        if not (isinstance(value, str) and value in known):
+            _check(False, where, f"unknown {what} {value!r} (known: {', '.join(sorted(known))})")
         return value
     return check
 
@@ -471,7 +473,8 @@ def _script(value: Any, where: str) -> dict:
 
 def _tool_results(value: Any, where: str, tool_names: set[str]) -> dict:
     for name, spec in _mapping(value, where).items():
-        _check(name in tool_names, f"{where}.{name}", f"no such tool (tools: {', '.join(sorted(tool_names)) or 'none'})")
+        if name not in tool_names:
+            _check(False, f"{where}.{name}", f"no such tool (tools: {', '.join(sorted(tool_names)) or 'none'})")
         _fields(spec, f"{where}.{name}", ("content", "is_error", "cache_control"), required=("content",))
         _optional(_cache_control)(spec.get("cache_control"), f"{where}.{name}.cache_control")
         _check(isinstance(spec["content"], (str, list, dict)), f"{where}.{name}.content", "expected a string, list or mapping")
