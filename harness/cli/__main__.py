@@ -1,5 +1,5 @@
 """``python -m harness.cli``: the same as the ``bedrock-harness`` console script."""
 
-from harness.cli import main
+from harness.cli import console
 
-main()
+console()
