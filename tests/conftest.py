@@ -11,8 +11,8 @@ def pytest_xdist_make_scheduler(config, log):
     """Under pytest-xdist (the README's ``pytest -n auto``), tests are load-balanced as ``-n auto`` does, except
     that the tests of a module defining a module or session fixture (a whole suite run per adapter, a built wheel)
     go to one worker together, so the fixture is built once, not once per worker; such modules are sent first,
-    largest first. Any other ``--dist`` given (``loadfile``, ``each``, ...) is kept. (xdist's own ``loadgroup`` does not group under pytest 9:
-    it renames ``item._nodeid``, which pytest 9 no longer reads.)"""
+    largest first. Any other ``--dist`` given (``loadfile``, ``each``, ...) is kept. (xdist's own ``loadgroup``
+    does not group under pytest 9: it renames ``item._nodeid``, which pytest 9 no longer reads.)"""
     if config.getoption("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling

@@ -46,12 +46,8 @@ __all__ = [
     "refuse_response_secrets",
 ]
 
-_SCAN_NAMES = ("Finding", "SecretFound", "refuse_request_secrets", "refuse_response_secrets", "scan", "scan_data",
-               "scan_file", "scan_text")
-
-
 def __getattr__(name: str):
-    if name in _SCAN_NAMES:
+    if name in __all__:  # a name of __all__ not defined here is the scan's
         from harness.cassettes import secrets
 
         return getattr(secrets, name)

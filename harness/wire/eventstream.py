@@ -348,15 +348,19 @@ _SHARED_HEADERS: dict[bytes, tuple] = {}  # header bytes -> their plain headers,
 _MAX_SHARED, _MAX_SHARED_BYTES = 4096, 512
 
 
-def _shared(raw: bytes, headers: tuple) -> tuple:
-    """One tuple for every frame whose header bytes are ``raw`` (what they decode to depends on nothing else): a
-    stream of 100,000 deltas holds its three headers once, not 100,000 times (57 MB)."""
+def _headers(raw: bytes, headers: dict) -> tuple:
+    """The headers of a frame whose header bytes are ``raw``, as a Frame holds them: string (and boolean) headers,
+    Bedrock's, as one tuple shared by every frame so headed (what they decode to depends on nothing else: a stream of
+    100,000 deltas holds its three headers once, not 100,000 times, 57 MB); any other kind typed (``_typed``)."""
     known = _SHARED_HEADERS.get(raw)
     if known is not None:
         return known
+    if not all(type(v) in (str, bool) for v in headers.values()):
+        return _typed(raw, headers)
+    plain = tuple(headers.items())
     if len(_SHARED_HEADERS) < _MAX_SHARED and len(raw) <= _MAX_SHARED_BYTES:
-        _SHARED_HEADERS[raw] = headers
-    return headers
+        _SHARED_HEADERS[raw] = plain
+    return plain
 
 
 def decode_frames(data: bytes, *, strict: bool = True) -> list[Frame]:
@@ -366,11 +370,8 @@ def decode_frames(data: bytes, *, strict: bool = True) -> list[Frame]:
         message = _message(piece, len(frames))
         if message is None:
             break
-        headers = message.headers
-        plain = all(type(v) in (str, bool) for v in headers.values())  # Bedrock's: string headers only
         raw = piece[12 : 12 + message.prelude.headers_length]
-        frames.append(Frame(_shared(raw, tuple(headers.items())) if plain else _typed(raw, headers),
-                            bytes(message.payload)))
+        frames.append(Frame(_headers(raw, message.headers), bytes(message.payload)))
         consumed += message.prelude.total_length
     if strict and consumed != len(data):
         raise TruncatedStream(f"{len(data) - consumed} trailing bytes after frame {len(frames)}")
