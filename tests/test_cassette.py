@@ -95,6 +95,20 @@ def test_each_frame_gets_its_most_readable_exact_form(data, keys):
     assert round_trip(make(stream_interaction([frame]))).interactions[0].response_body() == data
 
 
+def test_items_of_one_event_type_share_one_headers_tuple_and_read_as_their_own():
+    """A cassette's 100,000 deltas hold their headers once: items of one event or exception type share one tuple
+    (what reads headers reads it once); another type, or the same name as an exception, has its own."""
+    docs = [{"event": "contentBlockDelta", "json": {"contentBlockIndex": 0, "delta": {"text": t}}} for t in "ab"]
+    one, two = (frame_from_doc(doc) for doc in docs)
+    stop = frame_from_doc({"event": "contentBlockStop", "json": {"contentBlockIndex": 0}})
+    thrown = frame_from_doc({"exception": "contentBlockDelta", "json": {"message": "m"}})
+    assert one.headers is two.headers and one.payload != two.payload
+    assert stop.headers is not one.headers and stop.type == "contentBlockStop"
+    assert thrown.message_type == "exception" and thrown.type == "contentBlockDelta"
+    assert [es.decode_frames(f.encode())[0].headers for f in (one, stop, thrown)] == \
+           [one.headers, stop.headers, thrown.headers]
+
+
 def test_frame_bytes_read_once_as_one_frame_are_not_read_again_and_corrupt_ones_are():
     """A frame_base64 item that decoded as exactly one frame is marked whole (the servable check trusts it); a
     corrupt one is not, and the check still names it."""

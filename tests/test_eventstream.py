@@ -313,3 +313,66 @@ def test_frames_with_the_same_header_bytes_share_one_headers_tuple_and_no_others
     assert frames[3].headers == frames[0].headers + (("x-note", "n"),)
     assert frames[4].headers == tuple(reversed(frames[0].headers))
     assert [f.encode() for f in frames] == [one, two, other, extra, turned]
+
+
+def _counted_or_error(read):
+    """How many events a reading yields, then what ended it: what grammar's botocore check looks at."""
+    count = 0
+    try:
+        for _ in read:
+            count += 1
+    except EventStreamError as err:
+        return count, ("error", err.response)
+    except Exception as err:  # noqa: BLE001 - what botocore's parser raises, compared by kind and text
+        return count, (type(err).__name__, str(err))
+    return count, None
+
+
+def _typed(kind: str) -> tuple:
+    return (":event-type", kind), (":content-type", "application/json"), (":message-type", "event")
+
+
+_DELTA = _typed("contentBlockDelta")  # one tuple for every frame of the type, as a cassette's frames share it
+
+
+def _delta(delta) -> es.Frame:
+    return es.Frame(_DELTA, json.dumps({"contentBlockIndex": 0, "delta": delta}).encode())
+
+
+def test_reading_once_parses_a_payload_form_once_and_still_meets_every_value_botocore_reads(monkeypatch):
+    """``frame_events(once=True)`` (what verify's botocore check uses) parses 1,000 deltas of one form once; a
+    value botocore decodes (a blob: redactedContent) or a string a list member iterates is still read each time."""
+    from botocore.parsers import EventStreamJSONParser
+
+    calls = []
+    parse = EventStreamJSONParser.parse
+    monkeypatch.setattr(EventStreamJSONParser, "parse", lambda self, *a: calls.append(1) or parse(self, *a))
+    texts = [_delta({"text": f"piece {n}"}) for n in range(1000)]
+    assert _counted_or_error(es.frame_events(texts, once=True)) == (1000, None) and len(calls) == 1
+    blobs = [_delta({"reasoningContent": {"redactedContent": "aGk="}}),
+             _delta({"reasoningContent": {"redactedContent": "!!not base64"}})]
+    iterated = [_delta({"toolResult": ""}), _delta({"toolResult": "x"})]  # a list of structures, given a string
+    for frames in (blobs, iterated):
+        once = _counted_or_error(es.frame_events(frames, once=True))
+        assert once == _counted_or_error(es.frame_events(frames)) and once[0] == 1 and once[1] is not None, once
+
+
+_json_keys = st.sampled_from(["contentBlockIndex", "delta", "text", "toolUse", "input", "reasoningContent",
+                              "redactedContent", "signature", "toolResult", "json", "citation", "sourceContent",
+                              "image", "source", "bytes", "format", "start", "__type", "usage", "inputTokens"])
+_json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.floats(allow_nan=False), st.text(max_size=2),
+              st.sampled_from(["", "aGk=", "!!", "2024-01-01T00:00:00Z"])),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_json_keys, inner, max_size=3), max_leaves=10)
+
+
+_KINDS = {kind: _typed(kind) for kind in ("contentBlockDelta", "contentBlockStart", "messageStop", "metadata")}
+
+
+@settings(max_examples=500)
+@given(st.lists(st.tuples(st.sampled_from(sorted(_KINDS)), st.dictionaries(_json_keys, _json_values, max_size=3)),
+                min_size=1, max_size=8))
+def test_reading_once_counts_and_fails_as_reading_every_frame(items):
+    """Whatever payloads a stream's frames hold, remembering a payload's form answers as parsing each frame."""
+    frames = [es.Frame(_KINDS[kind], json.dumps(payload).encode()) for kind, payload in items]
+    assert _counted_or_error(es.frame_events(frames, once=True)) == _counted_or_error(es.frame_events(frames))

@@ -17,6 +17,7 @@ A form is only chosen when re-encoding it gives back exactly the original bytes.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -198,10 +199,18 @@ def frame_from_doc(doc: dict) -> Frame:
     return _sized(_frame_from_head(doc))
 
 
+@functools.lru_cache(maxsize=256)
+def _typed_headers(kind: str, name: str) -> tuple:
+    """An event's or exception's headers: one tuple for every frame of that type (a stream's 100,000 deltas share
+    it, and what reads their headers reads them once: eventstream.frame_events)."""
+    template = _EVENT if kind == "event" else _EXCEPTION
+    return tuple((n, v if v is not None else name) for n, v in template)
+
+
 def _frame_from_head(doc: dict) -> Frame:
     if "event" in doc or "exception" in doc:
-        kind, template = ("event", _EVENT) if "event" in doc else ("exception", _EXCEPTION)
-        headers = tuple((n, v if v is not None else str(doc[kind])) for n, v in template)
+        kind = "event" if "event" in doc else "exception"
+        headers = _typed_headers(kind, str(doc[kind]))
     elif "error" in doc:
         headers = ((":error-code", str(doc["error"])), (":error-message", str(doc.get("message", ""))),
                    (":message-type", "error"))

@@ -407,16 +407,27 @@ def decode_events(data: bytes | Iterable[bytes], operation: str = "ConverseStrea
     yield from stream
 
 
-def _as_read(frame: Frame) -> dict | None:
+def _as_read(frame: Frame, known: dict | None = None) -> dict | None:
     """The headers botocore reads back from ``frame.encode()`` when that is sure without encoding it: a frame
     botocore read as exactly one whole frame (harness.cassettes.frames' RawFrame ``whole``), or one of unique string
-    (or boolean) headers within botocore's limits; None otherwise."""
-    if getattr(frame, "whole", False):
-        return dict(frame.headers)
-    if hasattr(frame, "raw") or len(frame.payload) > _MAX_PAYLOAD_LENGTH:
+    (or boolean) headers within botocore's limits; None otherwise. ``known`` remembers a reading by the identity of
+    the headers tuple (frames that share one get one dict, not to be changed)."""
+    whole = getattr(frame, "whole", False)
+    if not whole and (hasattr(frame, "raw") or len(frame.payload) > _MAX_PAYLOAD_LENGTH):
         return None
+    if known is None:
+        return _headers_read(frame.headers, whole)
+    entry = known.get((id(frame.headers), whole))
+    if entry is None or entry[0] is not frame.headers:
+        entry = known[(id(frame.headers), whole)] = (frame.headers, _headers_read(frame.headers, whole))
+    return entry[1]
+
+
+def _headers_read(pairs: tuple, whole: bool) -> dict | None:
+    if whole:
+        return dict(pairs)
     headers, size = {}, 0
-    for name, value in frame.headers:
+    for name, value in pairs:
         if type(name) is not str or type(value) not in (str, bool) or name in headers:
             return None
         try:
@@ -430,12 +441,17 @@ def _as_read(frame: Frame) -> dict | None:
     return headers if size <= _MAX_HEADERS_LENGTH else None
 
 
-def frame_events(frames: Iterable[Frame], operation: str = "ConverseStream") -> Iterator[dict]:
+def frame_events(frames: Iterable[Frame], operation: str = "ConverseStream", *, once: bool = False) -> Iterator[dict]:
     """``decode_events`` of these frames' bytes, read once: when every frame's headers are sure (``_as_read``), each
     goes to botocore's own event parser as botocore's buffer would hand it over (``EventStream._parse_event``),
-    without being encoded and read back; otherwise the frames' bytes go through ``decode_events``."""
+    without being encoded and read back; otherwise the frames' bytes go through ``decode_events``.
+
+    With ``once``, for a check that counts the events and catches what botocore raises: a frame botocore would read
+    as it read one before (the same headers, a payload of the same ``_parse_form``) yields that earlier event again,
+    not parsed a second time."""
     frames = list(frames)
-    read = [_as_read(frame) for frame in frames]
+    known: dict = {}  # id of a headers tuple -> (the tuple, its reading): frames of one type share one tuple
+    read = [_as_read(frame, known) for frame in frames]
     if None in read:
         yield from decode_events((frame.encode() for frame in frames), operation)
         return
@@ -443,10 +459,77 @@ def frame_events(frames: Iterable[Frame], operation: str = "ConverseStream") -> 
     from botocore.parsers import EventStreamJSONParser
 
     parser, shape = EventStreamJSONParser(), _output_shape(operation)
+    seen: dict = {}
+    kept = _values_read(operation) if once else frozenset()
     for frame, headers in zip(frames, read):
-        response = EventStreamMessage(None, headers, frame.payload, None).to_response_dict()
-        parsed = parser.parse(response, shape)
-        if response["status_code"] != 200:
-            raise EventStreamError(parsed, operation)
+        key = (id(headers), _parse_form(frame.payload, kept)) if once else None
+        parsed = seen.get(key) if key is not None and key[1] is not None else None
+        if parsed is None:
+            response = EventStreamMessage(None, headers, frame.payload, None).to_response_dict()
+            parsed = parser.parse(response, shape)
+            if response["status_code"] != 200:
+                raise EventStreamError(parsed, operation)
+            if key is not None and key[1] is not None and len(seen) < _MAX_FORMS:
+                seen[key] = parsed
         if parsed:
             yield parsed
+
+
+_MAX_FORMS = 4096  # payload forms ``frame_events(once=True)`` remembers per stream
+
+
+@functools.lru_cache(maxsize=None)
+def _values_read(operation: str) -> frozenset[str]:
+    """The JSON names of the members of ``operation``'s events whose values botocore's parser reads, not only
+    passes on: blobs (base64-decoded) and timestamps, at any depth, or lists and maps of them."""
+    names: set[str] = set()
+    seen: set[str] = set()
+
+    def reads(shape) -> bool:  # the shape, or what a list or map of it holds, is read by value
+        while shape.type_name in ("list", "map"):
+            shape = shape.member if shape.type_name == "list" else shape.value
+        return shape.type_name in ("blob", "timestamp")
+
+    def walk(shape) -> None:
+        if shape.name in seen:
+            return
+        seen.add(shape.name)
+        if shape.type_name == "structure":
+            for name, member in shape.members.items():
+                if reads(member):
+                    names.update((name, member.serialization.get("name", name)))
+                walk(member)
+        elif shape.type_name == "list":
+            walk(shape.member)
+        elif shape.type_name == "map":
+            walk(shape.value)
+
+    walk(_output_shape(operation))
+    return frozenset(names)
+
+
+def _parse_form(payload: bytes, kept: frozenset[str]) -> Any:
+    """What botocore's JSON event parser can answer differently for (None: a payload it reads otherwise, not JSON
+    text, which is parsed each time): the payload's keys and the types of its values, a string only as empty or
+    not (a list's member iterates a string), and the values themselves under the names in ``kept``. The walk does
+    nothing else by value: a string, number or boolean member is passed on as it is."""
+    try:
+        value = json.loads(payload.decode("utf-8"))
+    except Exception:  # noqa: BLE001 -- undecodable, not JSON, too deep: botocore's own reading says what happens
+        return None
+
+    def form(value: Any) -> Any:
+        kind = type(value)
+        if kind is dict:
+            return dict, tuple((key, ("=", json.dumps(item)) if key in kept else form(item))
+                               for key, item in value.items())
+        if kind is list:
+            return list, tuple(form(item) for item in value)
+        if kind is str:
+            return str if value else ""
+        return kind
+
+    try:
+        return form(value)
+    except RecursionError:
+        return None

@@ -63,20 +63,17 @@ def _end_problem(frame: Frame) -> str | None:
 
 
 def _body(frame: Frame) -> dict:
+    return _read_body(frame)[0]
+
+
+def _read_body(frame: Frame) -> tuple[dict, str | None]:
+    """The event's JSON object ({} for any other payload), and what is wrong with a payload that is not one
+    (botocore would read it as an empty event, a JS SDK fails)."""
     try:
         body = frame.json()
     except (ValueError, RecursionError):
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
-def _payload_problem(frame: Frame) -> str | None:
-    """An event payload that is not a JSON object (botocore would read it as an empty event, a JS SDK fails)."""
-    try:
-        body = frame.json()
-    except (ValueError, RecursionError):
-        return "the payload is not JSON (an event carries a JSON object)"
-    return None if isinstance(body, dict) else f"the payload is {kind_of(body)}, not a JSON object"
+        return {}, "the payload is not JSON (an event carries a JSON object)"
+    return (body, None) if isinstance(body, dict) else ({}, f"the payload is {kind_of(body)}, not a JSON object")
 
 
 # The members of a contentBlockDelta that clients join as text (bedrock-wire.md §3.1), by delta kind.
@@ -114,8 +111,9 @@ class _ConverseStream:
         if self.state == "start" and frame.type != "messageStart":
             self.state, missing = "blocks", "the stream must begin with messageStart"
         handler = getattr(self, f"_{frame.type}", None)
-        problem = handler(_body(frame)) if handler else f"unknown event type {frame.type!r}"
-        return missing or _payload_problem(frame) or problem
+        body, payload_problem = _read_body(frame)
+        problem = handler(body) if handler else f"unknown event type {frame.type!r}"
+        return missing or payload_problem or problem
 
     def _messageStart(self, body: dict) -> str | None:
         problem = None if self.state == "start" else "a second messageStart"
@@ -238,7 +236,7 @@ def _botocore_problems(operation: str, frames, code: str | None = None) -> list[
 
     parsed = 0
     try:
-        for _ in frame_events(frames, operation):
+        for _ in frame_events(frames, operation, once=True):
             parsed += 1
     except EventStreamError as err:
         found = err.response.get("Error", {}).get("Code")
