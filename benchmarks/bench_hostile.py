@@ -4,7 +4,7 @@
                                                             # show, scan, serve; the other classes
                                                             # (tests/hostile_inputs.py) x their commands
     python benchmarks/bench_hostile.py --class adapter      # one class: cassette, compressed, path, adapter, template
-    python benchmarks/bench_hostile.py --big                # plus the 400k-frame, ~100 MB cassette
+    python benchmarks/bench_hostile.py --big                # plus the 400k-frame, ~57 MB cassette
     python benchmarks/bench_hostile.py --case huge-padding --command verify
 
 Each row: wall seconds and peak RSS of the child (its ru_maxrss: the children it waited for, an adapter included,
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.big:
             path = big_cassette(Path(folder) / "big-400k-frames.yaml")
             for command in ("verify", "show"):
-                _print(_row("400k frames (100 MB)", command, [*COMMANDS[command], str(path)], Path(folder),
+                _print(_row("400k frames (57 MB)", command, [*COMMANDS[command], str(path)], Path(folder),
                             args.memory_mb, 1800))
     over = [r for r in rows if r[5] != "no" or float(r[3]) >= TARGET_MB
             or (float(r[2]) >= TARGET_S and not r[7].startswith("serving"))]

@@ -129,3 +129,22 @@ def test_the_hex_prefilters_pass_every_text_a_hex_pattern_matches(data):
 def test_hex_pairs_with_every_separator_and_overlapping_needles_are_found_as_before(text):
     assert list(tokens.decoded_runs(text)) == _runs_without_prefilters(text)
     assert list(tokens.matches(text, [])) == _matches_one_needle_at_a_time(text, [])
+
+
+def test_a_run_too_long_to_decode_is_not_copied_out(monkeypatch):
+    """A base64 run past MAX_RUN_BYTES is read as it is, not decoded: scanning it neither decodes it nor copies it
+    out of the text to look it up among the runs already read (a 40 MB body's scan held 80 MB more for that)."""
+    import tracemalloc
+
+    monkeypatch.setattr(tokens, "MAX_RUN_BYTES", 1024 * 1024)
+    run = b"a" * (4 * 1024 * 1024)
+    data, known = b"body: " + run + b"\n", {run.decode()}
+    tracemalloc.start()
+    try:
+        found = list(tokens.decoded_runs(data, known))
+        found += list(tokens.decoded_runs(data))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == []
+    assert peak < 2 * len(run), peak  # the hex marks' translation of the text, and no copy of the run

@@ -175,6 +175,8 @@ def _runs(data: bytes, known: set[str] | frozenset = frozenset()) -> Iterator[tu
         if pattern is _HEX_RUN and _HEX_32 not in marked:
             continue
         for run in pattern.finditer(data):
+            if run.end() - run.start() > MAX_RUN_BYTES:  # not decoded (``_decoded``): told before it is copied out
+                continue
             if known and pattern is _BASE64_RUN and run.group(0).decode("ascii") in known:
                 continue
             decoded = _decoded(run)
