@@ -137,7 +137,11 @@ def json_payload(body: dict, pad: int | None = None) -> bytes:
     """Compact, key-sorted, raw-UTF-8 JSON, with the padding key ``p`` when ``pad`` is given."""
     if pad is not None:
         body = {**body, "p": padding(pad)}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _PAYLOAD_JSON(body).encode()
+
+
+# json.dumps with these options, without making an encoder per call (every frame of a stream is one call)
+_PAYLOAD_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
 def _encode_header(name: str, value: Any) -> bytes:
